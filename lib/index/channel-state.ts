@@ -1,0 +1,37 @@
+import 'server-only';
+/**
+ * One-shot derivation of a folder on disk (what `claimboard state` prints): reads the folder
+ * with ctimes as arrivals and derives it with node:crypto verification (LEDGER.md §2-§7).
+ */
+import { deriveChannel, type ChannelState } from '../ledger/channel';
+import { nodeVerify } from './node-verify';
+import { readChannel } from './read-channel';
+
+/** Options, all on this machine's clock. */
+export interface StateOptions {
+  /** Evaluation time, ms since the epoch (default: Date.now()). */
+  readonly nowMs?: number;
+  /** stale_after, ms (default 300 000). */
+  readonly staleAfterMs?: number;
+  /** Configured operators (CLAIMBOARD_OPERATORS). */
+  readonly operators?: readonly string[];
+}
+
+/** Reads and derives the channel at `root`. Throws ChannelUnreadableError when it is not a readable channel. */
+export function channelStateOf(root: string, options: StateOptions = {}): ChannelState {
+  const entries = readChannel(root);
+  return deriveChannel(entries, {
+    nowMs: options.nowMs ?? Date.now(),
+    staleAfterMs: options.staleAfterMs,
+    operators: options.operators,
+    verify: nodeVerify,
+  });
+}
+
+/** Operators configured in the environment (`CLAIMBOARD_OPERATORS=name,name`, LEDGER.md §5). */
+export function operatorsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.CLAIMBOARD_OPERATORS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}

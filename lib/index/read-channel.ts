@@ -1,0 +1,121 @@
+import 'server-only';
+/**
+ * Reads a channel folder from disk into the pure core's entries (LEDGER.md §2, §6).
+ *
+ * Walks without following symlinks (lstat), does not descend into what LEDGER.md skips
+ * (names starting with `.`), reads at most MAX_RECORD_BYTES + 1 bytes of a file (opened with
+ * O_NOFOLLOW so a symlink swapped in after the lstat is not followed either), and takes each
+ * file's ctime as its arrival on this machine's clock.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { MAX_RECORD_BYTES, isNotARecordName } from '../ledger/names';
+import type { ChannelEntry } from '../ledger/channel';
+
+/** Why a folder cannot be read as a channel at all (the CLI's one-line error). */
+export class ChannelUnreadableError extends Error {
+  override readonly name = 'ChannelUnreadableError';
+}
+
+/**
+ * Checks that `root` is a directory that looks like a channel (has `tasks/` or `agents/`).
+ * Throws ChannelUnreadableError with a one-line reason otherwise.
+ */
+export function assertChannelRoot(root: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(root);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ChannelUnreadableError(
+      code === 'ENOENT' ? `no such folder: ${root}` : `cannot read ${root}: ${code ?? String(e)}`,
+    );
+  }
+  if (!st.isDirectory()) throw new ChannelUnreadableError(`not a folder: ${root}`);
+  const has = (d: string) => {
+    try {
+      return fs.lstatSync(path.join(root, d)).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  if (!has('tasks') && !has('agents')) {
+    throw new ChannelUnreadableError(`not a channel (no tasks/ or agents/ folder): ${root}`);
+  }
+}
+
+/** Reads at most `limit` bytes of a regular file without following a symlink; null when unreadable. */
+export function readCapped(abs: string, limit: number): Uint8Array | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch {
+    return null;
+  }
+  try {
+    const buf = Buffer.allocUnsafe(limit);
+    let off = 0;
+    while (off < limit) {
+      const n = fs.readSync(fd, buf, off, limit - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return new Uint8Array(buf.buffer, buf.byteOffset, off);
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Lists one directory entry (lstat) as a ChannelEntry, reading content for small regular files. */
+export function statEntry(root: string, rel: string): ChannelEntry | null {
+  const abs = path.join(root, rel);
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(abs);
+  } catch {
+    return null; // vanished between readdir and lstat
+  }
+  const arrivalMs = st.ctimeMs;
+  if (st.isSymbolicLink()) return { path: rel, type: 'symlink', size: st.size, arrivalMs, bytes: null };
+  if (st.isDirectory()) return { path: rel, type: 'dir', size: 0, arrivalMs, bytes: null };
+  if (!st.isFile()) return { path: rel, type: 'other', size: st.size, arrivalMs, bytes: null };
+  if (st.size > MAX_RECORD_BYTES) return { path: rel, type: 'file', size: st.size, arrivalMs, bytes: null };
+  const bytes = readCapped(abs, MAX_RECORD_BYTES + 1);
+  // A file that grew past the cap after the lstat reports its real size (too_large).
+  const size = bytes && bytes.length > st.size ? bytes.length : st.size;
+  return { path: rel, type: 'file', size, arrivalMs, bytes };
+}
+
+/**
+ * Walks the channel at `root` and returns every entry claimboard may read, with bytes for
+ * regular files up to 1 MiB (LEDGER.md §2). Skips (does not descend into) names starting with
+ * `.`; lists directories as entries so that `tasks/<id>` without order.json can be reported.
+ * Throws ChannelUnreadableError when `root` is not a readable channel; never throws for
+ * content inside it.
+ */
+export function readChannel(root: string): ChannelEntry[] {
+  assertChannelRoot(root);
+  const out: ChannelEntry[] = [];
+  const walk = (relDir: string, depth: number) => {
+    let names: string[];
+    try {
+      names = fs.readdirSync(relDir ? path.join(root, relDir) : root);
+    } catch {
+      return; // unreadable directory: nothing in it can be read
+    }
+    names.sort();
+    for (const name of names) {
+      if (isNotARecordName(name) && name.startsWith('.')) continue;
+      const rel = relDir ? `${relDir}/${name}` : name;
+      const e = statEntry(root, rel);
+      if (!e) continue;
+      out.push(e);
+      // The layout is at most three levels deep (tasks/<id>/<file>); deeper is never read.
+      if (e.type === 'dir' && depth < 2) walk(rel, depth + 1);
+    }
+  };
+  walk('', 0);
+  return out;
+}

@@ -1,0 +1,413 @@
+/**
+ * A whole channel, from its files to its board (LEDGER.md §2-§7).
+ *
+ * Pure: the caller lists the folder (lib/index/read-channel.ts does it on a real disk) and
+ * passes every entry with its bytes and its arrival on this machine's clock.
+ */
+import {
+  classifyPath,
+  isSafeComponent,
+  canonicalName,
+  MAX_RECORD_BYTES,
+  type RecordKind,
+} from './names';
+import { parseRecord, type LedgerRecord, type SignedRecord, type AgentRecord, type RetirementRecord } from './records';
+import { buildRoster, verifyRecord, type Ed25519Verify, type Roster, type KeyChange } from './verify';
+import { readLedgerFile, ledgerFileSigner, type LedgerFileReport } from './ledger-file';
+import {
+  deriveOrder,
+  resolveDependencies,
+  type Arrived,
+  type Card,
+  type DeriveContext,
+  type OrderFolder,
+  type OrderState,
+} from './derive';
+
+/** One entry of the channel folder as listed on this machine. */
+export interface ChannelEntry {
+  /** Channel-relative, `/`-separated. */
+  readonly path: string;
+  readonly type: 'file' | 'symlink' | 'dir' | 'other';
+  /** Size in bytes (files). */
+  readonly size: number;
+  /** When the current content arrived here: the file's ctime, ms, this machine's clock (LEDGER.md §6). */
+  readonly arrivalMs: number;
+  /** The content, for regular files of at most MAX_RECORD_BYTES; null otherwise. */
+  readonly bytes: Uint8Array | null;
+}
+
+/** Problem codes (LEDGER.md §2). */
+export type ProblemCode =
+  | 'symlink'
+  | 'too_large'
+  | 'sync_conflict'
+  | 'invalid'
+  | 'name_mismatch'
+  | 'unsigned'
+  | 'unknown_signer'
+  | 'invalid_signature'
+  | 'unauthorized_signer'
+  | 'key_changed'
+  | 'ledger_broken';
+
+/** A problem row (DESIGN.md "Problem"). */
+export interface Problem {
+  readonly path: string;
+  readonly problem: ProblemCode;
+  readonly detail: string;
+  readonly line?: number;
+  /** The order whose folder holds the file, when it is in one (not part of the JSON contract). */
+  readonly order_id?: string;
+}
+
+/**
+ * What one file is after reading it without the roster (LEDGER.md §2, §3): a record, a
+ * problem, or nothing claimboard reads.
+ */
+export type FileOutcome =
+  | { readonly path: string; readonly arrivalMs: number; readonly orderId: string | null; readonly status: 'record'; readonly record: LedgerRecord }
+  | { readonly path: string; readonly arrivalMs: number; readonly orderId: string | null; readonly status: 'problem'; readonly problem: ProblemCode; readonly detail: string; readonly kind: RecordKind | null }
+  | { readonly path: string; readonly arrivalMs: number; readonly orderId: string | null; readonly status: 'ledger'; readonly text: string | null; readonly signer: string | null }
+  | { readonly path: string; readonly arrivalMs: number; readonly orderId: string | null; readonly status: 'skip' };
+
+const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
+/**
+ * Reads one entry into a FileOutcome (LEDGER.md §2 problem order: `symlink`, `too_large`,
+ * `sync_conflict`, `invalid`, `name_mismatch`; signature codes come later with the roster).
+ * Never throws.
+ */
+export function readEntry(entry: ChannelEntry): FileOutcome {
+  const cls = classifyPath(entry.path);
+  const common = { path: entry.path, arrivalMs: entry.arrivalMs };
+  switch (cls.class) {
+    case 'skip':
+      return { ...common, orderId: null, status: 'skip' };
+    case 'task_dir_file':
+      if (entry.type === 'dir') return { ...common, orderId: null, status: 'skip' };
+      return {
+        ...common,
+        orderId: null,
+        status: 'problem',
+        problem: entry.type === 'symlink' ? 'symlink' : 'invalid',
+        detail:
+          entry.type === 'symlink'
+            ? 'a symlink where an order directory belongs; not followed'
+            : 'a file where an order directory belongs',
+        kind: null,
+      };
+    case 'conflict': {
+      const orderId = cls.orderId;
+      if (entry.type === 'dir') return { ...common, orderId, status: 'skip' };
+      const code = entry.type === 'symlink' ? 'symlink' : entry.size > MAX_RECORD_BYTES ? 'too_large' : 'sync_conflict';
+      return {
+        ...common,
+        orderId,
+        status: 'problem',
+        problem: code,
+        detail:
+          code === 'sync_conflict'
+            ? 'Syncthing conflict copy: two machines wrote this path; never read as a record'
+            : code === 'symlink'
+              ? 'symlink; not followed'
+              : `${entry.size} bytes, over the 1 MiB limit`,
+        kind: null,
+      };
+    }
+    case 'record': {
+      const orderId = cls.orderId;
+      const problem = (code: ProblemCode, detail: string): FileOutcome => ({
+        ...common,
+        orderId,
+        status: 'problem',
+        problem: code,
+        detail,
+        kind: cls.kind,
+      });
+      if (entry.type === 'symlink') return problem('symlink', 'symlink; not followed');
+      if (entry.type === 'dir') return problem('invalid', 'a directory where a record file belongs');
+      if (entry.type === 'other') return problem('invalid', 'not a regular file');
+      if (entry.size > MAX_RECORD_BYTES || (entry.bytes && entry.bytes.length > MAX_RECORD_BYTES)) {
+        return problem('too_large', `${entry.size} bytes, over the 1 MiB limit; not parsed`);
+      }
+      if (!entry.bytes) return problem('invalid', 'unreadable');
+      if (cls.kind === 'ledger') {
+        const signer = ledgerFileSigner(baseName(entry.path));
+        if (signer === undefined) return problem('invalid', 'not a valid ledger file name (ledger.<signer>.jsonl)');
+        let text: string;
+        try {
+          text = new TextDecoder('utf-8', { fatal: true }).decode(entry.bytes);
+        } catch {
+          return { ...common, orderId, status: 'ledger', text: null, signer };
+        }
+        return { ...common, orderId, status: 'ledger', text, signer };
+      }
+      if (orderId !== null && !isSafeComponent(orderId)) {
+        return problem('invalid', `order directory "${orderId}" is not a safe name`);
+      }
+      const parsed = parseRecord(cls.kind, entry.bytes, baseName(entry.path), orderId);
+      if (!parsed.ok) return problem(parsed.problem, parsed.detail);
+      return { ...common, orderId, status: 'record', record: parsed.record };
+    }
+  }
+}
+
+/** Options of a derivation (LEDGER.md §5, §6). */
+export interface DeriveOptions {
+  /** This machine's clock, ms. */
+  readonly nowMs: number;
+  /** `stale_after`, ms (default 300 000: ferryman's 30 s x 10). */
+  readonly staleAfterMs?: number;
+  /** Pinned keys by canonical name (trust on first use); absent: the folder's keys are pinned now. */
+  readonly pins?: ReadonlyMap<string, string>;
+  /** Configured operators (`CLAIMBOARD_OPERATORS`); absent or empty: roles operator/master. */
+  readonly operators?: readonly string[];
+  /** The Ed25519 primitive. */
+  readonly verify: Ed25519Verify;
+}
+
+/** Everything valid in one order's folder plus its files, for the order page. */
+export interface OrderView {
+  readonly card: Card;
+  readonly folder: OrderFolder;
+  /** Every file of the folder that claimboard reads, with its outcome. */
+  readonly files: readonly FileOutcome[];
+  readonly interrupts: readonly Arrived<Extract<LedgerRecord, { kind: 'interrupt' }>>[];
+  readonly recommendations: readonly Arrived<Extract<LedgerRecord, { kind: 'recommendation' }>>[];
+}
+
+/** The derived channel (DESIGN.md `claimboard state --json` plus what the pages need). */
+export interface ChannelState {
+  /** Cards sorted by order id. */
+  readonly orders: readonly Card[];
+  readonly problems: readonly Problem[];
+  readonly ledger: Readonly<Record<string, LedgerFileReport>>;
+  readonly roster: Roster;
+  readonly keyChanges: readonly KeyChange[];
+  readonly newPins: ReadonlyMap<string, string>;
+  readonly retirements: readonly Arrived<RetirementRecord>[];
+  readonly views: ReadonlyMap<string, OrderView>;
+  readonly lastArrivalByAgent: ReadonlyMap<string, number>;
+}
+
+/** The default `stale_after`: ferryman's 30 s heartbeat x 10 (LEDGER.md §6), in ms. */
+export const DEFAULT_STALE_AFTER_MS = 300_000;
+
+const isSigned = (r: LedgerRecord): r is SignedRecord => r.kind !== 'agent' && r.kind !== 'claim' && r.kind !== 'heartbeat';
+
+/** The writer of a record for "files of h" (LEDGER.md §6), or null when it does not count. */
+function writerOf(r: LedgerRecord): string | null {
+  switch (r.kind) {
+    case 'claim':
+    case 'heartbeat':
+    case 'result':
+    case 'giveup':
+      return r.agent;
+    case 'release':
+      return r.signed_by ? canonicalName(r.signed_by) : null;
+    case 'agent':
+    case 'order':
+    case 'review':
+    case 'recommendation':
+    case 'interrupt':
+    case 'reopen':
+    case 'ack':
+    case 'retirement':
+      return null;
+  }
+}
+
+/**
+ * Derives the whole channel (LEDGER.md §2-§7): reads every entry, builds the roster, verifies
+ * every signed record, reads the ledger files, and derives every order's card. Never throws on
+ * folder content: every bad file becomes a Problem and the rest is derived as if it were absent.
+ */
+export function deriveChannel(entries: readonly ChannelEntry[], options: DeriveOptions): ChannelState {
+  const outcomes = entries.map(readEntry);
+
+  // Order directories: every `tasks/<id>` directory, and any id that files sit under.
+  const orderDirs = new Set<string>();
+  for (const e of entries) {
+    const parts = e.path.split('/');
+    if (parts[0] === 'tasks' && parts.length >= 2 && !(parts[1] ?? '').startsWith('.')) {
+      if (parts.length >= 3 || e.type === 'dir') orderDirs.add(parts[1] ?? '');
+    }
+  }
+
+  // Roster (LEDGER.md §5) from agent records that parsed.
+  const agents: { path: string; record: AgentRecord }[] = [];
+  for (const o of outcomes) if (o.status === 'record' && o.record.kind === 'agent') agents.push({ path: o.path, record: o.record });
+  const { roster, keyChanges, newPins } = buildRoster(agents, {
+    pins: options.pins,
+    operators: options.operators,
+  });
+
+  // Signature checks (LEDGER.md §3.1).
+  const verified: FileOutcome[] = outcomes.map((o) => {
+    if (o.status !== 'record' || !isSigned(o.record)) return o;
+    const bad = verifyRecord(o.record, roster, options.verify);
+    if (!bad) return o;
+    return { path: o.path, arrivalMs: o.arrivalMs, orderId: o.orderId, status: 'problem', problem: bad.problem, detail: bad.detail, kind: o.record.kind };
+  });
+
+  const problems: Problem[] = [];
+  const ledger: Record<string, LedgerFileReport> = {};
+  const lastArrival = new Map<string, number>();
+  const bump = (agent: string, ms: number) => {
+    if ((lastArrival.get(agent) ?? -Infinity) < ms) lastArrival.set(agent, ms);
+  };
+
+  // Group by order; channel-level outcomes handled here.
+  const byOrder = new Map<string, FileOutcome[]>();
+  const retirements: Arrived<RetirementRecord>[] = [];
+  for (const o of verified) {
+    if (o.status === 'skip') continue;
+    if (o.orderId !== null) {
+      const list = byOrder.get(o.orderId);
+      if (list) list.push(o);
+      else byOrder.set(o.orderId, [o]);
+      continue;
+    }
+    if (o.status === 'problem') problems.push({ path: o.path, problem: o.problem, detail: o.detail });
+    else if (o.status === 'ledger') {
+      if (o.signer) bump(o.signer, o.arrivalMs);
+      const report =
+        o.text === null
+          ? { entries: 0, intact: false, broken_at: 1, reason: 'not valid UTF-8', lines: [] }
+          : readLedgerFile(o.text, o.signer, roster, options.verify);
+      ledger[o.path] = report;
+      if (!report.intact) {
+        problems.push({ path: o.path, problem: 'ledger_broken', detail: report.reason ?? 'chain broken', line: report.broken_at });
+      }
+    } else if (o.status === 'record' && o.record.kind === 'retirement') {
+      retirements.push({ record: o.record, arrivalMs: o.arrivalMs, path: o.path });
+    }
+  }
+  for (const k of keyChanges) {
+    problems.push({
+      path: k.path,
+      problem: 'key_changed',
+      detail: `${k.name}'s key in the folder (${k.folder.slice(0, 12)}…) differs from the pinned key (${k.pinned.slice(0, 12)}…); records verify against the pinned key until an operator re-pins it`,
+    });
+  }
+
+  // Readable orders; a directory without a readable order.json is one `invalid` problem.
+  const folders = new Map<string, { folder: OrderFolder; files: FileOutcome[]; interrupts: OrderView['interrupts']; recommendations: OrderView['recommendations'] }>();
+  for (const dir of [...orderDirs].sort()) {
+    const files = byOrder.get(dir) ?? [];
+    const orderFile = files.find((f) => baseName(f.path) === 'order.json');
+    const orderRecord =
+      orderFile?.status === 'record' && orderFile.record.kind === 'order'
+        ? orderFile.record
+        : orderFile?.status === 'problem' && isSignatureProblem(orderFile.problem)
+          ? reparseOrder(outcomes, orderFile.path)
+          : null;
+    if (!isSafeComponent(dir) || !orderFile || !orderRecord) {
+      const why = !isSafeComponent(dir)
+        ? `"${dir}" is not a safe order id`
+        : !orderFile
+          ? 'no order.json: not an order, its files are not read'
+          : `order.json is unreadable (${orderFile.status === 'problem' ? `${orderFile.problem}: ${orderFile.detail}` : 'not an order'}); its files are not read`;
+      problems.push({ path: `tasks/${dir}`, problem: 'invalid', detail: why });
+      continue;
+    }
+    const folder = {
+      order: { record: orderRecord, arrivalMs: orderFile.arrivalMs, path: orderFile.path },
+      claims: [] as Arrived<Extract<LedgerRecord, { kind: 'claim' }>>[],
+      heartbeats: [] as Arrived<Extract<LedgerRecord, { kind: 'heartbeat' }>>[],
+      results: [] as Arrived<Extract<LedgerRecord, { kind: 'result' }>>[],
+      reviews: [] as Arrived<Extract<LedgerRecord, { kind: 'review' }>>[],
+      releases: [] as Arrived<Extract<LedgerRecord, { kind: 'release' }>>[],
+      giveups: [] as Arrived<Extract<LedgerRecord, { kind: 'giveup' }>>[],
+      reopens: [] as Arrived<Extract<LedgerRecord, { kind: 'reopen' }>>[],
+      acks: [] as Arrived<Extract<LedgerRecord, { kind: 'ack' }>>[],
+      problemCount: 0,
+      conflictCount: 0,
+    };
+    const interrupts: Arrived<Extract<LedgerRecord, { kind: 'interrupt' }>>[] = [];
+    const recommendations: Arrived<Extract<LedgerRecord, { kind: 'recommendation' }>>[] = [];
+    for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+      if (f.status === 'problem') {
+        problems.push({ path: f.path, problem: f.problem, detail: f.detail, order_id: orderRecord.id });
+        if (f.problem === 'sync_conflict') folder.conflictCount++;
+        else folder.problemCount++;
+        continue;
+      }
+      if (f.status !== 'record') continue;
+      const r = f.record;
+      const w = writerOf(r);
+      if (w) bump(w, f.arrivalMs);
+      const a = { arrivalMs: f.arrivalMs, path: f.path };
+      switch (r.kind) {
+        case 'claim':
+          folder.claims.push({ ...a, record: r });
+          break;
+        case 'heartbeat':
+          folder.heartbeats.push({ ...a, record: r });
+          break;
+        case 'result':
+          folder.results.push({ ...a, record: r });
+          break;
+        case 'review':
+          folder.reviews.push({ ...a, record: r });
+          break;
+        case 'release':
+          folder.releases.push({ ...a, record: r });
+          break;
+        case 'giveup':
+          folder.giveups.push({ ...a, record: r });
+          break;
+        case 'reopen':
+          folder.reopens.push({ ...a, record: r });
+          break;
+        case 'ack':
+          folder.acks.push({ ...a, record: r });
+          break;
+        case 'interrupt':
+          interrupts.push({ ...a, record: r });
+          break;
+        case 'recommendation':
+          recommendations.push({ ...a, record: r });
+          break;
+        case 'order':
+        case 'agent':
+        case 'retirement':
+          break;
+      }
+    }
+    folders.set(orderRecord.id, { folder, files, interrupts, recommendations });
+  }
+
+  const ctx: DeriveContext = {
+    nowMs: options.nowMs,
+    staleAfterMs: options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS,
+    retired: new Set(retirements.map((r) => r.record.agent)),
+    lastArrivalByAgent: lastArrival,
+  };
+  const isOrder = (id: string) => folders.has(id);
+  const first = new Map<string, Card>();
+  for (const [id, f] of folders) first.set(id, deriveOrder(f.folder, ctx, isOrder));
+  const stateOf = (id: string): OrderState | undefined => first.get(id)?.state;
+  const views = new Map<string, OrderView>();
+  const cards: Card[] = [];
+  for (const [id, card] of first) {
+    const final = resolveDependencies(card, stateOf);
+    cards.push(final);
+    const f = folders.get(id);
+    if (f) views.set(id, { card: final, folder: f.folder, files: f.files, interrupts: f.interrupts, recommendations: f.recommendations });
+  }
+  cards.sort((a, b) => (a.order_id < b.order_id ? -1 : a.order_id > b.order_id ? 1 : 0));
+  problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0)));
+  return { orders: cards, problems, ledger, roster, keyChanges, newPins, retirements, views, lastArrivalByAgent: lastArrival };
+}
+
+function isSignatureProblem(p: ProblemCode): boolean {
+  return p === 'unsigned' || p === 'unknown_signer' || p === 'invalid_signature' || p === 'unauthorized_signer';
+}
+
+/** The parsed order behind a signature problem: the order exists, its card is flagged `bad_record`. */
+function reparseOrder(outcomes: readonly FileOutcome[], path: string) {
+  const o = outcomes.find((x) => x.path === path);
+  return o?.status === 'record' && o.record.kind === 'order' ? o.record : null;
+}

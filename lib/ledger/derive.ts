@@ -1,0 +1,353 @@
+/**
+ * Derived state of one order: holder, state, staleness, attention flags and lane
+ * (LEDGER.md §6, §7).
+ *
+ * Pure. The clock (`nowMs`) and every file's arrival (`arrivalMs`) are parameters, both on
+ * THIS machine's clock, in milliseconds since the Unix epoch. Writer timestamps inside records
+ * are never compared with them (LEDGER.md §1.3): they only break ties between claims, exactly
+ * as ferryman does on every machine.
+ */
+import { formatLocalInstant, compareTimestamps } from './time';
+import type {
+  AckRecord,
+  ClaimRecord,
+  GiveupRecord,
+  HeartbeatRecord,
+  OrderRecord,
+  ReleaseRecord,
+  ReopenRecord,
+  ResultRecord,
+  RetirementRecord,
+  ReviewRecord,
+} from './records';
+
+/** Derived order states (LEDGER.md §7). */
+export type OrderState =
+  | 'open'
+  | 'blocked'
+  | 'offered'
+  | 'claimed'
+  | 'stale'
+  | 'gave_up'
+  | 'closed'
+  | 'changes_requested'
+  | 'awaiting_review'
+  | 'accepted'
+  | 'done';
+
+/** Board lanes, leftmost first (LEDGER.md §7). */
+export type Lane = 'attention' | 'stale' | 'running' | 'review' | 'queue' | 'done';
+export const LANES: readonly Lane[] = ['attention', 'stale', 'running', 'review', 'queue', 'done'];
+
+/** Attention flags (LEDGER.md §7); any flag puts the order in the Needs-attention lane. */
+export type AttentionFlag =
+  | 'gave_up'
+  | 'double_run'
+  | 'late_result'
+  | 'retired_holder'
+  | 'released_assignee'
+  | 'bad_record'
+  | 'sync_conflict'
+  | 'missing_dependency';
+
+/** Why a claimed order is stale (LEDGER.md §6). */
+export type StaleReason = 'no_heartbeat' | 'agent_silent' | 'heartbeat_lapsed';
+
+/** Terminal (sink) states: only a reopen leaves them (LEDGER.md §7). */
+export const TERMINAL_STATES: ReadonlySet<OrderState> = new Set<OrderState>(['done', 'accepted', 'closed']);
+
+/** A record together with when its file arrived here (local clock, ms) and its path. */
+export interface Arrived<R> {
+  readonly record: R;
+  readonly arrivalMs: number;
+  readonly path: string;
+}
+
+/**
+ * Everything valid in one order's folder, ready for derivation. Records with problems are
+ * absent (LEDGER.md §1.6); `problemCount` and `conflictCount` say how many problem rows the
+ * folder has besides.
+ */
+export interface OrderFolder {
+  readonly order: Arrived<OrderRecord>;
+  readonly claims: readonly Arrived<ClaimRecord>[];
+  readonly heartbeats: readonly Arrived<HeartbeatRecord>[];
+  readonly results: readonly Arrived<ResultRecord>[];
+  readonly reviews: readonly Arrived<ReviewRecord>[];
+  readonly releases: readonly Arrived<ReleaseRecord>[];
+  readonly giveups: readonly Arrived<GiveupRecord>[];
+  readonly reopens: readonly Arrived<ReopenRecord>[];
+  readonly acks: readonly Arrived<AckRecord>[];
+  /** Problem rows in this folder other than conflict copies (`bad_record`). */
+  readonly problemCount: number;
+  /** Syncthing conflict copies in this folder (`sync_conflict`). */
+  readonly conflictCount: number;
+}
+
+/** What deriving one order needs from the rest of the channel. */
+export interface DeriveContext {
+  /** This machine's clock, ms since the epoch. */
+  readonly nowMs: number;
+  /** `stale_after` in ms (LEDGER.md §6; default 300 000). */
+  readonly staleAfterMs: number;
+  /** Canonical names with a valid retirement (LEDGER.md §4). */
+  readonly retired: ReadonlySet<string>;
+  /** Latest local arrival (ms) of any file written by each agent (LEDGER.md §6 "files of h"). */
+  readonly lastArrivalByAgent: ReadonlyMap<string, number>;
+}
+
+/** The card of one order (DESIGN.md "Card"): state, lane, holder, flags, and why. */
+export interface Card {
+  readonly order_id: string;
+  readonly state: OrderState;
+  readonly lane: Lane;
+  /** Canonical holder, or null. */
+  readonly holder: string | null;
+  readonly flags: readonly AttentionFlag[];
+  /** Stale reason (`stale`) or the give-up's reason (`gave_up`). */
+  readonly reason?: string;
+  /** When the order became stale, RFC 3339 on this machine's clock. */
+  readonly since?: string;
+  /** `since` in ms (local clock). */
+  readonly since_ms?: number;
+  /** What an operator's decision on the current state names (LEDGER.md §4 target). */
+  readonly target?: string;
+  readonly project_id: string;
+  readonly assigned_to: string | null;
+  readonly issued_by: string;
+  /** The order's `created_at` as the issuer's clock wrote it. */
+  readonly created_at: string;
+  readonly depends_on: readonly string[];
+  readonly requires_review: boolean;
+  /** Highest valid result revision, or null. */
+  readonly latest_revision: number | null;
+  /** Whether the holder's heartbeat is fresh (LEDGER.md §6); null when there is no holder claim. */
+  readonly holder_fresh: boolean | null;
+  /** The holder's heartbeat as seen here, if any: local arrival and writer clock side by side. */
+  readonly heartbeat: { readonly arrival_ms: number; readonly at: string; readonly run: string; readonly pid: number } | null;
+  /** Dependencies that are not orders of this channel. */
+  readonly missing_dependencies: readonly string[];
+  /** Agents other than the holder with a fresh heartbeat here (`double_run`). */
+  readonly other_runs: readonly string[];
+  /** Agents with a valid result that are not the holder (`late_result`). */
+  readonly late_results: readonly string[];
+}
+
+/** The lane of a state with its flags, first match wins (LEDGER.md §7 "Lanes"). */
+export function laneOf(state: OrderState, flags: readonly AttentionFlag[]): Lane {
+  if (flags.length > 0) return 'attention';
+  switch (state) {
+    case 'stale':
+      return 'stale';
+    case 'claimed':
+    case 'changes_requested':
+      return 'running';
+    case 'awaiting_review':
+      return 'review';
+    case 'open':
+    case 'offered':
+    case 'blocked':
+      return 'queue';
+    case 'done':
+    case 'accepted':
+    case 'closed':
+    case 'gave_up': // always flagged `gave_up`, so never reached with no flags
+      return state === 'gave_up' ? 'attention' : 'done';
+  }
+}
+
+function pick<R>(list: readonly Arrived<R>[], pred: (r: R) => boolean): Arrived<R> | undefined {
+  return list.find((a) => pred(a.record));
+}
+
+/**
+ * The holder of an order (LEDGER.md §7.1): `assigned_to` when set; otherwise the active
+ * (not released) claim with the smallest `(claimed_at, agent)`, writer clocks compared as
+ * ferryman's deterministic tie-break. Returns null when there is none.
+ */
+export function holderOf(folder: OrderFolder, released: ReadonlySet<string>): string | null {
+  const assigned = folder.order.record.assigned_to;
+  if (assigned) return assigned;
+  let best: ClaimRecord | null = null;
+  for (const { record: c } of folder.claims) {
+    if (released.has(c.agent)) continue;
+    if (!best) {
+      best = c;
+      continue;
+    }
+    const byTime = compareTimestamps(c.claimed_at, best.claimed_at);
+    if (byTime < 0 || (byTime === 0 && c.agent < best.agent)) best = c;
+  }
+  return best ? best.agent : null;
+}
+
+/**
+ * Staleness of the holder's run on this machine's clock (LEDGER.md §6). `claim` is the
+ * holder's claim (its arrival is the reference when there is no heartbeat). Returns null
+ * when fresh, else the reason and `since` (ms, local).
+ */
+export function staleness(
+  holder: string,
+  heartbeat: Arrived<HeartbeatRecord> | undefined,
+  claim: Arrived<ClaimRecord> | undefined,
+  ctx: DeriveContext,
+): { readonly reason: StaleReason; readonly sinceMs: number } | null {
+  const ref = heartbeat?.arrivalMs ?? claim?.arrivalMs;
+  if (ref === undefined) return null;
+  if (ctx.nowMs - ref <= ctx.staleAfterMs) return null;
+  const sinceMs = ref + ctx.staleAfterMs;
+  if (!heartbeat) return { reason: 'no_heartbeat', sinceMs };
+  const last = ctx.lastArrivalByAgent.get(holder) ?? ref;
+  if (ctx.nowMs - last > ctx.staleAfterMs) return { reason: 'agent_silent', sinceMs };
+  return { reason: 'heartbeat_lapsed', sinceMs };
+}
+
+/** True when a heartbeat's file arrived within `stale_after` of now (LEDGER.md §6). */
+export function isFresh(arrivalMs: number, ctx: DeriveContext): boolean {
+  return ctx.nowMs - arrivalMs <= ctx.staleAfterMs;
+}
+
+const normTarget = (t: string) => t.trim().toLowerCase();
+
+/**
+ * Derives one order's card (LEDGER.md §7), except the `blocked` decision, which needs the
+ * states of its dependencies: an order with no holder comes back `open` and
+ * `resolveDependencies` turns it into `blocked` where a dependency is missing or unfinished.
+ * `isOrder` says whether an id names an order of this channel (for `missing_dependency`).
+ */
+export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (id: string) => boolean): Card {
+  const order = folder.order.record;
+  const released = new Set(folder.releases.map((r) => r.record.released));
+  const holder = holderOf(folder, released);
+  const activeClaim = (agent: string) =>
+    released.has(agent) ? undefined : pick(folder.claims, (c) => c.agent === agent);
+
+  // latest and R (LEDGER.md §7): highest revision; the holder's result there, else the smallest agent.
+  let latest: number | null = null;
+  for (const { record: r } of folder.results) if (latest === null || r.revision > latest) latest = r.revision;
+  let resultR: ResultRecord | null = null;
+  if (latest !== null) {
+    const atLatest = folder.results.map((a) => a.record).filter((r) => r.revision === latest);
+    resultR =
+      atLatest.find((r) => r.agent === holder) ??
+      atLatest.reduce((a, b) => (b.agent < a.agent ? b : a), atLatest[0] as ResultRecord);
+  }
+  const reopened = (target: string) => folder.reopens.some((r) => normTarget(r.record.target) === normTarget(target));
+  const rReopened = latest !== null && (reopened(`result:${latest}`) || reopened(`review:${latest}`));
+
+  let state: OrderState;
+  let reason: string | undefined;
+  let sinceMs: number | undefined;
+  let target: string | undefined;
+  let holderFresh: boolean | null = null;
+  const holderHeartbeat = holder ? pick(folder.heartbeats, (h) => h.agent === holder) : undefined;
+
+  if (holder === null) {
+    state = 'open'; // `blocked` is decided by resolveDependencies
+  } else if (latest === null || rReopened) {
+    const claim = activeClaim(holder);
+    const giveup = pick(folder.giveups, (g) => g.agent === holder);
+    const giveupTarget = giveup ? `giveup:${giveup.record.file_digest}` : null;
+    if (!claim) {
+      state = 'offered';
+    } else if (giveup && giveupTarget && !reopened(giveupTarget)) {
+      target = giveupTarget;
+      if (folder.acks.some((a) => normTarget(a.record.target) === giveupTarget)) {
+        state = 'closed';
+      } else {
+        state = 'gave_up';
+        reason = giveup.record.reason;
+      }
+    } else {
+      const stale = staleness(holder, holderHeartbeat, claim, ctx);
+      holderFresh = stale === null;
+      if (stale) {
+        state = 'stale';
+        reason = stale.reason;
+        sinceMs = stale.sinceMs;
+      } else {
+        state = 'claimed';
+      }
+    }
+  } else {
+    const review = pick(folder.reviews, (r) => r.revision === latest);
+    if (review) {
+      state = review.record.accepted ? 'accepted' : 'changes_requested';
+      if (review.record.accepted) target = `review:${latest}`;
+    } else if (order.requires_review) {
+      state = 'awaiting_review';
+    } else {
+      state = 'done';
+      target = `result:${latest}`;
+    }
+  }
+  if (holder !== null && holderFresh === null && holderHeartbeat && activeClaim(holder)) {
+    holderFresh = isFresh(holderHeartbeat.arrivalMs, ctx);
+  }
+
+  const otherRuns = holder
+    ? [...new Set(folder.heartbeats.filter((h) => h.record.agent !== holder && isFresh(h.arrivalMs, ctx)).map((h) => h.record.agent))].sort()
+    : [];
+  const lateResults = [...new Set(folder.results.map((r) => r.record.agent).filter((a) => a !== holder))].sort();
+  const missing = order.depends_on.filter((d) => !isOrder(d));
+
+  const flags: AttentionFlag[] = [];
+  if (state === 'gave_up') flags.push('gave_up');
+  if (otherRuns.length > 0) flags.push('double_run');
+  if (lateResults.length > 0) flags.push('late_result');
+  if (holder !== null && ctx.retired.has(holder)) flags.push('retired_holder');
+  if (order.assigned_to !== null && released.has(order.assigned_to)) flags.push('released_assignee');
+  if (folder.problemCount > 0) flags.push('bad_record');
+  if (folder.conflictCount > 0) flags.push('sync_conflict');
+  if (missing.length > 0) flags.push('missing_dependency');
+
+  return {
+    order_id: order.id,
+    state,
+    lane: laneOf(state, flags),
+    holder,
+    flags,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(sinceMs !== undefined ? { since: formatLocalInstant(sinceMs), since_ms: sinceMs } : {}),
+    ...(target !== undefined ? { target } : {}),
+    project_id: order.project_id,
+    assigned_to: order.assigned_to,
+    issued_by: order.issued_by,
+    created_at: order.created_at.text,
+    depends_on: order.depends_on,
+    requires_review: order.requires_review,
+    latest_revision: latest,
+    holder_fresh: holderFresh,
+    heartbeat: holderHeartbeat
+      ? {
+          arrival_ms: holderHeartbeat.arrivalMs,
+          at: holderHeartbeat.record.at.text,
+          run: holderHeartbeat.record.run,
+          pid: holderHeartbeat.record.pid,
+        }
+      : null,
+    missing_dependencies: missing,
+    other_runs: otherRuns,
+    late_results: lateResults,
+  };
+}
+
+/**
+ * LEDGER.md §7.2: an order with no holder is `blocked` when a `depends_on` order is missing
+ * or not `done`/`accepted`, else `open`. `stateOf` gives the (already derived) state of
+ * another order, or undefined when it is not an order. Returns the card unchanged or blocked.
+ */
+export function resolveDependencies(card: Card, stateOf: (id: string) => OrderState | undefined): Card {
+  if (card.holder !== null || card.state !== 'open') return card;
+  const blocked = card.depends_on.some((d) => {
+    const s = stateOf(d);
+    return s !== 'done' && s !== 'accepted';
+  });
+  if (!blocked) return card;
+  return { ...card, state: 'blocked', lane: laneOf('blocked', card.flags) };
+}
+
+/** A retirement counts when valid (LEDGER.md §4); the set of retired canonical names. */
+export function retiredAgents(retirements: readonly RetirementRecord[]): Set<string> {
+  return new Set(retirements.map((r) => r.agent));
+}

@@ -1,0 +1,158 @@
+/**
+ * Names and file-kind rules of the channel layout (LEDGER.md §2).
+ *
+ * Pure: works on relative paths ("tasks/t1/claim.fang.json", always `/`-separated), never on
+ * the filesystem.
+ */
+
+/** Largest file claimboard parses, in bytes (LEDGER.md §2: larger is `too_large`). */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+
+/**
+ * Ferryman's "safe component" (LEDGER.md §2): non-empty, not `.` or `..`, only ASCII
+ * letters, digits, `.`, `-`, `_`.
+ */
+export function isSafeComponent(name: string): boolean {
+  if (name.length === 0 || name === '.' || name === '..') return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    const ok =
+      (c >= 48 && c <= 57) || // 0-9
+      (c >= 65 && c <= 90) || // A-Z
+      (c >= 97 && c <= 122) || // a-z
+      c === 46 || // .
+      c === 45 || // -
+      c === 95; // _
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/**
+ * The canonical form of a name (LEDGER.md §2): ferryman folds with trim + ASCII lowercase.
+ * Non-ASCII letters are left alone (they can never be part of a safe component anyway).
+ */
+export function canonicalName(name: string): string {
+  return name.trim().replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
+/** Two names are the same identity when their canonical forms are equal (LEDGER.md §2). */
+export function sameName(a: string, b: string): boolean {
+  return canonicalName(a) === canonicalName(b);
+}
+
+/** Record kinds that live in `tasks/<order_id>/` (LEDGER.md §2). */
+export type TaskRecordKind =
+  | 'order'
+  | 'claim'
+  | 'heartbeat'
+  | 'result'
+  | 'review'
+  | 'recommendation'
+  | 'release'
+  | 'interrupt'
+  | 'giveup'
+  | 'reopen'
+  | 'ack';
+
+/** Every record kind claimboard reads (LEDGER.md §3). */
+export type RecordKind = TaskRecordKind | 'agent' | 'retirement' | 'ledger';
+
+const TASK_PREFIXES: ReadonlySet<string> = new Set<TaskRecordKind>([
+  'order',
+  'claim',
+  'heartbeat',
+  'result',
+  'review',
+  'recommendation',
+  'release',
+  'interrupt',
+  'giveup',
+  'reopen',
+  'ack',
+]);
+
+/**
+ * Where a path sits in the layout, decided from the path alone (LEDGER.md §2).
+ *
+ * - `skip`: not a record (dot files and dirs, Syncthing and other temp files, `.git/`, and
+ *   anything outside the layout, such as files of kinds ferryman has and claimboard does not read).
+ * - `conflict`: a Syncthing conflict copy, never read; a `sync_conflict` problem on `orderId`
+ *   (or on the channel when `orderId` is null).
+ * - `record`: a file to read as `kind`; `orderId` is its directory's name for task records.
+ * - `task_dir_file`: a plain file directly at `tasks/<name>`, where a directory belongs.
+ */
+export type PathClass =
+  | { readonly class: 'skip' }
+  | { readonly class: 'conflict'; readonly orderId: string | null }
+  | { readonly class: 'record'; readonly kind: RecordKind; readonly orderId: string | null }
+  | { readonly class: 'task_dir_file' };
+
+/** True for names Syncthing and writers use for files that are not records (LEDGER.md §2). */
+export function isNotARecordName(base: string): boolean {
+  return (
+    base.startsWith('.') ||
+    (base.startsWith('~syncthing~') && base.endsWith('.tmp')) ||
+    base.endsWith('.tmp')
+  );
+}
+
+/**
+ * True for a Syncthing conflict copy name: `<stem>.sync-conflict-<date>-<time>-<device>[.<ext>]`
+ * (LEDGER.md §2).
+ */
+export function isSyncConflictName(base: string): boolean {
+  return /\.sync-conflict-\d{8}-\d{6}-[A-Za-z0-9]+(\.|$)/.test(base);
+}
+
+/**
+ * Classifies a channel-relative path (LEDGER.md §2). `isDir` says whether the path is a
+ * directory (used for `tasks/<id>` itself, which is classified by the caller).
+ */
+export function classifyPath(rel: string): PathClass {
+  const parts = rel.split('/');
+  for (const p of parts) if (isNotARecordName(p)) return { class: 'skip' };
+  const base = parts[parts.length - 1] ?? '';
+  const top = parts[0];
+  const orderId = top === 'tasks' && parts.length >= 3 ? (parts[1] ?? null) : null;
+  if (isSyncConflictName(base)) {
+    // A conflict copy directly in an order's folder belongs to that order; elsewhere, to the channel.
+    return { class: 'conflict', orderId: parts.length === 3 ? orderId : null };
+  }
+  if (parts.length === 1) {
+    if (base === 'ledger.jsonl' || (base.startsWith('ledger.') && base.endsWith('.jsonl'))) {
+      return { class: 'record', kind: 'ledger', orderId: null };
+    }
+    return { class: 'skip' };
+  }
+  if (parts.length === 2) {
+    if (top === 'agents' && base.endsWith('.json')) return { class: 'record', kind: 'agent', orderId: null };
+    if (top === 'retirements') return { class: 'record', kind: 'retirement', orderId: null };
+    if (top === 'tasks') return { class: 'task_dir_file' };
+    return { class: 'skip' };
+  }
+  if (parts.length === 3 && top === 'tasks') {
+    const dot = base.indexOf('.');
+    const prefix = dot < 0 ? base : base.slice(0, dot);
+    if (base === 'order.json' || (prefix !== 'order' && TASK_PREFIXES.has(prefix))) {
+      return { class: 'record', kind: prefix as TaskRecordKind, orderId };
+    }
+    // `order.<anything>` other than order.json, unknown prefixes: not ours to read.
+    return { class: 'skip' };
+  }
+  return { class: 'skip' };
+}
+
+/** Zero-padded 3-digit revision as ferryman writes it in file names (`{rev:03}`). */
+export function revisionComponent(revision: number): string {
+  return String(revision).padStart(3, '0');
+}
+
+/**
+ * True when a file's base name equals one of the names computed from its record's fields,
+ * compared case-insensitively (LEDGER.md §2, `name_mismatch`).
+ */
+export function fileNameMatches(base: string, expected: readonly string[]): boolean {
+  const folded = canonicalName(base);
+  return expected.some((e) => canonicalName(e) === folded);
+}

@@ -1,0 +1,224 @@
+/**
+ * Trust: the roster, pinned keys, signature checks and who may sign what
+ * (LEDGER.md §3.1 "Verification", §5 "Trust").
+ *
+ * Pure. The Ed25519 primitive is a parameter (`Ed25519Verify`): the server passes
+ * `node:crypto` (fast), the browser and tests may pass tweetnacl; both give identical answers.
+ */
+import { canonicalName } from './names';
+import { signingPayload } from './payloads';
+import type { AgentRecord, SignedRecord } from './records';
+
+/**
+ * Strict Ed25519 verification of `message` (UTF-8) against a 32-byte public key and 64-byte
+ * signature, both given as validated lowercase-or-uppercase hex (64 and 128 digits).
+ * Must return false (not throw) for a key or signature that does not verify.
+ */
+export type Ed25519Verify = (publicKeyHex: string, message: string, signatureHex: string) => boolean;
+
+/** Outcome of ferryman's `check_signature` (LEDGER.md §3.1). */
+export type SignatureCheck = 'valid' | 'unsigned' | 'unknown_signer' | 'invalid_signature';
+
+/** One identity of the roster after case folding and key pinning (LEDGER.md §5). */
+export interface RosterEntry {
+  /** Canonical name. */
+  readonly name: string;
+  readonly role: string;
+  readonly capabilities: readonly string[];
+  /** The key records verify against: the pinned key when there is one, else the folder's. */
+  readonly public_key: string | null;
+  /** The key the roster file in the folder carries now (may differ from the pin). */
+  readonly folder_key: string | null;
+  /** Channel-relative path of the roster file kept for this name. */
+  readonly path: string;
+}
+
+/** The roster with its operators (LEDGER.md §5). */
+export interface Roster {
+  readonly entries: ReadonlyMap<string, RosterEntry>;
+  /** Canonical names whose signed actions count as an operator's. */
+  readonly operators: ReadonlySet<string>;
+}
+
+/** A channel-level `key_changed` problem found while building the roster. */
+export interface KeyChange {
+  readonly path: string;
+  readonly name: string;
+  readonly pinned: string;
+  readonly folder: string;
+}
+
+export interface RosterBuild {
+  readonly roster: Roster;
+  readonly keyChanges: readonly KeyChange[];
+  /** Keys seen for names that had no pin yet: what an index should pin now (trust on first use). */
+  readonly newPins: ReadonlyMap<string, string>;
+}
+
+const HEX = /^[0-9a-fA-F]*$/;
+
+/**
+ * Builds the roster from the agent records of `agents/*.json` (conflict copies already
+ * excluded), folding case variants as ferryman does: for one canonical name keep the entry
+ * with a key, then the one already written in lowercase, then the first by path
+ * (LEDGER.md §5). `pins` maps canonical names to pinned keys (hex); a folder key that
+ * differs from its pin is reported as a `KeyChange` and does not replace the pin.
+ * `operators` is the configured operator list (`CLAIMBOARD_OPERATORS`); when empty or absent,
+ * roster entries whose role is `operator` or `master` are the operators.
+ */
+export function buildRoster(
+  agents: readonly { readonly path: string; readonly record: AgentRecord }[],
+  options: { readonly pins?: ReadonlyMap<string, string>; readonly operators?: readonly string[] } = {},
+): RosterBuild {
+  const byName = new Map<string, { path: string; record: AgentRecord }>();
+  const rank = (a: AgentRecord) => (a.public_key ? 0 : 2) + (a.name_as_written === a.name ? 0 : 1);
+  const sorted = [...agents].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const a of sorted) {
+    const cur = byName.get(a.record.name);
+    if (!cur || rank(a.record) < rank(cur.record)) byName.set(a.record.name, a);
+  }
+  const pins = options.pins ?? new Map<string, string>();
+  const entries = new Map<string, RosterEntry>();
+  const keyChanges: KeyChange[] = [];
+  const newPins = new Map<string, string>();
+  for (const [name, { path, record }] of byName) {
+    const folderKey = record.public_key ? record.public_key.toLowerCase() : null;
+    const pinned = pins.get(name)?.toLowerCase() ?? null;
+    if (pinned && folderKey && pinned !== folderKey) {
+      keyChanges.push({ path, name, pinned, folder: folderKey });
+    }
+    if (!pinned && folderKey) newPins.set(name, folderKey);
+    entries.set(name, {
+      name,
+      role: record.role,
+      capabilities: record.capabilities,
+      public_key: pinned ?? folderKey,
+      folder_key: folderKey,
+      path,
+    });
+  }
+  const configured = (options.operators ?? []).map(canonicalName).filter((n) => n.length > 0);
+  const operators = new Set<string>(
+    configured.length > 0
+      ? configured
+      : [...entries.values()].filter((e) => e.role === 'operator' || e.role === 'master').map((e) => e.name),
+  );
+  return { roster: { entries, operators }, keyChanges, newPins };
+}
+
+/**
+ * Ferryman's `check_signature` (LEDGER.md §3.1): no `signed_by` or no `signature` is
+ * `unsigned`; a signer not in the roster, or in it without a key, is `unknown_signer`; bad
+ * hex, wrong lengths, or a failed strict Ed25519 check is `invalid_signature`. Signer names
+ * match case-insensitively.
+ */
+export function checkSignature(
+  signedBy: string | null,
+  signature: string | null,
+  payload: string,
+  roster: Roster,
+  verify: Ed25519Verify,
+): SignatureCheck {
+  if (signedBy === null || signature === null) return 'unsigned';
+  const entry = roster.entries.get(canonicalName(signedBy));
+  if (!entry || !entry.public_key) return 'unknown_signer';
+  const key = entry.public_key;
+  if (key.length !== 64 || !HEX.test(key) || signature.length !== 128 || !HEX.test(signature)) {
+    return 'invalid_signature';
+  }
+  return verify(key, payload, signature) ? 'valid' : 'invalid_signature';
+}
+
+/** Whether `name` is an operator of this channel (LEDGER.md §5). */
+export function isOperator(roster: Roster, name: string): boolean {
+  return roster.operators.has(canonicalName(name));
+}
+
+/**
+ * Who may sign what (LEDGER.md §3.1): order by anyone in the roster; result, giveup by its
+ * `agent`; review, recommendation by its `reviewer`; release by its `releaser`, who is the
+ * released agent itself or an operator; interrupt, reopen, ack, retirement by an operator
+ * who is also the record's `issued_by` / `operator`. `signer` is canonical.
+ */
+export function maySign(record: SignedRecord, signer: string, roster: Roster): boolean {
+  switch (record.kind) {
+    case 'order':
+      return roster.entries.has(signer);
+    case 'result':
+    case 'giveup':
+      return signer === record.agent;
+    case 'review':
+    case 'recommendation':
+      return signer === record.reviewer;
+    case 'release':
+      return signer === record.releaser && (record.releaser === record.released || isOperator(roster, signer));
+    case 'interrupt':
+      return signer === record.issued_by && isOperator(roster, signer);
+    case 'reopen':
+    case 'ack':
+      return signer === record.operator && isOperator(roster, signer);
+    case 'retirement':
+      return signer === record.operator && isOperator(roster, signer);
+  }
+}
+
+/** Problem codes a signed record can earn after it parsed (LEDGER.md §2, in order). */
+export type SignatureProblem = 'unsigned' | 'unknown_signer' | 'invalid_signature' | 'unauthorized_signer';
+
+/**
+ * Verifies a parsed signed record: signature first, then who may sign it
+ * (LEDGER.md §3.1). Returns null when the record is valid, else the problem and a reason.
+ */
+export function verifyRecord(
+  record: SignedRecord,
+  roster: Roster,
+  verify: Ed25519Verify,
+): { readonly problem: SignatureProblem; readonly detail: string } | null {
+  const check = checkSignature(record.signed_by, record.signature, signingPayload(record), roster, verify);
+  switch (check) {
+    case 'valid':
+      break;
+    case 'unsigned':
+      return { problem: 'unsigned', detail: 'no signed_by or no signature' };
+    case 'unknown_signer':
+      return {
+        problem: 'unknown_signer',
+        detail: `signer "${record.signed_by}" is not in the roster or has no public key`,
+      };
+    case 'invalid_signature':
+      return {
+        problem: 'invalid_signature',
+        detail: `signature does not verify against ${canonicalName(record.signed_by ?? '')}'s pinned key`,
+      };
+  }
+  const signer = canonicalName(record.signed_by ?? '');
+  if (!maySign(record, signer, roster)) {
+    return { problem: 'unauthorized_signer', detail: unauthorizedReason(record, signer) };
+  }
+  return null;
+}
+
+function unauthorizedReason(record: SignedRecord, signer: string): string {
+  switch (record.kind) {
+    case 'order':
+      return `${signer} is not in the roster`;
+    case 'result':
+    case 'giveup':
+      return `a ${record.kind} must be signed by its agent ${record.agent}, not ${signer}`;
+    case 'review':
+    case 'recommendation':
+      return `a ${record.kind} must be signed by its reviewer ${record.reviewer}, not ${signer}`;
+    case 'release':
+      return signer !== record.releaser
+        ? `a release must be signed by its releaser ${record.releaser}, not ${signer}`
+        : `${signer} released ${record.released}'s claim but is neither ${record.released} nor an operator`;
+    case 'interrupt':
+      return `an interrupt must be signed by an operator who issued it; ${signer} is not`;
+    case 'reopen':
+    case 'ack':
+    case 'retirement':
+      return signer !== record.operator
+        ? `a ${record.kind} must be signed by its operator ${record.operator}, not ${signer}`
+        : `${signer} is not an operator of this channel`;
+  }
+}

@@ -1,0 +1,17 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      '@': fileURLToPath(new URL('.', import.meta.url)),
+      // `server-only` throws outside Next's react-server condition; tests run server code directly.
+      'server-only': fileURLToPath(new URL('./lib/testing/server-only-stub.ts', import.meta.url)),
+    },
+  },
+  test: {
+    include: ['lib/**/*.test.ts', 'bin/**/*.test.ts', 'app/**/*.test.ts'],
+    exclude: ['e2e/**', '.next/**', 'node_modules/**'],
+    testTimeout: 60_000,
+  },
+});
