@@ -334,6 +334,51 @@ export function expectedFileNames(record: LedgerRecord): readonly string[] {
 }
 
 /**
+ * Strict JSON, shape, u32 fields, safe names and timestamps of one record (LEDGER.md §3),
+ * without the checks that need its place in the folder (directory, file name). Never throws.
+ */
+export function shapeRecord(
+  kind: Exclude<RecordKind, 'ledger'>,
+  bytes: Uint8Array,
+): { readonly ok: true; readonly record: LedgerRecord } | { readonly ok: false; readonly detail: string } {
+  const parsed = parseStrictJson(bytes);
+  if (!parsed.ok) return { ok: false, detail: `not strict JSON: ${parsed.reason}` };
+  const node = parsed.node;
+  if (node.t !== 'obj') return { ok: false, detail: 'not a JSON object' };
+  const plain = toPlain(node);
+  const shaped = SHAPES[kind].safeParse(plain);
+  if (!shaped.success) return { ok: false, detail: describeZodError(shaped.error) };
+  const data = shaped.data as Record<string, unknown>;
+
+  for (const f of U32_FIELDS[kind] ?? []) {
+    if (!isU32Token(objectGet(node, f))) {
+      return { ok: false, detail: `field "${f}" is not an unsigned 32-bit integer` };
+    }
+  }
+  for (const f of NAME_FIELDS[kind]) {
+    const v = data[f];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string' || !isSafeComponent(v.trim())) {
+      return { ok: false, detail: `field "${f}" is not a safe name: ${JSON.stringify(v)}` };
+    }
+  }
+  if (kind === 'order') {
+    for (const dep of (data.depends_on as string[] | undefined) ?? []) {
+      if (!isSafeComponent(dep.trim())) {
+        return { ok: false, detail: `depends_on entry is not a safe name: ${JSON.stringify(dep)}` };
+      }
+    }
+  }
+  const times: Record<string, Timestamp> = {};
+  for (const f of TIME_FIELDS[kind]) {
+    const t = parseTimestamp(data[f] as string);
+    if (!t.ok) return { ok: false, detail: `field "${f}": ${t.reason}` };
+    times[f] = t.value;
+  }
+  return { ok: true, record: buildRecord(kind, data, node, times, bytes) };
+}
+
+/**
  * Parses one record file (LEDGER.md §3). `kind` comes from the path (names.classifyPath),
  * `dirOrderId` is the order directory's name for task records (null otherwise), `base` the
  * file's name. Never throws: every refusal is `invalid` or `name_mismatch` with a reason.
@@ -345,41 +390,9 @@ export function parseRecord(
   base: string,
   dirOrderId: string | null,
 ): RecordParse {
-  const parsed = parseStrictJson(bytes);
-  if (!parsed.ok) return { ok: false, problem: 'invalid', detail: `not strict JSON: ${parsed.reason}` };
-  const node = parsed.node;
-  if (node.t !== 'obj') return { ok: false, problem: 'invalid', detail: 'not a JSON object' };
-  const plain = toPlain(node);
-  const shaped = SHAPES[kind].safeParse(plain);
-  if (!shaped.success) return { ok: false, problem: 'invalid', detail: describeZodError(shaped.error) };
-  const data = shaped.data as Record<string, unknown>;
-
-  for (const f of U32_FIELDS[kind] ?? []) {
-    if (!isU32Token(objectGet(node, f))) {
-      return { ok: false, problem: 'invalid', detail: `field "${f}" is not an unsigned 32-bit integer` };
-    }
-  }
-  for (const f of NAME_FIELDS[kind]) {
-    const v = data[f];
-    if (v === undefined || v === null) continue;
-    if (typeof v !== 'string' || !isSafeComponent(v.trim())) {
-      return { ok: false, problem: 'invalid', detail: `field "${f}" is not a safe name: ${JSON.stringify(v)}` };
-    }
-  }
-  if (kind === 'order') {
-    for (const dep of (data.depends_on as string[] | undefined) ?? []) {
-      if (!isSafeComponent(dep.trim())) {
-        return { ok: false, problem: 'invalid', detail: `depends_on entry is not a safe name: ${JSON.stringify(dep)}` };
-      }
-    }
-  }
-  const times: Record<string, Timestamp> = {};
-  for (const f of TIME_FIELDS[kind]) {
-    const t = parseTimestamp(data[f] as string);
-    if (!t.ok) return { ok: false, problem: 'invalid', detail: `field "${f}": ${t.reason}` };
-    times[f] = t.value;
-  }
-  const record = buildRecord(kind, data, node, times, bytes);
+  const shaped = shapeRecord(kind, bytes);
+  if (!shaped.ok) return { ok: false, problem: 'invalid', detail: shaped.detail };
+  const record = shaped.record;
 
   // The order a record belongs to is its directory; a mismatch is `invalid` (LEDGER.md §3).
   if (dirOrderId !== null) {

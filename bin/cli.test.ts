@@ -1,0 +1,72 @@
+/** `claimboard state` as other tools call it (DESIGN.md "CLI"), through the real launcher. */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { VECTORS_DIR } from '../lib/testing/vectors';
+
+const ROOT = path.resolve(__dirname, '..');
+const run = (args: string[]) =>
+  spawnSync(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+
+/** A fresh copy of a vector channel: every file arrives now (ctime = copy time). */
+function freshCopy(name: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-cli-'));
+  fs.cpSync(path.join(VECTORS_DIR, name, 'channel'), dir, { recursive: true });
+  return dir;
+}
+
+describe('claimboard state', () => {
+  it('prints cards spelled as LEDGER.md (vector 11, give-up / ack / reopen)', () => {
+    const out = execFileSync(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'state', freshCopy('11-give-up-ack-reopen'), '--json'], { encoding: 'utf8' });
+    const got = JSON.parse(out) as { orders: { order_id: string; state: string; lane: string; holder: string | null; flags: string[]; reason?: string }[]; problems: unknown[]; ledger: object };
+    const pick = got.orders.map(({ order_id, state, lane, holder, flags, reason }) => ({ order_id, state, lane, holder, flags, reason }));
+    expect(pick).toEqual([
+      { order_id: 'g1', state: 'gave_up', lane: 'attention', holder: 'fang', flags: ['gave_up'], reason: 'run pruned; delivery unknown' },
+      { order_id: 'g2', state: 'closed', lane: 'done', holder: 'wisp', flags: [], reason: undefined },
+      // the heartbeat was copied just now: fresh within the default 300 s.
+      { order_id: 'g3', state: 'claimed', lane: 'running', holder: 'nebra', flags: [], reason: undefined },
+    ]);
+    expect(got.problems).toEqual([]);
+    expect(got.ledger).toEqual({});
+  });
+  it('--now far ahead makes a claimed order stale, with since on this machine\'s clock', () => {
+    const copiedAt = Date.now();
+    const dir = freshCopy('03-claimed-fresh');
+    const now = new Date(copiedAt + 3600_000).toISOString();
+    const r = run(['state', dir, '--json', '--now', now, '--stale-after', '60']);
+    expect(r.status).toBe(0);
+    const card = (JSON.parse(r.stdout) as { orders: { state: string; since: string }[] }).orders[0];
+    expect(card?.state).toBe('stale');
+    // since = the heartbeat's arrival (its copy, ctime) + 60 s.
+    const since = Date.parse(card?.since ?? '');
+    expect(since).toBeGreaterThanOrEqual(copiedAt + 60_000 - 5);
+    expect(since).toBeLessThanOrEqual(Date.now() + 60_000);
+  });
+  it('prints a readable table without --json', () => {
+    const r = run(['state', path.join(VECTORS_DIR, '20-dependencies/channel')]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^NEEDS ATTENTION \(1\)\n {2}c +blocked +- +flags: missing_dependency$/m);
+    expect(r.stdout).toMatch(/^QUEUE \(3\)$/m);
+  });
+  it('exits 0 on a folder full of problems', () => {
+    const r = run(['state', path.join(VECTORS_DIR, '17-bad-signatures/channel'), '--json']);
+    expect(r.status).toBe(0);
+    expect((JSON.parse(r.stdout) as { problems: unknown[] }).problems).toHaveLength(3);
+  });
+  it('exits 1 with one line when the folder cannot be read', () => {
+    const missing = run(['state', '/nonexistent/channel']);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toBe('claimboard: no such folder: /nonexistent/channel\n');
+    const notChannel = run(['state', path.join(ROOT, 'bin')]);
+    expect(notChannel.status).toBe(1);
+    expect(notChannel.stderr.trim().split('\n')).toHaveLength(1);
+    expect(notChannel.stderr).toMatch(/not a channel/);
+  });
+  it('exits 2 on bad usage', () => {
+    expect(run(['state', VECTORS_DIR, '--now', 'yesterday']).status).toBe(2);
+    expect(run(['state', VECTORS_DIR, '--stale-after', '-5']).status).toBe(2);
+    expect(run(['frobnicate']).status).toBe(2);
+  });
+});
