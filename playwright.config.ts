@@ -1,0 +1,33 @@
+import { defineConfig, devices } from '@playwright/test';
+
+/**
+ * End-to-end tests against the production build (`next build` first; scripts/test.sh does),
+ * driven by Debian's Chromium. Playwright's own browser download is never used.
+ */
+export default defineConfig({
+  testDir: 'e2e',
+  outputDir: 'test-results',
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  workers: 1,
+  fullyParallel: false,
+  reporter: process.env.CI ? [['list'], ['html', { open: 'never' }]] : [['list']],
+  use: {
+    ...devices['Desktop Chrome'],
+    baseURL: 'http://127.0.0.1:3123',
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    },
+  },
+  webServer: {
+    command: 'node_modules/.bin/next start -H 127.0.0.1 -p 3123',
+    url: 'http://127.0.0.1:3123',
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    env: { NEXT_TELEMETRY_DISABLED: '1' },
+  },
+});
