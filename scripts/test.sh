@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Runs every test claimboard has, in order: type check, unit tests (vitest), the shared
+# conformance vectors through the real CLI, the production build, and the end-to-end tests
+# (Playwright driving Debian's Chromium). `npm test` runs this.
+#
+# Works on a fresh clone of a Debian 12 / Node 20 machine: installs node_modules when they
+# are missing or older than package-lock.json, and Debian's chromium when it is missing.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT="$(pwd)"
+
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+export NEXT_TELEMETRY_DISABLED=1
+
+header() { printf '\n==> %s\n' "$*"; }
+warn() { printf 'WARNING: %s\n' "$*" >&2; }
+
+# ---- setup -----------------------------------------------------------------------------
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
+  header "setup: npm ci (node_modules missing or older than package-lock.json)"
+  npm ci
+else
+  header "setup: node_modules up to date"
+fi
+
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    header "setup: installing Debian's chromium for Playwright"
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+  else
+    warn "/usr/bin/chromium is missing and this is not root: the end-to-end step will fail." \
+      "Install it with: sudo apt-get install -y chromium"
+  fi
+fi
+
+# ---- steps -----------------------------------------------------------------------------
+
+passed=()
+failed=()
+skipped=()
+
+# step <name> <command...>: runs one step, records the outcome, never exits the script.
+step() {
+  local name="$1"
+  shift
+  header "$name: $*"
+  local t0=$SECONDS
+  if "$@"; then
+    passed+=("$name")
+    printf -- '--- %s: passed (%ss)\n' "$name" "$((SECONDS - t0))"
+  else
+    local rc=$?
+    failed+=("$name")
+    printf -- '--- %s: FAILED (exit %s, %ss)\n' "$name" "$rc" "$((SECONDS - t0))"
+  fi
+}
+
+step "type check" npx tsc --noEmit -p .
+
+step "unit tests" npx vitest run
+
+VECTORS_TOOL="$ROOT/../shared/tools/check-vectors.mjs"
+if [ -f "$VECTORS_TOOL" ]; then
+  step "conformance vectors" node ../shared/tools/check-vectors.mjs . ../shared/vectors
+elif [ ! -d ../shared ]; then
+  header "conformance vectors"
+  warn "../shared is missing (no shared contract checkout beside this repo): skipping the CLI" \
+    "vector run. The repo's own copy of the vectors still runs inside vitest."
+  skipped+=("conformance vectors (../shared missing)")
+else
+  header "conformance vectors"
+  warn "../shared/tools/check-vectors.mjs is missing: skipping the CLI vector run."
+  skipped+=("conformance vectors (../shared/tools/check-vectors.mjs missing)")
+fi
+
+step "next build" npx next build
+
+if [[ " ${failed[*]-} " == *" next build "* ]]; then
+  header "end-to-end tests"
+  warn "not run: they need the production build, which failed."
+  failed+=("end-to-end tests (not run)")
+else
+  step "end-to-end tests" npx playwright test
+fi
+
+# ---- summary ---------------------------------------------------------------------------
+
+header "summary"
+for s in "${passed[@]}"; do printf '  passed   %s\n' "$s"; done
+for s in "${failed[@]}"; do printf '  FAILED   %s\n' "$s"; done
+for s in "${skipped[@]}"; do printf '  skipped  %s\n' "$s"; done
+printf '%d passed, %d failed\n' "${#passed[@]}" "${#failed[@]}"
+
+[ "${#failed[@]}" -eq 0 ]
