@@ -53,7 +53,7 @@ export function readCapped(abs: string, limit: number): Uint8Array | null {
     return null;
   }
   try {
-    const buf = Buffer.allocUnsafe(limit);
+    const buf = Buffer.allocUnsafe(Math.max(1, limit));
     let off = 0;
     while (off < limit) {
       const n = fs.readSync(fd, buf, off, limit - off, off);
@@ -82,7 +82,8 @@ export function statEntry(root: string, rel: string): ChannelEntry | null {
   if (st.isDirectory()) return { path: rel, type: 'dir', size: 0, arrivalMs, bytes: null };
   if (!st.isFile()) return { path: rel, type: 'other', size: st.size, arrivalMs, bytes: null };
   if (st.size > MAX_RECORD_BYTES) return { path: rel, type: 'file', size: st.size, arrivalMs, bytes: null };
-  const bytes = readCapped(abs, MAX_RECORD_BYTES + 1);
+  // One byte more than lstat said, to notice a file that grew since (capped just past the limit).
+  const bytes = readCapped(abs, Math.min(st.size, MAX_RECORD_BYTES) + 1);
   // A file that grew past the cap after the lstat reports its real size (too_large).
   const size = bytes && bytes.length > st.size ? bytes.length : st.size;
   return { path: rel, type: 'file', size, arrivalMs, bytes };
