@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import type { Card } from '@/lib/ledger/derive';
+import { heartbeatNote, listWords, why, whyLines } from './why';
+
+const MIN = 60_000;
+const NOW = Date.UTC(2026, 10, 30, 9, 20, 0);
+const STALE_AFTER = 5 * MIN;
+const ctx = { nowMs: NOW, staleAfterMs: STALE_AFTER };
+
+function card(over: Partial<Card>): Card {
+  return {
+    order_id: 't1',
+    state: 'claimed',
+    lane: 'running',
+    holder: 'fang',
+    flags: [],
+    project_id: 'demo',
+    assigned_to: null,
+    issued_by: 'ops',
+    created_at: '2026-11-30T08:00:00Z',
+    depends_on: [],
+    requires_review: false,
+    latest_revision: null,
+    holder_fresh: true,
+    heartbeat: null,
+    missing_dependencies: [],
+    other_runs: [],
+    late_results: [],
+    ...over,
+  };
+}
+
+const hb = (arrivalMs: number, at = '2026-11-30T09:06:00Z') => ({ arrival_ms: arrivalMs, at, run: 'r1', pid: 42 });
+
+describe('why: stale reasons (LEDGER.md §6)', () => {
+  it('heartbeat_lapsed says when the heartbeat stopped, on our clock', () => {
+    const c = card({ state: 'stale', lane: 'stale', reason: 'heartbeat_lapsed', since_ms: NOW - 7 * MIN, heartbeat: hb(NOW - 12 * MIN) });
+    expect(why(c, ctx)).toBe("fang's heartbeat stopped 12 min ago while its other runs continue");
+  });
+
+  it('agent_silent uses the agent’s last arrival when known, else the stale reference', () => {
+    const c = card({ holder: 'wisp', state: 'stale', lane: 'stale', reason: 'agent_silent', since_ms: NOW - 15 * MIN, heartbeat: hb(NOW - 20 * MIN) });
+    expect(why(c, ctx)).toBe('nothing from wisp for 20 min: its machine, its sync or the agent is down');
+    expect(why(c, { ...ctx, lastSeenMs: () => NOW - 18 * MIN })).toBe(
+      'nothing from wisp for 18 min: its machine, its sync or the agent is down',
+    );
+  });
+
+  it('no_heartbeat counts from the claim’s arrival (since - stale_after)', () => {
+    const c = card({ state: 'stale', lane: 'stale', reason: 'no_heartbeat', since_ms: NOW - 50 * MIN });
+    expect(why(c, ctx)).toBe('claimed by fang 55 min ago; no heartbeat was ever written');
+  });
+});
+
+describe('why: flags (LEDGER.md §7)', () => {
+  it('gave_up leads with the give-up reason', () => {
+    const c = card({ state: 'gave_up', lane: 'attention', flags: ['gave_up'], reason: 'run pruned; delivery unknown' });
+    expect(why(c, ctx)).toBe('fang gave up: run pruned; delivery unknown');
+  });
+
+  it('double_run names the other runner before the state', () => {
+    const c = card({ lane: 'attention', flags: ['double_run'], other_runs: ['wisp'], heartbeat: hb(NOW - MIN) });
+    expect(whyLines(c, ctx)).toEqual([
+      'wisp is also running it (fresh heartbeat)',
+      'fang is running it; last heartbeat arrived 1 min ago',
+    ]);
+  });
+
+  it('late_result, retired_holder, released_assignee', () => {
+    expect(whyLines(card({ state: 'done', lane: 'attention', flags: ['late_result'], late_results: ['nebra'], latest_revision: 1 }), ctx)[0]).toBe(
+      'result by nebra, who does not hold it',
+    );
+    expect(whyLines(card({ lane: 'attention', flags: ['retired_holder'] }), ctx)[0]).toBe('held by fang, which is retired');
+    expect(
+      why(card({ state: 'offered', lane: 'attention', flags: ['released_assignee'], assigned_to: 'fang', holder: 'fang' }), ctx),
+    ).toBe('assigned to fang, whose claim was released: ferryman will offer it to fang for ever');
+  });
+
+  it('missing_dependency and blocked', () => {
+    const c = card({ state: 'blocked', lane: 'attention', holder: null, flags: ['missing_dependency'], depends_on: ['nope', 'a', 'b'], missing_dependencies: ['nope'] });
+    expect(whyLines(c, ctx)).toEqual(['depends on nope, which is not an order here', 'waiting for a and b']);
+    expect(why(card({ state: 'blocked', lane: 'queue', holder: null, depends_on: ['a', 'b', 'c'] }), ctx)).toBe('waiting for a, b and c');
+  });
+
+  it('bad_record and sync_conflict point at the order page', () => {
+    const c = card({ lane: 'attention', flags: ['bad_record', 'sync_conflict'], heartbeat: hb(NOW - MIN) });
+    expect(whyLines(c, ctx).slice(0, 2)).toEqual([
+      'a file in its folder is bad: see the order',
+      'a file in its folder is conflicted: see the order',
+    ]);
+  });
+});
+
+describe('why: quiet states', () => {
+  it('every state has words', () => {
+    expect(why(card({ state: 'open', lane: 'queue', holder: null }), ctx)).toBe('open: nobody has claimed it');
+    expect(why(card({ state: 'offered', lane: 'queue', assigned_to: 'fang' }), ctx)).toBe('offered to fang, who has not claimed it');
+    expect(why(card({ state: 'claimed' }), ctx)).toBe('claimed by fang; no heartbeat yet');
+    expect(why(card({ state: 'changes_requested', latest_revision: 2 }), ctx)).toBe('changes requested on revision 2: fang owes revision 3');
+    expect(why(card({ state: 'awaiting_review', lane: 'review', latest_revision: 1 }), ctx)).toBe('revision 1 awaits review');
+    expect(why(card({ state: 'done', lane: 'done', latest_revision: 1 }), ctx)).toBe('done: result at revision 1');
+    expect(why(card({ state: 'accepted', lane: 'done', latest_revision: 4 }), ctx)).toBe('accepted at revision 4');
+    expect(why(card({ state: 'closed', lane: 'done' }), ctx)).toBe("closed: an operator acknowledged fang's give-up");
+  });
+});
+
+describe('heartbeatNote: both clocks side by side', () => {
+  it('shows the local arrival relative and the writer clock converted to UTC', () => {
+    expect(heartbeatNote(card({ heartbeat: hb(NOW - 3 * MIN, '2026-11-30T11:06:00+02:00') }), NOW)).toBe(
+      'last heartbeat arrived 3 min ago (its clock said 09:06 UTC)',
+    );
+    expect(heartbeatNote(card({}), NOW)).toBeNull();
+  });
+});
+
+describe('listWords', () => {
+  it('joins', () => {
+    expect(listWords([])).toBe('');
+    expect(listWords(['a'])).toBe('a');
+    expect(listWords(['a', 'b'])).toBe('a and b');
+  });
+});

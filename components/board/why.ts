@@ -1,0 +1,157 @@
+/**
+ * A card in words: why the order is where it is (DESIGN.md "What good looks like in the
+ * browser"), built only from the card and this machine's clock. Pure; unit-tested.
+ *
+ * Every time here is a local instant (arrival on this machine, LEDGER.md §6); writer clocks
+ * appear only as "its clock said ..." beside an arrival, never subtracted from ours.
+ */
+import type { AttentionFlag, Card } from '@/lib/ledger/derive';
+import { ago, formatDuration, writerShort } from '@/lib/ui/time';
+
+export interface WhyContext {
+  /** This machine's clock now (server `now_ms` advanced by elapsed browser time), ms. */
+  readonly nowMs: number;
+  /** `stale_after` of the server, ms. */
+  readonly staleAfterMs: number;
+  /** Last arrival here of any file an agent wrote (from GET /api/agents), when known. */
+  readonly lastSeenMs?: (agent: string) => number | null | undefined;
+}
+
+/** "a", "a and b", "a, b and c". */
+export function listWords(names: readonly string[]): string {
+  if (names.length <= 1) return names[0] ?? '';
+  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/** The local arrival a stale card's staleness was measured from (`since = ref + stale_after`). */
+function staleReference(card: Card, ctx: WhyContext): number | null {
+  if (card.since_ms !== undefined) return card.since_ms - ctx.staleAfterMs;
+  return card.heartbeat?.arrival_ms ?? null;
+}
+
+/** The sentence of the card's state, or null when a flag already says it all. */
+export function stateSentence(card: Card, ctx: WhyContext): string | null {
+  const h = card.holder ?? 'nobody';
+  const rev = card.latest_revision;
+  switch (card.state) {
+    case 'stale': {
+      const ref = staleReference(card, ctx);
+      switch (card.reason) {
+        case 'heartbeat_lapsed': {
+          const at = card.heartbeat?.arrival_ms ?? ref;
+          return at === null
+            ? `${h}'s heartbeat stopped while its other runs continue`
+            : `${h}'s heartbeat stopped ${ago(at, ctx.nowMs)} while its other runs continue`;
+        }
+        case 'agent_silent': {
+          const seen = (card.holder && ctx.lastSeenMs?.(card.holder)) ?? ref;
+          return seen === null || seen === undefined
+            ? `nothing from ${h}: its machine, its sync or the agent is down`
+            : `nothing from ${h} for ${formatDuration(ctx.nowMs - seen)}: its machine, its sync or the agent is down`;
+        }
+        case 'no_heartbeat':
+          return ref === null
+            ? `claimed by ${h}; no heartbeat was ever written`
+            : `claimed by ${h} ${ago(ref, ctx.nowMs)}; no heartbeat was ever written`;
+        default:
+          return card.reason ? `stale: ${card.reason}` : `${h}'s run looks stopped`;
+      }
+    }
+    case 'gave_up':
+      return `${h} gave up: ${card.reason?.trim() || 'no reason given'}`;
+    case 'claimed':
+      return card.heartbeat
+        ? `${h} is running it; last heartbeat arrived ${ago(card.heartbeat.arrival_ms, ctx.nowMs)}`
+        : `claimed by ${h}; no heartbeat yet`;
+    case 'changes_requested':
+      return rev === null
+        ? `changes requested: ${h} owes a new revision`
+        : `changes requested on revision ${rev}: ${h} owes revision ${rev + 1}`;
+    case 'awaiting_review':
+      return rev === null ? 'a result awaits review' : `revision ${rev} awaits review`;
+    case 'done':
+      return rev === null ? 'done' : `done: result at revision ${rev}`;
+    case 'accepted':
+      return rev === null ? 'accepted' : `accepted at revision ${rev}`;
+    case 'closed':
+      return `closed: an operator acknowledged ${h}'s give-up`;
+    case 'open':
+      return 'open: nobody has claimed it';
+    case 'offered':
+      if (card.flags.includes('released_assignee')) return null;
+      return `offered to ${card.assigned_to ?? h}, who has not claimed it`;
+    case 'blocked': {
+      const waiting = card.depends_on.filter((d) => !card.missing_dependencies.includes(d));
+      if (waiting.length === 0) return null;
+      return `waiting for ${listWords(waiting)}`;
+    }
+  }
+}
+
+/** The sentence of one attention flag, or null when the state sentence says it. */
+export function flagSentence(card: Card, flag: AttentionFlag): string | null {
+  const h = card.holder ?? 'nobody';
+  switch (flag) {
+    case 'gave_up':
+      return null; // the state sentence ("fang gave up: ...")
+    case 'double_run': {
+      const others = card.other_runs;
+      if (others.length === 0) return 'another agent is also running it (fresh heartbeat)';
+      return `${listWords(others)} ${others.length > 1 ? 'are' : 'is'} also running it (fresh heartbeat)`;
+    }
+    case 'late_result': {
+      const late = card.late_results;
+      if (late.length === 0) return 'a result by an agent that does not hold it';
+      return `result by ${listWords(late)}, who ${late.length > 1 ? 'do' : 'does'} not hold it`;
+    }
+    case 'retired_holder':
+      return `held by ${h}, which is retired`;
+    case 'released_assignee': {
+      const a = card.assigned_to ?? h;
+      return `assigned to ${a}, whose claim was released: ferryman will offer it to ${a} for ever`;
+    }
+    case 'missing_dependency': {
+      const m = card.missing_dependencies;
+      return m.length > 1
+        ? `depends on ${listWords(m)}, which are not orders here`
+        : `depends on ${m[0] ?? 'an order'}, which is not an order here`;
+    }
+    case 'bad_record':
+      return 'a file in its folder is bad: see the order';
+    case 'sync_conflict':
+      return 'a file in its folder is conflicted: see the order';
+  }
+}
+
+/**
+ * Why the card is where it is, as sentences, most important first: a give-up first, then the
+ * flags (they put it in Needs attention), then the state.
+ */
+export function whyLines(card: Card, ctx: WhyContext): string[] {
+  const state = stateSentence(card, ctx);
+  const flags = card.flags.map((f) => flagSentence(card, f)).filter((s): s is string => s !== null);
+  const lines = card.state === 'gave_up' ? [state, ...flags] : [...flags, state];
+  return lines.filter((s): s is string => s !== null && s !== '');
+}
+
+/** {@link whyLines} joined into one sentence. */
+export function why(card: Card, ctx: WhyContext): string {
+  return whyLines(card, ctx).join('; ');
+}
+
+/**
+ * The holder's heartbeat with both clocks side by side, e.g.
+ * "last heartbeat arrived 3 min ago (its clock said 09:06 UTC)"; null without one.
+ */
+export function heartbeatNote(card: Card, nowMs: number): string | null {
+  const hb = card.heartbeat;
+  if (!hb) return null;
+  return `last heartbeat arrived ${ago(hb.arrival_ms, nowMs)} (its clock said ${writerShort(hb.at)})`;
+}
+
+/** Whether the card carries the advisory stale note (LEDGER.md §1.4: stale is advisory). */
+export function isAdvisory(card: Card): boolean {
+  return card.state === 'stale';
+}
+
+export const ADVISORY_NOTE = 'advisory: nothing is released automatically';

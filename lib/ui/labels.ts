@@ -1,0 +1,93 @@
+/**
+ * Words for the names of LEDGER.md §6-§7 as the pages show them. Exhaustive maps
+ * (`Record<Union, ...>`), so a new state, flag or lane fails to compile until it has words.
+ */
+import type { AttentionFlag, Lane, OrderState } from '../ledger/derive';
+import type { ProblemCode } from '../ledger/channel';
+
+export const LANE_TITLE: Record<Lane, string> = {
+  attention: 'Needs attention',
+  stale: 'Stale',
+  running: 'Running',
+  review: 'Review',
+  queue: 'Queue',
+  done: 'Done',
+};
+
+/** What each lane holds, one line (lane header tooltip and empty lane). */
+export const LANE_HINT: Record<Lane, string> = {
+  attention: 'flagged orders: a human should look',
+  stale: 'claimed, but the run stopped writing (advisory: nothing is released automatically)',
+  running: 'claimed with a fresh heartbeat, or changes requested',
+  review: 'a result awaits review',
+  queue: 'open, offered, or blocked on dependencies',
+  done: 'done, accepted, or closed',
+};
+
+export const STATE_LABEL: Record<OrderState, string> = {
+  open: 'open',
+  blocked: 'blocked',
+  offered: 'offered',
+  claimed: 'claimed',
+  stale: 'stale',
+  gave_up: 'gave up',
+  closed: 'closed',
+  changes_requested: 'changes requested',
+  awaiting_review: 'awaiting review',
+  accepted: 'accepted',
+  done: 'done',
+};
+
+export const FLAG_LABEL: Record<AttentionFlag, string> = {
+  gave_up: 'gave up',
+  double_run: 'double run',
+  late_result: 'late result',
+  retired_holder: 'retired holder',
+  released_assignee: 'released assignee',
+  bad_record: 'bad record',
+  sync_conflict: 'sync conflict',
+  missing_dependency: 'missing dependency',
+};
+
+export const PROBLEM_LABEL: Record<ProblemCode, string> = {
+  symlink: 'a symlink (not followed)',
+  too_large: 'larger than 1 MiB (not parsed)',
+  sync_conflict: 'a Syncthing conflict copy',
+  invalid: 'unreadable, not strict JSON, or the wrong shape',
+  name_mismatch: 'its name does not match its fields',
+  unsigned: 'a signed kind without a signature',
+  unknown_signer: 'signed by a name with no key in the roster',
+  invalid_signature: 'the signature does not verify',
+  unauthorized_signer: 'signed by someone who may not sign it',
+  key_changed: 'the folder carries a different key than the pinned one',
+  ledger_broken: 'the ledger chain breaks here',
+};
+
+export const ORDER_STATES = Object.keys(STATE_LABEL) as OrderState[];
+export const ATTENTION_FLAGS = Object.keys(FLAG_LABEL) as AttentionFlag[];
+
+/** Tone of a state badge: how urgently it reads. */
+export type Tone = 'danger' | 'warn' | 'active' | 'review' | 'neutral' | 'done';
+
+export const STATE_TONE: Record<OrderState, Tone> = {
+  gave_up: 'danger',
+  stale: 'warn',
+  claimed: 'active',
+  changes_requested: 'active',
+  awaiting_review: 'review',
+  open: 'neutral',
+  offered: 'neutral',
+  blocked: 'neutral',
+  done: 'done',
+  accepted: 'done',
+  closed: 'done',
+};
+
+export const LANE_TONE: Record<Lane, Tone> = {
+  attention: 'danger',
+  stale: 'warn',
+  running: 'active',
+  review: 'review',
+  queue: 'neutral',
+  done: 'done',
+};
