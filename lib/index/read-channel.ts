@@ -9,7 +9,7 @@ import 'server-only';
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { MAX_RECORD_BYTES, isNotARecordName } from '../ledger/names';
+import { MAX_RECORD_BYTES } from '../ledger/names';
 import type { ChannelEntry } from '../ledger/channel';
 
 /** Why a folder cannot be read as a channel at all (the CLI's one-line error). */
@@ -68,37 +68,21 @@ export function readCapped(abs: string, limit: number): Uint8Array | null {
   }
 }
 
-/** Lists one directory entry (lstat) as a ChannelEntry, reading content for small regular files. */
+/** Lists one path (lstat) as a ChannelEntry, reading content for small regular files; null when it is gone. */
 export function statEntry(root: string, rel: string): ChannelEntry | null {
-  const abs = path.join(root, rel);
-  let st: fs.Stats;
   try {
-    st = fs.lstatSync(abs);
+    return entryFromStat(root, rel, fs.lstatSync(path.join(root, rel)));
   } catch {
-    return null; // vanished between readdir and lstat
+    return null;
   }
-  const arrivalMs = st.ctimeMs;
-  if (st.isSymbolicLink()) return { path: rel, type: 'symlink', size: st.size, arrivalMs, bytes: null };
-  if (st.isDirectory()) return { path: rel, type: 'dir', size: 0, arrivalMs, bytes: null };
-  if (!st.isFile()) return { path: rel, type: 'other', size: st.size, arrivalMs, bytes: null };
-  if (st.size > MAX_RECORD_BYTES) return { path: rel, type: 'file', size: st.size, arrivalMs, bytes: null };
-  // One byte more than lstat said, to notice a file that grew since (capped just past the limit).
-  const bytes = readCapped(abs, Math.min(st.size, MAX_RECORD_BYTES) + 1);
-  // A file that grew past the cap after the lstat reports its real size (too_large).
-  const size = bytes && bytes.length > st.size ? bytes.length : st.size;
-  return { path: rel, type: 'file', size, arrivalMs, bytes };
 }
 
 /**
- * Walks the channel at `root` and returns every entry claimboard may read, with bytes for
- * regular files up to 1 MiB (LEDGER.md §2). Skips (does not descend into) names starting with
- * `.`; lists directories as entries so that `tasks/<id>` without order.json can be reported.
- * Throws ChannelUnreadableError when `root` is not a readable channel; never throws for
- * content inside it.
+ * Visits every entry of the channel at `root` that claimboard may read (LEDGER.md §2), with
+ * its lstat: does not descend into names starting with `.` nor deeper than `tasks/<id>/`,
+ * never follows a symlink. Unreadable directories are passed over. Never throws for content.
  */
-export function readChannel(root: string): ChannelEntry[] {
-  assertChannelRoot(root);
-  const out: ChannelEntry[] = [];
+export function walkChannel(root: string, visit: (rel: string, st: fs.Stats) => void): void {
   const walk = (relDir: string, depth: number) => {
     let names: string[];
     try {
@@ -108,15 +92,44 @@ export function readChannel(root: string): ChannelEntry[] {
     }
     names.sort();
     for (const name of names) {
-      if (isNotARecordName(name) && name.startsWith('.')) continue;
+      if (name.startsWith('.')) continue;
       const rel = relDir ? `${relDir}/${name}` : name;
-      const e = statEntry(root, rel);
-      if (!e) continue;
-      out.push(e);
+      let st: fs.Stats;
+      try {
+        st = fs.lstatSync(path.join(root, rel));
+      } catch {
+        continue; // vanished between readdir and lstat
+      }
+      visit(rel, st);
       // The layout is at most three levels deep (tasks/<id>/<file>); deeper is never read.
-      if (e.type === 'dir' && depth < 2) walk(rel, depth + 1);
+      if (st.isDirectory() && depth < 2) walk(rel, depth + 1);
     }
   };
   walk('', 0);
+}
+
+/** The entry for a path already lstat'ed, reading the content of small regular files. */
+export function entryFromStat(root: string, rel: string, st: fs.Stats): ChannelEntry {
+  const arrivalMs = st.ctimeMs;
+  if (st.isSymbolicLink()) return { path: rel, type: 'symlink', size: st.size, arrivalMs, bytes: null };
+  if (st.isDirectory()) return { path: rel, type: 'dir', size: 0, arrivalMs, bytes: null };
+  if (!st.isFile()) return { path: rel, type: 'other', size: st.size, arrivalMs, bytes: null };
+  if (st.size > MAX_RECORD_BYTES) return { path: rel, type: 'file', size: st.size, arrivalMs, bytes: null };
+  // One byte more than lstat said, to notice a file that grew since (capped just past the limit).
+  const bytes = readCapped(path.join(root, rel), Math.min(st.size, MAX_RECORD_BYTES) + 1);
+  const size = bytes && bytes.length > st.size ? bytes.length : st.size;
+  return { path: rel, type: 'file', size, arrivalMs, bytes };
+}
+
+/**
+ * Walks the channel at `root` and returns every entry claimboard may read, with bytes for
+ * regular files up to 1 MiB (LEDGER.md §2); lists directories as entries so that `tasks/<id>`
+ * without order.json can be reported. Throws ChannelUnreadableError when `root` is not a
+ * readable channel; never throws for content inside it.
+ */
+export function readChannel(root: string): ChannelEntry[] {
+  assertChannelRoot(root);
+  const out: ChannelEntry[] = [];
+  walkChannel(root, (rel, st) => out.push(entryFromStat(root, rel, st)));
   return out;
 }

@@ -12,7 +12,7 @@ import {
   type RecordKind,
 } from './names';
 import { parseRecord, type LedgerRecord, type SignedRecord, type AgentRecord, type RetirementRecord } from './records';
-import { buildRoster, verifyRecord, type Ed25519Verify, type Roster, type KeyChange } from './verify';
+import { buildRoster, verifyRecord, type Ed25519Verify, type Roster, type KeyChange, type SignatureMemo } from './verify';
 import { readLedgerFile, ledgerFileSigner, type LedgerFileReport } from './ledger-file';
 import {
   deriveOrder,
@@ -165,6 +165,16 @@ export interface DeriveOptions {
   readonly operators?: readonly string[];
   /** The Ed25519 primitive. */
   readonly verify: Ed25519Verify;
+  /** Remembered signature outcomes of unchanged files (an index passes one; the CLI does not). */
+  readonly memo?: SignatureMemo;
+  /**
+   * Remembered ledger file reports: a report depends only on the file's text and the keys it
+   * verifies against (`keys`: the signer's key, or every key for the legacy file).
+   */
+  readonly ledgerMemo?: {
+    get(path: string, text: string, keys: string): LedgerFileReport | undefined;
+    set(path: string, text: string, keys: string, report: LedgerFileReport): void;
+  };
 }
 
 /** Everything valid in one order's folder plus its files, for the order page. */
@@ -189,6 +199,11 @@ export interface ChannelState {
   readonly retirements: readonly Arrived<RetirementRecord>[];
   readonly views: ReadonlyMap<string, OrderView>;
   readonly lastArrivalByAgent: ReadonlyMap<string, number>;
+  /**
+   * The next local time (ms) at which some card may change with no file changing: the earliest
+   * `arrival + stale_after` still in the future, or null (LEDGER.md §6: staleness moves with the clock).
+   */
+  readonly nextChangeMs: number | null;
 }
 
 /** The default `stale_after`: ferryman's 30 s heartbeat x 10 (LEDGER.md §6), in ms. */
@@ -224,7 +239,20 @@ function writerOf(r: LedgerRecord): string | null {
  * folder content: every bad file becomes a Problem and the rest is derived as if it were absent.
  */
 export function deriveChannel(entries: readonly ChannelEntry[], options: DeriveOptions): ChannelState {
-  const outcomes = entries.map(readEntry);
+  return deriveOutcomes(entries.map(readEntry), entries, options);
+}
+
+/**
+ * The same as deriveChannel from outcomes already read (an index keeps them per file and
+ * re-reads only what changed). `dirs` lists at least every `tasks/<id>` directory entry;
+ * passing all entries is fine.
+ */
+export function deriveOutcomes(
+  outcomes: readonly FileOutcome[],
+  dirs: readonly { readonly path: string; readonly type: ChannelEntry['type'] }[],
+  options: DeriveOptions,
+): ChannelState {
+  const entries = dirs;
 
   // Order directories: every `tasks/<id>` directory, and any id that files sit under.
   const orderDirs = new Set<string>();
@@ -246,7 +274,7 @@ export function deriveChannel(entries: readonly ChannelEntry[], options: DeriveO
   // Signature checks (LEDGER.md §3.1).
   const verified: FileOutcome[] = outcomes.map((o) => {
     if (o.status !== 'record' || !isSigned(o.record)) return o;
-    const bad = verifyRecord(o.record, roster, options.verify);
+    const bad = verifyRecord(o.record, roster, options.verify, options.memo ? { memo: options.memo, path: o.path } : undefined);
     if (!bad) return o;
     return { path: o.path, arrivalMs: o.arrivalMs, orderId: o.orderId, status: 'problem', problem: bad.problem, detail: bad.detail, kind: o.record.kind };
   });
@@ -272,10 +300,16 @@ export function deriveChannel(entries: readonly ChannelEntry[], options: DeriveO
     if (o.status === 'problem') problems.push({ path: o.path, problem: o.problem, detail: o.detail });
     else if (o.status === 'ledger') {
       if (o.signer) bump(o.signer, o.arrivalMs);
-      const report =
-        o.text === null
-          ? { entries: 0, intact: false, broken_at: 1, reason: 'not valid UTF-8', lines: [] }
-          : readLedgerFile(o.text, o.signer, roster, options.verify);
+      let report: LedgerFileReport;
+      if (o.text === null) report = { entries: 0, intact: false, broken_at: 1, reason: 'not valid UTF-8', lines: [] };
+      else {
+        const keys = o.signer !== null
+          ? (roster.entries.get(o.signer)?.public_key ?? '')
+          : [...roster.entries.values()].map((e) => `${e.name}=${e.public_key ?? ''}`).join(',');
+        const known = options.ledgerMemo?.get(o.path, o.text, keys);
+        report = known ?? readLedgerFile(o.text, o.signer, roster, options.verify);
+        if (!known) options.ledgerMemo?.set(o.path, o.text, keys, report);
+      }
       ledger[o.path] = report;
       if (!report.intact) {
         problems.push({ path: o.path, problem: 'ledger_broken', detail: report.reason ?? 'chain broken', line: report.broken_at });
@@ -379,9 +413,15 @@ export function deriveChannel(entries: readonly ChannelEntry[], options: DeriveO
     folders.set(orderRecord.id, { folder, files, interrupts, recommendations });
   }
 
+  const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+  let nextChangeMs: number | null = null;
+  for (const o of outcomes) {
+    const t = o.arrivalMs + staleAfterMs;
+    if (o.status !== 'skip' && t > options.nowMs && (nextChangeMs === null || t < nextChangeMs)) nextChangeMs = t;
+  }
   const ctx: DeriveContext = {
     nowMs: options.nowMs,
-    staleAfterMs: options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS,
+    staleAfterMs,
     retired: new Set(retirements.map((r) => r.record.agent)),
     lastArrivalByAgent: lastArrival,
   };
@@ -399,7 +439,7 @@ export function deriveChannel(entries: readonly ChannelEntry[], options: DeriveO
   }
   cards.sort((a, b) => (a.order_id < b.order_id ? -1 : a.order_id > b.order_id ? 1 : 0));
   problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0)));
-  return { orders: cards, problems, ledger, roster, keyChanges, newPins, retirements, views, lastArrivalByAgent: lastArrival };
+  return { orders: cards, problems, ledger, roster, keyChanges, newPins, retirements, views, lastArrivalByAgent: lastArrival, nextChangeMs };
 }
 
 function isSignatureProblem(p: ProblemCode): boolean {

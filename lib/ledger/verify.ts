@@ -19,6 +19,16 @@ export type Ed25519Verify = (publicKeyHex: string, message: string, signatureHex
 /** Outcome of ferryman's `check_signature` (LEDGER.md §3.1). */
 export type SignatureCheck = 'valid' | 'unsigned' | 'unknown_signer' | 'invalid_signature';
 
+/**
+ * Remembers Ed25519 outcomes per file so an index re-derives without re-verifying unchanged
+ * files. The holder must forget a path whenever that file's content changes.
+ */
+export interface SignatureMemo {
+  /** The remembered outcome of the file at `path` checked against `publicKey`, if any. */
+  get(path: string, publicKey: string): boolean | undefined;
+  set(path: string, publicKey: string, valid: boolean): void;
+}
+
 /** One identity of the roster after case folding and key pinning (LEDGER.md §5). */
 export interface RosterEntry {
   /** Canonical name. */
@@ -115,9 +125,10 @@ export function buildRoster(
 export function checkSignature(
   signedBy: string | null,
   signature: string | null,
-  payload: string,
+  payload: string | (() => string),
   roster: Roster,
   verify: Ed25519Verify,
+  memo?: { readonly memo: SignatureMemo; readonly path: string },
 ): SignatureCheck {
   if (signedBy === null || signature === null) return 'unsigned';
   const entry = roster.entries.get(canonicalName(signedBy));
@@ -126,7 +137,11 @@ export function checkSignature(
   if (key.length !== 64 || !HEX.test(key) || signature.length !== 128 || !HEX.test(signature)) {
     return 'invalid_signature';
   }
-  return verify(key, payload, signature) ? 'valid' : 'invalid_signature';
+  const remembered = memo?.memo.get(memo.path, key);
+  if (remembered !== undefined) return remembered ? 'valid' : 'invalid_signature';
+  const ok = verify(key, typeof payload === 'string' ? payload : payload(), signature);
+  memo?.memo.set(memo.path, key, ok);
+  return ok ? 'valid' : 'invalid_signature';
 }
 
 /** Whether `name` is an operator of this channel (LEDGER.md §5). */
@@ -173,8 +188,9 @@ export function verifyRecord(
   record: SignedRecord,
   roster: Roster,
   verify: Ed25519Verify,
+  memo?: { readonly memo: SignatureMemo; readonly path: string },
 ): { readonly problem: SignatureProblem; readonly detail: string } | null {
-  const check = checkSignature(record.signed_by, record.signature, signingPayload(record), roster, verify);
+  const check = checkSignature(record.signed_by, record.signature, () => signingPayload(record), roster, verify, memo);
   switch (check) {
     case 'valid':
       break;

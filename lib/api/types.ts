@@ -1,0 +1,184 @@
+/**
+ * Shapes of the HTTP API (DESIGN.md "HTTP"), shared by route handlers and the pages.
+ * All times named `*_ms` are milliseconds since the epoch on THIS machine's clock (arrivals,
+ * `since`); all times named `writer_*` or `at`/`*_at` strings are RFC 3339 as the writer's
+ * clock wrote them (display only, never compared with ours: LEDGER.md §1.3).
+ */
+import type { AttentionFlag, Card, Lane, OrderState } from '../ledger/derive';
+import type { ProblemCode } from '../ledger/channel';
+
+export type { AttentionFlag, Card, Lane, OrderState, ProblemCode };
+
+/** Indexing progress (first index of a large folder). */
+export interface IndexProgress {
+  readonly phase: 'starting' | 'scanning' | 'reading' | 'deriving' | 'ready';
+  readonly files_seen: number;
+  readonly files_read: number;
+  readonly files_verified: number;
+  /** When the first complete index finished (ms, local), or null. */
+  readonly ready_at_ms: number | null;
+}
+
+/** GET /api/board: lanes with counts and the first page of each (or one lane's next page). */
+export interface BoardResponse {
+  readonly channel: string;
+  readonly now_ms: number;
+  readonly stale_after_ms: number;
+  readonly progress: IndexProgress;
+  /** Whether this server accepts operator actions (false in read-only mode). */
+  readonly actions_enabled: boolean;
+  readonly lanes: readonly LanePage[];
+  /** Total problem rows in the channel. */
+  readonly problem_count: number;
+  /** Canonical names of the roster, for the agent filter. */
+  readonly agents: readonly string[];
+}
+export interface LanePage {
+  readonly lane: Lane;
+  /** Cards in this lane matching the filters. */
+  readonly count: number;
+  readonly cards: readonly Card[];
+  /** Opaque keyset cursor for `GET /api/board?lane=L&cursor=C`, or null at the end. */
+  readonly next_cursor: string | null;
+}
+
+/** Filters of the board (all optional; in the URL as query parameters of the same names). */
+export interface BoardFilters {
+  /** Canonical agent name: cards it holds, or whose flags involve it. */
+  readonly agent?: string;
+  readonly state?: OrderState;
+  readonly flag?: AttentionFlag;
+  /** Free text: order id, holder, project, reason. */
+  readonly q?: string;
+}
+
+/** One event of an order's story (GET /api/orders/:id `timeline`), oldest arrival first. */
+export interface TimelineEvent {
+  readonly kind:
+    | 'order'
+    | 'claim'
+    | 'heartbeat'
+    | 'result'
+    | 'review'
+    | 'recommendation'
+    | 'release'
+    | 'giveup'
+    | 'reopen'
+    | 'ack'
+    | 'interrupt'
+    | 'retirement';
+  /** Who wrote it (canonical). */
+  readonly writer: string;
+  /** The writer's own timestamp (RFC 3339 text as written). */
+  readonly writer_time: string;
+  /** When the file (its current content) arrived here, ms local. */
+  readonly arrival_ms: number;
+  /** One plain sentence, e.g. "ops released fang's claim: requeued: stale". */
+  readonly summary: string;
+  /** Channel-relative path of the file. */
+  readonly path: string;
+  /** Extra facts for this kind (run, pid, revision, target, reason, accepted...). */
+  readonly detail: Readonly<Record<string, string | number | boolean | null>>;
+}
+
+/** A file of an order's folder with what claimboard made of it. */
+export interface OrderFile {
+  readonly path: string;
+  readonly arrival_ms: number;
+  readonly status: 'record' | 'problem';
+  readonly kind: string | null;
+  readonly problem?: ProblemCode;
+  readonly detail?: string;
+}
+
+/** Heartbeats seen for one run on this order (the index remembers first and last arrival). */
+export interface RunSeen {
+  readonly agent: string;
+  readonly run: string;
+  readonly pid: number;
+  readonly first_arrival_ms: number;
+  readonly last_arrival_ms: number;
+  /** The last heartbeat's own `at` (writer clock). */
+  readonly last_writer_at: string;
+  readonly beats: number;
+}
+
+/** GET /api/orders/:id */
+export interface OrderResponse {
+  readonly card: Card;
+  readonly order: {
+    readonly id: string;
+    readonly project_id: string;
+    readonly issued_by: string;
+    readonly assigned_to: string | null;
+    readonly created_at: string;
+    readonly requires_review: boolean;
+    readonly requires_approval: boolean;
+    readonly depends_on: readonly string[];
+    readonly payload: unknown;
+  };
+  readonly timeline: readonly TimelineEvent[];
+  readonly runs: readonly RunSeen[];
+  readonly files: readonly OrderFile[];
+  /** Orders that depend on this one, with their states. */
+  readonly dependents: readonly { readonly order_id: string; readonly state: OrderState }[];
+  readonly now_ms: number;
+  readonly stale_after_ms: number;
+}
+
+/** GET /api/agents */
+export interface AgentsResponse {
+  readonly agents: readonly AgentSummary[];
+  readonly now_ms: number;
+}
+export interface AgentSummary {
+  readonly name: string;
+  readonly role: string;
+  readonly is_operator: boolean;
+  readonly retired: boolean;
+  /** Pinned key (hex) or null. */
+  readonly public_key: string | null;
+  /** True when the folder now carries a different key (a key_changed problem). */
+  readonly key_changed: boolean;
+  /** Number of orders it holds now. */
+  readonly holding: number;
+  /** Last arrival here of any file it wrote, ms local, or null. */
+  readonly last_arrival_ms: number | null;
+  /** Estimated clock-plus-sync offset: its heartbeats' `at` minus their arrival here, ms (median), or null. */
+  readonly clock_offset_ms: number | null;
+}
+
+/** GET /api/agents/:name */
+export interface AgentResponse {
+  readonly agent: AgentSummary & {
+    readonly capabilities: readonly string[];
+    readonly folder_key: string | null;
+    readonly retirement: { readonly operator: string; readonly reason: string; readonly at: string; readonly arrival_ms: number } | null;
+  };
+  /** Cards of the orders it holds now. */
+  readonly holds: readonly Card[];
+  /** Orders it held before, and how each hold ended. */
+  readonly held: readonly {
+    readonly order_id: string;
+    readonly claimed_at: string;
+    /** 'released' (by whom, why), 'finished' (result), 'gave_up', 'lost' (another holds it). */
+    readonly ended: 'released' | 'finished' | 'gave_up' | 'lost';
+    readonly detail: string;
+    readonly state: OrderState;
+  }[];
+  readonly now_ms: number;
+}
+
+/** GET /api/problems */
+export interface ProblemsResponse {
+  readonly problems: readonly { readonly path: string; readonly problem: ProblemCode; readonly detail: string; readonly line?: number; readonly order_id?: string }[];
+  readonly ledger: Readonly<Record<string, { readonly entries: number; readonly intact: boolean; readonly broken_at?: number }>>;
+}
+
+/** Server-sent event on /api/events: `event: changed`, data = this. */
+export interface ChangedEvent {
+  readonly seq: number;
+  /** Order ids whose card changed; empty with `all: true` when everything should be refetched. */
+  readonly orders: readonly string[];
+  readonly all: boolean;
+}

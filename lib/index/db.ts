@@ -1,0 +1,129 @@
+import 'server-only';
+/**
+ * The SQLite index: one better-sqlite3 connection per process, pragmas set once, numbered
+ * migrations. The index is a cache of the folder (LEDGER.md §1.2): deleting it and indexing
+ * again gives the same board.
+ */
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export type DB = Database.Database;
+
+/** Numbered migrations with descriptive names; applied in order, each once. */
+const MIGRATIONS: readonly { readonly id: number; readonly name: string; readonly sql: string }[] = [
+  {
+    id: 1,
+    name: 'initial_index',
+    sql: `
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      -- Every file claimboard reads, with the stat identity that decides whether to read it again,
+      -- its outcome (record or problem, JSON), and the remembered signature check.
+      CREATE TABLE files (
+        path TEXT PRIMARY KEY,
+        stat TEXT NOT NULL,
+        type TEXT NOT NULL,
+        arrival_ms REAL NOT NULL,
+        first_seen_ms REAL NOT NULL,
+        outcome TEXT NOT NULL,
+        sig_key TEXT,
+        sig_ok INTEGER
+      );
+      CREATE TABLE pins (name TEXT PRIMARY KEY, public_key TEXT NOT NULL, pinned_at_ms REAL NOT NULL);
+      CREATE TABLE cards (
+        order_id TEXT PRIMARY KEY,
+        lane TEXT NOT NULL,
+        state TEXT NOT NULL,
+        holder TEXT,
+        agents TEXT NOT NULL,   -- ' a b ' : holder and every agent its flags involve
+        flags TEXT NOT NULL,    -- ' f1 f2 '
+        search TEXT NOT NULL,   -- lowercase: id, holder, project, reason
+        sort_ms REAL NOT NULL,
+        card TEXT NOT NULL,
+        view TEXT NOT NULL
+      );
+      CREATE INDEX cards_lane_sort ON cards (lane, sort_ms, order_id);
+      CREATE INDEX cards_holder ON cards (holder);
+      CREATE TABLE problems (path TEXT NOT NULL, problem TEXT NOT NULL, detail TEXT NOT NULL, line INTEGER, order_id TEXT);
+      CREATE INDEX problems_order ON problems (order_id);
+      CREATE TABLE ledger_files (path TEXT PRIMARY KEY, entries INTEGER NOT NULL, intact INTEGER NOT NULL, broken_at INTEGER);
+      CREATE TABLE agents (name TEXT PRIMARY KEY, summary TEXT NOT NULL);
+      CREATE TABLE holds (order_id TEXT NOT NULL, agent TEXT NOT NULL, history TEXT NOT NULL);
+      CREATE INDEX holds_agent ON holds (agent);
+      CREATE INDEX holds_order ON holds (order_id);
+      CREATE TABLE runs (
+        order_id TEXT NOT NULL, agent TEXT NOT NULL, run TEXT NOT NULL, pid INTEGER NOT NULL,
+        first_arrival_ms REAL NOT NULL, last_arrival_ms REAL NOT NULL, last_writer_at TEXT NOT NULL,
+        writer_offset_ms REAL, beats INTEGER NOT NULL,
+        PRIMARY KEY (order_id, agent, run)
+      );
+      CREATE INDEX runs_agent ON runs (agent);
+      -- Change feed for /api/events: one row per changed order ('*' = everything).
+      CREATE TABLE changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, order_id TEXT NOT NULL, at_ms REAL NOT NULL);
+    `,
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.id ?? 0;
+
+/**
+ * Opens (creating if needed) the index for writing: WAL, synchronous NORMAL, migrations.
+ * A file that is not a readable SQLite database, or whose integrity check fails, is moved
+ * aside (`<file>.corrupt-<time>`) and rebuilt from the folder; `onRebuild` is told why.
+ */
+export function openWriter(file: string, onRebuild: (why: string) => void = () => {}): DB {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  let db: DB | null = null;
+  try {
+    db = new Database(file);
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw new Error(`integrity check: ${String(check)}`);
+    prepare(db);
+    return db;
+  } catch (e) {
+    try {
+      db?.close();
+    } catch {
+      /* already unusable */
+    }
+    const aside = `${file}.corrupt-${Date.now()}`;
+    for (const suffix of ['', '-wal', '-shm']) {
+      if (fs.existsSync(file + suffix)) fs.renameSync(file + suffix, aside + suffix);
+    }
+    onRebuild(`index ${file} was unreadable (${e instanceof Error ? e.message : String(e)}); moved to ${aside} and rebuilding from the folder`);
+    const fresh = new Database(file);
+    prepare(fresh);
+    return fresh;
+  }
+}
+
+function prepare(db: DB): void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.exec('CREATE TABLE IF NOT EXISTS migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const done = new Set((db.prepare('SELECT id FROM migrations').all() as { id: number }[]).map((r) => r.id));
+  for (const m of MIGRATIONS) {
+    if (done.has(m.id)) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO migrations (id, name, applied_at) VALUES (?, ?, ?)').run(m.id, m.name, new Date().toISOString());
+    })();
+  }
+}
+
+/** Opens the index read-only (request handlers). Throws when it does not exist yet. */
+export function openReader(file: string): DB {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
+/** An in-memory index (tests). */
+export function openMemory(): DB {
+  const db = new Database(':memory:');
+  prepare(db);
+  return db;
+}

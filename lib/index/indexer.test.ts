@@ -1,0 +1,200 @@
+/**
+ * The index equals the folder (LEDGER.md §1.2): after any sequence of changes, the board an
+ * incrementally updated index holds equals a fresh index of the final folder, and deleting
+ * the database and indexing again gives the same cards.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openMemory, openWriter, type DB } from './db';
+import { Indexer } from './indexer';
+import { VECTORS_DIR } from '../testing/vectors';
+import { naclVerify } from '../ledger/nacl-verify';
+import * as q from './queries';
+
+let cleanup: (() => void)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) c();
+  cleanup = [];
+});
+
+function channelCopy(vector: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-idx-'));
+  cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.cpSync(path.join(VECTORS_DIR, vector, 'channel'), dir, { recursive: true });
+  return dir;
+}
+
+/** Everything a reader can see, in a comparable form. */
+function snapshot(db: DB) {
+  return {
+    cards: db.prepare('SELECT order_id, lane, state, holder, card FROM cards ORDER BY order_id').all(),
+    problems: db.prepare('SELECT path, problem, line, order_id FROM problems ORDER BY path, problem').all(),
+    ledger: db.prepare('SELECT * FROM ledger_files ORDER BY path').all(),
+    agents: db.prepare('SELECT name FROM agents ORDER BY name').all(),
+  };
+}
+
+async function freshIndex(root: string, now: number): Promise<DB> {
+  const db = openMemory();
+  const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify });
+  await ix.start();
+  await ix.stop();
+  return db;
+}
+
+const write = (root: string, rel: string, content: string) => {
+  fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+  fs.writeFileSync(path.join(root, rel), content);
+};
+
+describe('Indexer', () => {
+  it('an incremental sequence of changes ends where a fresh index of the final folder starts', async () => {
+    const root = channelCopy('17-bad-signatures');
+    let now = Date.now();
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify });
+    await ix.start();
+    const claimT1 = fs.readFileSync(path.join(root, 'tasks/t1/claim.fang.json'), 'utf8');
+    const steps: (() => void)[] = [
+      // create: a new order with a claim
+      () => fs.cpSync(path.join(root, 'tasks/t1'), path.join(root, 'tasks/t9'), { recursive: true }),
+      // rewrite: a heartbeat rewritten
+      () => write(root, 'tasks/t1/heartbeat.fang.json', fs.readFileSync(path.join(root, 'tasks/t1/heartbeat.fang.json'), 'utf8').replace('4242', '4243')),
+      // delete: the forged result goes away
+      () => fs.rmSync(path.join(root, 'tasks/t1/result.fang.001.json')),
+      // rename over: a temp file renamed over the claim (how ferryman writes)
+      () => {
+        write(root, 'tasks/t2/.claim.fang.json.tmp', claimT1.replace('"t1"', '"t2"'));
+        fs.renameSync(path.join(root, 'tasks/t2/.claim.fang.json.tmp'), path.join(root, 'tasks/t2/claim.fang.json'));
+      },
+      // a conflict copy appears
+      () => write(root, 'tasks/t3/claim.nebra.sync-conflict-20261130-101010-ABCDEFG.json', '{}'),
+      // a file truncated (half-synced)...
+      () => write(root, 'tasks/t3/claim.nebra.json', '{"order_id": "t3", "ag'),
+      // ...then completed
+      () => write(root, 'tasks/t3/claim.nebra.json', '{"order_id": "t3", "agent": "nebra", "claimed_at": "2026-11-20T09:05:00Z"}'),
+      // a whole order directory removed
+      () => fs.rmSync(path.join(root, 'tasks/t9'), { recursive: true }),
+    ];
+    for (const step of steps) {
+      step();
+      now += 1000;
+      ix.request(null);
+      ix.pump();
+    }
+    await ix.stop();
+    const fresh = await freshIndex(root, now);
+    expect(snapshot(db)).toEqual(snapshot(fresh));
+    // And the sequence did change things: t3 has the conflict flag, the forged result is gone.
+    const t3 = q.order(db, 't3', now);
+    expect(t3?.card.flags).toEqual(['bad_record', 'sync_conflict']); // conflict copy + the bad result
+    expect(q.problems(db).problems.map((p) => p.path)).not.toContain('tasks/t1/result.fang.001.json');
+  });
+
+  it('deleting the database and indexing again gives the same cards', async () => {
+    const root = channelCopy('11-give-up-ack-reopen');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-db-'));
+    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'index.sqlite');
+    const now = Date.now();
+    const run = async () => {
+      const db = openWriter(file);
+      const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false });
+      await ix.start();
+      await ix.stop();
+      const s = snapshot(db);
+      db.close();
+      return s;
+    };
+    const first = await run();
+    const warm = await run(); // restart on the existing database
+    for (const s of ['', '-wal', '-shm']) fs.rmSync(file + s, { force: true });
+    const rebuilt = await run();
+    expect(warm).toEqual(first);
+    expect(rebuilt).toEqual(first);
+    expect((first.cards as { order_id: string; state: string }[]).map((c) => [c.order_id, c.state])).toEqual([
+      ['g1', 'gave_up'],
+      ['g2', 'closed'],
+      ['g3', 'claimed'],
+    ]);
+  });
+
+  it('a warm start reads nothing that did not change and verifies nothing again', async () => {
+    const root = channelCopy('19-timestamps-and-payloads');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-db-'));
+    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'index.sqlite');
+    let verified = 0;
+    const counting = (k: string, m: string, s: string) => {
+      verified++;
+      return naclVerify(k, m, s);
+    };
+    for (const expected of [3, 0]) {
+      verified = 0;
+      const db = openWriter(file);
+      const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: counting });
+      await ix.start();
+      await ix.stop();
+      db.close();
+      // three signed records: t1's order and result, t2's order.
+      expect(verified).toBe(expected);
+    }
+  });
+
+  it('a corrupt database file is moved aside and rebuilt, saying so', async () => {
+    const root = channelCopy('09-done');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-db-'));
+    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'index.sqlite');
+    fs.writeFileSync(file, 'this is not a database'.repeat(100));
+    const said: string[] = [];
+    const db = openWriter(file, (why) => said.push(why));
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false });
+    await ix.start();
+    await ix.stop();
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/unreadable.*rebuilding from the folder/);
+    expect(q.order(db, 't1', Date.now())?.card.state).toBe('done');
+    db.close();
+    expect(fs.readdirSync(dir).some((f) => f.startsWith('index.sqlite.corrupt-'))).toBe(true);
+  });
+
+  it('moves a card to stale when its time comes, with no file changing', async () => {
+    const root = channelCopy('03-claimed-fresh');
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 400, watch: false, verify: naclVerify });
+    await ix.start();
+    expect(q.order(db, 't1', Date.now())?.card.state).toBe('claimed');
+    await new Promise((r) => setTimeout(r, 900));
+    const card = q.order(db, 't1', Date.now())?.card;
+    await ix.stop();
+    expect([card?.state, card?.reason]).toEqual(['stale', 'agent_silent']);
+  });
+
+  it('follows folder events: a release written into the folder moves the card within a second', async () => {
+    const root = channelCopy('13-retired');
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: naclVerify, rescanMs: 60_000 });
+    await ix.start();
+    expect(q.order(db, 't2', Date.now())?.card.state).toBe('claimed');
+    // ops (an operator) releases fang's claim on t2, as a re-queue would.
+    const { naclSign } = await import('../ledger/nacl-verify');
+    const { signFields } = await import('../ledger/sign');
+    const { vectorKeys } = await import('../testing/vectors');
+    const ops = vectorKeys().ops as { seed: string };
+    const rel = signFields('release', { order_id: 't2', released: 'fang', releaser: 'ops', reason: 'retired', at: '2026-11-30T10:00:00Z' }, 'ops', (p) => naclSign(ops.seed, p));
+    const t0 = Date.now();
+    write(root, 'tasks/t2/release.ops.fang.json', JSON.stringify(rel));
+    let state: string | undefined;
+    while (Date.now() - t0 < 3000) {
+      await new Promise((r) => setTimeout(r, 25));
+      state = q.order(db, 't2', Date.now())?.card.state;
+      if (state === 'open') break;
+    }
+    await ix.stop();
+    expect(state).toBe('open');
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+});

@@ -1,0 +1,206 @@
+import 'server-only';
+/**
+ * Read side of the index (DESIGN.md "HTTP"): what the route handlers ask. Opens the database
+ * read-only; never writes. Keyset pagination over (sort_ms, order_id) within a lane, stable
+ * under updates.
+ */
+import type { DB } from './db';
+import { openReader } from './db';
+import { LANES, type Card, type Lane } from '../ledger/derive';
+import type {
+  AgentResponse,
+  AgentSummary,
+  AgentsResponse,
+  BoardFilters,
+  BoardResponse,
+  ChangedEvent,
+  IndexProgress,
+  LanePage,
+  OrderResponse,
+  ProblemsResponse,
+  RunSeen,
+} from '../api/types';
+import type { HoldHistory } from '../ledger/timeline';
+
+/** Cards per lane page. */
+export const PAGE_SIZE = 50;
+
+let shared: { file: string; db: DB } | null = null;
+
+/** The process's read-only connection to the index named by CLAIMBOARD_DB. Throws when unset or missing. */
+export function readDb(): DB {
+  const file = process.env.CLAIMBOARD_DB;
+  if (!file) throw new Error('CLAIMBOARD_DB is not set: start the dashboard with `claimboard serve`');
+  if (shared && shared.file === file) return shared.db;
+  shared = { file, db: openReader(file) };
+  return shared.db;
+}
+
+const meta = (db: DB, key: string): string | null =>
+  (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? null;
+
+/** Progress of the first index. */
+export function progressOf(db: DB): IndexProgress {
+  const raw = meta(db, 'progress');
+  return raw
+    ? (JSON.parse(raw) as IndexProgress)
+    : { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
+}
+
+function where(filters: BoardFilters): { sql: string; args: unknown[] } {
+  const parts: string[] = [];
+  const args: unknown[] = [];
+  if (filters.agent) {
+    parts.push('agents LIKE ?');
+    args.push(`% ${filters.agent.toLowerCase()} %`);
+  }
+  if (filters.state) {
+    parts.push('state = ?');
+    args.push(filters.state);
+  }
+  if (filters.flag) {
+    parts.push('flags LIKE ?');
+    args.push(`% ${filters.flag} %`);
+  }
+  if (filters.q) {
+    parts.push("search LIKE ? ESCAPE '\\'");
+    args.push(`%${filters.q.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+  }
+  return { sql: parts.length ? ` AND ${parts.join(' AND ')}` : '', args };
+}
+
+/** Opaque keyset cursor: base64url of [sort_ms, order_id]. */
+export function encodeCursor(sortMs: number, orderId: string): string {
+  return Buffer.from(JSON.stringify([sortMs, orderId])).toString('base64url');
+}
+/** Decodes a cursor; null when malformed. */
+export function decodeCursor(c: string): [number, string] | null {
+  try {
+    const v = JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'string') return [v[0], v[1]];
+  } catch {
+    /* malformed */
+  }
+  return null;
+}
+
+/** One page of a lane after `cursor` (null: from the start), with the lane's filtered count. */
+export function lanePage(db: DB, lane: Lane, filters: BoardFilters, cursor: [number, string] | null, limit = PAGE_SIZE): LanePage {
+  const w = where(filters);
+  const count = (db.prepare(`SELECT COUNT(*) AS n FROM cards WHERE lane = ?${w.sql}`).get(lane, ...w.args) as { n: number }).n;
+  const after = cursor ? ' AND (sort_ms > ? OR (sort_ms = ? AND order_id > ?))' : '';
+  const rows = db
+    .prepare(`SELECT card, sort_ms, order_id FROM cards WHERE lane = ?${w.sql}${after} ORDER BY sort_ms, order_id LIMIT ?`)
+    .all(lane, ...w.args, ...(cursor ? [cursor[0], cursor[0], cursor[1]] : []), limit + 1) as { card: string; sort_ms: number; order_id: string }[];
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    lane,
+    count,
+    cards: page.map((r) => JSON.parse(r.card) as Card),
+    next_cursor: rows.length > limit && last ? encodeCursor(last.sort_ms, last.order_id) : null,
+  };
+}
+
+/** GET /api/board */
+export function board(db: DB, filters: BoardFilters, nowMs: number, actionsEnabled: boolean): BoardResponse {
+  return {
+    channel: meta(db, 'channel') ?? '',
+    now_ms: nowMs,
+    stale_after_ms: Number(meta(db, 'stale_after_ms') ?? 300_000),
+    progress: progressOf(db),
+    actions_enabled: actionsEnabled,
+    lanes: LANES.map((lane) => lanePage(db, lane, filters, null)),
+    problem_count: (db.prepare('SELECT COUNT(*) AS n FROM problems').get() as { n: number }).n,
+    agents: (db.prepare('SELECT name FROM agents ORDER BY name').all() as { name: string }[]).map((r) => r.name),
+  };
+}
+
+/** GET /api/orders/:id, or null when there is no such order. */
+export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
+  const row = db.prepare('SELECT card, view FROM cards WHERE order_id = ?').get(id.toLowerCase()) as { card: string; view: string } | undefined;
+  if (!row) return null;
+  const card = JSON.parse(row.card) as Card;
+  const view = JSON.parse(row.view) as Pick<OrderResponse, 'order' | 'timeline' | 'files'>;
+  const runs = (db.prepare('SELECT * FROM runs WHERE order_id = ? ORDER BY first_arrival_ms').all(card.order_id) as {
+    agent: string;
+    run: string;
+    pid: number;
+    first_arrival_ms: number;
+    last_arrival_ms: number;
+    last_writer_at: string;
+    beats: number;
+  }[]).map((r): RunSeen => ({ agent: r.agent, run: r.run, pid: r.pid, first_arrival_ms: r.first_arrival_ms, last_arrival_ms: r.last_arrival_ms, last_writer_at: r.last_writer_at, beats: r.beats }));
+  const dependents = (db
+    .prepare("SELECT c.order_id, c.state FROM cards c, json_each(c.card, '$.depends_on') d WHERE d.value = ? ORDER BY c.order_id")
+    .all(card.order_id) as { order_id: string; state: Card['state'] }[]);
+  return { card, ...view, runs, dependents, now_ms: nowMs, stale_after_ms: Number(meta(db, 'stale_after_ms') ?? 300_000) };
+}
+
+/** GET /api/agents */
+export function agents(db: DB, nowMs: number): AgentsResponse {
+  const rows = db.prepare('SELECT summary FROM agents ORDER BY name').all() as { summary: string }[];
+  return { agents: rows.map((r) => JSON.parse(r.summary) as AgentSummary), now_ms: nowMs };
+}
+
+/** GET /api/agents/:name, or null when the name is not in the roster and holds nothing. */
+export function agent(db: DB, name: string, nowMs: number): AgentResponse | null {
+  const n = name.toLowerCase();
+  const row = db.prepare('SELECT summary FROM agents WHERE name = ?').get(n) as { summary: string } | undefined;
+  const holds = (db.prepare('SELECT card FROM cards WHERE holder = ? ORDER BY sort_ms, order_id').all(n) as { card: string }[]).map((r) => JSON.parse(r.card) as Card);
+  const history = (db.prepare('SELECT history FROM holds WHERE agent = ? ORDER BY order_id').all(n) as { history: string }[]).map((r) => JSON.parse(r.history) as HoldHistory);
+  if (!row && holds.length === 0 && history.length === 0) return null;
+  const summary: AgentSummary = row
+    ? (JSON.parse(row.summary) as AgentSummary)
+    : { name: n, role: '(not in the roster)', is_operator: false, retired: false, public_key: null, key_changed: false, holding: holds.length, last_arrival_ms: null, clock_offset_ms: null };
+  const fileRow = db.prepare("SELECT outcome FROM files WHERE path LIKE 'agents/%' AND json_extract(outcome, '$.record.name') = ? LIMIT 1").get(n) as { outcome: string } | undefined;
+  const rec = fileRow ? (JSON.parse(fileRow.outcome) as { record?: { capabilities?: string[]; public_key?: string | null } }).record : undefined;
+  const retRow = db.prepare("SELECT outcome, arrival_ms FROM files WHERE path LIKE 'retirements/%' AND json_extract(outcome, '$.record.agent') = ? AND json_extract(outcome, '$.status') = 'record' LIMIT 1").get(n) as { outcome: string; arrival_ms: number } | undefined;
+  const ret = retRow ? (JSON.parse(retRow.outcome) as { record: { operator: string; reason: string; at: { text: string } } }).record : null;
+  return {
+    agent: {
+      ...summary,
+      capabilities: rec?.capabilities ?? [],
+      folder_key: rec?.public_key ?? null,
+      retirement: ret && retRow && summary.retired ? { operator: ret.operator, reason: ret.reason, at: ret.at.text, arrival_ms: retRow.arrival_ms } : null,
+    },
+    holds,
+    held: history
+      .filter((h) => !h.holding && h.ended !== null)
+      .map((h) => ({ order_id: h.order_id, claimed_at: h.claimed_at, ended: h.ended as NonNullable<HoldHistory['ended']>, detail: h.detail, state: h.state })),
+    now_ms: nowMs,
+  };
+}
+
+/** GET /api/problems */
+export function problems(db: DB): ProblemsResponse {
+  const rows = db.prepare('SELECT path, problem, detail, line, order_id FROM problems ORDER BY path, line').all() as {
+    path: string;
+    problem: ProblemsResponse['problems'][number]['problem'];
+    detail: string;
+    line: number | null;
+    order_id: string | null;
+  }[];
+  const ledger: Record<string, { entries: number; intact: boolean; broken_at?: number }> = {};
+  for (const r of db.prepare('SELECT * FROM ledger_files ORDER BY path').all() as { path: string; entries: number; intact: number; broken_at: number | null }[]) {
+    ledger[r.path] = { entries: r.entries, intact: r.intact === 1, ...(r.broken_at !== null ? { broken_at: r.broken_at } : {}) };
+  }
+  return {
+    problems: rows.map((r) => ({ path: r.path, problem: r.problem, detail: r.detail, ...(r.line !== null ? { line: r.line } : {}), ...(r.order_id ? { order_id: r.order_id } : {}) })),
+    ledger,
+  };
+}
+
+/** The change feed after `seq`: the newest seq and which orders changed (all when '*' or too far behind). */
+export function changesSince(db: DB, seq: number): ChangedEvent | null {
+  const rows = db.prepare('SELECT seq, order_id FROM changes WHERE seq > ? ORDER BY seq LIMIT 2001').all(seq) as { seq: number; order_id: string }[];
+  const last = rows[rows.length - 1];
+  if (!last) return null;
+  const all = rows.length > 2000 || rows.some((r) => r.order_id === '*');
+  return { seq: last.seq, orders: all ? [] : [...new Set(rows.map((r) => r.order_id))], all };
+}
+
+/** The newest change seq (0 when none). */
+export function latestSeq(db: DB): number {
+  return (db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM changes').get() as { s: number }).s;
+}

@@ -1,0 +1,183 @@
+/**
+ * An order's story as a team lead reads it (DESIGN.md "Order page"): every valid record of its
+ * folder as one event, with its writer, the writer's clock and the local arrival side by side.
+ * Ordered by local arrival (this machine's clock), never by writer clocks (LEDGER.md §1.3).
+ */
+import type { TimelineEvent } from '../api/types';
+import type { OrderView } from './channel';
+import type { Card, OrderState } from './derive';
+import { canonicalName } from './names';
+
+/** The events of one order's folder, oldest arrival first (ties by path). */
+export function orderTimeline(view: OrderView): TimelineEvent[] {
+  const f = view.folder;
+  const ev: TimelineEvent[] = [];
+  const o = f.order;
+  ev.push({
+    kind: 'order',
+    writer: o.record.signed_by ? canonicalName(o.record.signed_by) : o.record.issued_by,
+    writer_time: o.record.created_at.text,
+    arrival_ms: o.arrivalMs,
+    summary: `${o.record.issued_by} issued ${o.record.id}${o.record.assigned_to ? ` to ${o.record.assigned_to}` : ''}${o.record.depends_on.length ? `, after ${o.record.depends_on.join(', ')}` : ''}`,
+    path: o.path,
+    detail: { project: o.record.project_id, requires_review: o.record.requires_review },
+  });
+  for (const c of f.claims) {
+    ev.push({ kind: 'claim', writer: c.record.agent, writer_time: c.record.claimed_at.text, arrival_ms: c.arrivalMs, summary: `${c.record.agent} claimed it`, path: c.path, detail: {} });
+  }
+  for (const h of f.heartbeats) {
+    ev.push({
+      kind: 'heartbeat',
+      writer: h.record.agent,
+      writer_time: h.record.at.text,
+      arrival_ms: h.arrivalMs,
+      summary: `${h.record.agent}'s latest heartbeat (run ${h.record.run.slice(0, 12)}, pid ${h.record.pid})`,
+      path: h.path,
+      detail: { run: h.record.run, pid: h.record.pid },
+    });
+  }
+  for (const r of f.results) {
+    ev.push({
+      kind: 'result',
+      writer: r.record.agent,
+      writer_time: r.record.submitted_at.text,
+      arrival_ms: r.arrivalMs,
+      summary: `${r.record.agent} delivered revision ${r.record.revision}`,
+      path: r.path,
+      detail: { revision: r.record.revision },
+    });
+  }
+  for (const r of f.reviews) {
+    ev.push({
+      kind: 'review',
+      writer: r.record.reviewer,
+      writer_time: r.record.reviewed_at.text,
+      arrival_ms: r.arrivalMs,
+      summary: `${r.record.reviewer} ${r.record.accepted ? 'accepted' : 'sent back'} revision ${r.record.revision}${r.record.notes ? `: ${r.record.notes}` : ''}`,
+      path: r.path,
+      detail: { revision: r.record.revision, accepted: r.record.accepted },
+    });
+  }
+  for (const r of view.recommendations) {
+    ev.push({
+      kind: 'recommendation',
+      writer: r.record.reviewer,
+      writer_time: r.record.recommended_at.text,
+      arrival_ms: r.arrivalMs,
+      summary: `${r.record.reviewer} recommends ${r.record.accept ? 'accepting' : 'sending back'} revision ${r.record.revision}: ${r.record.reasoning}`,
+      path: r.path,
+      detail: { revision: r.record.revision, accept: r.record.accept },
+    });
+  }
+  for (const r of f.releases) {
+    const self = r.record.releaser === r.record.released;
+    ev.push({
+      kind: 'release',
+      writer: r.record.releaser,
+      writer_time: r.record.at.text,
+      arrival_ms: r.arrivalMs,
+      summary: self ? `${r.record.releaser} released its own claim: ${r.record.reason}` : `${r.record.releaser} released ${r.record.released}'s claim: ${r.record.reason}`,
+      path: r.path,
+      detail: { released: r.record.released, reason: r.record.reason },
+    });
+  }
+  for (const g of f.giveups) {
+    ev.push({
+      kind: 'giveup',
+      writer: g.record.agent,
+      writer_time: g.record.at.text,
+      arrival_ms: g.arrivalMs,
+      summary: `${g.record.agent} gave up after ${g.record.attempts} attempt${g.record.attempts === 1 ? '' : 's'}: ${g.record.reason}`,
+      path: g.path,
+      detail: { reason: g.record.reason, attempts: g.record.attempts, run: g.record.run, target: `giveup:${g.record.file_digest}` },
+    });
+  }
+  for (const r of f.reopens) {
+    ev.push({
+      kind: 'reopen',
+      writer: r.record.operator,
+      writer_time: r.record.at.text,
+      arrival_ms: r.arrivalMs,
+      summary: `${r.record.operator} reopened ${describeTarget(r.record.target)}: ${r.record.reason}`,
+      path: r.path,
+      detail: { target: r.record.target, reason: r.record.reason },
+    });
+  }
+  for (const a of f.acks) {
+    ev.push({
+      kind: 'ack',
+      writer: a.record.operator,
+      writer_time: a.record.at.text,
+      arrival_ms: a.arrivalMs,
+      summary: `${a.record.operator} acknowledged ${describeTarget(a.record.target)}${a.record.note ? `: ${a.record.note}` : ''}`,
+      path: a.path,
+      detail: { target: a.record.target, note: a.record.note },
+    });
+  }
+  for (const i of view.interrupts) {
+    ev.push({
+      kind: 'interrupt',
+      writer: i.record.issued_by,
+      writer_time: i.record.created_at.text,
+      arrival_ms: i.arrivalMs,
+      summary: `${i.record.issued_by} asked to ${i.record.action}${i.record.note ? `: ${i.record.note}` : ''}`,
+      path: i.path,
+      detail: { action: i.record.action, note: i.record.note },
+    });
+  }
+  ev.sort((a, b) => a.arrival_ms - b.arrival_ms || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return ev;
+}
+
+/** A decision target in words (LEDGER.md §4 "target"). */
+export function describeTarget(target: string): string {
+  const [kind, rest] = [target.slice(0, target.indexOf(':')), target.slice(target.indexOf(':') + 1)];
+  switch (kind) {
+    case 'result':
+      return `the result at revision ${rest}`;
+    case 'review':
+      return `the accepting review of revision ${rest}`;
+    case 'giveup':
+      return `the give-up ${rest.slice(0, 12)}…`;
+    default:
+      return target;
+  }
+}
+
+/** How an agent's claim on an order ended, for its agent page (DESIGN.md "Agent page"). */
+export interface HoldHistory {
+  readonly order_id: string;
+  readonly agent: string;
+  readonly claimed_at: string;
+  readonly holding: boolean;
+  readonly ended: 'released' | 'finished' | 'gave_up' | 'lost' | null;
+  readonly detail: string;
+  readonly state: OrderState;
+}
+
+/** Every claim of an order's folder with how it ended (null while it is the holder's live claim). */
+export function claimHistory(view: OrderView, card: Card): HoldHistory[] {
+  const f = view.folder;
+  return f.claims.map(({ record: c }) => {
+    const release = f.releases.find((r) => r.record.released === c.agent);
+    const result = f.results.find((r) => r.record.agent === c.agent);
+    const giveup = f.giveups.find((g) => g.record.agent === c.agent);
+    const holding = card.holder === c.agent && !release;
+    let ended: HoldHistory['ended'] = null;
+    let detail = '';
+    if (release) {
+      ended = 'released';
+      detail = release.record.releaser === c.agent ? `released it: ${release.record.reason}` : `released by ${release.record.releaser}: ${release.record.reason}`;
+    } else if (result) {
+      ended = 'finished';
+      detail = `delivered revision ${result.record.revision}`;
+    } else if (giveup) {
+      ended = 'gave_up';
+      detail = giveup.record.reason;
+    } else if (!holding) {
+      ended = 'lost';
+      detail = card.holder ? `${card.holder} holds it` : 'no holder';
+    }
+    return { order_id: card.order_id, agent: c.agent, claimed_at: c.claimed_at.text, holding, ended, detail, state: card.state };
+  });
+}
