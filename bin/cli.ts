@@ -53,6 +53,23 @@ export async function main(argv: readonly string[]): Promise<number> {
       }
     });
 
+  program
+    .command('serve')
+    .description('serve the dashboard on a channel (default: CLAIMBOARD_CHANNEL, else a live demo in ./.claimboard/demo)')
+    .argument('[channel]', 'the channel root')
+    .option('--port <n>', 'port', (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError('a port number');
+      return n;
+    }, Number(process.env.PORT ?? 3000))
+    .option('--host <h>', 'address to bind (default 127.0.0.1)', '127.0.0.1')
+    .option('--stale-after <seconds>', 'heartbeat interval x multiple; decimals allowed (default 300; 30 for the demo)', parseSeconds)
+    .option('--db <file>', 'index database file (default ./.claimboard/index/<hash>.sqlite)')
+    .action(async (channel: string | undefined, opts: { port: number; host: string; staleAfter?: number; db?: string }) => {
+      const { serve } = await import('./serve');
+      code = await serve({ channel, port: opts.port, host: opts.host, staleAfterS: opts.staleAfter, db: opts.db });
+    });
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (e) {

@@ -1,0 +1,62 @@
+import { withDb } from '@/lib/api/http';
+import { changesSince, latestSeq } from '@/lib/index/queries';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+const POLL_MS = 150;
+const KEEPALIVE_MS = 15_000;
+
+/**
+ * GET /api/events: server-sent events. `event: changed` with a ChangedEvent whenever the
+ * indexer records changed orders (polled from the index's change feed every 150 ms).
+ */
+export function GET(req: Request) {
+  return withDb((db) => {
+    const enc = new TextEncoder();
+    let seq = latestSeq(db);
+    let timer: ReturnType<typeof setInterval> | null = null;
+    let lastSent = Date.now();
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const send = (s: string) => {
+          try {
+            controller.enqueue(enc.encode(s));
+            lastSent = Date.now();
+          } catch {
+            stop();
+          }
+        };
+        const stop = () => {
+          if (timer) clearInterval(timer);
+          timer = null;
+          try {
+            controller.close();
+          } catch {
+            /* already closed */
+          }
+        };
+        send(`retry: 1000\nevent: hello\ndata: ${JSON.stringify({ seq })}\n\n`);
+        timer = setInterval(() => {
+          try {
+            const ev = changesSince(db, seq);
+            if (ev) {
+              seq = ev.seq;
+              send(`event: changed\ndata: ${JSON.stringify(ev)}\n\n`);
+            } else if (Date.now() - lastSent > KEEPALIVE_MS) send(': keepalive\n\n');
+          } catch {
+            stop();
+          }
+        }, POLL_MS);
+        req.signal.addEventListener('abort', stop);
+      },
+      cancel() {
+        if (timer) clearInterval(timer);
+        timer = null;
+      },
+    });
+    return new Response(stream, {
+      headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' },
+    });
+  });
+}

@@ -1,0 +1,10 @@
+import { json, withDb } from '@/lib/api/http';
+import { problems } from '@/lib/index/queries';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+/** GET /api/problems: every problem row and every ledger file's integrity. */
+export function GET() {
+  return withDb((db) => json(problems(db)));
+}

@@ -1,0 +1,124 @@
+/**
+ * `claimboard serve [channel]` and `npm start`: the dashboard (DESIGN.md "The embedded
+ * default"). This process owns the index (the one writer); it runs `next start` as a child
+ * whose route handlers open the index read-only. With no channel configured it creates
+ * `./.claimboard/demo` once and runs a simulated fleet in it.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openWriter } from '../lib/index/db';
+import { Indexer } from '../lib/index/indexer';
+import { operatorsFromEnv } from '../lib/index/channel-state';
+import { ensureDemoChannel } from '../lib/demo/scenario';
+import { startFleet, type Fleet } from '../lib/demo/fleet';
+
+/** The project directory (where package.json and .next live). */
+export const PROJECT_DIR = path.resolve(import.meta.dirname, '..');
+
+export interface ServeOptions {
+  readonly channel?: string;
+  readonly port: number;
+  readonly host: string;
+  /** stale_after in seconds (default 300; 30 for the demo, so its stale lane fills within a minute). */
+  readonly staleAfterS?: number;
+  /** Index database file (default ./.claimboard/index/<hash of the channel path>.sqlite). */
+  readonly db?: string;
+}
+
+const isLoopback = (h: string) => h === '127.0.0.1' || h === 'localhost' || h === '::1' || h.startsWith('127.');
+
+/** Runs until interrupted or until the web server exits. Resolves to the exit code. */
+export async function serve(opts: ServeOptions): Promise<number> {
+  const configured = opts.channel ?? process.env.CLAIMBOARD_CHANNEL;
+  const demo = !configured;
+  let channel: string;
+  let operatorKey: string | null = null;
+  if (demo) {
+    const d = ensureDemoChannel(path.resolve('.claimboard/demo'));
+    channel = d.dir;
+    operatorKey = d.operatorKeyPath;
+    console.log(`claimboard: ${d.created ? 'created' : 'using'} the demo channel ${channel}`);
+  } else {
+    channel = path.resolve(configured);
+  }
+  const staleAfterMs = (opts.staleAfterS ?? (demo ? 30 : 300)) * 1000;
+  const dbFile = path.resolve(
+    opts.db ?? process.env.CLAIMBOARD_DB ?? path.join('.claimboard', 'index', `${createHash('sha256').update(channel).digest('hex').slice(0, 16)}.sqlite`),
+  );
+  if (!isLoopback(opts.host)) {
+    console.warn(`claimboard: WARNING: serving on ${opts.host}, reachable from other machines; anyone who reaches it can read the board.`);
+  }
+
+  const db = openWriter(dbFile, (why) => console.warn(`claimboard: ${why}`));
+  const indexer = new Indexer({
+    root: channel,
+    db,
+    staleAfterMs,
+    operators: operatorsFromEnv(),
+    log: (line) => console.log(`claimboard: ${line}`),
+  });
+  let child: ChildProcess | null = null;
+  // The web server starts at once; the page shows indexing progress until the first index is done.
+  const indexing = indexer.start().catch((e: unknown) => {
+    console.error(`claimboard: ${e instanceof Error ? e.message : String(e)}`);
+    process.exitCode = 1;
+    child?.kill('SIGTERM');
+  });
+
+  const nextBin = path.join(PROJECT_DIR, 'node_modules', 'next', 'dist', 'bin', 'next');
+  if (!fs.existsSync(path.join(PROJECT_DIR, '.next', 'BUILD_ID'))) {
+    console.log('claimboard: building the dashboard (first start only)...');
+    const b = spawnSync(process.execPath, [nextBin, 'build'], { cwd: PROJECT_DIR, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+    if (b.status !== 0) {
+      console.error('claimboard: next build failed');
+      await indexer.stop();
+      db.close();
+      return 1;
+    }
+  }
+
+  let fleet: Fleet | null = null;
+  if (demo) {
+    await indexing;
+    fleet = startFleet(channel, { staleAfterMs });
+    console.log(`claimboard: a simulated fleet is writing into the demo channel (stale after ${staleAfterMs / 1000} s)`);
+    if (operatorKey) console.log(`claimboard: demo operator key (import it in the page to act as ops): ${operatorKey}`);
+  }
+
+  const web = spawn(process.execPath, [nextBin, 'start', '-H', opts.host, '-p', String(opts.port)], {
+    cwd: PROJECT_DIR,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: {
+      ...process.env,
+      NEXT_TELEMETRY_DISABLED: '1',
+      CLAIMBOARD_DB: dbFile,
+      CLAIMBOARD_CHANNEL: channel,
+      CLAIMBOARD_STALE_AFTER_MS: String(staleAfterMs),
+      ...(operatorKey ? { CLAIMBOARD_DEMO_OPERATOR_KEY: operatorKey } : {}),
+    },
+  });
+  child = web;
+  console.log(`claimboard: serving ${channel} at http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`);
+
+  return await new Promise<number>((resolve) => {
+    let stopping = false;
+    const shutdown = async (code: number) => {
+      if (stopping) return;
+      stopping = true;
+      if (web.exitCode === null) web.kill('SIGTERM');
+      await fleet?.stop();
+      await indexer.stop();
+      try {
+        db.close();
+      } catch {
+        /* already closed */
+      }
+      resolve(code);
+    };
+    process.once('SIGINT', () => void shutdown(130));
+    process.once('SIGTERM', () => void shutdown(143));
+    web.on('exit', (code) => void shutdown(process.exitCode !== undefined && process.exitCode !== 0 ? Number(process.exitCode) : (code ?? 1)));
+  });
+}

@@ -1,0 +1,47 @@
+import 'server-only';
+/**
+ * Shared plumbing of the route handlers: typed error codes mapped exhaustively to HTTP
+ * statuses (no switch default), JSON responses, and opening the index.
+ */
+import { NextResponse } from 'next/server';
+import { readDb } from '../index/queries';
+import type { DB } from '../index/db';
+
+/** Error codes shared by server and client. */
+export type ErrorCode = 'bad_request' | 'not_found' | 'index_unavailable' | 'forbidden' | 'conflict' | 'refused' | 'too_many_requests';
+
+export const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  refused: 422,
+  too_many_requests: 429,
+  index_unavailable: 503,
+};
+
+/** A JSON error body `{error: code, message}` with the code's status. */
+export function errorResponse(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): NextResponse {
+  return NextResponse.json({ error: code, message, ...extra }, { status: STATUS[code], headers: { 'Cache-Control': 'no-store' } });
+}
+
+/** A JSON 200 response that is never cached. */
+export function json(body: unknown, status = 200): NextResponse {
+  return NextResponse.json(body, { status, headers: { 'Cache-Control': 'no-store' } });
+}
+
+/** Runs `f` with the read-only index, answering 503 when it cannot be opened. */
+export function withDb(f: (db: DB) => NextResponse | Response): NextResponse | Response {
+  let db: DB;
+  try {
+    db = readDb();
+  } catch (e) {
+    return errorResponse('index_unavailable', `the index is not available yet: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return f(db);
+}
+
+/** Whether operator actions are accepted (not in read-only mode). */
+export function actionsEnabled(): boolean {
+  return process.env.CLAIMBOARD_READ_ONLY !== '1';
+}
