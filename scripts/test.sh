@@ -18,7 +18,11 @@ warn() { printf 'WARNING: %s\n' "$*" >&2; }
 
 # ---- setup -----------------------------------------------------------------------------
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
+# node_modules/.package-lock.json is npm's record of the last install, rewritten by every
+# `npm ci` / `npm install` just after package-lock.json; the node_modules directory's own
+# mtime is not (adding a package under an existing scope leaves it untouched).
+if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] ||
+  [ package-lock.json -nt node_modules/.package-lock.json ]; then
   header "setup: npm ci (node_modules missing or older than package-lock.json)"
   npm ci
 else
