@@ -13,7 +13,7 @@ export default function ErrorPage({ error, retry }: { error: unknown; retry: () 
     error instanceof Error && 'digest' in error && typeof error.digest === 'string' ? error.digest : undefined;
 
   return (
-    <main className="mx-auto max-w-3xl px-6 py-16">
+    <div className="mx-auto max-w-3xl px-6 py-16">
       <h1 className="text-2xl font-semibold tracking-tight">Something went wrong</h1>
       <p className="mt-3 text-zinc-600 dark:text-zinc-400">
         This page could not be rendered. The channel folder is untouched: nothing is written unless you take an
@@ -31,6 +31,6 @@ export default function ErrorPage({ error, retry }: { error: unknown; retry: () 
       >
         Try again
       </button>
-    </main>
+    </div>
   );
 }

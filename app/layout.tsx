@@ -1,5 +1,7 @@
 import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
+import { Nav } from '@/components/shell/Nav';
+import { Providers } from './providers';
 import './globals.css';
 
 export const metadata: Metadata = {
@@ -23,7 +25,18 @@ export const viewport: Viewport = {
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body>{children}</body>
+      <body>
+        <a
+          href="#main"
+          className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-1.5 focus:text-sm dark:focus:bg-zinc-900"
+        >
+          Skip to content
+        </a>
+        <Providers>
+          <Nav />
+          <main id="main">{children}</main>
+        </Providers>
+      </body>
     </html>
   );
 }

@@ -44,7 +44,8 @@ export function stateSentence(card: Card, ctx: WhyContext): string | null {
             : `${h}'s heartbeat stopped ${ago(at, ctx.nowMs)} while its other runs continue`;
         }
         case 'agent_silent': {
-          const seen = (card.holder && ctx.lastSeenMs?.(card.holder)) ?? ref;
+          const known = card.holder !== null ? ctx.lastSeenMs?.(card.holder) : undefined;
+          const seen = known ?? ref;
           return seen === null || seen === undefined
             ? `nothing from ${h}: its machine, its sync or the agent is down`
             : `nothing from ${h} for ${formatDuration(ctx.nowMs - seen)}: its machine, its sync or the agent is down`;
@@ -155,3 +156,8 @@ export function isAdvisory(card: Card): boolean {
 }
 
 export const ADVISORY_NOTE = 'advisory: nothing is released automatically';
+
+/** Flags worth a badge beside the state badge: `gave_up` is the state itself, so not twice. */
+export function shownFlags(card: Card): readonly AttentionFlag[] {
+  return card.state === 'gave_up' ? card.flags.filter((f) => f !== 'gave_up') : card.flags;
+}

@@ -1,0 +1,152 @@
+'use client';
+import Link from 'next/link';
+import { useEffect } from 'react';
+import type { AgentResponse } from '@/lib/api/types';
+import { useAgent, useBoard } from '@/lib/client/api';
+import { useServerNow } from '@/lib/client/clock';
+import { OrderCard } from '@/components/board/OrderCard';
+import { Badge, StateBadge } from '@/components/ui/badges';
+import { AgentLink, OrderLink } from '@/components/ui/links';
+import { Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';
+import { Ago, WriterClock } from '@/components/ui/time';
+import type { Tone } from '@/lib/ui/labels';
+import { clockOffsetSentence, utcClock } from '@/lib/ui/time';
+import { LANES } from '@/lib/ledger/derive';
+import { ShortKey } from './KeyFacts';
+
+const NO_FILTERS = {};
+
+const ENDED: Record<AgentResponse['held'][number]['ended'], { label: string; tone: Tone }> = {
+  released: { label: 'released', tone: 'warn' },
+  finished: { label: 'finished', tone: 'done' },
+  gave_up: { label: 'gave up', tone: 'danger' },
+  lost: { label: 'lost the claim', tone: 'neutral' },
+};
+
+/** One agent: role, key, what it holds now, what it held before and how each ended, last seen. */
+export function AgentView({ name }: { name: string }) {
+  const q = useAgent(name);
+  const now = useServerNow(q.data?.now_ms, q.dataUpdatedAt);
+  useEffect(() => {
+    document.title = `${name} · claimboard`;
+  }, [name]);
+  if (q.isPending) return <Loading what={`agent ${name}`} />;
+  if (q.isError && !q.data) return <QueryError error={q.error} what={`agent “${name}”`} retry={() => void q.refetch()} />;
+  return <AgentDetail data={q.data} now={now} />;
+}
+
+function AgentDetail({ data, now }: { data: AgentResponse; now: number }) {
+  const a = data.agent;
+  // stale_after comes with the board (the nav keeps it loaded); 300 s is LEDGER.md's default.
+  const staleAfterMs = useBoard(NO_FILTERS).data?.stale_after_ms ?? 300_000;
+  const ctx = { nowMs: now, staleAfterMs };
+  return (
+    <article className="mx-auto max-w-5xl px-4 py-5 sm:px-6">
+      <p className="text-xs text-zinc-500 dark:text-zinc-400">
+        <Link href="/agents" className="underline underline-offset-2">
+          Agents
+        </Link>{' '}
+        / agent
+      </p>
+      <header className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1">
+        <h1 className="text-xl font-semibold tracking-tight">{a.name}</h1>
+        <Badge tone="neutral">{a.role}</Badge>
+        {a.is_operator ? <Badge tone="review">operator</Badge> : null}
+        {a.retired ? <Badge tone="danger">retired</Badge> : null}
+      </header>
+      <p className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">
+        {a.last_arrival_ms === null ? (
+          'Nothing it wrote has arrived here.'
+        ) : (
+          <>
+            Last seen <Ago ms={a.last_arrival_ms} now={now} /> (a file it wrote arrived here at {utcClock(a.last_arrival_ms, { date: true })} UTC);{' '}
+            {clockOffsetSentence(a.clock_offset_ms)}.
+          </>
+        )}
+      </p>
+
+      {a.key_changed ? (
+        <div role="alert" className="mt-3 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200">
+          <p className="font-semibold">Its key changed in the folder.</p>
+          <p className="mt-0.5">
+            Records still verify against the pinned key; the new key is not trusted until an operator re-pins it (local configuration, never
+            automatic). Folder key: <ShortKey hex={a.folder_key} />
+          </p>
+        </div>
+      ) : null}
+
+      {a.retirement ? (
+        <div className="mt-3 rounded-md border border-zinc-300 bg-zinc-50 px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-900/60">
+          Retired by <AgentLink name={a.retirement.operator} className="font-medium" />: “{a.retirement.reason}” (operator&apos;s clock{' '}
+          <WriterClock text={a.retirement.at} date />, arrived here <Ago ms={a.retirement.arrival_ms} now={now} />)
+        </div>
+      ) : null}
+
+      <Section title="Identity" id="identity">
+        <Facts>
+          <Fact term="role">{a.role}</Fact>
+          <Fact term="operator">{a.is_operator ? 'yes: its signed decisions count' : 'no'}</Fact>
+          <Fact term="capabilities">{a.capabilities.length === 0 ? <span className="text-zinc-500">none listed</span> : a.capabilities.join(', ')}</Fact>
+          <Fact term="pinned key">
+            <ShortKey hex={a.public_key} />
+          </Fact>
+          <Fact term="holds now">{a.holding}</Fact>
+        </Facts>
+      </Section>
+
+      <Section title={`Holds now (${data.holds.length})`} id="holds" aside="most urgent first">
+        {data.holds.length === 0 ? (
+          <p className="text-sm text-zinc-500 dark:text-zinc-400">It holds nothing.</p>
+        ) : (
+          <ul className="grid gap-2 sm:grid-cols-2 lg:grid-cols-3">
+            {[...data.holds].sort((x, y) => LANES.indexOf(x.lane) - LANES.indexOf(y.lane)).map((c) => (
+              <li key={c.order_id}>
+                <OrderCard card={c} ctx={ctx} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </Section>
+
+      <Section title={`Held before (${data.held.length})`} id="held">
+        {data.held.length === 0 ? (
+          <p className="text-sm text-zinc-500 dark:text-zinc-400">No earlier holds.</p>
+        ) : (
+          <div className="overflow-x-auto">
+            <table className={tableClass}>
+              <thead>
+                <tr>
+                  <th className={thClass}>order</th>
+                  <th className={thClass}>claimed (its clock)</th>
+                  <th className={thClass}>how it ended</th>
+                  <th className={thClass}>order now</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.held.map((h) => (
+                  <tr key={`${h.order_id}:${h.claimed_at}`}>
+                    <td className={tdClass}>
+                      <OrderLink id={h.order_id} />
+                    </td>
+                    <td className={`${tdClass} text-xs`}>
+                      <WriterClock text={h.claimed_at} date />
+                    </td>
+                    <td className={tdClass}>
+                      <span className="flex flex-wrap items-center gap-2">
+                        <Badge tone={ENDED[h.ended].tone}>{ENDED[h.ended].label}</Badge>
+                        <span className="text-sm text-zinc-700 dark:text-zinc-300">{h.detail}</span>
+                      </span>
+                    </td>
+                    <td className={tdClass}>
+                      <StateBadge state={h.state} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Section>
+    </article>
+  );
+}

@@ -1,0 +1,198 @@
+'use client';
+import Link from 'next/link';
+import { useSearchParams } from 'next/navigation';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { Lane as LaneName } from '@/lib/api/types';
+import { filtersToParams, hasFilters, parseFilters, useAgents, useBoard } from '@/lib/client/api';
+import { useServerNow } from '@/lib/client/clock';
+import { LANES } from '@/lib/ledger/derive';
+import { Filters } from './Filters';
+import { Lane } from './Lane';
+import type { WhyContext } from './why';
+
+interface FocusPos {
+  readonly lane: LaneName;
+  readonly index: number;
+}
+
+/**
+ * The board: lanes as columns, Needs attention and Stale leftmost, counts in the headers, each
+ * card saying why it is where it is. Keyboard: `/` search, `j`/`k` next/previous card, `h`/`l`
+ * previous/next lane, Enter opens the focused order, Escape leaves the search box.
+ */
+export function Board() {
+  const params = useSearchParams();
+  const filters = useMemo(() => parseFilters(params), [params]);
+  const filterKey = filtersToParams(filters).toString();
+  const board = useBoard(filters);
+  const agents = useAgents();
+  const now = useServerNow(board.data?.now_ms, board.dataUpdatedAt);
+  const searchRef = useRef<HTMLInputElement>(null);
+
+  const lastSeen = useMemo(() => {
+    const m = new Map<string, number | null>();
+    for (const a of agents.data?.agents ?? []) m.set(a.name, a.last_arrival_ms);
+    return m;
+  }, [agents.data]);
+  const ctx: WhyContext = useMemo(
+    () => ({ nowMs: now, staleAfterMs: board.data?.stale_after_ms ?? 300_000, lastSeenMs: (a: string) => lastSeen.get(a) }),
+    [now, board.data?.stale_after_ms, lastSeen],
+  );
+
+  // ---- keyboard: / j k h l -------------------------------------------------------------
+  const [focus, setFocus] = useState<FocusPos | null>(null);
+  const loaded = useRef(new Map<LaneName, number>());
+  const onLoaded = useCallback((lane: LaneName, n: number) => {
+    loaded.current.set(lane, n);
+  }, []);
+  const laneOrder = useMemo(() => (board.data?.lanes ?? []).map((l) => l.lane), [board.data]);
+
+  useEffect(() => {
+    const count = (l: LaneName) => loaded.current.get(l) ?? 0;
+    const nonEmpty = () => laneOrder.filter((l) => count(l) > 0);
+    const move = (dir: 1 | -1, byLane: boolean) =>
+      setFocus((cur) => {
+        const lanes = nonEmpty();
+        if (lanes.length === 0) return null;
+        if (!cur || !lanes.includes(cur.lane)) return { lane: lanes[0]!, index: 0 };
+        const li = lanes.indexOf(cur.lane);
+        if (byLane) {
+          const next = lanes[li + dir];
+          return next ? { lane: next, index: Math.min(cur.index, count(next) - 1) } : cur;
+        }
+        const index = cur.index + dir;
+        if (index >= 0 && index < count(cur.lane)) return { lane: cur.lane, index };
+        const next = lanes[li + dir];
+        if (!next) return cur;
+        return { lane: next, index: dir === 1 ? 0 : count(next) - 1 };
+      });
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.metaKey || e.ctrlKey || e.altKey) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable)) return;
+      switch (e.key) {
+        case '/':
+          e.preventDefault();
+          searchRef.current?.focus();
+          searchRef.current?.select();
+          break;
+        case 'j':
+          e.preventDefault();
+          move(1, false);
+          break;
+        case 'k':
+          e.preventDefault();
+          move(-1, false);
+          break;
+        case 'l':
+          e.preventDefault();
+          move(1, true);
+          break;
+        case 'h':
+          e.preventDefault();
+          move(-1, true);
+          break;
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [laneOrder]);
+
+  // ---- title: what needs a human, in the tab -----------------------------------------
+  const urgent = useMemo(() => {
+    const by = new Map(board.data?.lanes.map((l) => [l.lane, l.count]) ?? []);
+    return { attention: by.get('attention') ?? 0, stale: by.get('stale') ?? 0 };
+  }, [board.data]);
+  useEffect(() => {
+    const n = urgent.attention + urgent.stale;
+    document.title = `${n > 0 ? `(${n}) ` : ''}Board · claimboard`;
+  }, [urgent]);
+
+  if (board.isPending) return <BoardSkeleton />;
+  if (board.isError && !board.data) {
+    return (
+      <div role="alert" className="m-4 rounded-md border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200">
+        <p className="font-semibold">The board could not be loaded.</p>
+        <p className="mt-1">{board.error.message}. It retries by itself; the channel folder is untouched.</p>
+        <button type="button" onClick={() => void board.refetch()} className="mt-2 underline">
+          Retry now
+        </button>
+      </div>
+    );
+  }
+  const data = board.data;
+  const total = data.lanes.reduce((n, l) => n + l.count, 0);
+  const lanes = [...data.lanes].sort((a, b) => LANES.indexOf(a.lane) - LANES.indexOf(b.lane));
+
+  return (
+    <div className="flex flex-col gap-3 px-4 pt-3 pb-4">
+      <div className="flex flex-wrap items-center justify-between gap-x-6 gap-y-2">
+        <div className="flex items-baseline gap-3">
+          <h1 className="text-lg font-semibold tracking-tight">Board</h1>
+          <p className="text-sm text-zinc-600 dark:text-zinc-400" aria-live="polite">
+            {summary(urgent.attention, urgent.stale, total, hasFilters(filters))}
+            {data.problem_count > 0 ? (
+              <>
+                {' · '}
+                <Link href="/problems" className="text-red-700 underline underline-offset-2 dark:text-red-300">
+                  {data.problem_count} {data.problem_count === 1 ? 'problem' : 'problems'} in the folder
+                </Link>
+              </>
+            ) : null}
+            {board.isError ? <span className="text-red-700 dark:text-red-300"> · refresh failed, showing the last board</span> : null}
+          </p>
+        </div>
+        <p className="hidden text-xs text-zinc-500 md:block dark:text-zinc-400">
+          <Kbd>/</Kbd> search · <Kbd>j</Kbd> <Kbd>k</Kbd> move · <Kbd>h</Kbd> <Kbd>l</Kbd> lanes · <Kbd>Enter</Kbd> open
+        </p>
+      </div>
+      <Filters filters={filters} agents={data.agents} searchRef={searchRef} />
+      <div className="-mx-4 overflow-x-auto px-4 pb-2" aria-busy={board.isFetching}>
+        <div className="flex items-start gap-3">
+          {lanes.map((page) => (
+            <Lane
+              key={`${page.lane}?${filterKey}`}
+              page={page}
+              filters={filters}
+              ctx={ctx}
+              focusIndex={focus?.lane === page.lane ? focus.index : null}
+              onFocusCard={(index) => setFocus((cur) => (cur?.lane === page.lane && cur.index === index ? cur : { lane: page.lane, index }))}
+              onLoaded={(n) => onLoaded(page.lane, n)}
+            />
+          ))}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function summary(attention: number, stale: number, total: number, filtered: boolean): string {
+  const parts: string[] = [];
+  parts.push(attention === 0 ? 'nothing needs attention' : `${attention} ${attention === 1 ? 'needs' : 'need'} attention`);
+  if (stale > 0) parts.push(`${stale} stale`);
+  parts.push(`${total.toLocaleString('en')} ${total === 1 ? 'order' : 'orders'}${filtered ? ' match the filters' : ''}`);
+  return parts.join(' · ');
+}
+
+function Kbd({ children }: { children: React.ReactNode }) {
+  return (
+    <kbd className="rounded border border-zinc-300 bg-zinc-50 px-1 font-mono text-[11px] text-zinc-700 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-300">
+      {children}
+    </kbd>
+  );
+}
+
+export function BoardSkeleton() {
+  return (
+    <div className="flex flex-col gap-3 px-4 pt-3" aria-busy="true">
+      <p role="status" className="text-sm text-zinc-500 dark:text-zinc-400">
+        Loading the board…
+      </p>
+      <div className="flex gap-3 overflow-hidden">
+        {LANES.map((l) => (
+          <div key={l} className="h-64 min-w-[15.5rem] flex-1 basis-0 animate-pulse rounded-lg border border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900/40" />
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,178 @@
+'use client';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { BoardFilters, Card, LanePage } from '@/lib/api/types';
+import { useLanePage } from '@/lib/client/api';
+import { LANE_HINT, LANE_TITLE, LANE_TONE } from '@/lib/ui/labels';
+import { LANE_ACCENT } from '@/components/ui/tone';
+import { OrderCard } from './OrderCard';
+import type { WhyContext } from './why';
+
+/** Above this many loaded cards a lane renders only what is on screen. */
+const VIRTUALIZE_AT = 80;
+
+export interface LaneProps {
+  page: LanePage;
+  filters: BoardFilters;
+  ctx: WhyContext;
+  /** Index of the card the keyboard focus should be on, in this lane, or null. */
+  focusIndex: number | null;
+  /** A card of this lane got focus (keyboard, Tab or click). */
+  onFocusCard: (index: number) => void;
+  /** How many cards this lane has loaded (for j/k across lanes). */
+  onLoaded: (count: number) => void;
+}
+
+/**
+ * One lane: header with its count, then its cards. The first page comes with the board; "Load
+ * more" (or scrolling near the end) fetches the next pages by keyset cursor. Long lanes are
+ * virtualized.
+ */
+export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded }: LaneProps) {
+  const tone = LANE_TONE[page.lane];
+  const accent = LANE_ACCENT[tone];
+  const [wantMore, setWantMore] = useState(false);
+  const more = useLanePage(page.lane, filters, page.next_cursor, wantMore);
+
+  const cards: Card[] = useMemo(() => {
+    const seen = new Set<string>();
+    const out: Card[] = [];
+    const pages = [page.cards, ...(more.data?.pages.map((p) => p.cards) ?? [])];
+    for (const list of pages) {
+      for (const c of list) {
+        if (seen.has(c.order_id)) continue;
+        seen.add(c.order_id);
+        out.push(c);
+      }
+    }
+    return out;
+  }, [page.cards, more.data]);
+
+  const hasMore = page.next_cursor !== null && (!more.data || more.hasNextPage);
+  const loadMore = () => {
+    if (!wantMore) setWantMore(true);
+    else if (more.hasNextPage && !more.isFetchingNextPage) void more.fetchNextPage();
+  };
+  const loading = more.isFetching || more.isFetchingNextPage;
+
+  useEffect(() => {
+    onLoaded(cards.length);
+  }, [cards.length, onLoaded]);
+
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtual = cards.length > VIRTUALIZE_AT;
+  const v = useVirtualizer({
+    count: cards.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => 120,
+    overscan: 6,
+    gap: 8,
+    enabled: virtual,
+    useFlushSync: false,
+    getItemKey: (i) => cards[i]?.order_id ?? i,
+  });
+  const items = virtual ? v.getVirtualItems() : [];
+  const lastVisible = items[items.length - 1]?.index ?? -1;
+
+  // Scrolling near the end of a long lane loads the next page.
+  useEffect(() => {
+    if (virtual && hasMore && !loading && lastVisible >= cards.length - 5) loadMore();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [virtual, hasMore, loading, lastVisible, cards.length]);
+
+  // Keyboard focus (j/k): bring the card into view, then focus its link.
+  useEffect(() => {
+    if (focusIndex === null) return;
+    if (virtual) v.scrollToIndex(focusIndex, { align: 'auto' });
+    let tries = 0;
+    let raf = 0;
+    const tick = () => {
+      const el = scrollRef.current?.querySelector<HTMLElement>(`[data-card-index="${focusIndex}"] [data-card-link]`);
+      if (el) {
+        if (document.activeElement !== el) el.focus({ preventScroll: virtual });
+        if (!virtual) el.closest('li')?.scrollIntoView({ block: 'nearest' });
+      } else if (tries++ < 10) raf = requestAnimationFrame(tick);
+    };
+    raf = requestAnimationFrame(tick);
+    return () => cancelAnimationFrame(raf);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [focusIndex, virtual]);
+
+  const headingId = `lane-${page.lane}`;
+  const renderCard = (card: Card, index: number) => (
+    <OrderCard card={card} ctx={ctx} onFocusCard={() => onFocusCard(index)} inStaleLane={page.lane === 'stale'} />
+  );
+
+  return (
+    <section
+      aria-labelledby={headingId}
+      data-lane={page.lane}
+      className={`flex max-w-[26rem] min-w-[15.5rem] flex-1 basis-0 flex-col rounded-lg border border-t-[3px] border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900/40 ${accent.rule}`}
+    >
+      <header className="px-3 pt-2 pb-1.5" title={LANE_HINT[page.lane]}>
+        <h2 id={headingId} className={`flex items-center justify-between text-sm font-semibold ${accent.title}`}>
+          <span>{LANE_TITLE[page.lane]}</span>
+          <span
+            data-lane-count={page.count}
+            className={`min-w-7 rounded-full px-2 py-px text-center text-xs font-semibold tabular-nums ${page.count > 0 ? accent.count : 'bg-zinc-200/60 text-zinc-500 dark:bg-zinc-800 dark:text-zinc-400'}`}
+            aria-label={`${page.count} ${page.count === 1 ? 'order' : 'orders'}`}
+          >
+            {page.count.toLocaleString('en')}
+          </span>
+        </h2>
+        {page.lane === 'stale' ? (
+          <p className="mt-0.5 text-xs text-amber-800 dark:text-amber-300/90">advisory: nothing is released automatically</p>
+        ) : null}
+      </header>
+      <div ref={scrollRef} className="max-h-[calc(100dvh-12.5rem)] min-h-16 overflow-y-auto px-2 pb-2">
+        {cards.length === 0 ? (
+          <p className="px-1 py-3 text-xs text-zinc-500 dark:text-zinc-400">Nothing here: {LANE_HINT[page.lane]}.</p>
+        ) : virtual ? (
+          <ol className="relative" style={{ height: v.getTotalSize() }}>
+            {items.map((item) => {
+              const card = cards[item.index];
+              if (!card) return null;
+              return (
+                <li
+                  key={item.key}
+                  data-index={item.index}
+                  data-card-index={item.index}
+                  ref={v.measureElement}
+                  className="absolute top-0 left-0 w-full"
+                  style={{ transform: `translateY(${item.start}px)` }}
+                >
+                  {renderCard(card, item.index)}
+                </li>
+              );
+            })}
+          </ol>
+        ) : (
+          <ol className="flex flex-col gap-2">
+            {cards.map((card, i) => (
+              <li key={card.order_id} data-card-index={i}>
+                {renderCard(card, i)}
+              </li>
+            ))}
+          </ol>
+        )}
+        {hasMore ? (
+          <div className="pt-2">
+            <button
+              type="button"
+              onClick={loadMore}
+              disabled={loading}
+              className="w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-xs font-medium text-zinc-700 hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800"
+            >
+              {loading ? 'Loading…' : `Load more (${cards.length.toLocaleString('en')} of ${page.count.toLocaleString('en')} shown)`}
+            </button>
+            {more.isError ? (
+              <p role="alert" className="mt-1 text-xs text-red-700 dark:text-red-300">
+                Could not load more: {more.error.message}
+              </p>
+            ) : null}
+          </div>
+        ) : null}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,89 @@
+'use client';
+import type { Card } from '@/lib/ledger/derive';
+import { FlagBadge, StateBadge } from '@/components/ui/badges';
+import { AgentLink, OrderLink } from '@/components/ui/links';
+import { ADVISORY_NOTE, heartbeatNote, isAdvisory, shownFlags, whyLines, type WhyContext } from './why';
+
+/**
+ * One order on the board: id (to its page), state, the sentence saying why it is where it is,
+ * holder (to the agent page), flags, and the holder's heartbeat with both clocks.
+ */
+export function OrderCard({
+  card,
+  ctx,
+  onFocusCard,
+  headingLevel = 3,
+  inStaleLane = false,
+}: {
+  card: Card;
+  ctx: WhyContext;
+  onFocusCard?: () => void;
+  headingLevel?: 3 | 4;
+  /** In the Stale lane, whose header already carries the advisory note. */
+  inStaleLane?: boolean;
+}) {
+  const lines = whyLines(card, ctx);
+  const flags = shownFlags(card);
+  const hb = card.state === 'claimed' || card.state === 'stale' || card.state === 'changes_requested' ? heartbeatNote(card, ctx.nowMs) : null;
+  const H = headingLevel === 3 ? 'h3' : 'h4';
+  const urgent =
+    card.lane === 'attention'
+      ? 'border-l-red-500 dark:border-l-red-500'
+      : card.lane === 'stale'
+        ? 'border-l-amber-500 dark:border-l-amber-400'
+        : 'border-l-zinc-200 dark:border-l-zinc-800';
+  return (
+    <article
+      data-order={card.order_id}
+      data-state={card.state}
+      className={`rounded-md border border-l-[3px] border-zinc-200 bg-white p-2.5 shadow-xs focus-within:ring-2 focus-within:ring-sky-500 dark:border-zinc-800 dark:bg-zinc-900 dark:focus-within:ring-sky-400 ${urgent}`}
+      onFocus={onFocusCard}
+    >
+      <div className="flex flex-wrap items-start justify-between gap-x-2 gap-y-0.5">
+        <H className="min-w-0 text-sm leading-5 font-semibold break-words">
+          <OrderLink id={card.order_id} data-card-link="" className="outline-none" />
+        </H>
+        <StateBadge state={card.state} />
+      </div>
+      <p className="mt-1 text-[13px] leading-snug text-zinc-800 dark:text-zinc-200">
+        {lines.map((l, i) => (
+          <span key={i} className="block">
+            {l}
+          </span>
+        ))}
+      </p>
+      {isAdvisory(card) && !inStaleLane ? (
+        <p className="mt-1 text-xs text-amber-800 dark:text-amber-300/90">{ADVISORY_NOTE}</p>
+      ) : null}
+      {flags.length > 0 ? (
+        <ul className="mt-1.5 flex flex-wrap gap-1" aria-label="attention flags">
+          {flags.map((f) => (
+            <li key={f}>
+              <FlagBadge flag={f} />
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <p className="mt-1.5 flex flex-wrap gap-x-2 text-xs text-zinc-600 dark:text-zinc-400">
+        <span>
+          {card.holder ? (
+            <>
+              holder <AgentLink name={card.holder} className="text-zinc-800 dark:text-zinc-200" />
+            </>
+          ) : (
+            'no holder'
+          )}
+        </span>
+        <span aria-hidden="true">·</span>
+        <span className="truncate">project {card.project_id}</span>
+        {card.latest_revision !== null ? (
+          <>
+            <span aria-hidden="true">·</span>
+            <span>rev {card.latest_revision}</span>
+          </>
+        ) : null}
+      </p>
+      {hb ? <p className="mt-0.5 text-xs text-zinc-500 dark:text-zinc-400">{hb}</p> : null}
+    </article>
+  );
+}

@@ -1,0 +1,23 @@
+import Link from 'next/link';
+
+const linkClass =
+  'rounded-sm underline decoration-zinc-300 underline-offset-2 hover:decoration-current dark:decoration-zinc-600';
+
+export const orderHref = (id: string) => `/orders/${encodeURIComponent(id)}`;
+export const agentHref = (name: string) => `/agents/${encodeURIComponent(name)}`;
+
+export function OrderLink({ id, className = '', ...rest }: { id: string; className?: string } & Omit<React.ComponentProps<typeof Link>, 'href'>) {
+  return (
+    <Link href={orderHref(id)} className={`font-mono ${linkClass} ${className}`} {...rest}>
+      {id}
+    </Link>
+  );
+}
+
+export function AgentLink({ name, className = '' }: { name: string; className?: string }) {
+  return (
+    <Link href={agentHref(name)} className={`${linkClass} ${className}`}>
+      {name}
+    </Link>
+  );
+}

@@ -1,0 +1,193 @@
+'use client';
+/**
+ * Typed fetchers for the HTTP API (lib/api/types.ts, DESIGN.md "HTTP") and the TanStack Query
+ * hooks the pages use. Query keys:
+ *
+ * - `['board', filters]`                       the board (first page of every lane)
+ * - `['board', 'lane', lane, filters, after]`  the pages of one lane after the first
+ * - `['order', id]`, `['agents']`, `['agent', name]`, `['problems']`
+ *
+ * Live updates (lib/client/live.ts) invalidate by these prefixes.
+ */
+import { keepPreviousData, useInfiniteQuery, useQueries, useQuery } from '@tanstack/react-query';
+import { z } from 'zod';
+import type {
+  AgentResponse,
+  AgentsResponse,
+  BoardFilters,
+  BoardResponse,
+  Lane,
+  LanePage,
+  OrderResponse,
+  ProblemsResponse,
+} from '@/lib/api/types';
+import { ATTENTION_FLAGS, ORDER_STATES } from '@/lib/ui/labels';
+import { useLiveStatus } from './live';
+
+/** An HTTP answer other than 2xx, with the server's message when it gave one. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: unknown,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** The server's error code (lib/api/http.ts ErrorCode), when it sent one. */
+  get code(): string | null {
+    const b = this.body;
+    return b && typeof b === 'object' && 'error' in b && typeof b.error === 'string' ? b.error : null;
+  }
+}
+
+export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.status === 404;
+
+async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+  const res = await fetch(path, { signal, headers: { accept: 'application/json' }, cache: 'no-store' });
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = text;
+  }
+  if (!res.ok) {
+    const field = (k: string): string | undefined =>
+      body && typeof body === 'object' && k in body && typeof (body as Record<string, unknown>)[k] === 'string'
+        ? ((body as Record<string, unknown>)[k] as string)
+        : undefined;
+    const msg = field('message') ?? field('error') ?? `${res.status} ${res.statusText || 'error'}`;
+    throw new ApiError(res.status, msg, body);
+  }
+  return body as T;
+}
+
+// ---- filters (in the URL as ?agent=&state=&flag=&q=) ------------------------------------
+
+const filtersSchema = z.object({
+  agent: z.string().trim().min(1).optional().catch(undefined),
+  state: z.enum(ORDER_STATES as [string, ...string[]]).optional().catch(undefined),
+  flag: z.enum(ATTENTION_FLAGS as [string, ...string[]]).optional().catch(undefined),
+  q: z.string().trim().min(1).optional().catch(undefined),
+});
+
+/** Board filters from URL search parameters; unknown or malformed values are dropped. */
+export function parseFilters(params: { get(name: string): string | null }): BoardFilters {
+  const raw = {
+    agent: params.get('agent') ?? undefined,
+    state: params.get('state') ?? undefined,
+    flag: params.get('flag') ?? undefined,
+    q: params.get('q') ?? undefined,
+  };
+  const parsed = filtersSchema.parse(raw);
+  const out: { -readonly [K in keyof BoardFilters]: BoardFilters[K] } = {};
+  if (parsed.agent) out.agent = parsed.agent;
+  if (parsed.state) out.state = parsed.state as BoardFilters['state'];
+  if (parsed.flag) out.flag = parsed.flag as BoardFilters['flag'];
+  if (parsed.q) out.q = parsed.q;
+  return out;
+}
+
+/** Filters as query parameters, in a stable order (also the query key's identity). */
+export function filtersToParams(f: BoardFilters): URLSearchParams {
+  const p = new URLSearchParams();
+  if (f.agent) p.set('agent', f.agent);
+  if (f.state) p.set('state', f.state);
+  if (f.flag) p.set('flag', f.flag);
+  if (f.q) p.set('q', f.q);
+  return p;
+}
+
+export const hasFilters = (f: BoardFilters): boolean => Boolean(f.agent || f.state || f.flag || f.q);
+
+// ---- fetchers --------------------------------------------------------------------------
+
+const enc = encodeURIComponent;
+
+export const fetchBoard = (f: BoardFilters, signal?: AbortSignal) => {
+  const qs = filtersToParams(f).toString();
+  return getJson<BoardResponse>(`/api/board${qs ? `?${qs}` : ''}`, signal);
+};
+
+export const fetchLanePage = (lane: Lane, cursor: string, f: BoardFilters, signal?: AbortSignal) => {
+  const p = filtersToParams(f);
+  p.set('lane', lane);
+  p.set('cursor', cursor);
+  return getJson<LanePage>(`/api/board?${p.toString()}`, signal);
+};
+
+export const fetchOrder = (id: string, signal?: AbortSignal) => getJson<OrderResponse>(`/api/orders/${enc(id)}`, signal);
+export const fetchAgents = (signal?: AbortSignal) => getJson<AgentsResponse>('/api/agents', signal);
+export const fetchAgent = (name: string, signal?: AbortSignal) => getJson<AgentResponse>(`/api/agents/${enc(name)}`, signal);
+export const fetchProblems = (signal?: AbortSignal) => getJson<ProblemsResponse>('/api/problems', signal);
+
+// ---- hooks -----------------------------------------------------------------------------
+
+export const queryKeys = {
+  board: (f: BoardFilters) => ['board', filtersToParams(f).toString()] as const,
+  lane: (lane: Lane, f: BoardFilters, after: string | null) =>
+    ['board', 'lane', lane, filtersToParams(f).toString(), after] as const,
+  order: (id: string) => ['order', id] as const,
+  agents: () => ['agents'] as const,
+  agent: (name: string) => ['agent', name] as const,
+  problems: () => ['problems'] as const,
+};
+
+/** While the live stream is down, poll instead (every 10 s); while indexing, every second. */
+function usePollInterval(): number | false {
+  const { connected } = useLiveStatus();
+  return connected ? false : 10_000;
+}
+
+export function useBoard(filters: BoardFilters) {
+  const poll = usePollInterval();
+  return useQuery({
+    queryKey: queryKeys.board(filters),
+    queryFn: ({ signal }) => fetchBoard(filters, signal),
+    placeholderData: keepPreviousData,
+    refetchInterval: (q) => (q.state.data && q.state.data.progress.phase !== 'ready' ? 1_000 : poll),
+  });
+}
+
+/**
+ * The pages of one lane after its first (which comes with the board): starts at `after`
+ * (the first page's `next_cursor`) once `enabled`, then `fetchNextPage` for each further page.
+ */
+export function useLanePage(lane: Lane, filters: BoardFilters, after: string | null, enabled: boolean) {
+  return useInfiniteQuery({
+    queryKey: queryKeys.lane(lane, filters, after),
+    queryFn: ({ pageParam, signal }) => fetchLanePage(lane, pageParam, filters, signal),
+    initialPageParam: after ?? '',
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+    enabled: enabled && after !== null,
+  });
+}
+
+export function useOrder(id: string) {
+  const poll = usePollInterval();
+  return useQuery({ queryKey: queryKeys.order(id), queryFn: ({ signal }) => fetchOrder(id, signal), refetchInterval: poll });
+}
+
+/** Several orders at once (an order page's dependencies), each cached under its own key. */
+export function useOrders(ids: readonly string[]) {
+  return useQueries({
+    queries: ids.map((id) => ({ queryKey: queryKeys.order(id), queryFn: ({ signal }: { signal: AbortSignal }) => fetchOrder(id, signal) })),
+  });
+}
+
+export function useAgents() {
+  const poll = usePollInterval();
+  return useQuery({ queryKey: queryKeys.agents(), queryFn: ({ signal }) => fetchAgents(signal), refetchInterval: poll });
+}
+
+export function useAgent(name: string) {
+  const poll = usePollInterval();
+  return useQuery({ queryKey: queryKeys.agent(name), queryFn: ({ signal }) => fetchAgent(name, signal), refetchInterval: poll });
+}
+
+export function useProblems() {
+  const poll = usePollInterval();
+  return useQuery({ queryKey: queryKeys.problems(), queryFn: ({ signal }) => fetchProblems(signal), refetchInterval: poll });
+}
