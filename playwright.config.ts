@@ -22,8 +22,9 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: 'node_modules/.bin/next start -H 127.0.0.1 -p 3123',
-    url: 'http://127.0.0.1:3123',
+    // `claimboard serve` on a fresh copy of a few conformance vectors (e2e/fixture.ts).
+    command: 'node e2e/serve-fixture.mjs',
+    url: 'http://127.0.0.1:3123/api/board',
     reuseExistingServer: false,
     timeout: 120_000,
     stdout: 'ignore',
