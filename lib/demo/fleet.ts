@@ -1,0 +1,396 @@
+import 'server-only';
+/**
+ * A small simulated fleet writing into a demo channel (DESIGN.md "The embedded default"), with
+ * ferryman's formats and signatures (write.ts), on timers:
+ *
+ * - workers (fang, wisp, nebra, kestrel) claim open orders and orders offered to them, heartbeat
+ *   every `staleAfterMs / 10` (a temp+rename rewrite of `heartbeat.<agent>.json`, which gives
+ *   it a new ctime, LEDGER.md §6), and finish (result), die mid-run (stop heartbeating: the card
+ *   goes stale `staleAfterMs` later, `heartbeat_lapsed` while the worker's other runs go on), or
+ *   give up (giveup);
+ * - the operator `ops` reviews results of orders that require review, and issues a new order
+ *   now and then so the queue never empties;
+ * - each identity writes on its own skewed clock (wisp +3 h, nebra −2 h by default).
+ *
+ * What it decides from: the channel itself, derived every tick exactly as the board derives it
+ * (this machine's clock, file ctimes), plus the demo manifest (scenario.ts) that lists the runs
+ * to keep alive and the ones never to touch. Ground rules kept (LEDGER.md §1): it only writes
+ * files named with the acting identity (or write-once files that do not exist yet), never
+ * rewrites another writer's file, never deletes, honours releases and retirements made by an
+ * operator from the dashboard, and stays bounded (at most `maxOrders` orders; revisions capped).
+ *
+ * Timers: one `setTimeout` chain; a tick is synchronous, so `stop()` never interrupts a write
+ * (and every write is a dot-temp file renamed into place anyway).
+ */
+import fs from 'node:fs';
+import { deriveChannel, type ChannelState } from '../ledger/channel';
+import type { Card } from '../ledger/derive';
+import type { Ed25519Verify } from '../ledger/verify';
+import { nodeVerify } from '../index/node-verify';
+import { readChannel } from '../index/read-channel';
+import { DEFAULT_STALE_AFTER_MS } from '../ledger/channel';
+import {
+  appendLedgerLine,
+  writeClaim,
+  writeGiveup,
+  writeHeartbeat,
+  writeOrder,
+  writeResult,
+  writeReview,
+  type Identity,
+} from './write';
+import {
+  demoKeysDir,
+  loadDemoIdentity,
+  readDemoManifest,
+  writeDemoManifest,
+  type DemoManifest,
+  type RunFate,
+} from './scenario';
+
+/** Options of {@link startFleet}. Durations are ms; all decisions use this machine's clock. */
+export interface FleetOptions {
+  /** `stale_after` the board uses (default 300 000); workers heartbeat every `staleAfterMs / 10`. */
+  readonly staleAfterMs?: number;
+  /** Time between ticks (default `heartbeat / 5`, clamped to 50..1000). */
+  readonly tickMs?: number;
+  /** Seed of the fleet's random choices (default 1): same seed, same choices for the same folder. */
+  readonly seed?: number;
+  /** Clock skew per identity, ms (writer clock minus this machine's); overrides the manifest's. */
+  readonly clockOffsets?: Readonly<Record<string, number>>;
+  /** The fleet issues no order once the channel holds this many (default 80). */
+  readonly maxOrders?: number;
+  /** Runs the fleet itself lets die over its life (default 2); the manifest's abandoned runs are extra. */
+  readonly maxDeaths?: number;
+  /** Give-ups the fleet itself writes over its life besides the manifest's (default 1). */
+  readonly maxGiveups?: number;
+  /** Called with every error a tick meets (the tick is skipped, the fleet goes on); default: one line on stderr. */
+  readonly onError?: (error: unknown) => void;
+  /** Called after each write, for logs and tests. */
+  readonly onEvent?: (event: FleetEvent) => void;
+}
+
+/** One thing the fleet did. */
+export interface FleetEvent {
+  readonly kind: 'issue' | 'claim' | 'adopt' | 'heartbeat' | 'result' | 'review' | 'giveup' | 'die';
+  readonly agent: string;
+  readonly order_id: string;
+  readonly detail?: string;
+}
+
+/** A running fleet. */
+export interface Fleet {
+  /** Stops the timers; resolves once no tick is running (any write already finished). Idempotent. */
+  stop(): Promise<void>;
+}
+
+interface Run {
+  readonly order: string;
+  readonly agent: string;
+  readonly run: string;
+  readonly pid: number;
+  readonly fate: RunFate;
+  /** Local ms when the run resolves (Infinity for `linger`). */
+  readonly endsAt: number;
+  lastBeat: number;
+}
+
+/** mulberry32: a small seeded PRNG, floats in [0, 1). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Memoizes a verifier: the folder is re-derived every tick and most signatures are old. */
+function memoVerify(inner: Ed25519Verify): Ed25519Verify {
+  const seen = new Map<string, boolean>();
+  return (key, message, sig) => {
+    const k = `${key}:${sig}:${message}`;
+    let v = seen.get(k);
+    if (v === undefined) {
+      v = inner(key, message, sig);
+      if (seen.size > 20_000) seen.clear();
+      seen.set(k, v);
+    }
+    return v;
+  };
+}
+
+interface Template {
+  readonly prefix: string;
+  readonly base: number;
+  readonly project: string;
+  readonly repo: string;
+  readonly tasks: readonly string[];
+}
+const TEMPLATES: readonly Template[] = [
+  { prefix: 'build-api', base: 1045, project: 'atlas', repo: 'acme/atlas-api', tasks: ['Build the API image for the nightly', 'Rebuild the API image with the patched OpenSSL'] },
+  { prefix: 'fix-api', base: 1045, project: 'atlas', repo: 'acme/atlas-api', tasks: ['Fix the timezone bug in invoice due dates', 'Return 409 instead of 500 on duplicate refunds', 'Fix pagination cursors on /payments'] },
+  { prefix: 'test-web', base: 887, project: 'atlas', repo: 'acme/atlas-web', tasks: ['Add e2e coverage for saved filters', 'Run the visual regression suite'] },
+  { prefix: 'feat-web', base: 887, project: 'atlas', repo: 'acme/atlas-web', tasks: ['Dark mode for the settings pages', 'Keyboard shortcuts on the invoices list', 'CSV import preview'] },
+  { prefix: 'migrate-db', base: 314, project: 'atlas', repo: 'acme/atlas-db', tasks: ['Add an index on payments(created_at)', 'Move audit rows older than a year to cold storage'] },
+  { prefix: 'docs-api', base: 1045, project: 'atlas', repo: 'acme/atlas-api', tasks: ['Document the webhook retry policy', 'Examples for the batch endpoints'] },
+  { prefix: 'chore-infra', base: 91, project: 'infra', repo: 'acme/infra', tasks: ['Bump the runner images', 'Renew the staging certificates', 'Prune old container images'] },
+];
+const REJECT_NOTES = ['tests missing for the error path', 'please split the refactor from the fix', 'the changelog entry is missing', 'fails on the Safari job'];
+
+const WORKING: ReadonlySet<Card['state']> = new Set(['claimed', 'stale', 'changes_requested']);
+
+/**
+ * Starts the simulated fleet on the demo channel at `dir` (written by scenario.ts). Reads the
+ * manifest (`<parent>/<name>.fleet.json`) and the seeds in `<parent>/keys/`; throws Error when
+ * either is missing. Returns at once; the first tick runs after `tickMs`.
+ */
+export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
+  const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+  const hb = Math.max(1, staleAfterMs / 10);
+  const tickMs = options.tickMs ?? Math.min(1000, Math.max(50, hb / 5));
+  const maxOrders = options.maxOrders ?? 80;
+  const random = rng(options.seed ?? 1);
+  const onError =
+    options.onError ??
+    ((e: unknown) => process.stderr.write(`claimboard demo fleet: ${e instanceof Error ? e.message : String(e)}\n`));
+  const emit = (e: FleetEvent) => options.onEvent?.(e);
+
+  let manifest: DemoManifest = readDemoManifest(dir);
+  const offsets = { ...manifest.clock_offsets_ms, ...(options.clockOffsets ?? {}) };
+  const keys = demoKeysDir(dir);
+  const ops = loadDemoIdentity(keys, manifest.operator, offsets);
+  const workers = new Map<string, Identity>(manifest.workers.map((w) => [w, loadDemoIdentity(keys, w, offsets)]));
+  const verify = memoVerify(nodeVerify);
+
+  const abandoned = new Set(manifest.abandoned);
+  const runs = new Map<string, Run>();
+  const reviewSeen = new Map<string, number>();
+  let pending = [...manifest.runs]; // adopted on the first tick when still valid
+  let deaths = 0;
+  let giveups = 0;
+  let lastIssue = Date.now();
+  let lastReview = 0;
+
+  const between = (lo: number, hi: number) => lo + random() * (hi - lo);
+  const pick = <T>(xs: readonly T[]): T | undefined => xs[Math.floor(random() * xs.length)];
+  const hex = (n: number) => Array.from({ length: n }, () => Math.floor(random() * 16).toString(16)).join('');
+  const keyOf = (order: string, agent: string) => `${order}/${agent}`;
+
+  const durationOf = (fate: RunFate) =>
+    fate === 'linger' ? Infinity : fate === 'die' ? between(3, 8) * hb : fate === 'giveup' ? between(4, 10) * hb : between(5, 15) * hb;
+  const newFate = (): RunFate => {
+    const r = random();
+    if (r < 0.1 && deaths < (options.maxDeaths ?? 2)) {
+      deaths++;
+      return 'die';
+    }
+    if (r > 0.95 && giveups < (options.maxGiveups ?? 1)) {
+      giveups++;
+      return 'giveup';
+    }
+    return 'finish';
+  };
+
+  const startRun = (now: number, order: string, agent: Identity, fate: RunFate, run?: { run: string; pid: number }) => {
+    const r: Run = {
+      order,
+      agent: agent.name,
+      run: run?.run ?? hex(32),
+      pid: run?.pid ?? 2000 + Math.floor(random() * 60000),
+      fate,
+      endsAt: now + durationOf(fate),
+      lastBeat: now,
+    };
+    runs.set(keyOf(order, agent.name), r);
+    writeHeartbeat(dir, agent, order, r, { atMs: now });
+    emit({ kind: 'heartbeat', agent: agent.name, order_id: order });
+  };
+
+  const persistAbandoned = () => {
+    manifest = { ...manifest, abandoned: [...abandoned] };
+    writeDemoManifest(dir, manifest);
+  };
+
+  /** One step of the simulation; synchronous. */
+  const tick = () => {
+    const now = Date.now();
+    const state: ChannelState = deriveChannel(readChannel(dir), { nowMs: now, staleAfterMs, verify });
+    const cards = new Map(state.orders.map((c) => [c.order_id, c]));
+    const retired = new Set(state.retirements.map((r) => r.record.agent));
+    const live = (name: string) => workers.has(name) && !retired.has(name);
+    const releasedOn = (order: string, agent: string) =>
+      state.views.get(order)?.folder.releases.some((r) => r.record.released === agent) ?? false;
+    const claimedBy = (order: string, agent: string) =>
+      state.views.get(order)?.folder.claims.some((c) => c.record.agent === agent) ?? false;
+
+    // 0. adopt the manifest's runs once, if the order still needs them
+    if (pending.length > 0) {
+      for (const p of pending) {
+        const c = cards.get(p.order_id);
+        const agent = workers.get(p.agent);
+        if (!c || !agent || !live(p.agent) || releasedOn(p.order_id, p.agent) || !claimedBy(p.order_id, p.agent)) continue;
+        if (!WORKING.has(c.state) || (p.fate !== 'linger' && c.holder !== p.agent)) continue;
+        startRun(now, p.order_id, agent, p.fate, p);
+      }
+      pending = [];
+    }
+
+    // 1. runs: honour releases and retirements, heartbeat, resolve
+    for (const [k, r] of [...runs]) {
+      const c = cards.get(r.order);
+      const agent = workers.get(r.agent);
+      const valid =
+        c !== undefined &&
+        agent !== undefined &&
+        live(r.agent) &&
+        !releasedOn(r.order, r.agent) &&
+        WORKING.has(c.state) &&
+        (r.fate === 'linger' || c.holder === r.agent);
+      if (!valid || !agent || !c) {
+        runs.delete(k);
+        continue;
+      }
+      if (now >= r.endsAt) {
+        runs.delete(k);
+        if (r.fate === 'finish') {
+          const rev = (c.latest_revision ?? 0) + 1;
+          writeResult(dir, agent, r.order, rev, { summary: `${r.order}: done`, commit: hex(7), run: r.run }, { atMs: now });
+          appendLedgerLine(dir, agent, { kind: 'result', summary: `submitted ${r.order} revision ${rev}`, reference: r.order }, { atMs: now });
+          emit({ kind: 'result', agent: r.agent, order_id: r.order, detail: `revision ${rev}` });
+        } else if (r.fate === 'giveup') {
+          const attempts = 2 + Math.floor(random() * 3);
+          writeGiveup(dir, agent, r.order, { run: r.run, reason: `run ceiling reached: ${attempts} attempts, still failing`, attempts }, { atMs: now });
+          appendLedgerLine(dir, agent, { kind: 'giveup', summary: `gave up ${r.order}`, reference: r.order }, { atMs: now });
+          emit({ kind: 'giveup', agent: r.agent, order_id: r.order });
+        } else {
+          abandoned.add(k);
+          persistAbandoned();
+          emit({ kind: 'die', agent: r.agent, order_id: r.order });
+        }
+        continue;
+      }
+      if (now - r.lastBeat >= hb) {
+        writeHeartbeat(dir, agent, r.order, r, { atMs: now });
+        r.lastBeat = now;
+        emit({ kind: 'heartbeat', agent: r.agent, order_id: r.order });
+      }
+    }
+
+    // 2. adopt work a live worker holds and nobody runs: changes requested, reopened, revived
+    for (const c of state.orders) {
+      if (!c.holder || !WORKING.has(c.state) || !live(c.holder)) continue;
+      const k = keyOf(c.order_id, c.holder);
+      if (runs.has(k) || abandoned.has(k) || !claimedBy(c.order_id, c.holder) || releasedOn(c.order_id, c.holder)) continue;
+      const agent = workers.get(c.holder);
+      if (!agent) continue;
+      startRun(now, c.order_id, agent, newFate());
+      emit({ kind: 'adopt', agent: c.holder, order_id: c.order_id, detail: c.state });
+    }
+
+    // 3. idle workers claim open orders and orders offered to them
+    const taken = new Set<string>();
+    for (const [name, agent] of workers) {
+      if (!live(name)) continue;
+      const busy = [...runs.values()].some((r) => r.agent === name && r.fate !== 'linger');
+      if (busy || random() > Math.min(1, tickMs / (1.5 * hb))) continue;
+      const candidates = state.orders.filter(
+        (c) =>
+          c.lane === 'queue' &&
+          !taken.has(c.order_id) &&
+          !claimedBy(c.order_id, name) &&
+          ((c.state === 'open' && c.assigned_to === null) || (c.state === 'offered' && c.holder === name)),
+      );
+      const c = pick(candidates);
+      if (!c) continue;
+      taken.add(c.order_id);
+      writeClaim(dir, agent, c.order_id, { atMs: now });
+      appendLedgerLine(dir, agent, { kind: 'claim', summary: `claimed ${c.order_id}`, reference: c.order_id }, { atMs: now });
+      emit({ kind: 'claim', agent: name, order_id: c.order_id });
+      startRun(now, c.order_id, agent, newFate());
+    }
+
+    // 4. ops reviews what waits in Review (not what needs attention), one at a time, slowly
+    const inReview = state.orders.filter((c) => c.lane === 'review');
+    for (const id of [...reviewSeen.keys()]) if (!inReview.some((c) => c.order_id === id)) reviewSeen.delete(id);
+    for (const c of inReview) if (!reviewSeen.has(c.order_id)) reviewSeen.set(c.order_id, now);
+    const oldest = inReview
+      .map((c) => ({ c, since: reviewSeen.get(c.order_id) ?? now }))
+      .sort((a, b) => a.since - b.since)[0];
+    if (oldest && now - lastReview >= 2 * hb) {
+      const waited = now - oldest.since;
+      if ((waited >= 5 * hb && inReview.length >= 2) || waited >= 15 * hb) {
+        const rev = oldest.c.latest_revision ?? 1;
+        const accepted = rev >= 3 || random() < 0.75;
+        const notes = accepted ? 'looks good' : (pick(REJECT_NOTES) ?? 'needs another pass');
+        writeReview(dir, ops, oldest.c.order_id, rev, accepted, notes, { atMs: now });
+        appendLedgerLine(
+          dir,
+          ops,
+          { kind: 'review', summary: `${accepted ? 'accepted' : 'sent back'} ${oldest.c.order_id} revision ${rev}`, reference: oldest.c.order_id },
+          { atMs: now },
+        );
+        lastReview = now;
+        reviewSeen.delete(oldest.c.order_id);
+        emit({ kind: 'review', agent: ops.name, order_id: oldest.c.order_id, detail: accepted ? 'accepted' : 'sent back' });
+      }
+    }
+
+    // 5. ops issues a new order now and then, while the channel is under maxOrders
+    const open = state.orders.filter((c) => c.lane === 'queue' && c.state === 'open').length;
+    if (state.orders.length < maxOrders && open < 3 && now - lastIssue >= 3 * hb) {
+      const t = pick(TEMPLATES);
+      if (t) {
+        let n = t.base;
+        for (const c of state.orders) {
+          const m = c.order_id.startsWith(`${t.prefix}-`) ? /^(\d+)$/.exec(c.order_id.slice(t.prefix.length + 1)) : null;
+          if (m) n = Math.max(n, Number(m[1]) + 1);
+        }
+        const id = `${t.prefix}-${n}`;
+        const working = state.orders.filter((c) => c.lane === 'running').map((c) => c.order_id);
+        const dep = random() < 0.2 ? pick(working) : undefined;
+        writeOrder(
+          dir,
+          ops,
+          {
+            id,
+            project_id: t.project,
+            payload: { task: pick(t.tasks) ?? t.prefix, repo: t.repo },
+            requires_review: random() < 0.35,
+            ...(dep ? { depends_on: [dep] } : {}),
+          },
+          { atMs: now },
+        );
+        appendLedgerLine(dir, ops, { kind: 'order', summary: `issued ${id}`, reference: id }, { atMs: now });
+        lastIssue = now;
+        emit({ kind: 'issue', agent: ops.name, order_id: id });
+      }
+    }
+  };
+
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let stopped = false;
+  const loop = () => {
+    timer = null;
+    if (stopped) return;
+    try {
+      if (!fs.existsSync(dir)) throw new Error(`${dir} is gone`);
+      tick();
+    } catch (e) {
+      onError(e);
+    }
+    if (!stopped) timer = setTimeout(loop, tickMs);
+  };
+  timer = setTimeout(loop, tickMs);
+
+  return {
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      return Promise.resolve();
+    },
+  };
+}
