@@ -17,7 +17,7 @@ export const LANE_TITLE: Record<Lane, string> = {
 /** What each lane holds, one line (lane header tooltip and empty lane). */
 export const LANE_HINT: Record<Lane, string> = {
   attention: 'flagged orders: a human should look',
-  stale: 'claimed, but the run stopped writing (advisory: nothing is released automatically)',
+  stale: 'claimed, but the run stopped writing',
   running: 'claimed with a fresh heartbeat, or changes requested',
   review: 'a result awaits review',
   queue: 'open, offered, or blocked on dependencies',
