@@ -2,10 +2,12 @@
  * `claimboard <command>`: the command-line contract of DESIGN.md ("CLI").
  * Exit codes: 0 done; 1 the folder could not be read or an action was refused; 2 bad usage.
  */
+import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { channelStateOf, operatorsFromEnv } from '../lib/index/channel-state';
 import { ChannelUnreadableError } from '../lib/index/read-channel';
 import { parseTimestamp } from '../lib/ledger/time';
+import { isSafeComponent } from '../lib/ledger/names';
 import { stateJson, stateTable } from './format';
 
 function parseNow(v: string): number {
@@ -68,6 +70,55 @@ export async function main(argv: readonly string[]): Promise<number> {
     .action(async (channel: string | undefined, opts: { port: number; host: string; staleAfter?: number; db?: string }) => {
       const { serve } = await import('./serve');
       code = await serve({ channel, port: opts.port, host: opts.host, staleAfterS: opts.staleAfter, db: opts.db });
+    });
+
+  program
+    .command('demo')
+    .description('write the embedded demo channel (once) and print its path; the operator key path goes to stderr')
+    .argument('[dir]', 'where to write it; keys go to <dir>/../keys', './.claimboard/demo')
+    .action(async (dir: string) => {
+      const { ensureDemoChannel } = await import('../lib/demo/scenario');
+      try {
+        const demo = ensureDemoChannel(dir);
+        if (!demo.created) process.stderr.write(`claimboard: ${demo.dir} already exists and is a channel; left as it is\n`);
+        process.stdout.write(demo.dir + '\n');
+        process.stderr.write(
+          demo.operatorKeyPath
+            ? `claimboard: operator key (${demo.operator}): ${demo.operatorKeyPath}\n`
+            : `claimboard: no operator key at ${demo.keysDir}/${demo.operator}.key\n`,
+        );
+      } catch (e) {
+        process.stderr.write(`claimboard: ${e instanceof Error ? e.message : String(e)}\n`);
+        code = 1;
+      }
+    });
+
+  program
+    .command('keygen')
+    .description('generate an Ed25519 identity: writes <name>.key (hex seed, 0600) and prints the roster entry to publish')
+    .argument('<name>', 'the identity name (ASCII letters, digits, ".", "-", "_")', (v: string) => {
+      if (!isSafeComponent(v)) throw new InvalidArgumentError('not a safe name: only ASCII letters, digits, ".", "-", "_", not "." or ".."');
+      return v;
+    })
+    .option('--out <file>', 'where to write the seed (default ./<name>.key); never overwritten')
+    .action(async (name: string, opts: { out?: string }) => {
+      const { generateSeed, writeKeyFile, publicKeyOf, ChannelWriteError } = await import('../lib/demo/write');
+      const file = path.resolve(opts.out ?? `${name}.key`);
+      const seedHex = generateSeed();
+      try {
+        writeKeyFile(file, seedHex);
+      } catch (e) {
+        process.stderr.write(
+          `claimboard: ${e instanceof ChannelWriteError && e.code === 'exists' ? `${file} already exists; refusing to overwrite a key` : e instanceof Error ? e.message : String(e)}\n`,
+        );
+        code = 1;
+        return;
+      }
+      const entry = { name, role: 'operator', capabilities: [], public_key: publicKeyOf({ seedHex }) };
+      process.stdout.write(JSON.stringify(entry, null, 2) + '\n');
+      process.stderr.write(
+        `claimboard: secret seed written to ${file} (mode 0600; keep it out of the synced folder). Publish the entry above as <channel>/agents/${name}.json.\n`,
+      );
     });
 
   try {

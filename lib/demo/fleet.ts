@@ -239,6 +239,7 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
     }
 
     // 1. runs: honour releases and retirements, heartbeat, resolve
+    const resolved = new Set<string>(); // orders whose run ended this tick: `state` predates it
     for (const [k, r] of [...runs]) {
       const c = cards.get(r.order);
       const agent = workers.get(r.agent);
@@ -255,6 +256,7 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
       }
       if (now >= r.endsAt) {
         runs.delete(k);
+        resolved.add(r.order);
         if (r.fate === 'finish') {
           const rev = (c.latest_revision ?? 0) + 1;
           writeResult(dir, agent, r.order, rev, { summary: `${r.order}: done`, commit: hex(7), run: r.run }, { atMs: now });
@@ -281,7 +283,7 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
 
     // 2. adopt work a live worker holds and nobody runs: changes requested, reopened, revived
     for (const c of state.orders) {
-      if (!c.holder || !WORKING.has(c.state) || !live(c.holder)) continue;
+      if (!c.holder || !WORKING.has(c.state) || !live(c.holder) || resolved.has(c.order_id)) continue;
       const k = keyOf(c.order_id, c.holder);
       if (runs.has(k) || abandoned.has(k) || !claimedBy(c.order_id, c.holder) || releasedOn(c.order_id, c.holder)) continue;
       const agent = workers.get(c.holder);
@@ -319,9 +321,9 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
     const oldest = inReview
       .map((c) => ({ c, since: reviewSeen.get(c.order_id) ?? now }))
       .sort((a, b) => a.since - b.since)[0];
-    if (oldest && now - lastReview >= 2 * hb) {
+    if (oldest && now - lastReview >= 4 * hb) {
       const waited = now - oldest.since;
-      if ((waited >= 5 * hb && inReview.length >= 2) || waited >= 15 * hb) {
+      if ((waited >= 8 * hb && inReview.length >= 3) || waited >= 25 * hb) {
         const rev = oldest.c.latest_revision ?? 1;
         const accepted = rev >= 3 || random() < 0.75;
         const notes = accepted ? 'looks good' : (pick(REJECT_NOTES) ?? 'needs another pass');
