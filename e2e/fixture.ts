@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 
 /** Where the fixture lives: a fixed place per checkout, so the server and the tests agree. */
-export const FIXTURE_DIR = path.join(os.tmpdir(), `claimboard-e2e-${createHash('sha256').update(path.resolve(__dirname, '..')).digest('hex').slice(0, 10)}`);
+export const FIXTURE_DIR = path.join(os.tmpdir(), `claimboard-e2e-${createHash('sha256').update(path.resolve(import.meta.dirname, '..')).digest('hex').slice(0, 10)}`);
 export const FIXTURE_CHANNEL = path.join(FIXTURE_DIR, 'channel');
 export const FIXTURE_VECTORS = ['10-review-states', '11-give-up-ack-reopen', '20-dependencies'];
 export const E2E_PORT = 3123;
