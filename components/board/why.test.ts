@@ -88,6 +88,7 @@ describe('why: flags (LEDGER.md §7)', () => {
       'a file in its folder is bad: see the order',
       'a file in its folder is conflicted: see the order',
     ]);
+    expect(whyLines(c, { ...ctx, onOrderPage: true })[0]).toBe('a file in its folder is bad: see Files below');
   });
 });
 

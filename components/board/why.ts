@@ -15,6 +15,8 @@ export interface WhyContext {
   readonly staleAfterMs: number;
   /** Last arrival here of any file an agent wrote (from GET /api/agents), when known. */
   readonly lastSeenMs?: (agent: string) => number | null | undefined;
+  /** The sentence is shown on the order's own page (which lists its files below). */
+  readonly onOrderPage?: boolean;
 }
 
 /** "a", "a and b", "a, b and c". */
@@ -90,8 +92,9 @@ export function stateSentence(card: Card, ctx: WhyContext): string | null {
 }
 
 /** The sentence of one attention flag, or null when the state sentence says it. */
-export function flagSentence(card: Card, flag: AttentionFlag): string | null {
+export function flagSentence(card: Card, flag: AttentionFlag, ctx?: WhyContext): string | null {
   const h = card.holder ?? 'nobody';
+  const see = ctx?.onOrderPage ? 'see Files below' : 'see the order';
   switch (flag) {
     case 'gave_up':
       return null; // the state sentence ("fang gave up: ...")
@@ -118,9 +121,9 @@ export function flagSentence(card: Card, flag: AttentionFlag): string | null {
         : `depends on ${m[0] ?? 'an order'}, which is not an order here`;
     }
     case 'bad_record':
-      return 'a file in its folder is bad: see the order';
+      return `a file in its folder is bad: ${see}`;
     case 'sync_conflict':
-      return 'a file in its folder is conflicted: see the order';
+      return `a file in its folder is conflicted: ${see}`;
   }
 }
 
@@ -130,7 +133,7 @@ export function flagSentence(card: Card, flag: AttentionFlag): string | null {
  */
 export function whyLines(card: Card, ctx: WhyContext): string[] {
   const state = stateSentence(card, ctx);
-  const flags = card.flags.map((f) => flagSentence(card, f)).filter((s): s is string => s !== null);
+  const flags = card.flags.map((f) => flagSentence(card, f, ctx)).filter((s): s is string => s !== null);
   const lines = card.state === 'gave_up' ? [state, ...flags] : [...flags, state];
   return lines.filter((s): s is string => s !== null && s !== '');
 }

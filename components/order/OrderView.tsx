@@ -28,10 +28,12 @@ export function OrderView({ id }: { id: string }) {
 
 function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
   const { card, order } = data;
-  const ctx = { nowMs: now, staleAfterMs: data.stale_after_ms };
+  const ctx = { nowMs: now, staleAfterMs: data.stale_after_ms, onOrderPage: true };
   const lines = whyLines(card, ctx);
   const hb = heartbeatNote(card, now);
   const problems = data.files.filter((f) => f.status === 'problem');
+  // Files with problems first, then by path.
+  const files = [...data.files].sort((a, b) => Number(b.status === 'problem') - Number(a.status === 'problem') || a.path.localeCompare(b.path));
 
   return (
     <article className="mx-auto max-w-5xl px-4 py-5 sm:px-6">
@@ -195,7 +197,7 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
               </tr>
             </thead>
             <tbody>
-              {data.files.map((f) => {
+              {files.map((f) => {
                 const bad = f.status === 'problem';
                 return (
                   <tr key={f.path} data-problem={f.problem} className={bad ? 'bg-red-50 dark:bg-red-950/30' : undefined}>
