@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { VECTORS_DIR } from '../lib/testing/vectors';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -11,8 +11,13 @@ const run = (args: string[]) =>
   spawnSync(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
 
 /** A fresh copy of a vector channel: every file arrives now (ctime = copy time). */
+const copies: string[] = [];
+afterAll(() => {
+  for (const d of copies) fs.rmSync(d, { recursive: true, force: true });
+});
 function freshCopy(name: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-cli-'));
+  copies.push(dir);
   fs.cpSync(path.join(VECTORS_DIR, name, 'channel'), dir, { recursive: true });
   return dir;
 }
