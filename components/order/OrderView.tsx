@@ -30,7 +30,7 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
   const { card, order } = data;
   const ctx = { nowMs: now, staleAfterMs: data.stale_after_ms, onOrderPage: true };
   const lines = whyLines(card, ctx);
-  const hb = heartbeatNote(card, now);
+  const hb = heartbeatNote(card, now)?.replace(/^last heartbeat/, `${card.holder ?? 'the holder'}'s last heartbeat`) ?? null;
   const problems = data.files.filter((f) => f.status === 'problem');
   // Files with problems first, then by path.
   const files = [...data.files].sort((a, b) => Number(b.status === 'problem') - Number(a.status === 'problem') || a.path.localeCompare(b.path));
