@@ -1,0 +1,234 @@
+/**
+ * Operator actions end to end on real folders (LEDGER.md §8): each action on its vector writes
+ * the expected files, signed so they verify, and the card moves as §7 says; every refusal
+ * leaves the folder byte-for-byte unchanged.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { applyAction, deriveSubset, type ApplyContext } from './apply';
+import { buildAction, type ActionInput } from '../ledger/actions';
+import { naclPublicKey, naclSign, naclVerify } from '../ledger/nacl-verify';
+import { channelStateOf } from '../index/channel-state';
+import { ledgerPrevOf } from './write';
+import { VECTORS_DIR, vectorKeys } from '../testing/vectors';
+import { seedOf } from '../testing/channel-builder';
+
+const keys = vectorKeys() as Record<string, { seed: string; public_key: string }>;
+let dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+
+function copy(vector: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-act-'));
+  dirs.push(dir);
+  fs.cpSync(path.join(VECTORS_DIR, vector, 'channel'), dir, { recursive: true });
+  return dir;
+}
+
+/** path -> sha256 of every file under root (dot files included: nothing may be left behind). */
+function snapshot(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(r);
+      else out[r] = createHash('sha256').update(fs.readFileSync(path.join(root, r))).digest('hex');
+    }
+  };
+  walk('');
+  return out;
+}
+
+const ctxOf = (root: string, over: Partial<ApplyContext> = {}): ApplyContext => ({ root, nowMs: Date.now(), staleAfterMs: 300_000, operators: [], verify: naclVerify, ...over });
+
+/** Builds an action as the page would, from the current card, signed by `who`. */
+function build(root: string, who: string, input: (s: ReturnType<typeof channelStateOf>) => ActionInput, ctx: ApplyContext) {
+  const state = deriveSubset(ctx, null);
+  const ledger = ledgerPrevOf(path.join(root, `ledger.${who}.jsonl`));
+  const seed = keys[who]?.seed ?? seedOf(who);
+  return buildAction(input(state), who, (p) => naclSign(seed, p), '2026-11-30T12:00:00Z', { line: ledger.lastLine, prev: ledger.prev });
+}
+const cardOf = (s: ReturnType<typeof channelStateOf>, id: string) => {
+  const c = s.orders.find((o) => o.order_id === id);
+  if (!c) throw new Error(`no ${id}`);
+  return c;
+};
+
+describe('re-queue', () => {
+  it('releases the stale holder\'s claim: the order goes back to the queue', () => {
+    const root = copy('06-stale-no-heartbeat');
+    const ctx = ctxOf(root, { nowMs: Date.now() + 3600_000 }); // an hour on: the claim is stale
+    const req = build(root, 'ops', (s) => ({ action: 'requeue', card: cardOf(s, 'ichabod-1650'), note: 'fang is gone' }), ctx);
+    const res = applyAction(req, ctx);
+    expect(res).toMatchObject({ status: 201, written: ['tasks/ichabod-1650/release.ops.fang.json', 'ledger.ops.jsonl'] });
+    const after = channelStateOf(root, { nowMs: ctx.nowMs });
+    expect(after.problems).toEqual([]);
+    expect(after.ledger['ledger.ops.jsonl']).toMatchObject({ entries: 1, intact: true });
+    const c = cardOf(after, 'ichabod-1650');
+    expect([c.state, c.lane, c.holder]).toEqual(['open', 'queue', null]);
+    const rel = JSON.parse(fs.readFileSync(path.join(root, 'tasks/ichabod-1650/release.ops.fang.json'), 'utf8')) as Record<string, unknown>;
+    expect(rel).toMatchObject({ order_id: 'ichabod-1650', released: 'fang', releaser: 'ops', reason: 'requeued: fang is gone', signed_by: 'ops' });
+  });
+  it('is refused while the holder\'s heartbeat is fresh (422), writing nothing', () => {
+    const root = copy('14-double-run');
+    const ctx = ctxOf(root);
+    const before = snapshot(root);
+    const req = build(root, 'ops', (s) => ({ action: 'requeue', card: cardOf(s, 't1'), note: 'x' }), ctx);
+    const res = applyAction(req, ctx);
+    expect(res.status).toBe(422);
+    expect(res).toMatchObject({ reason: "fang's heartbeat on t1 is fresh: a live run is never stolen from" });
+    expect(snapshot(root)).toEqual(before);
+  });
+  it('two operators re-queueing at once (two machines) end with two valid files and one coherent card', () => {
+    const a = copy('06-stale-no-heartbeat');
+    fs.writeFileSync(path.join(a, 'agents/ops2.json'), JSON.stringify({ name: 'ops2', role: 'operator', capabilities: [], public_key: naclPublicKey(seedOf('ops2')) }));
+    const b = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-act-'));
+    dirs.push(b);
+    fs.cpSync(a, b, { recursive: true }); // machine B holds the same folder
+    const nowMs = Date.now() + 3600_000;
+    const ca = ctxOf(a, { nowMs });
+    const cb = ctxOf(b, { nowMs });
+    // A third request, signed while the card still said "stale, held by fang", kept for later.
+    const late = build(a, 'ops2', (s) => ({ action: 'requeue', card: cardOf(s, 'ichabod-1650'), note: 'late' }), ca);
+    const ra = applyAction(build(a, 'ops', (s) => ({ action: 'requeue', card: cardOf(s, 'ichabod-1650'), note: 'from A' }), ca), ca);
+    const rb = applyAction(build(b, 'ops2', (s) => ({ action: 'requeue', card: cardOf(s, 'ichabod-1650'), note: 'from B' }), cb), cb);
+    expect([ra.status, rb.status]).toEqual([201, 201]);
+    // Sync brings B's files to A: distinct paths, nothing overwritten.
+    for (const rel of rb.written ?? []) {
+      expect(fs.existsSync(path.join(a, rel))).toBe(false);
+      fs.copyFileSync(path.join(b, rel), path.join(a, rel));
+    }
+    const after = channelStateOf(a, { nowMs });
+    expect(after.problems).toEqual([]);
+    expect(Object.keys(after.ledger).sort()).toEqual(['ledger.ops.jsonl', 'ledger.ops2.jsonl']);
+    const c = cardOf(after, 'ichabod-1650');
+    expect([c.state, c.holder]).toEqual(['open', null]);
+    // Applied now, it is refused: the order is open, and the folder stays as it is.
+    const before = snapshot(a);
+    expect(applyAction(late, ca)).toMatchObject({ status: 409, reason: 'ichabod-1650 is now open; you saw stale held by fang' });
+    expect(snapshot(a)).toEqual(before);
+  });
+});
+
+describe('retire', () => {
+  it('asks for two confirmations while a heartbeat is fresh, then writes the retirement and one release per held order', () => {
+    const root = copy('14-double-run');
+    const ctx = ctxOf(root);
+    const before = snapshot(root);
+    const once = build(root, 'ops', () => ({ action: 'retire', agent: 'fang', orders: ['t1'], reason: 'machine rebuilt', confirmAlive: 1 }), ctx);
+    const r1 = applyAction(once, ctx);
+    expect(r1.status).toBe(422);
+    expect(r1).toMatchObject({ reason: 'fang looks alive (a heartbeat of it arrived within the stale window): confirm twice to retire it anyway' });
+    expect(snapshot(root)).toEqual(before);
+    const twice = build(root, 'ops', () => ({ action: 'retire', agent: 'fang', orders: ['t1'], reason: 'machine rebuilt', confirmAlive: 2 }), ctx);
+    const r2 = applyAction(twice, ctx);
+    expect(r2).toMatchObject({ status: 201, written: ['retirements/fang.ops.json', 'tasks/t1/release.ops.fang.json', 'ledger.ops.jsonl'] });
+    const after = channelStateOf(root);
+    expect(after.problems).toEqual([]);
+    // fang released: wisp's claim (also active, fresh heartbeat) is the holder now.
+    const c = cardOf(after, 't1');
+    expect([c.state, c.holder, c.flags]).toEqual(['claimed', 'wisp', ['double_run']]);
+  });
+  it('is refused (409) when the agent holds other orders than the operator saw', () => {
+    const root = copy('04-stale-heartbeat-lapsed');
+    const ctx = ctxOf(root);
+    const before = snapshot(root);
+    const req = build(root, 'ops', () => ({ action: 'retire', agent: 'fang', orders: ['t1'], reason: 'gone', confirmAlive: 2 }), ctx);
+    const res = applyAction(req, ctx);
+    expect(res).toMatchObject({ status: 409, reason: 'fang now holds t1, t2 by an active claim with no result; you saw t1' });
+    expect(snapshot(root)).toEqual(before);
+  });
+});
+
+describe('reopen and acknowledge', () => {
+  it('reopens a done order: the result at latest no longer holds', () => {
+    const root = copy('09-done');
+    const ctx = ctxOf(root);
+    const req = build(root, 'ops', (s) => ({ action: 'reopen', card: cardOf(s, 't1'), reason: 'output truncated' }), ctx);
+    expect(req.record).toMatchObject({ target: 'result:1' });
+    const res = applyAction(req, ctx);
+    expect(res).toMatchObject({ status: 201, written: ['tasks/t1/reopen.ops.json', 'ledger.ops.jsonl'] });
+    const c = cardOf(channelStateOf(root), 't1');
+    // fang's claim is active; it never wrote a heartbeat; the claim arrived just now: claimed.
+    expect([c.state, c.holder]).toEqual(['claimed', 'fang']);
+  });
+  it('refuses to reopen while a dependent is working on its result (422)', () => {
+    const root = copy('20-dependencies');
+    // d depends on e (done); fang claims d and is running it.
+    fs.writeFileSync(path.join(root, 'tasks/d/claim.fang.json'), JSON.stringify({ order_id: 'd', agent: 'fang', claimed_at: '2026-11-30T10:00:00Z' }));
+    const ctx = ctxOf(root);
+    const before = snapshot(root);
+    const req = build(root, 'ops', (s) => ({ action: 'reopen', card: cardOf(s, 'e'), reason: 'redo' }), ctx);
+    const res = applyAction(req, ctx);
+    expect(res).toMatchObject({ status: 422, reason: 'd (claimed) depends on e and already consumed its result' });
+    expect(snapshot(root)).toEqual(before);
+  });
+  it('acknowledges a give-up: the order is closed', () => {
+    const root = copy('11-give-up-ack-reopen');
+    const ctx = ctxOf(root);
+    const req = build(root, 'ops', (s) => ({ action: 'ack', card: cardOf(s, 'g1'), note: 'known flaky' }), ctx);
+    expect(req.record).toMatchObject({ target: 'giveup:85f2de75eb8cb995fb8f91b6c43120cbbc92ba9e51a4e2866d664119d22083fc' });
+    const res = applyAction(req, ctx);
+    expect(res).toMatchObject({ status: 201, written: ['tasks/g1/ack.ops.json', 'ledger.ops.jsonl'] });
+    const c = cardOf(channelStateOf(root), 'g1');
+    expect([c.state, c.lane]).toEqual(['closed', 'done']);
+  });
+});
+
+describe('refusals write nothing', () => {
+  const ackG1 = (root: string, ctx: ApplyContext, who = 'ops') => build(root, who, (s) => ({ action: 'ack', card: cardOf(s, 'g1'), note: 'n' }), ctx);
+  const cases: [string, (root: string, ctx: ApplyContext) => unknown, number, RegExp][] = [
+    ['a forged signature', (root, ctx) => {
+      const r = ackG1(root, ctx);
+      return { ...r, record: { ...r.record, note: 'changed after signing' } };
+    }, 403, /^ack refused: invalid signature/],
+    ['a roster agent who is not an operator', (root, ctx) => ackG1(root, ctx, 'fang'), 403, /^fang is not an operator of this channel$/],
+    ['a record for another order than the one seen', (root, ctx) => {
+      const r = ackG1(root, ctx);
+      const other = build(root, 'ops', (s) => ({ action: 'ack', card: { ...cardOf(s, 'g1'), order_id: 'g2' }, note: 'n' }), ctx);
+      return { ...r, record: other.record };
+    }, 400, /^the ack is for g2, not g1$/],
+    ['an expect that no longer holds', (root, ctx) => {
+      const r = ackG1(root, ctx);
+      return { ...r, expect: { ...r.expect, order: { ...r.expect.order, state: 'claimed' } } };
+    }, 409, /^g1 is now gave_up held by fang; you saw claimed held by fang$/],
+    ['a ledger line signed against an older ledger', (root, ctx) => {
+      const r = ackG1(root, ctx);
+      fs.writeFileSync(path.join(root, 'ledger.ops.jsonl'), '');
+      fs.appendFileSync(path.join(root, 'ledger.ops.jsonl'), build(root, 'ops', (s) => ({ action: 'ack', card: cardOf(s, 'g1'), note: 'other' }), ctx).ledger_line + '\n');
+      return r;
+    }, 409, /^ledger\.ops\.jsonl has a new line since this action was signed: sign again$/],
+    ['a path that would overwrite another writer\'s file', (root, ctx) => {
+      fs.writeFileSync(path.join(root, 'tasks/g1/ack.ops.json'), '{"not": "ours"}');
+      return ackG1(root, ctx);
+    }, 409, /^tasks\/g1\/ack\.ops\.json is in the way and was not written by ops; nothing was written$/],
+    ['malformed input', () => ({ action: 'ack', record: 'x' }), 400, /^bad request: /],
+  ];
+  for (const [name, make, status, reason] of cases) {
+    it(`${name}: ${status}`, () => {
+      const root = copy('11-give-up-ack-reopen');
+      const ctx = ctxOf(root);
+      const body = make(root, ctx);
+      const before = snapshot(root);
+      const res = applyAction(body, ctx);
+      expect(res.status).toBe(status);
+      expect('reason' in res ? res.reason : '').toMatch(reason);
+      expect(snapshot(root)).toEqual(before);
+    });
+  }
+  it('a replay of an earlier action: 409, nothing written the second time', () => {
+    const root = copy('11-give-up-ack-reopen');
+    const ctx = ctxOf(root);
+    const req = ackG1(root, ctx);
+    expect(applyAction(req, ctx).status).toBe(201);
+    const before = snapshot(root);
+    const again = applyAction(req, ctx);
+    expect(again).toMatchObject({ status: 409, reason: 'g1 is now closed held by fang; you saw gave_up held by fang' });
+    expect(snapshot(root)).toEqual(before);
+  });
+});

@@ -1,0 +1,308 @@
+import 'server-only';
+/**
+ * Server side of operator actions (LEDGER.md §8): verify, check the precondition against a
+ * fresh derivation of the current folder, write atomically, append the ledger line. The web
+ * endpoint and the CLI both call `applyAction`, so both refuse exactly the same things.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ActionRequestSchema, ackRefusal, agentLooksAlive, decisionPath, LEDGER_KIND, ledgerPathOf, reopenRefusal, requeueRefusal, retirePlan, retireRefusal, type ActionRequest, type Refusal } from '../ledger/actions';
+import { deriveChannel, type ChannelEntry, type ChannelState } from '../ledger/channel';
+import type { Card } from '../ledger/derive';
+import { parseStrictJsonText, toPlain } from '../ledger/json';
+import { canonicalName } from '../ledger/names';
+import { ledgerLinePayload } from '../ledger/payloads';
+import { parseRecord, shapeRecord, type LedgerRecord, type SignedRecord } from '../ledger/records';
+import { parseTimestamp } from '../ledger/time';
+import { checkSignature, isOperator, verifyRecord, type Ed25519Verify } from '../ledger/verify';
+import { assertChannelRoot, statEntry, walkChannel } from '../index/read-channel';
+import { appendLedgerLine, ledgerPrevOf, replaceOwnFile, writeNewFile, WriteError } from './write';
+
+/** Everything an action needs besides the request. */
+export interface ApplyContext {
+  /** Channel root. */
+  readonly root: string;
+  /** This machine's clock, ms. */
+  readonly nowMs: number;
+  /** stale_after, ms. */
+  readonly staleAfterMs: number;
+  readonly operators: readonly string[];
+  /** Pinned keys (the index's); absent: the folder's keys. */
+  readonly pins?: ReadonlyMap<string, string>;
+  readonly verify: Ed25519Verify;
+  /**
+   * Order ids whose folders must be read besides the action's own: orders depending on an
+   * order (reopen) and orders holding claims of an agent (retire). Absent: the whole channel
+   * is read (the CLI).
+   */
+  readonly related?: { dependentsOf(id: string): string[]; claimsOf(agent: string): string[] };
+}
+
+export type ApplyResult =
+  | { readonly status: 201; readonly written: readonly string[]; readonly card?: Card; readonly orders?: readonly Card[] }
+  | (Refusal & { readonly written?: undefined });
+
+const refuse = (status: Refusal['status'], reason: string, card?: Card): Refusal => ({ status, reason, ...(card ? { card } : {}) });
+
+/** Reads the roster, retirements and the named orders' folders (or everything) from disk, and derives them. */
+export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | null): ChannelState {
+  assertChannelRoot(ctx.root);
+  const entries: ChannelEntry[] = [];
+  const add = (rel: string) => {
+    const e = statEntry(ctx.root, rel);
+    if (e) entries.push(e);
+  };
+  if (orderIds === null) {
+    walkChannel(ctx.root, (rel) => add(rel));
+  } else {
+    for (const top of ['agents', 'retirements']) {
+      add(top);
+      walkChannel(path.join(ctx.root, top), (rel) => {
+        if (!rel.includes('/')) add(`${top}/${rel}`);
+      });
+    }
+    for (const id of new Set(orderIds)) {
+      add(`tasks/${id}`);
+      walkChannel(path.join(ctx.root, 'tasks', id), (rel) => {
+        if (!rel.includes('/')) add(`tasks/${id}/${rel}`);
+      });
+    }
+  }
+  return deriveChannel(entries, { nowMs: ctx.nowMs, staleAfterMs: ctx.staleAfterMs, operators: ctx.operators, pins: ctx.pins, verify: ctx.verify });
+}
+
+function kindOf(action: ActionRequest['action']): 'release' | 'retirement' | 'reopen' | 'ack' {
+  switch (action) {
+    case 'requeue':
+      return 'release';
+    case 'retire':
+      return 'retirement';
+    case 'reopen':
+      return 'reopen';
+    case 'ack':
+      return 'ack';
+  }
+}
+
+const bytesOf = (o: Record<string, unknown>) => new TextEncoder().encode(JSON.stringify(o, null, 2) + '\n');
+
+/**
+ * Applies one operator action (LEDGER.md §8). Returns 201 with the channel-relative paths
+ * written and the order's card after the write, or a refusal: 400 bad input, 403 not an
+ * operator or a bad signature, 409 the folder no longer matches what the operator saw (with
+ * the current card), 422 a rule of LEDGER.md refuses it. On any refusal nothing is written.
+ * Throws only for programming errors.
+ */
+export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
+  const parsed = ActionRequestSchema.safeParse(body);
+  if (!parsed.success) return refuse(400, `bad request: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`);
+  const req = parsed.data as ActionRequest;
+  const kind = kindOf(req.action);
+
+  // The records must be well formed before anything else is looked at.
+  const shaped = shapeRecord(kind, bytesOf(req.record));
+  if (!shaped.ok) return refuse(400, `the ${kind} record is not valid: ${shaped.detail}`);
+  const record = shaped.record as SignedRecord;
+  const releases: SignedRecord[] = [];
+  for (const r of req.releases ?? []) {
+    const s = shapeRecord('release', bytesOf(r));
+    if (!s.ok) return refuse(400, `a release record is not valid: ${s.detail}`);
+    releases.push(s.record as SignedRecord);
+  }
+  if (req.action !== 'retire' && releases.length > 0) return refuse(400, 'only a retirement carries extra releases');
+  const signer = canonicalName(record.signed_by ?? '');
+
+  // Which folders to read fresh.
+  let ids: string[] | null = null;
+  if (ctx.related) {
+    if (req.action === 'retire') {
+      const agent = record.kind === 'retirement' ? record.agent : '';
+      ids = [...ctx.related.claimsOf(agent), ...(req.expect.retire?.orders ?? [])];
+    } else {
+      const id = 'order_id' in record ? record.order_id : '';
+      ids = [id, ...ctx.related.dependentsOf(id)];
+    }
+  }
+  let state: ChannelState;
+  try {
+    state = deriveSubset(ctx, ids);
+  } catch (e) {
+    return refuse(422, e instanceof Error ? e.message : String(e));
+  }
+
+  // Who is acting (403).
+  if (!isOperator(state.roster, signer)) {
+    return refuse(403, record.signed_by ? `${signer} is not an operator of this channel` : 'the record is not signed');
+  }
+  for (const r of [record, ...releases]) {
+    const bad = verifyRecord(r, state.roster, ctx.verify);
+    if (bad) return refuse(403, `${r.kind} refused: ${bad.problem.replace('_', ' ')}: ${bad.detail}`);
+  }
+
+  // The records must say what the operator saw (400).
+  const mismatch = recordMismatch(req, record, releases, signer);
+  if (mismatch) return refuse(400, mismatch);
+
+  // The folder must still be what the operator saw (409), and the rules must allow it (422).
+  let orderCard: Card | undefined;
+  if (req.action === 'retire') {
+    const agent = req.expect.retire?.agent ?? '';
+    const r = retireRefusal(state, agent);
+    if (r) return refuse(422, r);
+    const plan = retirePlan(state, agent);
+    const saw = [...(req.expect.retire?.orders ?? [])].sort();
+    if (plan.join(',') !== saw.join(',')) {
+      return refuse(409, `${agent} now holds ${plan.length ? plan.join(', ') : 'nothing'} by an active claim with no result; you saw ${saw.length ? saw.join(', ') : 'nothing'}`);
+    }
+    if (agentLooksAlive(state, agent, ctx.nowMs, ctx.staleAfterMs) && (req.expect.retire?.confirm_alive ?? 0) < 2) {
+      return refuse(422, `${agent} looks alive (a heartbeat of it arrived within the stale window): confirm twice to retire it anyway`);
+    }
+  } else {
+    const e = req.expect.order;
+    if (!e) return refuse(400, 'expect.order is required for this action');
+    const view = state.views.get(e.order_id);
+    if (!view) return refuse(409, `there is no order ${e.order_id} in the folder now`);
+    orderCard = view.card;
+    const c = view.card;
+    if (c.state !== e.state || c.holder !== e.holder || (c.target ?? null) !== e.target) {
+      return refuse(409, `${c.order_id} is now ${c.state}${c.holder ? ` held by ${c.holder}` : ''}; you saw ${e.state}${e.holder ? ` held by ${e.holder}` : ''}`, c);
+    }
+    const rule =
+      req.action === 'requeue'
+        ? requeueRefusal(view)
+        : req.action === 'reopen'
+          ? reopenRefusal(c, ctx.related ? ctx.related.dependentsOf(c.order_id).map((d) => state.views.get(d)?.card).filter((x): x is Card => !!x) : state.orders.filter((o) => o.depends_on.includes(c.order_id)))
+          : ackRefusal(c);
+    if (rule) return refuse(422, rule, c);
+  }
+
+  // The ledger line: signed by the operator, chained to the file as the operator saw it.
+  const ledgerRel = ledgerPathOf(signer);
+  const ledgerAbs = path.join(ctx.root, ledgerRel);
+  const lineProblem = ledgerLineProblem(req, signer, state, ctx.verify);
+  if (lineProblem) return refuse(lineProblem.status, lineProblem.reason);
+  const current = ledgerPrevOf(ledgerAbs);
+  if (current.prev !== req.expect.ledger_prev) return refuse(409, `${ledgerRel} has a new line since this action was signed: sign again`);
+
+  // Paths: only the operator's own, never over another writer's file.
+  const plans: { rel: string; bytes: Uint8Array; replace: boolean }[] = [];
+  for (const r of [record, ...releases]) {
+    const rel = decisionPath(r.kind as 'release' | 'retirement' | 'reopen' | 'ack', r.raw);
+    if (!rel) return refuse(400, `cannot name a file for this ${r.kind}`);
+    const abs = path.join(ctx.root, rel);
+    const replace = r.kind === 'reopen' || r.kind === 'ack';
+    const existing = inTheWay(abs, rel, signer);
+    if (existing === 'foreign') return refuse(409, `${rel} is in the way and was not written by ${signer}; nothing was written`);
+    if (existing === 'own' && !replace) return refuse(409, `${rel} already exists: this action was already taken (a replay?)`);
+    plans.push({ rel, bytes: bytesOf(withSignature(r)), replace });
+  }
+
+  const written: string[] = [];
+  try {
+    for (const p of plans) {
+      const abs = path.join(ctx.root, p.rel);
+      if (p.replace) replaceOwnFile(abs, p.bytes);
+      else writeNewFile(abs, p.bytes);
+      written.push(p.rel);
+    }
+    appendLedgerLine(ledgerAbs, req.ledger_line, req.expect.ledger_prev);
+    written.push(ledgerRel);
+  } catch (e) {
+    const msg = e instanceof WriteError ? e.message : e instanceof Error ? e.message : String(e);
+    const status = e instanceof WriteError && e.code !== 'io' ? 409 : 422;
+    return refuse(status, written.length ? `${msg} (after writing ${written.join(', ')})` : `${msg}; nothing was written`);
+  }
+
+  // The cards after the write, for the page.
+  const after = deriveSubset(ctx, ids);
+  const cardAfter = orderCard ? after.views.get(orderCard.order_id)?.card : undefined;
+  const touched = req.action === 'retire' ? (req.expect.retire?.orders ?? []).map((id) => after.views.get(id)?.card).filter((c): c is Card => !!c) : undefined;
+  return { status: 201, written, ...(cardAfter ? { card: cardAfter } : {}), ...(touched ? { orders: touched } : {}) };
+}
+
+/** The record as it will be written: its own fields plus the signature. */
+function withSignature(r: SignedRecord): Record<string, unknown> {
+  return { ...r.raw, signed_by: r.signed_by, signature: r.signature };
+}
+
+/** What is at `abs` now: nothing, a valid record of the same operator, or something else. */
+function inTheWay(abs: string, rel: string, operator: string): 'none' | 'own' | 'foreign' {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(abs);
+  } catch {
+    return 'none';
+  }
+  if (!st.isFile() || st.size > 1024 * 1024) return 'foreign';
+  const kind = rel.startsWith('retirements/') ? 'retirement' : (path.basename(rel).split('.')[0] as 'release' | 'reopen' | 'ack');
+  const parsed = parseRecord(kind, new Uint8Array(fs.readFileSync(abs)), path.basename(rel), rel.startsWith('tasks/') ? (rel.split('/')[1] ?? null) : null);
+  if (!parsed.ok) return 'foreign';
+  const r: LedgerRecord = parsed.record;
+  const by = 'signed_by' in r && r.signed_by ? canonicalName(r.signed_by) : '';
+  return by === operator ? 'own' : 'foreign';
+}
+
+/** Why the records do not describe what the operator saw, or null. */
+function recordMismatch(req: ActionRequest, record: SignedRecord, releases: readonly SignedRecord[], signer: string): string | null {
+  switch (req.action) {
+    case 'requeue': {
+      const e = req.expect.order;
+      if (record.kind !== 'release' || !e) return 'a re-queue is a release';
+      if (record.order_id !== e.order_id) return `the release is for ${record.order_id}, not ${e.order_id}`;
+      if (record.released !== e.holder) return `the release names ${record.released}, not the holder ${e.holder ?? '(none)'}`;
+      if (record.releaser !== signer) return 'the releaser must be the signing operator';
+      if (!record.reason.startsWith('requeued: ')) return 'a re-queue release has the reason "requeued: <note>"';
+      return null;
+    }
+    case 'reopen':
+    case 'ack': {
+      const e = req.expect.order;
+      if ((record.kind !== 'reopen' && record.kind !== 'ack') || !e) return `an ${req.action} is a ${req.action} record`;
+      if (record.order_id !== e.order_id) return `the ${record.kind} is for ${record.order_id}, not ${e.order_id}`;
+      if (record.target !== e.target) return `the ${record.kind} targets ${record.target}, not what you saw (${e.target ?? 'nothing'})`;
+      if (record.operator !== signer) return `the ${record.kind}'s operator must be the signer`;
+      return null;
+    }
+    case 'retire': {
+      const e = req.expect.retire;
+      if (record.kind !== 'retirement' || !e) return 'a retire is a retirement';
+      if (record.agent !== canonicalName(e.agent)) return `the retirement names ${record.agent}, not ${e.agent}`;
+      if (record.operator !== signer) return "the retirement's operator must be the signer";
+      const ids = new Set<string>();
+      for (const r of releases) {
+        if (r.kind !== 'release' || r.released !== record.agent || r.releaser !== signer || r.reason !== 'retired') {
+          return `each release of a retirement releases ${record.agent}, by ${signer}, with the reason "retired"`;
+        }
+        ids.add(r.order_id);
+      }
+      const saw = new Set(e.orders);
+      if (ids.size !== releases.length || ids.size !== saw.size || [...ids].some((i) => !saw.has(i))) {
+        return 'the releases do not match the orders listed in expect.retire.orders';
+      }
+      return null;
+    }
+  }
+}
+
+/** Why the ledger line is not this operator's signed account of this action, or null. */
+function ledgerLineProblem(req: ActionRequest, signer: string, state: ChannelState, verify: Ed25519Verify): Refusal | null {
+  const p = parseStrictJsonText(req.ledger_line);
+  if (!p.ok || p.node.t !== 'obj') return refuse(400, `the ledger line is not a JSON object${p.ok ? '' : `: ${p.reason}`}`);
+  const l = toPlain(p.node) as Record<string, unknown>;
+  const str = (k: string) => (typeof l[k] === 'string' ? (l[k] as string) : null);
+  const created = parseTimestamp(str('created_at') ?? '');
+  if (str('kind') !== LEDGER_KIND[req.action]) return refuse(400, `the ledger line's kind must be ${LEDGER_KIND[req.action]}`);
+  if (canonicalName(str('actor') ?? '') !== signer) return refuse(400, "the ledger line's actor must be the signing operator");
+  if (str('summary') === null || str('prev') === null || !created.ok) return refuse(400, 'the ledger line lacks summary, prev or a valid created_at');
+  if (str('prev') !== req.expect.ledger_prev) return refuse(400, "the ledger line's prev differs from expect.ledger_prev");
+  if (canonicalName(str('signed_by') ?? '') !== signer) return refuse(403, 'the ledger line must be signed by the acting operator');
+  const check = checkSignature(
+    str('signed_by'),
+    str('signature'),
+    ledgerLinePayload({ kind: str('kind') ?? '', actor: str('actor') ?? '', summary: str('summary') ?? '', reference: str('reference'), created_at: created.value, prev: str('prev') ?? '' }),
+    state.roster,
+    verify,
+  );
+  if (check !== 'valid') return refuse(403, `the ledger line's signature: ${check.replace('_', ' ')}`);
+  return null;
+}

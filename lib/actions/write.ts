@@ -1,0 +1,151 @@
+import 'server-only';
+/**
+ * The only code that writes into a channel folder (LEDGER.md §1.1, §8): atomically, into the
+ * acting operator's own paths, never over another writer's file, never a delete.
+ *
+ * A new file is written to a temp file with a leading dot in the same directory, fsynced, then
+ * hard-linked into place (link fails if anything is already there: nothing is ever replaced by
+ * accident) and the temp name removed; the directory is fsynced. A file the operator already
+ * owns (its reopen or ack, its ledger) is replaced by rename over it.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sha256HexOfText } from '../ledger/json';
+import { splitLines } from '../ledger/ledger-file';
+
+/** Why a write did not happen. Nothing was left behind in any case but a leftover dot temp file on a crash. */
+export class WriteError extends Error {
+  constructor(
+    readonly code: 'exists' | 'moved_on' | 'io',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function tempBeside(abs: string): string {
+  return path.join(path.dirname(abs), `.${path.basename(abs)}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+function fsyncDir(dir: string): void {
+  let fd: number | null = null;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    /* some filesystems cannot fsync a directory; the rename is still atomic */
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
+  }
+}
+
+function writeTemp(abs: string, bytes: Uint8Array): string {
+  const tmp = tempBeside(abs);
+  let fd: number | null = null;
+  try {
+    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o644);
+    let off = 0;
+    while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+    fs.fsyncSync(fd);
+  } catch (e) {
+    if (fd !== null) fs.closeSync(fd);
+    fd = null;
+    fs.rmSync(tmp, { force: true });
+    throw new WriteError('io', `cannot write ${path.basename(abs)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
+  }
+  return tmp;
+}
+
+/**
+ * Writes `bytes` at `abs`, which must not exist (LEDGER.md §8: "refuse if a file it did not
+ * write is in the way"). Creates missing parent directories. Throws WriteError('exists') when
+ * something is there, WriteError('io') when the disk refuses (full, read-only, ...).
+ */
+export function writeNewFile(abs: string, bytes: Uint8Array): void {
+  try {
+    fs.mkdirSync(path.dirname(abs), { recursive: true });
+  } catch (e) {
+    throw new WriteError('io', `cannot create ${path.dirname(abs)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  if (fs.existsSync(abs) || isSymlink(abs)) throw new WriteError('exists', `${path.basename(abs)} already exists`);
+  const tmp = writeTemp(abs, bytes);
+  try {
+    fs.linkSync(tmp, abs);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new WriteError('exists', `${path.basename(abs)} appeared while writing; nothing was written`);
+    throw new WriteError('io', `cannot place ${path.basename(abs)}: ${code ?? String(e)}`);
+  }
+  fs.rmSync(tmp, { force: true });
+  fsyncDir(path.dirname(abs));
+}
+
+function isSymlink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Replaces the operator's own file at `abs` (or creates it). The caller has checked that what
+ * is there was written by this operator. Refuses a symlink in the way.
+ */
+export function replaceOwnFile(abs: string, bytes: Uint8Array): void {
+  if (isSymlink(abs)) throw new WriteError('exists', `${path.basename(abs)} is a symlink; not followed, not replaced`);
+  try {
+    fs.mkdirSync(path.dirname(abs), { recursive: true });
+  } catch (e) {
+    throw new WriteError('io', `cannot create ${path.dirname(abs)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  const tmp = writeTemp(abs, bytes);
+  try {
+    fs.renameSync(tmp, abs);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw new WriteError('io', `cannot place ${path.basename(abs)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  fsyncDir(path.dirname(abs));
+}
+
+/**
+ * The hash a new ledger line's `prev` must carry: hex SHA-256 of the file's last line, '' when
+ * the file is missing or empty (LEDGER.md §3.2, §8).
+ */
+export function ledgerPrevOf(abs: string): { readonly prev: string; readonly lastLine: string | null } {
+  let text: string;
+  try {
+    text = fs.readFileSync(abs, 'utf8');
+  } catch {
+    return { prev: '', lastLine: null };
+  }
+  const lines = splitLines(text);
+  const last = lines[lines.length - 1];
+  return last === undefined ? { prev: '', lastLine: null } : { prev: sha256HexOfText(last), lastLine: last };
+}
+
+/**
+ * Appends `line` (no newline) to the operator's ledger file at `abs`, atomically (the whole
+ * file rewritten through a temp file and renamed), refusing with WriteError('moved_on') when the
+ * file's last line no longer hashes to `expectedPrev`.
+ */
+export function appendLedgerLine(abs: string, line: string, expectedPrev: string): void {
+  if (isSymlink(abs)) throw new WriteError('exists', `${path.basename(abs)} is a symlink; not followed`);
+  let text = '';
+  try {
+    text = fs.readFileSync(abs, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new WriteError('io', `cannot read ${path.basename(abs)}: ${(e as NodeJS.ErrnoException).code}`);
+  }
+  const lines = splitLines(text);
+  const last = lines[lines.length - 1];
+  const prev = last === undefined ? '' : sha256HexOfText(last);
+  if (prev !== expectedPrev) throw new WriteError('moved_on', `${path.basename(abs)} has a new line since this action was signed: sign again`);
+  const body = (text.length > 0 && !text.endsWith('\n') ? text + '\n' : text) + line + '\n';
+  replaceOwnFile(abs, new TextEncoder().encode(body));
+}

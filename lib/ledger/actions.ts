@@ -1,0 +1,268 @@
+/**
+ * Operator actions (LEDGER.md §8): what each may write, when it is allowed, and how the
+ * browser (and the CLI) builds the signed records. Pure: used by the browser to build and
+ * sign, and by the server (lib/actions) to check against a fresh derivation.
+ */
+import { z } from 'zod';
+import type { ChannelState, OrderView } from './channel';
+import type { Card, OrderState } from './derive';
+import { canonicalName, isSafeComponent } from './names';
+import { signFields, signLedgerLine, type Signer } from './sign';
+
+/** The four operator actions (LEDGER.md §8). */
+export type ActionKind = 'requeue' | 'retire' | 'reopen' | 'ack';
+export const ACTION_KINDS: readonly ActionKind[] = ['requeue', 'retire', 'reopen', 'ack'];
+
+/** The ledger line kind each action appends (LEDGER.md §8). */
+export const LEDGER_KIND: Record<ActionKind, 'release' | 'retire' | 'reopen' | 'ack'> = {
+  requeue: 'release',
+  retire: 'retire',
+  reopen: 'reopen',
+  ack: 'ack',
+};
+
+/** States in which an order's result has been consumed by work in progress (LEDGER.md §8 reopen). */
+export const WORKING_STATES: ReadonlySet<OrderState> = new Set<OrderState>(['claimed', 'stale', 'changes_requested', 'awaiting_review', 'gave_up']);
+
+/** What the operator saw of one order when deciding (LEDGER.md §8 `expect`). */
+export interface OrderExpect {
+  readonly order_id: string;
+  readonly state: OrderState;
+  readonly holder: string | null;
+  readonly target: string | null;
+}
+
+/** What the operator saw when retiring an agent: the orders the retirement will release. */
+export interface RetireExpect {
+  readonly agent: string;
+  /** Order ids it holds by an active claim with no result, as shown in the dialog. */
+  readonly orders: readonly string[];
+  /** How many times the operator confirmed "it looks alive" (2 needed when a heartbeat is fresh). */
+  readonly confirm_alive: number;
+}
+
+/** The `expect` of an action request. */
+export interface Expect {
+  readonly order?: OrderExpect;
+  readonly retire?: RetireExpect;
+  /** hex SHA-256 of the last line of the operator's ledger file as the operator's page read it ('' for none). */
+  readonly ledger_prev: string;
+}
+
+/** POST /api/actions body (DESIGN.md: `{record, expect}`; plus the releases of a retirement and the signed ledger line). */
+export interface ActionRequest {
+  readonly action: ActionKind;
+  /** The decision record: release (requeue), retirement (retire), reopen, ack. */
+  readonly record: Record<string, unknown>;
+  /** Retire only: one release per order it holds by an active claim with no result. */
+  readonly releases?: readonly Record<string, unknown>[];
+  /** The signed ledger line (JSON text, no newline). */
+  readonly ledger_line: string;
+  readonly expect: Expect;
+}
+
+const Name = z.string().min(1).max(200).refine((s) => isSafeComponent(s), 'not a safe name');
+const Obj = z.record(z.string(), z.unknown());
+/** zod schema of an ActionRequest (the trust boundary of POST /api/actions). */
+export const ActionRequestSchema = z.object({
+  action: z.enum(['requeue', 'retire', 'reopen', 'ack']),
+  record: Obj,
+  releases: z.array(Obj).max(10_000).optional(),
+  ledger_line: z.string().min(2).max(64 * 1024),
+  expect: z.object({
+    order: z
+      .object({
+        order_id: Name,
+        state: z.enum(['open', 'blocked', 'offered', 'claimed', 'stale', 'gave_up', 'closed', 'changes_requested', 'awaiting_review', 'accepted', 'done']),
+        holder: Name.nullable(),
+        target: z.string().max(200).nullable(),
+      })
+      .optional(),
+    retire: z.object({ agent: Name, orders: z.array(Name).max(10_000), confirm_alive: z.number().int().min(0).max(10) }).optional(),
+    ledger_prev: z.string().regex(/^([0-9a-f]{64})?$/),
+  }),
+});
+
+/** A refusal with the HTTP status DESIGN.md gives it and a reason an operator can act on. */
+export interface Refusal {
+  readonly status: 400 | 403 | 409 | 422;
+  readonly reason: string;
+  /** The current card, for 409s. */
+  readonly card?: Card;
+}
+
+/** Whether the holder of an order has an active (not released) claim on it. */
+export function holderClaimActive(view: OrderView): boolean {
+  const h = view.card.holder;
+  if (!h) return false;
+  if (view.folder.releases.some((r) => r.record.released === h)) return false;
+  return view.folder.claims.some((c) => c.record.agent === h);
+}
+
+/**
+ * LEDGER.md §8 re-queue: allowed when the holder's claim is active and the order is `stale`
+ * or `gave_up`, or flagged `retired_holder` (and not finished: releasing the holder of a
+ * finished order would reopen it, which is what reopen is for). Refused while the holder's
+ * heartbeat is fresh. Returns null when allowed, else the reason.
+ */
+export function requeueRefusal(view: OrderView): string | null {
+  const c = view.card;
+  if (!c.holder || !holderClaimActive(view)) return `${c.order_id} has no active claim to release (state ${c.state})`;
+  if (c.holder_fresh === true) {
+    return `${c.holder}'s heartbeat on ${c.order_id} is fresh: a live run is never stolen from`;
+  }
+  const retired = c.flags.includes('retired_holder');
+  if (c.state === 'stale' || c.state === 'gave_up') return null;
+  if (retired && !['done', 'accepted', 'closed', 'awaiting_review'].includes(c.state)) return null;
+  return `${c.order_id} is ${c.state}: re-queue is for stale or given-up orders, or orders held by a retired agent`;
+}
+
+/**
+ * LEDGER.md §8 retire: the orders `agent` holds by an active claim with no result of its own,
+ * each of which gets a release (reason `retired`). Sorted by order id.
+ */
+export function retirePlan(state: ChannelState, agent: string): string[] {
+  const a = canonicalName(agent);
+  const out: string[] = [];
+  for (const [id, view] of state.views) {
+    const f = view.folder;
+    if (!f.claims.some((c) => c.record.agent === a)) continue;
+    if (f.releases.some((r) => r.record.released === a)) continue;
+    if (f.results.some((r) => r.record.agent === a)) continue;
+    out.push(id);
+  }
+  return out.sort();
+}
+
+/** Whether any heartbeat of `agent` anywhere is fresh (LEDGER.md §8 retire: "it looks alive"). */
+export function agentLooksAlive(state: ChannelState, agent: string, nowMs: number, staleAfterMs: number): boolean {
+  const a = canonicalName(agent);
+  for (const v of state.views.values()) {
+    for (const h of v.folder.heartbeats) if (h.record.agent === a && nowMs - h.arrivalMs <= staleAfterMs) return true;
+  }
+  return false;
+}
+
+/** LEDGER.md §8 retire: refused when the agent is not in the roster or already retired. */
+export function retireRefusal(state: ChannelState, agent: string): string | null {
+  const a = canonicalName(agent);
+  if (!state.roster.entries.has(a)) return `${a} is not in the roster`;
+  if (state.retirements.some((r) => r.record.agent === a)) return `${a} is already retired`;
+  return null;
+}
+
+/**
+ * LEDGER.md §8 reopen: allowed on `done`, `accepted`, `closed`; refused while an order that
+ * depends on it is in a working state. `dependents` are those orders' cards.
+ */
+export function reopenRefusal(card: Card, dependents: readonly Card[]): string | null {
+  if (card.state !== 'done' && card.state !== 'accepted' && card.state !== 'closed') {
+    return `${card.order_id} is ${card.state}: only done, accepted or closed orders can be reopened`;
+  }
+  const working = dependents.filter((d) => WORKING_STATES.has(d.state));
+  if (working.length > 0) {
+    return `${working.map((d) => `${d.order_id} (${d.state})`).join(', ')} depend${working.length === 1 ? 's' : ''} on ${card.order_id} and already consumed its result`;
+  }
+  return null;
+}
+
+/** LEDGER.md §8 acknowledge: allowed on `gave_up` only. */
+export function ackRefusal(card: Card): string | null {
+  return card.state === 'gave_up' ? null : `${card.order_id} is ${card.state}: only a give-up can be acknowledged`;
+}
+
+/** Channel-relative path of a decision record written by claimboard (LEDGER.md §2, §4). */
+export function decisionPath(kind: 'release' | 'retirement' | 'reopen' | 'ack', f: Record<string, unknown>): string | null {
+  const s = (k: string) => (typeof f[k] === 'string' ? canonicalName(f[k] as string) : '');
+  const safe = (...v: string[]) => v.every(isSafeComponent);
+  switch (kind) {
+    case 'release':
+      return safe(s('order_id'), s('releaser'), s('released')) ? `tasks/${s('order_id')}/release.${s('releaser')}.${s('released')}.json` : null;
+    case 'retirement':
+      return safe(s('agent'), s('operator')) ? `retirements/${s('agent')}.${s('operator')}.json` : null;
+    case 'reopen':
+      return safe(s('order_id'), s('operator')) ? `tasks/${s('order_id')}/reopen.${s('operator')}.json` : null;
+    case 'ack':
+      return safe(s('order_id'), s('operator')) ? `tasks/${s('order_id')}/ack.${s('operator')}.json` : null;
+  }
+}
+
+/** The ledger file of an operator (LEDGER.md §3.2). */
+export function ledgerPathOf(operator: string): string {
+  return `ledger.${canonicalName(operator)}.jsonl`;
+}
+
+/** What the operator decided on, as the page or the CLI saw it. */
+export type ActionInput =
+  | { readonly action: 'requeue'; readonly card: Card; readonly note: string }
+  | { readonly action: 'reopen'; readonly card: Card; readonly reason: string }
+  | { readonly action: 'ack'; readonly card: Card; readonly note: string }
+  | { readonly action: 'retire'; readonly agent: string; readonly orders: readonly string[]; readonly reason: string; readonly confirmAlive: number };
+
+/**
+ * Builds and signs an action request (LEDGER.md §8) as the operator `operator` with `sign`
+ * (tweetnacl in the browser, the key file in the CLI). `nowIso` is the operator's clock
+ * (RFC 3339), `previousLedgerLine` the last line of the operator's ledger file (null when
+ * none) and `ledgerPrev` its hash as the page read it. Throws Error when a field would make
+ * an invalid record (e.g. an unsafe name).
+ */
+export function buildAction(
+  input: ActionInput,
+  operator: string,
+  sign: Signer,
+  nowIso: string,
+  previousLedger: { readonly line: string | null; readonly prev: string },
+): ActionRequest {
+  const op = canonicalName(operator);
+  const line = (summary: string, reference: string) =>
+    signLedgerLine({ kind: LEDGER_KIND[input.action], actor: op, summary, reference, created_at: nowIso }, previousLedger.line, op, sign);
+  const expectOrder = (card: Card): OrderExpect => ({ order_id: card.order_id, state: card.state, holder: card.holder, target: card.target ?? null });
+  switch (input.action) {
+    case 'requeue': {
+      const holder = input.card.holder;
+      if (!holder) throw new Error(`${input.card.order_id} has no holder to release`);
+      const reason = `requeued: ${input.note}`;
+      const record = signFields('release', { order_id: input.card.order_id, released: holder, releaser: op, reason, at: nowIso }, op, sign);
+      return {
+        action: 'requeue',
+        record,
+        ledger_line: line(`released ${holder}'s claim on ${input.card.order_id} (${reason})`, input.card.order_id),
+        expect: { order: expectOrder(input.card), ledger_prev: previousLedger.prev },
+      };
+    }
+    case 'reopen': {
+      const target = input.card.target;
+      if (!target) throw new Error(`${input.card.order_id} has nothing to reopen`);
+      const record = signFields('reopen', { order_id: input.card.order_id, operator: op, target, reason: input.reason, at: nowIso }, op, sign);
+      return {
+        action: 'reopen',
+        record,
+        ledger_line: line(`reopened ${input.card.order_id} (${target}): ${input.reason}`, input.card.order_id),
+        expect: { order: expectOrder(input.card), ledger_prev: previousLedger.prev },
+      };
+    }
+    case 'ack': {
+      const target = input.card.target;
+      if (!target) throw new Error(`${input.card.order_id} has no give-up to acknowledge`);
+      const record = signFields('ack', { order_id: input.card.order_id, operator: op, target, note: input.note, at: nowIso }, op, sign);
+      return {
+        action: 'ack',
+        record,
+        ledger_line: line(`acknowledged the give-up on ${input.card.order_id}${input.note ? `: ${input.note}` : ''}`, input.card.order_id),
+        expect: { order: expectOrder(input.card), ledger_prev: previousLedger.prev },
+      };
+    }
+    case 'retire': {
+      const agent = canonicalName(input.agent);
+      const record = signFields('retirement', { agent, operator: op, reason: input.reason, at: nowIso }, op, sign);
+      const releases = input.orders.map((id) => signFields('release', { order_id: id, released: agent, releaser: op, reason: 'retired', at: nowIso }, op, sign));
+      return {
+        action: 'retire',
+        record,
+        releases,
+        ledger_line: line(`retired ${agent}: ${input.reason}${input.orders.length ? `; released ${input.orders.join(', ')}` : ''}`, agent),
+        expect: { retire: { agent, orders: [...input.orders], confirm_alive: input.confirmAlive }, ledger_prev: previousLedger.prev },
+      };
+    }
+  }
+}
