@@ -51,7 +51,7 @@ function build(root: string, who: string, input: (s: ReturnType<typeof channelSt
   const state = deriveSubset(ctx, null);
   const ledger = ledgerPrevOf(path.join(root, `ledger.${who}.jsonl`));
   const seed = keys[who]?.seed ?? seedOf(who);
-  return buildAction(input(state), who, (p) => naclSign(seed, p), '2026-11-30T12:00:00Z', { line: ledger.lastLine, prev: ledger.prev });
+  return buildAction(input(state), who, (p) => naclSign(seed, p), '2026-11-30T12:00:00Z', ledger.prev);
 }
 const cardOf = (s: ReturnType<typeof channelStateOf>, id: string) => {
   const c = s.orders.find((o) => o.order_id === id);

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ChannelState, OrderView } from './channel';
 import type { Card, OrderState } from './derive';
 import { canonicalName, isSafeComponent } from './names';
-import { signFields, signLedgerLine, type Signer } from './sign';
+import { signFields, signLedgerLineAfter, type Signer } from './sign';
 
 /** The four operator actions (LEDGER.md §8). */
 export type ActionKind = 'requeue' | 'retire' | 'reopen' | 'ack';
@@ -202,20 +202,15 @@ export type ActionInput =
 /**
  * Builds and signs an action request (LEDGER.md §8) as the operator `operator` with `sign`
  * (tweetnacl in the browser, the key file in the CLI). `nowIso` is the operator's clock
- * (RFC 3339), `previousLedgerLine` the last line of the operator's ledger file (null when
- * none) and `ledgerPrev` its hash as the page read it. Throws Error when a field would make
- * an invalid record (e.g. an unsafe name).
+ * (RFC 3339) and `ledgerPrev` the hash of the last line of the operator's ledger file as the
+ * page read it ('' when there is none). Throws Error when a field would make an invalid
+ * record (e.g. an unsafe name).
  */
-export function buildAction(
-  input: ActionInput,
-  operator: string,
-  sign: Signer,
-  nowIso: string,
-  previousLedger: { readonly line: string | null; readonly prev: string },
-): ActionRequest {
+export function buildAction(input: ActionInput, operator: string, sign: Signer, nowIso: string, ledgerPrev: string): ActionRequest {
   const op = canonicalName(operator);
+  const previousLedger = { prev: ledgerPrev };
   const line = (summary: string, reference: string) =>
-    signLedgerLine({ kind: LEDGER_KIND[input.action], actor: op, summary, reference, created_at: nowIso }, previousLedger.line, op, sign);
+    signLedgerLineAfter({ kind: LEDGER_KIND[input.action], actor: op, summary, reference, created_at: nowIso }, ledgerPrev, op, sign);
   const expectOrder = (card: Card): OrderExpect => ({ order_id: card.order_id, state: card.state, holder: card.holder, target: card.target ?? null });
   switch (input.action) {
     case 'requeue': {

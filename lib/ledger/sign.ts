@@ -55,9 +55,13 @@ export function signLedgerLine(
   signerName: string,
   sign: Signer,
 ): string {
+  return signLedgerLineAfter(input, previousLine === null ? '' : sha256HexOfText(previousLine), signerName, sign);
+}
+
+/** The same as signLedgerLine, given `prev` (the previous line's hash, '' for the first line) instead of the line. */
+export function signLedgerLineAfter(input: LedgerLineInput, prev: string, signerName: string, sign: Signer): string {
   const created = parseTimestamp(input.created_at);
   if (!created.ok) throw new Error(`created_at: ${created.reason}`);
-  const prev = previousLine === null ? '' : sha256HexOfText(previousLine);
   const reference = input.reference ?? null;
   const payload = ledgerLinePayload({ ...input, reference, created_at: created.value, prev });
   return JSON.stringify({

@@ -1,0 +1,47 @@
+import { NextResponse } from 'next/server';
+import { withDb } from '@/lib/api/http';
+import { applyAction } from '@/lib/actions/apply';
+import { guardRequest, rateLimited, serverContext } from '@/lib/actions/server';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+const noStore = { 'Cache-Control': 'no-store' };
+
+/**
+ * POST /api/actions `{action, record, releases?, ledger_line, expect}` (LEDGER.md §8):
+ * 201 `{written, card?, orders?}`; 400 bad input; 403 not an operator, a bad signature, another
+ * origin or read-only mode; 409 the folder moved on (body has the current card); 415 not JSON;
+ * 422 a rule of LEDGER.md refuses it; 429 too many actions. Every refusal says why and writes nothing.
+ */
+export async function POST(req: Request) {
+  const guard = guardRequest(req);
+  if (guard) return NextResponse.json({ error: guard.status === 415 ? 'unsupported_media_type' : 'forbidden', message: guard.reason }, { status: guard.status, headers: noStore });
+  let body: unknown;
+  try {
+    body = await req.json();
+  } catch {
+    return NextResponse.json({ error: 'bad_request', message: 'the body is not JSON' }, { status: 400, headers: noStore });
+  }
+  const signer = typeof (body as { record?: { signed_by?: unknown } })?.record?.signed_by === 'string' ? String((body as { record: { signed_by: string } }).record.signed_by) : '';
+  const wait = signer ? rateLimited(signer, Date.now()) : 0;
+  if (wait > 0) return NextResponse.json({ error: 'too_many_requests', message: `too many actions by ${signer}: wait ${wait} s` }, { status: 429, headers: { ...noStore, 'Retry-After': String(wait) } });
+  return withDb((db) => {
+    const res = applyAction(body, serverContext(db, Date.now()));
+    if (res.status === 201) return NextResponse.json(res, { status: 201, headers: noStore });
+    return NextResponse.json({ error: codeOf(res.status), message: res.reason, ...(res.card ? { card: res.card } : {}) }, { status: res.status, headers: noStore });
+  });
+}
+
+function codeOf(status: 400 | 403 | 409 | 422): string {
+  switch (status) {
+    case 400:
+      return 'bad_request';
+    case 403:
+      return 'forbidden';
+    case 409:
+      return 'conflict';
+    case 422:
+      return 'refused';
+  }
+}

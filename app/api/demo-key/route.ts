@@ -1,0 +1,20 @@
+import fs from 'node:fs';
+import { errorResponse, json } from '@/lib/api/http';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+/**
+ * GET /api/demo-key: in demo mode only (`npm start` with no channel), the demo operator's seed,
+ * so a newcomer can act within a minute. 404 on a real channel: no key is ever served there.
+ */
+export function GET() {
+  const file = process.env.CLAIMBOARD_DEMO_OPERATOR_KEY;
+  if (!file) return errorResponse('not_found', 'no demo key: this dashboard serves a real channel');
+  try {
+    const seed = fs.readFileSync(file, 'utf8').trim();
+    return json({ name: 'ops', seed, note: 'demo only: this key signs for the demo operator ops of ./.claimboard/demo' });
+  } catch {
+    return errorResponse('not_found', 'the demo key file is missing');
+  }
+}
