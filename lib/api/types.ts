@@ -166,6 +166,11 @@ export interface AgentResponse {
     readonly detail: string;
     readonly state: OrderState;
   }[];
+  /** Orders a retirement would release now (active claim, no result of its own; LEDGER.md §8). */
+  readonly retire_plan: readonly string[];
+  /** Whether any heartbeat of it arrived within stale_after (retiring it needs two confirmations). */
+  readonly looks_alive: boolean;
+  readonly stale_after_ms: number;
   readonly now_ms: number;
 }
 

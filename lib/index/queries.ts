@@ -165,6 +165,11 @@ export function agent(db: DB, name: string, nowMs: number): AgentResponse | null
       retirement: ret && retRow && summary.retired ? { operator: ret.operator, reason: ret.reason, at: ret.at.text, arrival_ms: retRow.arrival_ms } : null,
     },
     holds,
+    retire_plan: history.filter((h) => h.ended === null || h.ended === 'lost' || h.ended === 'gave_up').map((h) => h.order_id).sort(),
+    looks_alive:
+      ((db.prepare('SELECT MAX(last_arrival_ms) AS t FROM runs WHERE agent = ?').get(n) as { t: number | null }).t ?? -Infinity) >=
+      nowMs - Number(meta(db, 'stale_after_ms') ?? 300_000),
+    stale_after_ms: Number(meta(db, 'stale_after_ms') ?? 300_000),
     held: history
       .filter((h) => !h.holding && h.ended !== null)
       .map((h) => ({ order_id: h.order_id, claimed_at: h.claimed_at, ended: h.ended as NonNullable<HoldHistory['ended']>, detail: h.detail, state: h.state })),
