@@ -72,7 +72,8 @@ if [ -f "$VECTORS_TOOL" ]; then
 elif [ ! -d ../shared ]; then
   header "conformance vectors"
   warn "../shared is missing (no shared contract checkout beside this repo): skipping the CLI" \
-    "vector run. The repo's own copy of the vectors still runs inside vitest."
+    "vector run. Tests that read ../shared/vectors (unit tests, the e2e fixture) cannot pass" \
+    "without it: place the shared checkout beside this repo."
   skipped+=("conformance vectors (../shared missing)")
 else
   header "conformance vectors"
