@@ -75,3 +75,59 @@ describe('claimboard state', () => {
     expect(run(['frobnicate']).status).toBe(2);
   });
 });
+
+describe('claimboard requeue | retire | reopen | ack', () => {
+  const keysDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-keys-'));
+  copies.push(keysDir);
+  const k = JSON.parse(fs.readFileSync(path.join(VECTORS_DIR, 'keys.json'), 'utf8')) as Record<string, { seed: string }>;
+  for (const n of ['ops', 'fang']) fs.writeFileSync(path.join(keysDir, `${n}.key`), `${k[n]?.seed}\n`, { mode: 0o600 });
+  const snap = (root: string) => {
+    const out: Record<string, string> = {};
+    const walk = (rel: string) => {
+      for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+        const r = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) walk(r);
+        else out[r] = fs.readFileSync(path.join(root, r), 'utf8');
+      }
+    };
+    walk('');
+    return out;
+  };
+  const refused = (root: string, args: string[], reason: RegExp) => {
+    const before = snap(root);
+    const r = run(args);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(reason);
+    expect(r.stdout).toBe('');
+    expect(snap(root)).toEqual(before);
+  };
+
+  it('acknowledges a give-up and prints the paths written', () => {
+    const root = freshCopy('11-give-up-ack-reopen');
+    const r = run(['ack', root, 'g1', '--key', path.join(keysDir, 'ops.key'), '--note', 'known flaky']);
+    expect([r.status, r.stdout]).toEqual([0, 'tasks/g1/ack.ops.json\nledger.ops.jsonl\n']);
+  });
+  it('refuses like the HTTP endpoint, writing nothing', () => {
+    const root = freshCopy('11-give-up-ack-reopen');
+    // a roster agent who is not an operator
+    refused(root, ['ack', root, 'g1', '--key', path.join(keysDir, 'fang.key')], /^claimboard: fang is not an operator of this channel$/m);
+    // a key that is not the named operator's (a forgery)
+    refused(root, ['ack', root, 'g1', '--key', path.join(keysDir, 'fang.key'), '--as', 'ops'], /is not ops's key in the roster/);
+    // a rule of LEDGER.md: only a give-up can be acknowledged
+    refused(root, ['reopen', root, 'g1', '--key', path.join(keysDir, 'ops.key'), '--reason', 'x'], /refused \(422\): g1 is gave_up: only done, accepted or closed orders can be reopened/);
+    // a file written by someone else in the way
+    fs.writeFileSync(path.join(root, 'tasks/g1/ack.ops.json'), '{"planted": true}');
+    refused(root, ['ack', root, 'g1', '--key', path.join(keysDir, 'ops.key')], /refused \(409\): tasks\/g1\/ack\.ops\.json is in the way/);
+    fs.rmSync(path.join(root, 'tasks/g1/ack.ops.json'));
+    // a replay: the second time the give-up is already acknowledged
+    expect(run(['ack', root, 'g1', '--key', path.join(keysDir, 'ops.key')]).status).toBe(0);
+    refused(root, ['ack', root, 'g1', '--key', path.join(keysDir, 'ops.key')], /refused \(422\): g1 is closed: only a give-up can be acknowledged/);
+    // a live run is never stolen from
+    refused(root, ['retire', root, 'nebra', '--key', path.join(keysDir, 'ops.key'), '--reason', 'gone'], /nebra looks alive/);
+  });
+  it('needs a reason for re-queue, retire and reopen (usage error, exit 2)', () => {
+    const root = freshCopy('11-give-up-ack-reopen');
+    expect(run(['retire', root, 'nebra', '--key', path.join(keysDir, 'ops.key')]).status).toBe(2);
+  });
+});

@@ -121,6 +121,39 @@ export async function main(argv: readonly string[]): Promise<number> {
       );
     });
 
+  const action = (name: 'requeue' | 'retire' | 'reopen' | 'ack', subject: string, description: string, textOption: '--reason <text>' | '--note <text>') =>
+    program
+      .command(name)
+      .description(description)
+      .argument('<channel>', 'the channel root')
+      .argument(`<${subject}>`, subject === 'agent' ? 'the agent to retire' : 'the order id')
+      .requiredOption('--key <seed-file>', "the operator's Ed25519 seed file (hex; ferryman's keys/<name>.key)")
+      .option('--as <name>', 'the operator name (default: the key file name without .key)')
+      .option(textOption, textOption.startsWith('--reason') ? 'why (recorded in the record and the ledger)' : 'a note')
+      .option('--stale-after <seconds>', 'heartbeat interval x multiple; decimals allowed (default 300)', parseSeconds)
+      .action(async (channel: string, id: string, opts: { key: string; as?: string; reason?: string; note?: string; staleAfter?: number; confirmAlive?: boolean }) => {
+        const { runAction, ActionCliError } = await import('./actions');
+        if (textOption.startsWith('--reason') && !opts.reason?.trim()) {
+          process.stderr.write(`claimboard: ${name} needs --reason <text>\n`);
+          code = 2;
+          return;
+        }
+        try {
+          for (const p of runAction(name, channel, id, opts)) process.stdout.write(p + '\n');
+        } catch (e) {
+          if (!(e instanceof ActionCliError)) throw e;
+          process.stderr.write(`claimboard: ${e.message.replace(/\s*\n\s*/g, ' ')}\n`);
+          code = 1;
+        }
+      });
+  action('requeue', 'order', "release a stale or given-up holder's claim so the order is offered again (LEDGER.md §8)", '--reason <text>');
+  action('retire', 'agent', 'retire an identity for good and release every order it holds with no result', '--reason <text>').option(
+    '--confirm-alive',
+    'retire even though one of its heartbeats is fresh (it looks alive)',
+  );
+  action('reopen', 'order', 'reopen a done, accepted or closed order', '--reason <text>');
+  action('ack', 'order', 'acknowledge a give-up: the order is closed', '--note <text>');
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (e) {

@@ -1,0 +1,110 @@
+/**
+ * `claimboard requeue|retire|reopen|ack` (DESIGN.md "CLI"): the operator actions from a
+ * terminal, through the same rules and writer as the web page (lib/actions/apply.ts), with no
+ * server running. The operator decides on the board as derived right now from the folder.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { applyAction, deriveSubset, type ApplyContext } from '../lib/actions/apply';
+import { ledgerPrevOf } from '../lib/actions/write';
+import { nodeVerify } from '../lib/index/node-verify';
+import { operatorsFromEnv } from '../lib/index/channel-state';
+import { buildAction, ledgerPathOf, retirePlan, type ActionInput } from '../lib/ledger/actions';
+import { naclSign, naclPublicKey } from '../lib/ledger/nacl-verify';
+import { canonicalName, isSafeComponent } from '../lib/ledger/names';
+import { isOperator } from '../lib/ledger/verify';
+
+export interface ActionCliOptions {
+  readonly key: string;
+  readonly as?: string;
+  readonly reason?: string;
+  readonly note?: string;
+  readonly confirmAlive?: boolean;
+  readonly staleAfter?: number;
+}
+
+/** An action refused before or by the rules: the message is printed on one line. */
+export class ActionCliError extends Error {}
+
+/** Reads a ferryman key file: 64 hex digits (whitespace around ignored). Throws ActionCliError. */
+export function readSeed(file: string): string {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8').trim();
+  } catch (e) {
+    throw new ActionCliError(`cannot read the key file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  if (!/^[0-9a-fA-F]{64}$/.test(text)) throw new ActionCliError(`${file} is not an Ed25519 seed (64 hex digits)`);
+  return text.toLowerCase();
+}
+
+/** The operator's name: --as, else the key file's `<name>.key`. Throws ActionCliError. */
+export function operatorName(keyFile: string, as?: string): string {
+  const name = as ?? (path.basename(keyFile).endsWith('.key') ? path.basename(keyFile).slice(0, -'.key'.length) : '');
+  if (!name) throw new ActionCliError('say who you are: --as <name> (or name the key file <name>.key)');
+  if (!isSafeComponent(name)) throw new ActionCliError(`"${name}" is not a valid operator name`);
+  return canonicalName(name);
+}
+
+/**
+ * Runs one action on the channel at `root` for `subject` (an order id, or an agent for retire).
+ * Returns the channel-relative paths written. Throws ActionCliError with the reason on refusal.
+ */
+export function runAction(kind: ActionInput['action'], root: string, subject: string, opts: ActionCliOptions): string[] {
+  const seed = readSeed(opts.key);
+  const op = operatorName(opts.key, opts.as);
+  const ctx: ApplyContext = {
+    root: path.resolve(root),
+    nowMs: Date.now(),
+    staleAfterMs: (opts.staleAfter ?? 300) * 1000,
+    operators: operatorsFromEnv(),
+    verify: nodeVerify,
+  };
+  let state;
+  try {
+    state = deriveSubset(ctx, null);
+  } catch (e) {
+    throw new ActionCliError(e instanceof Error ? e.message : String(e));
+  }
+  if (!isOperator(state.roster, op)) {
+    throw new ActionCliError(state.roster.entries.has(op) ? `${op} is not an operator of this channel` : `${op} is not in the roster of this channel`);
+  }
+  const entry = state.roster.entries.get(op);
+  if (entry?.public_key && entry.public_key !== naclPublicKey(seed)) {
+    throw new ActionCliError(`${opts.key} is not ${op}'s key in the roster: its signatures would be refused`);
+  }
+  const id = canonicalName(subject);
+  const card = state.orders.find((c) => c.order_id === id);
+  let input: ActionInput;
+  switch (kind) {
+    case 'retire':
+      input = {
+        action: 'retire',
+        agent: id,
+        orders: retirePlan(state, id),
+        reason: opts.reason ?? '',
+        confirmAlive: opts.confirmAlive ? 2 : 0,
+      };
+      break;
+    case 'requeue':
+    case 'reopen':
+    case 'ack':
+      if (!card) throw new ActionCliError(`there is no order ${id} in ${root}`);
+      input =
+        kind === 'requeue'
+          ? { action: 'requeue', card, note: opts.reason ?? '' }
+          : kind === 'reopen'
+            ? { action: 'reopen', card, reason: opts.reason ?? '' }
+            : { action: 'ack', card, note: opts.note ?? '' };
+      break;
+  }
+  let request;
+  try {
+    request = buildAction(input, op, (p) => naclSign(seed, p), new Date(ctx.nowMs).toISOString(), ledgerPrevOf(path.join(ctx.root, ledgerPathOf(op))).prev);
+  } catch (e) {
+    throw new ActionCliError(e instanceof Error ? e.message : String(e));
+  }
+  const res = applyAction(request, ctx);
+  if (res.status !== 201) throw new ActionCliError(`refused (${res.status}): ${res.reason}`);
+  return [...res.written];
+}
