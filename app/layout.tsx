@@ -1,5 +1,6 @@
 import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
+import { connection } from 'next/server';
 import { Nav } from '@/components/shell/Nav';
 import { Providers } from './providers';
 import './globals.css';
@@ -22,7 +23,9 @@ export const viewport: Viewport = {
   ],
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Rendered per request: Next.js stamps the proxy's CSP nonce on its scripts (proxy.ts).
+  await connection();
   return (
     <html lang="en">
       <body>

@@ -48,7 +48,11 @@ export async function serve(opts: ServeOptions): Promise<number> {
     opts.db ?? process.env.CLAIMBOARD_DB ?? path.join('.claimboard', 'index', `${createHash('sha256').update(channel).digest('hex').slice(0, 16)}.sqlite`),
   );
   if (!isLoopback(opts.host)) {
-    console.warn(`claimboard: WARNING: serving on ${opts.host}, reachable from other machines; anyone who reaches it can read the board.`);
+    if (!process.env.CLAIMBOARD_READ_TOKEN) {
+      console.error(`claimboard: --host ${opts.host} is reachable from other machines: set CLAIMBOARD_READ_TOKEN to a secret first (readers open the board with ?token=<it>)`);
+      return 2;
+    }
+    console.warn(`claimboard: WARNING: serving on ${opts.host}, reachable from other machines; readers need the read token (CLAIMBOARD_READ_TOKEN).`);
   }
 
   const db = openWriter(dbFile, (why) => console.warn(`claimboard: ${why}`));

@@ -1,0 +1,47 @@
+/**
+ * Runs before every request (Next.js 16 proxy): the read token when one is configured
+ * (CLAIMBOARD_READ_TOKEN; required by `claimboard serve` beyond loopback), and a per-request
+ * CSP nonce for pages so that no inline script runs but Next's own.
+ */
+import { NextResponse, type NextRequest } from 'next/server';
+import { contentSecurityPolicy, hasReadToken, TOKEN_COOKIE } from './lib/security';
+
+export function proxy(request: NextRequest) {
+  const token = process.env.CLAIMBOARD_READ_TOKEN ?? '';
+  const query = request.nextUrl.searchParams.get('token');
+  if (!hasReadToken(token, { headers: request.headers, cookie: request.cookies.get(TOKEN_COOKIE)?.value, query })) {
+    return new NextResponse('claimboard: a read token is required (open the URL with ?token=<CLAIMBOARD_READ_TOKEN>)\n', {
+      status: 401,
+      headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' },
+    });
+  }
+  if (token && query) {
+    // Trade the token in the URL for an HttpOnly cookie, and drop it from the address bar.
+    const clean = request.nextUrl.clone();
+    clean.searchParams.delete('token');
+    const res = NextResponse.redirect(clean);
+    res.cookies.set(TOKEN_COOKIE, token, { httpOnly: true, sameSite: 'strict', path: '/' });
+    return res;
+  }
+  if (request.nextUrl.pathname.startsWith('/api/') || request.nextUrl.pathname.startsWith('/_next/')) return NextResponse.next();
+  const nonce = Buffer.from(crypto.randomUUID()).toString('base64');
+  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === 'development');
+  const headers = new Headers(request.headers);
+  headers.set('x-nonce', nonce);
+  headers.set('Content-Security-Policy', csp);
+  const res = NextResponse.next({ request: { headers } });
+  res.headers.set('Content-Security-Policy', csp);
+  return res;
+}
+
+export const config = {
+  matcher: [
+    {
+      source: '/((?!_next/static|_next/image|favicon).*)',
+      missing: [
+        { type: 'header', key: 'next-router-prefetch' },
+        { type: 'header', key: 'purpose', value: 'prefetch' },
+      ],
+    },
+  ],
+};
