@@ -242,81 +242,37 @@ export function deriveChannel(entries: readonly ChannelEntry[], options: DeriveO
   return deriveOutcomes(entries.map(readEntry), entries, options);
 }
 
-/**
- * The same as deriveChannel from outcomes already read (an index keeps them per file and
- * re-reads only what changed). `dirs` lists at least every `tasks/<id>` directory entry;
- * passing all entries is fine.
- */
-export function deriveOutcomes(
-  outcomes: readonly FileOutcome[],
-  dirs: readonly { readonly path: string; readonly type: ChannelEntry['type'] }[],
-  options: DeriveOptions,
-): ChannelState {
-  const entries = dirs;
+/** The channel-level part of a derivation: roster, retirements and their problems (LEDGER.md §4, §5). */
+export interface ChannelContext {
+  readonly roster: Roster;
+  readonly keyChanges: readonly KeyChange[];
+  readonly newPins: ReadonlyMap<string, string>;
+  /** Valid retirements. */
+  readonly retirements: readonly Arrived<RetirementRecord>[];
+  /** Problems of `agents/` and `retirements/` files and key changes. */
+  readonly problems: readonly Problem[];
+}
 
-  // Order directories: every `tasks/<id>` directory, and any id that files sit under.
-  const orderDirs = new Set<string>();
-  for (const e of entries) {
-    const parts = e.path.split('/');
-    if (parts[0] === 'tasks' && parts.length >= 2 && !(parts[1] ?? '').startsWith('.')) {
-      if (parts.length >= 3 || e.type === 'dir') orderDirs.add(parts[1] ?? '');
+/**
+ * Builds the roster from `agents/` outcomes and verifies `retirements/` (LEDGER.md §4, §5).
+ * `outcomes` may contain anything; only agent and retirement files are used.
+ */
+export function channelContext(outcomes: readonly FileOutcome[], options: DeriveOptions): ChannelContext {
+  const agents: { path: string; record: AgentRecord }[] = [];
+  const problems: Problem[] = [];
+  for (const o of outcomes) {
+    if (o.status === 'record' && o.record.kind === 'agent') agents.push({ path: o.path, record: o.record });
+    else if (o.status === 'problem' && o.orderId === null && (o.path.startsWith('agents/') || o.path.startsWith('retirements/'))) {
+      problems.push({ path: o.path, problem: o.problem, detail: o.detail });
     }
   }
-
-  // Roster (LEDGER.md §5) from agent records that parsed.
-  const agents: { path: string; record: AgentRecord }[] = [];
-  for (const o of outcomes) if (o.status === 'record' && o.record.kind === 'agent') agents.push({ path: o.path, record: o.record });
-  const { roster, keyChanges, newPins } = buildRoster(agents, {
-    pins: options.pins,
-    operators: options.operators,
-  });
-
-  // Signature checks (LEDGER.md §3.1).
-  const verified: FileOutcome[] = outcomes.map((o) => {
-    if (o.status !== 'record' || !isSigned(o.record)) return o;
-    const bad = verifyRecord(o.record, roster, options.verify, options.memo ? { memo: options.memo, path: o.path } : undefined);
-    if (!bad) return o;
-    return { path: o.path, arrivalMs: o.arrivalMs, orderId: o.orderId, status: 'problem', problem: bad.problem, detail: bad.detail, kind: o.record.kind };
-  });
-
-  const problems: Problem[] = [];
-  const ledger: Record<string, LedgerFileReport> = {};
-  const lastArrival = new Map<string, number>();
-  const bump = (agent: string, ms: number) => {
-    if ((lastArrival.get(agent) ?? -Infinity) < ms) lastArrival.set(agent, ms);
-  };
-
-  // Group by order; channel-level outcomes handled here.
-  const byOrder = new Map<string, FileOutcome[]>();
+  const { roster, keyChanges, newPins } = buildRoster(agents, { pins: options.pins, operators: options.operators });
   const retirements: Arrived<RetirementRecord>[] = [];
-  for (const o of verified) {
-    if (o.status === 'skip') continue;
-    if (o.orderId !== null) {
-      const list = byOrder.get(o.orderId);
-      if (list) list.push(o);
-      else byOrder.set(o.orderId, [o]);
-      continue;
-    }
-    if (o.status === 'problem') problems.push({ path: o.path, problem: o.problem, detail: o.detail });
-    else if (o.status === 'ledger') {
-      if (o.signer) bump(o.signer, o.arrivalMs);
-      let report: LedgerFileReport;
-      if (o.text === null) report = { entries: 0, intact: false, broken_at: 1, reason: 'not valid UTF-8', lines: [] };
-      else {
-        const keys = o.signer !== null
-          ? (roster.entries.get(o.signer)?.public_key ?? '')
-          : [...roster.entries.values()].map((e) => `${e.name}=${e.public_key ?? ''}`).join(',');
-        const known = options.ledgerMemo?.get(o.path, o.text, keys);
-        report = known ?? readLedgerFile(o.text, o.signer, roster, options.verify);
-        if (!known) options.ledgerMemo?.set(o.path, o.text, keys, report);
-      }
-      ledger[o.path] = report;
-      if (!report.intact) {
-        problems.push({ path: o.path, problem: 'ledger_broken', detail: report.reason ?? 'chain broken', line: report.broken_at });
-      }
-    } else if (o.status === 'record' && o.record.kind === 'retirement') {
-      retirements.push({ record: o.record, arrivalMs: o.arrivalMs, path: o.path });
-    }
+  for (const o of outcomes) {
+    if (o.status !== 'record' || o.record.kind !== 'retirement') continue;
+    const bad = verifyRecord(o.record, roster, options.verify, options.memo ? { memo: options.memo, path: o.path } : undefined);
+    if (bad) problems.push({ path: o.path, problem: bad.problem, detail: bad.detail });
+    else retirements.push({ record: o.record, arrivalMs: o.arrivalMs, path: o.path });
   }
   for (const k of keyChanges) {
     problems.push({
@@ -325,92 +281,196 @@ export function deriveOutcomes(
       detail: `${k.name}'s key in the folder (${k.folder.slice(0, 12)}…) differs from the pinned key (${k.pinned.slice(0, 12)}…); records verify against the pinned key until an operator re-pins it`,
     });
   }
+  return { roster, keyChanges, newPins, retirements, problems };
+}
 
-  // Readable orders; a directory without a readable order.json is one `invalid` problem.
-  const folders = new Map<string, { folder: OrderFolder; files: FileOutcome[]; interrupts: OrderView['interrupts']; recommendations: OrderView['recommendations'] }>();
-  for (const dir of [...orderDirs].sort()) {
-    const files = byOrder.get(dir) ?? [];
-    const orderFile = files.find((f) => baseName(f.path) === 'order.json');
-    const orderRecord =
-      orderFile?.status === 'record' && orderFile.record.kind === 'order'
-        ? orderFile.record
-        : orderFile?.status === 'problem' && isSignatureProblem(orderFile.problem)
-          ? reparseOrder(outcomes, orderFile.path)
-          : null;
-    if (!isSafeComponent(dir) || !orderFile || !orderRecord) {
-      const why = !isSafeComponent(dir)
-        ? `"${dir}" is not a safe order id`
-        : !orderFile
-          ? 'no order.json: not an order, its files are not read'
-          : `order.json is unreadable (${orderFile.status === 'problem' ? `${orderFile.problem}: ${orderFile.detail}` : 'not an order'}); its files are not read`;
-      problems.push({ path: `tasks/${dir}`, problem: 'invalid', detail: why });
+/** One ledger file's report, remembered through `options.ledgerMemo` when given (LEDGER.md §3.2). */
+export function ledgerReportOf(o: Extract<FileOutcome, { status: 'ledger' }>, roster: Roster, options: DeriveOptions): LedgerFileReport {
+  if (o.text === null) return { entries: 0, intact: false, broken_at: 1, reason: 'not valid UTF-8', lines: [] };
+  const keys =
+    o.signer !== null
+      ? (roster.entries.get(o.signer)?.public_key ?? '')
+      : [...roster.entries.values()].map((e) => `${e.name}=${e.public_key ?? ''}`).join(',');
+  const known = options.ledgerMemo?.get(o.path, o.text, keys);
+  const report = known ?? readLedgerFile(o.text, o.signer, roster, options.verify);
+  if (!known) options.ledgerMemo?.set(o.path, o.text, keys, report);
+  return report;
+}
+
+/** One order's folder, assembled from its files' outcomes and verified (LEDGER.md §2, §3.1). */
+export interface AssembledOrder {
+  readonly folder: OrderFolder;
+  /** Every outcome of the folder after verification. */
+  readonly files: readonly FileOutcome[];
+  /** Problem rows of the folder (with `order_id`). */
+  readonly problems: readonly Problem[];
+  readonly interrupts: OrderView['interrupts'];
+  readonly recommendations: OrderView['recommendations'];
+  /** (writer, arrival ms) of every file of the folder that counts as written by an agent (LEDGER.md §6). */
+  readonly writers: readonly (readonly [string, number])[];
+}
+
+/**
+ * Verifies and assembles one `tasks/<dir>` folder (LEDGER.md §2, §3.1). Returns the order, or
+ * the one `invalid` problem at `tasks/<dir>` when it has no readable order.json (its files are
+ * then not read). `outcomes` are the folder's files as readEntry made them.
+ */
+export function assembleOrder(
+  dir: string,
+  outcomes: readonly FileOutcome[],
+  roster: Roster,
+  options: Pick<DeriveOptions, 'verify' | 'memo'>,
+): { readonly order: AssembledOrder } | { readonly invalid: Problem } {
+  const verified: FileOutcome[] = outcomes.map((o) => {
+    if (o.status !== 'record' || !isSigned(o.record)) return o;
+    const bad = verifyRecord(o.record, roster, options.verify, options.memo ? { memo: options.memo, path: o.path } : undefined);
+    if (!bad) return o;
+    return { path: o.path, arrivalMs: o.arrivalMs, orderId: o.orderId, status: 'problem', problem: bad.problem, detail: bad.detail, kind: o.record.kind };
+  });
+  const files = verified.filter((f) => f.status !== 'skip');
+  const orderFile = files.find((f) => baseName(f.path) === 'order.json');
+  const orderRecord =
+    orderFile?.status === 'record' && orderFile.record.kind === 'order'
+      ? orderFile.record
+      : orderFile?.status === 'problem' && isSignatureProblem(orderFile.problem)
+        ? reparseOrder(outcomes, orderFile.path)
+        : null;
+  if (!isSafeComponent(dir) || !orderFile || !orderRecord) {
+    const why = !isSafeComponent(dir)
+      ? `"${dir}" is not a safe order id`
+      : !orderFile
+        ? 'no order.json: not an order, its files are not read'
+        : `order.json is unreadable (${orderFile.status === 'problem' ? `${orderFile.problem}: ${orderFile.detail}` : 'not an order'}); its files are not read`;
+    return { invalid: { path: `tasks/${dir}`, problem: 'invalid', detail: why } };
+  }
+  const folder = {
+    order: { record: orderRecord, arrivalMs: orderFile.arrivalMs, path: orderFile.path },
+    claims: [] as Arrived<Extract<LedgerRecord, { kind: 'claim' }>>[],
+    heartbeats: [] as Arrived<Extract<LedgerRecord, { kind: 'heartbeat' }>>[],
+    results: [] as Arrived<Extract<LedgerRecord, { kind: 'result' }>>[],
+    reviews: [] as Arrived<Extract<LedgerRecord, { kind: 'review' }>>[],
+    releases: [] as Arrived<Extract<LedgerRecord, { kind: 'release' }>>[],
+    giveups: [] as Arrived<Extract<LedgerRecord, { kind: 'giveup' }>>[],
+    reopens: [] as Arrived<Extract<LedgerRecord, { kind: 'reopen' }>>[],
+    acks: [] as Arrived<Extract<LedgerRecord, { kind: 'ack' }>>[],
+    problemCount: 0,
+    conflictCount: 0,
+  };
+  const problems: Problem[] = [];
+  const writers: [string, number][] = [];
+  const interrupts: Arrived<Extract<LedgerRecord, { kind: 'interrupt' }>>[] = [];
+  const recommendations: Arrived<Extract<LedgerRecord, { kind: 'recommendation' }>>[] = [];
+  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+    if (f.status === 'problem') {
+      problems.push({ path: f.path, problem: f.problem, detail: f.detail, order_id: orderRecord.id });
+      if (f.problem === 'sync_conflict') folder.conflictCount++;
+      else folder.problemCount++;
       continue;
     }
-    const folder = {
-      order: { record: orderRecord, arrivalMs: orderFile.arrivalMs, path: orderFile.path },
-      claims: [] as Arrived<Extract<LedgerRecord, { kind: 'claim' }>>[],
-      heartbeats: [] as Arrived<Extract<LedgerRecord, { kind: 'heartbeat' }>>[],
-      results: [] as Arrived<Extract<LedgerRecord, { kind: 'result' }>>[],
-      reviews: [] as Arrived<Extract<LedgerRecord, { kind: 'review' }>>[],
-      releases: [] as Arrived<Extract<LedgerRecord, { kind: 'release' }>>[],
-      giveups: [] as Arrived<Extract<LedgerRecord, { kind: 'giveup' }>>[],
-      reopens: [] as Arrived<Extract<LedgerRecord, { kind: 'reopen' }>>[],
-      acks: [] as Arrived<Extract<LedgerRecord, { kind: 'ack' }>>[],
-      problemCount: 0,
-      conflictCount: 0,
-    };
-    const interrupts: Arrived<Extract<LedgerRecord, { kind: 'interrupt' }>>[] = [];
-    const recommendations: Arrived<Extract<LedgerRecord, { kind: 'recommendation' }>>[] = [];
-    for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : 1))) {
-      if (f.status === 'problem') {
-        problems.push({ path: f.path, problem: f.problem, detail: f.detail, order_id: orderRecord.id });
-        if (f.problem === 'sync_conflict') folder.conflictCount++;
-        else folder.problemCount++;
-        continue;
-      }
-      if (f.status !== 'record') continue;
-      const r = f.record;
-      const w = writerOf(r);
-      if (w) bump(w, f.arrivalMs);
-      const a = { arrivalMs: f.arrivalMs, path: f.path };
-      switch (r.kind) {
-        case 'claim':
-          folder.claims.push({ ...a, record: r });
-          break;
-        case 'heartbeat':
-          folder.heartbeats.push({ ...a, record: r });
-          break;
-        case 'result':
-          folder.results.push({ ...a, record: r });
-          break;
-        case 'review':
-          folder.reviews.push({ ...a, record: r });
-          break;
-        case 'release':
-          folder.releases.push({ ...a, record: r });
-          break;
-        case 'giveup':
-          folder.giveups.push({ ...a, record: r });
-          break;
-        case 'reopen':
-          folder.reopens.push({ ...a, record: r });
-          break;
-        case 'ack':
-          folder.acks.push({ ...a, record: r });
-          break;
-        case 'interrupt':
-          interrupts.push({ ...a, record: r });
-          break;
-        case 'recommendation':
-          recommendations.push({ ...a, record: r });
-          break;
-        case 'order':
-        case 'agent':
-        case 'retirement':
-          break;
-      }
+    if (f.status !== 'record') continue;
+    const r = f.record;
+    const w = writerOf(r);
+    if (w) writers.push([w, f.arrivalMs]);
+    const a = { arrivalMs: f.arrivalMs, path: f.path };
+    switch (r.kind) {
+      case 'claim':
+        folder.claims.push({ ...a, record: r });
+        break;
+      case 'heartbeat':
+        folder.heartbeats.push({ ...a, record: r });
+        break;
+      case 'result':
+        folder.results.push({ ...a, record: r });
+        break;
+      case 'review':
+        folder.reviews.push({ ...a, record: r });
+        break;
+      case 'release':
+        folder.releases.push({ ...a, record: r });
+        break;
+      case 'giveup':
+        folder.giveups.push({ ...a, record: r });
+        break;
+      case 'reopen':
+        folder.reopens.push({ ...a, record: r });
+        break;
+      case 'ack':
+        folder.acks.push({ ...a, record: r });
+        break;
+      case 'interrupt':
+        interrupts.push({ ...a, record: r });
+        break;
+      case 'recommendation':
+        recommendations.push({ ...a, record: r });
+        break;
+      case 'order':
+      case 'agent':
+      case 'retirement':
+        break;
     }
-    folders.set(orderRecord.id, { folder, files, interrupts, recommendations });
+  }
+  return { order: { folder, files, problems, interrupts, recommendations, writers } };
+}
+
+/** The order directories named by a set of entries: every `tasks/<id>` directory, and any id files sit under. */
+export function orderDirsOf(entries: readonly { readonly path: string; readonly type: ChannelEntry['type'] }[]): string[] {
+  const orderDirs = new Set<string>();
+  for (const e of entries) {
+    const parts = e.path.split('/');
+    if (parts[0] === 'tasks' && parts.length >= 2 && !(parts[1] ?? '').startsWith('.')) {
+      if (parts.length >= 3 || e.type === 'dir') orderDirs.add(parts[1] ?? '');
+    }
+  }
+  return [...orderDirs].sort();
+}
+
+/**
+ * The same as deriveChannel from outcomes already read. `dirs` lists at least every
+ * `tasks/<id>` directory entry; passing all entries is fine.
+ */
+export function deriveOutcomes(
+  outcomes: readonly FileOutcome[],
+  dirs: readonly { readonly path: string; readonly type: ChannelEntry['type'] }[],
+  options: DeriveOptions,
+): ChannelState {
+  const ctxChannel = channelContext(outcomes, options);
+  const { roster } = ctxChannel;
+  const problems: Problem[] = [...ctxChannel.problems];
+  const ledger: Record<string, LedgerFileReport> = {};
+  const lastArrival = new Map<string, number>();
+  const bump = (agent: string, ms: number) => {
+    if ((lastArrival.get(agent) ?? -Infinity) < ms) lastArrival.set(agent, ms);
+  };
+
+  const byOrder = new Map<string, FileOutcome[]>();
+  for (const o of outcomes) {
+    if (o.status === 'skip') continue;
+    if (o.orderId !== null) {
+      const list = byOrder.get(o.orderId);
+      if (list) list.push(o);
+      else byOrder.set(o.orderId, [o]);
+      continue;
+    }
+    if (o.path.startsWith('agents/') || o.path.startsWith('retirements/')) continue; // in ctxChannel
+    if (o.status === 'problem') problems.push({ path: o.path, problem: o.problem, detail: o.detail });
+    else if (o.status === 'ledger') {
+      if (o.signer) bump(o.signer, o.arrivalMs);
+      const report = ledgerReportOf(o, roster, options);
+      ledger[o.path] = report;
+      if (!report.intact) problems.push({ path: o.path, problem: 'ledger_broken', detail: report.reason ?? 'chain broken', line: report.broken_at });
+    }
+  }
+
+  const folders = new Map<string, AssembledOrder>();
+  for (const dir of orderDirsOf(dirs)) {
+    const a = assembleOrder(dir, byOrder.get(dir) ?? [], roster, options);
+    if ('invalid' in a) {
+      problems.push(a.invalid);
+      continue;
+    }
+    problems.push(...a.order.problems);
+    for (const [w, ms] of a.order.writers) bump(w, ms);
+    folders.set(a.order.folder.order.record.id, a.order);
   }
 
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
@@ -422,7 +482,7 @@ export function deriveOutcomes(
   const ctx: DeriveContext = {
     nowMs: options.nowMs,
     staleAfterMs,
-    retired: new Set(retirements.map((r) => r.record.agent)),
+    retired: new Set(ctxChannel.retirements.map((r) => r.record.agent)),
     lastArrivalByAgent: lastArrival,
   };
   const isOrder = (id: string) => folders.has(id);
@@ -439,7 +499,18 @@ export function deriveOutcomes(
   }
   cards.sort((a, b) => (a.order_id < b.order_id ? -1 : a.order_id > b.order_id ? 1 : 0));
   problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0)));
-  return { orders: cards, problems, ledger, roster, keyChanges, newPins, retirements, views, lastArrivalByAgent: lastArrival, nextChangeMs };
+  return {
+    orders: cards,
+    problems,
+    ledger,
+    roster,
+    keyChanges: ctxChannel.keyChanges,
+    newPins: ctxChannel.newPins,
+    retirements: ctxChannel.retirements,
+    views,
+    lastArrivalByAgent: lastArrival,
+    nextChangeMs,
+  };
 }
 
 function isSignatureProblem(p: ProblemCode): boolean {
