@@ -1,0 +1,820 @@
+/**
+ * `npm run bench [-- --orders N]` (issue 5): on a generated channel of N orders (cached), measures
+ * side by side the read floor, the cold index, the warm start, incremental latency, API
+ * latency under load, peak RSS of the server (indexer process and next-server child), and the
+ * board's first paint in Chromium. Prints a table and, last, one `bench ...` line.
+ * Figures only: nothing here asserts a target. See bench/README.md for what each figure means.
+ *
+ * Everything it starts binds 127.0.0.1, is bounded in time, and is killed by PID (process
+ * group) at the end, on errors, and on Ctrl-C.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { ALIVE, OPS, benchSigner, generateChannel, readPlan, refreshLiveHeartbeats, writeAtomic, type Generated, type Plan } from './generate';
+import { signFields } from '../lib/ledger/sign';
+import { nodeVerify } from '../lib/index/node-verify';
+import { naclPublicKey } from '../lib/ledger/nacl-verify';
+import { benchSeed } from './generate';
+import { topSelfTime } from './profile';
+
+// ---- options ---------------------------------------------------------------------------
+
+interface Options {
+  orders: number;
+  loadS: number;
+  writes: number;
+  clients: number;
+  staleAfterS: number;
+  skipPaint: boolean;
+  keep: boolean;
+  cpuProf: boolean;
+  cache: string;
+  timeoutS: number;
+}
+
+const USAGE = `usage: npm run bench -- [--orders N] [--load-s S] [--writes W] [--clients C] [--stale-after S]
+                         [--skip-paint] [--keep] [--cpu-prof] [--cache DIR] [--timeout-s S]
+  --orders N       orders in the generated channel (default 100000; generated once, cached)
+  --load-s S       seconds of API load (default 20)
+  --writes W       incremental single-file writes (default 200)
+  --clients C      concurrent API clients (default 20)
+  --stale-after S  the server's stale_after, seconds (default 1800, see bench/README.md)
+  --skip-paint     skip the Chromium first-paint measurement
+  --keep           keep the index database (its path is printed)
+  --cpu-prof       write V8 CPU profiles of the indexer process (cold and serving runs) and print the top functions
+  --cache DIR      where generated channels live (default bench/.cache)
+  --timeout-s S    give up on the cold index after S seconds (default max(300, N/50))`;
+
+function parseOptions(argv: readonly string[]): Options {
+  const o: Options = {
+    orders: 100_000,
+    loadS: 20,
+    writes: 200,
+    clients: 20,
+    staleAfterS: 1800,
+    skipPaint: false,
+    keep: false,
+    cpuProf: false,
+    cache: path.join(import.meta.dirname, '.cache'),
+    timeoutS: 0,
+  };
+  const num = (k: string, v: string | undefined, min: number): number => {
+    const n = Number(v);
+    if (v === undefined || !Number.isFinite(n) || n < min) throw new Error(`${k}: expected a number >= ${min}, got ${v ?? 'nothing'}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const v = argv[i + 1];
+    switch (a) {
+      case '--orders': o.orders = Math.floor(num(a, v, 1)); i++; break;
+      case '--load-s': o.loadS = num(a, v, 1); i++; break;
+      case '--writes': o.writes = Math.floor(num(a, v, 0)); i++; break;
+      case '--clients': o.clients = Math.floor(num(a, v, 1)); i++; break;
+      case '--stale-after': o.staleAfterS = num(a, v, 1); i++; break;
+      case '--timeout-s': o.timeoutS = num(a, v, 1); i++; break;
+      case '--cache': if (!v) throw new Error('--cache: expected a folder'); o.cache = path.resolve(v); i++; break;
+      case '--skip-paint': o.skipPaint = true; break;
+      case '--keep': o.keep = true; break;
+      case '--cpu-prof': o.cpuProf = true; break;
+      case '--help': case '-h': console.log(USAGE); process.exit(0); break;
+      default: throw new Error(`unknown option ${a}\n${USAGE}`);
+    }
+  }
+  if (!o.timeoutS) o.timeoutS = Math.max(300, o.orders / 50);
+  return o;
+}
+
+// ---- small helpers ---------------------------------------------------------------------
+
+const PROJECT_DIR = path.resolve(import.meta.dirname, '..');
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const log = (line: string) => console.error(`bench: ${line}`);
+const sec = (ms: number) => ms / 1000;
+const f1 = (x: number) => x.toFixed(1);
+const f2 = (x: number) => x.toFixed(2);
+
+function pct(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const k = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[k] as number;
+}
+function stats(xs: readonly number[]) {
+  const s = [...xs].sort((a, b) => a - b);
+  return { n: s.length, p50: pct(s, 50), p95: pct(s, 95), max: s.length ? (s[s.length - 1] as number) : NaN };
+}
+
+async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+interface Got {
+  readonly status: number;
+  readonly body: string;
+}
+/** GET http://127.0.0.1:port/path with the given keep-alive agent; bounded by `timeoutMs`. */
+function get(port: number, p: string, agent: http.Agent, timeoutMs = 30_000): Promise<Got> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: p, agent, method: 'GET', headers: { accept: 'application/json' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`GET ${p}: no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+// ---- processes we start: killed by PID (their process group) whatever happens ------------
+
+const started = new Set<number>();
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    /* gone */
+  }
+}
+process.on('exit', () => {
+  for (const pid of started) killGroup(pid, 'SIGKILL');
+});
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    log(`${sig}: stopping what the bench started`);
+    cleanupWrites();
+    process.exit(130);
+  });
+}
+
+// ---- RSS sampling (/proc) --------------------------------------------------------------
+
+function descendants(pid: number): number[] {
+  const out: number[] = [];
+  const visit = (p: number) => {
+    let tasks: string[] = [];
+    try {
+      tasks = fs.readdirSync(`/proc/${p}/task`);
+    } catch {
+      return;
+    }
+    for (const t of tasks) {
+      let kids = '';
+      try {
+        kids = fs.readFileSync(`/proc/${p}/task/${t}/children`, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const k of kids.split(/\s+/).filter(Boolean).map(Number)) {
+        out.push(k);
+        visit(k);
+      }
+    }
+  };
+  visit(pid);
+  return out;
+}
+function statusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+function cmdline(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).map((a) => path.basename(a)).join(' ').slice(0, 80);
+  } catch {
+    return '?';
+  }
+}
+
+/** Polls VmHWM (kernel's peak) and VmRSS of a process and its descendants every 200 ms. */
+class RssSampler {
+  readonly hwmKb = new Map<number, number>();
+  readonly names = new Map<number, string>();
+  peakSumRssKb = 0;
+  private timer: NodeJS.Timeout;
+  constructor(private readonly root: number) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), 200);
+  }
+  sample(): void {
+    let sum = 0;
+    for (const pid of [this.root, ...descendants(this.root)]) {
+      const hwm = statusKb(pid, 'VmHWM');
+      if (hwm === null) continue;
+      if (!this.names.has(pid)) this.names.set(pid, cmdline(pid));
+      this.hwmKb.set(pid, Math.max(hwm, this.hwmKb.get(pid) ?? 0));
+      sum += statusKb(pid, 'VmRSS') ?? 0;
+    }
+    this.peakSumRssKb = Math.max(this.peakSumRssKb, sum);
+  }
+  stop(): void {
+    clearInterval(this.timer);
+  }
+  /** Peak of the root (the indexer process) and of the web side (all descendants: next start and its children). */
+  peaks(): { indexerMb: number; webMb: number; web: string[] } {
+    let web = 0;
+    const names: string[] = [];
+    for (const [pid, kb] of this.hwmKb) {
+      if (pid === this.root) continue;
+      web += kb;
+      names.push(`${this.names.get(pid) ?? pid} ${f1(kb / 1024)} MB`);
+    }
+    return { indexerMb: (this.hwmKb.get(this.root) ?? 0) / 1024, webMb: web / 1024, web: names };
+  }
+}
+
+// ---- the server under test: `claimboard serve` ---------------------------------------
+
+interface ReadyInfo {
+  /** Spawn to the "index: ready" line, ms. */
+  readonly wallMs: number;
+  /** The indexer's own figure (start() to ready), s. */
+  readonly ownS: number | null;
+  readonly verified: number | null;
+  readonly seen: number | null;
+  readonly read: number | null;
+  /** First time each progress phase was seen in the database (ms after spawn). */
+  readonly phases: Record<string, number>;
+}
+
+class Server {
+  readonly proc: ChildProcess;
+  readonly rss: RssSampler;
+  readonly t0 = performance.now();
+  private lines: string[] = [];
+  private readyLine: { at: number; text: string } | null = null;
+  exited: number | null = null;
+  readonly exitP: Promise<void>;
+
+  constructor(
+    readonly channel: string,
+    readonly port: number,
+    readonly db: string,
+    readonly staleAfterS: number,
+    readonly profDir: string | null,
+  ) {
+    const nodeArgs = profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
+    this.proc = spawn(
+      process.execPath,
+      [...nodeArgs, path.join(PROJECT_DIR, 'bin', 'claimboard.mjs'), 'serve', channel, '--port', String(port), '--host', '127.0.0.1', '--db', db, '--stale-after', String(staleAfterS)],
+      {
+        cwd: PROJECT_DIR,
+        detached: true, // its own process group: the bench kills the group by PID
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_OPTIONS: '' },
+      },
+    );
+    const pid = this.proc.pid;
+    if (!pid) throw new Error('claimboard serve did not start');
+    started.add(pid);
+    this.rss = new RssSampler(pid);
+    const onData = (buf: Buffer) => {
+      for (const line of buf.toString('utf8').split('\n')) {
+        if (!line.trim()) continue;
+        this.lines.push(line);
+        if (this.lines.length > 200) this.lines.shift();
+        if (!this.readyLine && /index: ready in/.test(line)) this.readyLine = { at: performance.now(), text: line };
+      }
+    };
+    this.proc.stdout?.on('data', onData);
+    this.proc.stderr?.on('data', onData);
+    this.exitP = new Promise((resolve) => {
+      this.proc.on('exit', (code, signal) => {
+        this.exited = code ?? (signal ? 128 : 1);
+        this.rss.sample();
+        this.rss.stop();
+        started.delete(pid);
+        killGroup(pid, 'SIGKILL'); // anything left in its group
+        resolve();
+      });
+    });
+  }
+
+  tail(n = 15): string {
+    return this.lines.slice(-n).join('\n');
+  }
+
+  /** Waits for the first complete index: the "index: ready" line, or the database's progress phase `ready`. */
+  async waitReady(timeoutS: number): Promise<ReadyInfo> {
+    const deadline = this.t0 + timeoutS * 1000;
+    const phases: Record<string, number> = {};
+    let dbReadyAt: number | null = null;
+    let reader: Database.Database | null = null;
+    let progress: { phase?: string; files_verified?: number; files_seen?: number; files_read?: number } = {};
+    try {
+      while (!this.readyLine) {
+        if (this.exited !== null) throw new Error(`claimboard serve exited (${this.exited}) before the index was ready:\n${this.tail()}`);
+        if (performance.now() > deadline) throw new Error(`the index was not ready within ${timeoutS} s:\n${this.tail()}`);
+        try {
+          if (!reader && fs.existsSync(this.db)) reader = new Database(this.db, { readonly: true, fileMustExist: true });
+          const row = reader?.prepare("SELECT value FROM meta WHERE key = 'progress'").get() as { value: string } | undefined;
+          if (row) {
+            progress = JSON.parse(row.value) as typeof progress;
+            if (progress.phase && !(progress.phase in phases)) phases[progress.phase] = performance.now() - this.t0;
+            if (progress.phase === 'ready' && dbReadyAt === null) dbReadyAt = performance.now();
+          }
+        } catch {
+          /* not created yet */
+        }
+        if (dbReadyAt !== null && performance.now() - dbReadyAt > 2000) break; // no log line: trust the database
+        await sleep(100);
+      }
+    } finally {
+      reader?.close();
+    }
+    const at = this.readyLine?.at ?? dbReadyAt ?? performance.now();
+    const text = this.readyLine?.text ?? '';
+    const m = /ready in ([\d.]+) s: (\d+) files seen, (\d+) read, (\d+) signatures verified/.exec(text);
+    phases.ready = at - this.t0;
+    return {
+      wallMs: at - this.t0,
+      ownS: m ? Number(m[1]) : null,
+      seen: m ? Number(m[2]) : (progress.files_seen ?? null),
+      read: m ? Number(m[3]) : (progress.files_read ?? null),
+      verified: m ? Number(m[4]) : (progress.files_verified ?? null),
+      phases,
+    };
+  }
+
+  /** Waits until GET /api/board answers 200 with the index ready; returns ms since spawn. */
+  async waitHttp(timeoutS: number): Promise<number> {
+    const agent = new http.Agent({ keepAlive: false });
+    const deadline = performance.now() + timeoutS * 1000;
+    try {
+      for (;;) {
+        if (this.exited !== null) throw new Error(`claimboard serve exited (${this.exited}):\n${this.tail()}`);
+        try {
+          const r = await get(this.port, '/api/board', agent, 5000);
+          if (r.status === 200 && (JSON.parse(r.body) as { progress?: { phase?: string } }).progress?.phase === 'ready') return performance.now() - this.t0;
+        } catch {
+          /* not listening yet */
+        }
+        if (performance.now() > deadline) throw new Error(`no HTTP 200 from /api/board within ${timeoutS} s:\n${this.tail()}`);
+        await sleep(100);
+      }
+    } finally {
+      agent.destroy();
+    }
+  }
+
+  /** SIGTERM (serve stops next and the indexer, closes the database, and exits); SIGKILL after 15 s. */
+  async stop(): Promise<void> {
+    const pid = this.proc.pid as number;
+    if (this.exited === null) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+      const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), 15_000);
+      await this.exitP;
+      clearTimeout(timer);
+    }
+    killGroup(pid, 'SIGKILL');
+  }
+}
+
+// ---- measurements --------------------------------------------------------------------
+
+function readFloor(root: string): { ms: number; files: number; bytes: number } {
+  const t = performance.now();
+  let files = 0;
+  let bytes = 0;
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else {
+        fs.lstatSync(p);
+        bytes += fs.readFileSync(p).length;
+        files++;
+      }
+    }
+  };
+  walk(root);
+  return { ms: performance.now() - t, files, bytes };
+}
+
+function verifierRate(): number {
+  const sign = benchSigner(OPS);
+  const pub = naclPublicKey(benchSeed(OPS));
+  const sample: [string, string][] = [];
+  for (let i = 0; i < 4000; i++) {
+    const m = `ferryman-release-v1\norder-${i}\nworker-${i % 40}\nops\nrequeued: stale\n2026-11-01T00:00:00+00:00`;
+    sample.push([m, sign(m)]);
+  }
+  nodeVerify(pub, sample[0]![0], sample[0]![1]);
+  const t = performance.now();
+  for (const [m, s] of sample) if (!nodeVerify(pub, m, s)) throw new Error('a sample signature did not verify');
+  return sample.length / sec(performance.now() - t);
+}
+
+// Files the incremental step adds to the cached channel, removed at the end (and at the next
+// start, should a run be interrupted). Heartbeat rewrites need no undo: they are live runs'
+// heartbeats, which every run rewrites anyway.
+let journal: string | null = null;
+let channelRoot: string | null = null;
+function cleanupWrites(): void {
+  if (!journal || !channelRoot || !fs.existsSync(journal)) return;
+  const rels = fs.readFileSync(journal, 'utf8').split('\n').filter(Boolean);
+  for (const rel of rels) fs.rmSync(path.join(channelRoot, rel), { force: true });
+  fs.rmSync(journal, { force: true });
+  if (rels.length) log(`removed the ${rels.length} files the incremental step added`);
+}
+
+type WriteKind = 'heartbeat' | 'claim' | 'release';
+interface Card {
+  holder: string | null;
+  state: string;
+  heartbeat: { arrival_ms: number } | null;
+}
+
+async function incremental(port: number, g: Generated, plan: Plan, writes: number): Promise<{ byKind: Record<WriteKind, number[]>; all: number[]; timeouts: number; skipped: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const sign = benchSigner(OPS);
+  const liveByRel = new Map(plan.live.map((h) => [h.rel, h]));
+  const hbTargets = plan.running.filter((_, i) => i % 2 === 0);
+  const relTargets = plan.running.filter((_, i) => i % 2 === 1);
+  const counts: Record<WriteKind, number> = { heartbeat: 0, claim: 0, release: 0 };
+  const kinds: WriteKind[] = [];
+  for (let j = 0; j < writes; j++) {
+    const k = (['heartbeat', 'claim', 'release'] as const)[j % 3] as WriteKind;
+    kinds.push(k);
+    counts[k]++;
+  }
+  const spread = <T>(list: readonly T[], c: number, j: number): T | undefined => (list.length ? list[Math.floor(((j + 0.5) * list.length) / Math.max(1, c))] : undefined);
+  const seen: Record<WriteKind, number> = { heartbeat: 0, claim: 0, release: 0 };
+  const byKind: Record<WriteKind, number[]> = { heartbeat: [], claim: [], release: [] };
+  const all: number[] = [];
+  let timeouts = 0;
+  let skipped = 0;
+  const cardOf = async (id: string): Promise<Card | null> => {
+    const r = await get(port, `/api/orders/${id}`, agent, 10_000);
+    return r.status === 200 ? (JSON.parse(r.body) as { card: Card }).card : null;
+  };
+  try {
+    for (const kind of kinds) {
+      const j = seen[kind]++;
+      let id: string | undefined;
+      let write: () => void;
+      let reflected: (before: Card, now: Card) => boolean;
+      if (kind === 'heartbeat') {
+        const t = spread(hbTargets, counts.heartbeat, j);
+        const h = t && liveByRel.get(`tasks/${t[0]}/heartbeat.${t[1]}.json`);
+        if (!t || !h) { skipped++; continue; }
+        id = t[0];
+        write = () => writeAtomic(path.join(g.root, h.rel), JSON.stringify({ order_id: h.order_id, agent: h.agent, run: h.run, pid: h.pid, at: new Date().toISOString() }, null, 2));
+        reflected = (b, c) => (c.heartbeat?.arrival_ms ?? 0) !== (b.heartbeat?.arrival_ms ?? 0);
+      } else if (kind === 'claim') {
+        const oid = spread(plan.open, counts.claim, j);
+        if (!oid) { skipped++; continue; }
+        id = oid;
+        const who = ALIVE[j % ALIVE.length] as string;
+        const rel = `tasks/${oid}/claim.${who}.json`;
+        write = () => {
+          fs.appendFileSync(journal as string, rel + '\n');
+          writeAtomic(path.join(g.root, rel), JSON.stringify({ order_id: oid, agent: who, claimed_at: new Date().toISOString() }, null, 2));
+        };
+        reflected = (_b, c) => c.holder === who;
+      } else {
+        const t = spread(relTargets, counts.release, j);
+        if (!t) { skipped++; continue; }
+        const [oid, holder] = t;
+        id = oid;
+        const rel = `tasks/${oid}/release.${OPS}.${holder}.json`;
+        write = () => {
+          fs.appendFileSync(journal as string, rel + '\n');
+          const rec = signFields('release', { order_id: oid, released: holder, releaser: OPS, reason: 'requeued: bench', at: new Date().toISOString() }, OPS, sign);
+          writeAtomic(path.join(g.root, rel), JSON.stringify(rec, null, 2));
+        };
+        reflected = (_b, c) => c.holder !== holder;
+      }
+      const before = await cardOf(id);
+      if (!before || reflected(before, before)) {
+        skipped++;
+        continue;
+      }
+      const t0 = performance.now();
+      write();
+      let ms: number | null = null;
+      while (performance.now() - t0 < 10_000) {
+        const tr = performance.now();
+        const c = await cardOf(id);
+        if (c && reflected(before, c)) {
+          ms = performance.now() - t0;
+          break;
+        }
+        const wait = 10 - (performance.now() - tr);
+        if (wait > 0) await sleep(wait);
+      }
+      if (ms === null) {
+        timeouts++;
+        ms = 10_000;
+      }
+      byKind[kind].push(ms);
+      all.push(ms);
+      await sleep(50);
+    }
+  } finally {
+    agent.destroy();
+  }
+  return { byKind, all, timeouts, skipped };
+}
+
+type Endpoint = 'board' | 'lane' | 'order';
+async function apiLoad(port: number, n: number, clients: number, seconds: number, orderIdOf: (i: number) => string) {
+  const lat: Record<Endpoint, number[]> = { board: [], lane: [], order: [] };
+  const errors: Record<Endpoint, number> = { board: 0, lane: 0, order: 0 };
+  const lanes = ['running', 'done', 'attention', 'stale', 'queue', 'review'];
+  const kinds: Endpoint[] = ['board', 'lane', 'order'];
+  const deadline = performance.now() + seconds * 1000;
+  let seq = 0;
+  const client = async (c: number) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (let j = 0; performance.now() < deadline; j++) {
+        const kind = kinds[(c + j) % 3] as Endpoint;
+        const s = seq++;
+        const p =
+          kind === 'board' ? '/api/board'
+          : kind === 'lane' ? `/api/board?lane=${lanes[s % lanes.length]}&agent=${ALIVE[(s * 7) % ALIVE.length]}`
+          : `/api/orders/${orderIdOf(Math.floor(((s * 2654435761) >>> 0) % n))}`;
+        const t = performance.now();
+        try {
+          const r = await get(port, p, agent, 30_000);
+          if (r.status !== 200) errors[kind]++;
+        } catch {
+          errors[kind]++;
+        }
+        lat[kind].push(performance.now() - t);
+      }
+    } finally {
+      agent.destroy();
+    }
+  };
+  const t = performance.now();
+  await Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
+  const wall = sec(performance.now() - t);
+  return { lat, errors, wall };
+}
+
+/** In the page: the time (ms since navigation start) of the first frame in which a lane card is laid out in the viewport. */
+const FIRST_CARD_PROBE = `(() => {
+  const check = () => {
+    const el = document.querySelector('[data-lane] article[data-order]');
+    if (el) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0 && r.top < window.innerHeight) { window.__cbCard = performance.now(); return; }
+    }
+    requestAnimationFrame(check);
+  };
+  requestAnimationFrame(check);
+})();`;
+
+async function firstPaint(port: number, runs: number): Promise<{ cardMs: number[]; fcpMs: number[]; wallMs: number[] }> {
+  const { chromium } = await import('playwright');
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'], timeout: 60_000 });
+  const out = { cardMs: [] as number[], fcpMs: [] as number[], wallMs: [] as number[] };
+  try {
+    for (let i = 0; i < runs; i++) {
+      // A fresh context each time: empty HTTP cache, as for a first visit.
+      const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      try {
+        const page = await ctx.newPage();
+        // Strings, not functions: tsx's transform would wrap functions in helpers the page lacks.
+        await page.addInitScript(FIRST_CARD_PROBE);
+        const t = performance.now();
+        await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: 'commit', timeout: 60_000 });
+        await page.locator('[data-lane] article[data-order]').first().waitFor({ state: 'visible', timeout: 60_000 });
+        out.wallMs.push(performance.now() - t);
+        await page.waitForFunction('window.__cbCard !== undefined', undefined, { timeout: 10_000 });
+        const m = (await page.evaluate(
+          "({ card: window.__cbCard, fcp: (performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint') || { startTime: NaN }).startTime })",
+        )) as { card: number; fcp: number };
+        out.cardMs.push(m.card);
+        out.fcpMs.push(m.fcp);
+      } finally {
+        await ctx.close();
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  return out;
+}
+
+// ---- the run -------------------------------------------------------------------------
+
+function ensureBuild(): void {
+  const buildId = path.join(PROJECT_DIR, '.next', 'BUILD_ID');
+  if (!fs.existsSync(buildId)) {
+    log('no production build (.next/BUILD_ID): running next build first');
+    const b = spawnSync(process.execPath, [path.join(PROJECT_DIR, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
+      cwd: PROJECT_DIR,
+      stdio: 'inherit',
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_OPTIONS: '' },
+      timeout: 15 * 60_000,
+    });
+    if (b.status !== 0) throw new Error('next build failed');
+    return;
+  }
+  const built = fs.statSync(buildId).mtimeMs;
+  let newest = 0;
+  let newestPath = '';
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(tsx?|css|mjs)$/.test(e.name) && !/\.test\.tsx?$/.test(e.name)) {
+        const m = fs.statSync(p).mtimeMs;
+        if (m > newest) [newest, newestPath] = [m, p];
+      }
+    }
+  };
+  for (const d of ['app', 'components', 'lib']) if (fs.existsSync(path.join(PROJECT_DIR, d))) walk(path.join(PROJECT_DIR, d));
+  if (newest > built) log(`WARNING: the production build is older than ${path.relative(PROJECT_DIR, newestPath)}: the API and paint figures measure the old build (run \`npm run build\`)`);
+}
+
+async function main(): Promise<void> {
+  const o = parseOptions(process.argv.slice(2));
+  const rows: [string, string, string][] = [];
+  const row = (figure: string, value: string, how: string) => {
+    rows.push([figure, value, how]);
+    log(`${figure}: ${value}`);
+  };
+  log(`orders=${o.orders} load=${o.loadS}s writes=${o.writes} clients=${o.clients} stale_after=${o.staleAfterS}s on ${os.cpus().length} cores, node ${process.version}`);
+  ensureBuild();
+
+  // Channel (generated once, cached).
+  let t = performance.now();
+  const g = generateChannel(o.orders, o.cache, log);
+  const plan = readPlan(g);
+  channelRoot = g.root;
+  journal = `${g.root}.bench-added`;
+  cleanupWrites(); // leftovers of an interrupted run
+  const genAgeS = sec(Date.now() - (g.generated_at_ms ?? 0));
+  row('channel', `${g.orders} orders, ${g.files} files, ${g.signed} signatures`, `${g.root} (ready in ${f1(sec(performance.now() - t))} s; generated ${f1(genAgeS / 3600)} h ago)`);
+  if (genAgeS < o.staleAfterS + 60) {
+    log(`WARNING: the channel was generated ${Math.round(genAgeS)} s ago, less than stale_after (${o.staleAfterS} s): its old heartbeats still count as fresh, so the stale lane is smaller than designed (see bench/README.md)`);
+  }
+  t = performance.now();
+  const refreshed = refreshLiveHeartbeats(g, plan);
+  row('live heartbeats refreshed', String(refreshed), `temp + rename, new ctime (${f1(sec(performance.now() - t))} s)`);
+
+  // Read floor.
+  const first = readFloor(g.root);
+  const floor = readFloor(g.root);
+  row('read floor', `${f2(sec(floor.ms))} s`, `plain Node loop: readdir + lstat + readFile of ${floor.files} files, ${f1(floor.bytes / 1e6)} MB (second pass; first ${f2(sec(first.ms))} s)`);
+  const vRate = verifierRate();
+  row('verifier alone', `${Math.round(vRate)} /s`, 'node:crypto Ed25519 verify, in-process, one key (the ceiling for verify_per_s)');
+
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'claimboard-bench-'));
+  const db = path.join(work, 'index.sqlite');
+  const profDir = o.cpuProf ? path.join(o.cache, `profiles-${o.orders}-${new Date().toISOString().replace(/[:.]/g, '-')}`) : null;
+  let server: Server | null = null;
+  const result: Record<string, unknown> = { orders: o.orders, files: floor.files };
+  const profiles: string[] = [];
+  let finalLine = '';
+  try {
+    // Cold index: a fresh database, the real `claimboard serve`.
+    const port = await freePort();
+    server = new Server(g.root, port, db, o.staleAfterS, profDir ? path.join(profDir, 'cold') : null);
+    const cold = await server.waitReady(o.timeoutS);
+    const coldHttp = await server.waitHttp(120);
+    const coldS = sec(cold.wallMs);
+    const board = JSON.parse((await get(port, '/api/board', new http.Agent(), 30_000)).body) as { lanes: { lane: string; count: number }[]; problem_count: number };
+    await server.stop();
+    const coldRss = server.rss.peaks();
+    server = null;
+    const ph = cold.phases;
+    const phaseText = ['scanning', 'reading', 'deriving', 'ready']
+      .filter((p) => p in ph)
+      .map((p, i, a) => (i === 0 ? `${p} at ${f1(sec(ph[p] as number))} s` : `${p} +${f1(sec((ph[p] as number) - (ph[a[i - 1] as string] as number)))} s`))
+      .join(', ');
+    row('cold index', `${f2(coldS)} s`, `spawn of \`claimboard serve\` on an empty database to "index: ready" (indexer's own: ${cold.ownS ?? '?'} s; ${cold.seen ?? '?'} paths seen, ${cold.read ?? '?'} read)`);
+    row('cold index phases', phaseText, 'first time each progress phase was seen in the database (polled every 100 ms), from spawn');
+    row('cold: first HTTP 200', `${f2(sec(coldHttp))} s`, 'spawn to /api/board answering 200 with the index ready');
+    const verifyPerS = cold.verified !== null && cold.ownS ? cold.verified / cold.ownS : NaN;
+    row('signatures verified', `${cold.verified ?? '?'} (${Math.round(verifyPerS)} /s)`, 'verified during the cold index / the indexer\'s own cold seconds (not time spent in verify alone)');
+    row('board', board.lanes.map((l) => `${l.lane} ${l.count}`).join(', ') + `; problems ${board.problem_count}`, 'lane counts after the cold index');
+
+    // Warm start: the same database, nothing changed.
+    server = new Server(g.root, port, db, o.staleAfterS, profDir ? path.join(profDir, 'serving') : null);
+    const warm = await server.waitReady(o.timeoutS);
+    const warmHttp = await server.waitHttp(120);
+    const warmS = sec(warm.wallMs);
+    row('warm start', `${f2(warmS)} s`, `restart of \`claimboard serve\` on that database, nothing changed, spawn to "index: ready" (indexer's own: ${warm.ownS ?? '?'} s; ${warm.read ?? '?'} files read, ${warm.verified ?? '?'} verified)`);
+    row('warm: first HTTP 200', `${f2(sec(warmHttp))} s`, 'spawn to /api/board answering 200');
+
+    // Incremental latency.
+    const inc = await incremental(port, g, plan, o.writes);
+    const incS = stats(inc.all);
+    row('incremental', `p50 ${f1(incS.p50)} ms, p95 ${f1(incS.p95)} ms, max ${f1(incS.max)} ms`, `${incS.n} single-file writes (temp + rename) ~50 ms apart, write to /api/orders/:id showing it (polled every 10 ms); ${inc.timeouts} timed out (counted as 10 s), ${inc.skipped} skipped`);
+    for (const k of ['heartbeat', 'claim', 'release'] as const) {
+      const s = stats(inc.byKind[k]);
+      row(`  ${k}`, `p50 ${f1(s.p50)} ms, p95 ${f1(s.p95)} ms, max ${f1(s.max)} ms`, `${s.n} writes`);
+    }
+
+    // API latency under load.
+    const { orderIdOf } = await import('./generate');
+    const load = await apiLoad(port, o.orders, o.clients, o.loadS, (i) => orderIdOf(i, o.orders));
+    const api: Record<Endpoint, ReturnType<typeof stats>> = { board: stats(load.lat.board), lane: stats(load.lat.lane), order: stats(load.lat.order) };
+    const total = api.board.n + api.lane.n + api.order.n;
+    row('API load', `${total} requests in ${f1(load.wall)} s (${Math.round(total / load.wall)} /s)`, `${o.clients} keep-alive clients, endpoints in rotation`);
+    const paths: Record<Endpoint, string> = { board: '/api/board', lane: '/api/board?lane=L&agent=A', order: '/api/orders/:id' };
+    for (const k of ['board', 'lane', 'order'] as const) {
+      row(`  ${paths[k]}`, `p50 ${f1(api[k].p50)} ms, p95 ${f1(api[k].p95)} ms`, `${api[k].n} requests, ${load.errors[k]} errors, max ${f1(api[k].max)} ms`);
+    }
+
+    // First paint.
+    let paint: Awaited<ReturnType<typeof firstPaint>> | null = null;
+    if (!o.skipPaint) {
+      await get(port, '/', new http.Agent(), 60_000).catch(() => null); // load the page route once (not timed)
+      paint = await firstPaint(port, 3);
+      const c = stats(paint.cardMs);
+      const fcp = stats(paint.fcpMs);
+      row('first paint', `first card ${f1(c.p50)} ms, FCP ${f1(fcp.p50)} ms`, `Chromium, production build, median of 3 fresh contexts: navigation start to the first lane card laid out visible (runs: ${paint.cardMs.map((x) => Math.round(x)).join(', ')} ms; bench-side wall ${paint.wallMs.map((x) => Math.round(x)).join(', ')} ms)`);
+    }
+
+    await server.stop();
+    const servingRss = server.rss.peaks();
+    server = null;
+    const indexerMb = Math.max(coldRss.indexerMb, servingRss.indexerMb);
+    const rssMb = indexerMb + servingRss.webMb;
+    row('peak RSS', `${f1(rssMb)} MB = indexer ${f1(indexerMb)} + web ${f1(servingRss.webMb)}`, `VmHWM: indexer process (cold run ${f1(coldRss.indexerMb)}, serving run ${f1(servingRss.indexerMb)}); web = next start and children in the serving run (${servingRss.web.join('; ')})`);
+
+    if (profDir) {
+      for (const sub of ['cold', 'serving']) {
+        const dir = path.join(profDir, sub);
+        const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')) : [];
+        for (const f of files) {
+          log(`CPU profile (${sub}): ${path.join(dir, f)}`);
+          profiles.push(`\nTop self time, indexer process (${sub} run, ${path.join(dir, f)}):\n${topSelfTime(path.join(dir, f), 15)}`);
+        }
+      }
+    }
+
+    const fmt = (x: number, d: number) => (Number.isFinite(x) ? x.toFixed(d) : 'NA');
+    Object.assign(result, {
+      floor_s: floor.ms / 1000,
+      cold_s: coldS,
+      cold_ratio: coldS / sec(floor.ms),
+      warm_s: warmS,
+      verify_per_s: verifyPerS,
+      incr_p95_ms: incS.p95,
+      api_board_p95_ms: api.board.p95,
+      api_order_p95_ms: api.order.p95,
+      rss_mb: rssMb,
+      paint_ms: paint ? stats(paint.cardMs).p50 : NaN,
+    });
+    const r = result as Record<string, number>;
+    const line =
+      `bench orders=${o.orders} files=${floor.files} floor_s=${fmt(r.floor_s!, 2)} cold_s=${fmt(r.cold_s!, 2)} cold_ratio=${fmt(r.cold_ratio!, 2)} ` +
+      `warm_s=${fmt(r.warm_s!, 2)} verify_per_s=${fmt(r.verify_per_s!, 0)} incr_p95_ms=${fmt(r.incr_p95_ms!, 0)} ` +
+      `api_board_p95_ms=${fmt(r.api_board_p95_ms!, 1)} api_order_p95_ms=${fmt(r.api_order_p95_ms!, 1)} rss_mb=${fmt(r.rss_mb!, 0)} paint_ms=${fmt(r.paint_ms!, 0)}`;
+    fs.writeFileSync(path.join(o.cache, `bench-last-${o.orders}.json`), JSON.stringify({ ...result, table: rows, line, at: new Date().toISOString() }, null, 2));
+    finalLine = line;
+  } finally {
+    if (server) await server.stop();
+    cleanupWrites();
+    if (o.keep) log(`kept the index database: ${db}`);
+    else fs.rmSync(work, { recursive: true, force: true });
+  }
+  // The table, then the line, last.
+  for (const p of profiles) console.log(p);
+  const w0 = Math.max(...rows.map((r) => r[0].length));
+  const w1 = Math.max(...rows.map((r) => r[1].length));
+  console.log('');
+  for (const [a, b, c] of rows) console.log(`${a.padEnd(w0)}  ${b.padEnd(w1)}  ${c}`);
+  console.log('');
+  console.log(finalLine);
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(`bench: ${e instanceof Error ? e.message : String(e)}`);
+    cleanupWrites();
+    process.exit(1);
+  },
+);
