@@ -36,9 +36,9 @@ function snapshot(db: DB) {
   };
 }
 
-async function freshIndex(root: string, now: number): Promise<DB> {
+async function freshIndex(root: string, now: number, staleAfterMs = 300_000): Promise<DB> {
   const db = openMemory();
-  const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify });
+  const ix = new Indexer({ root, db, staleAfterMs, clock: () => now, watch: false, verify: naclVerify });
   await ix.start();
   await ix.stop();
   return db;
@@ -198,3 +198,78 @@ describe('Indexer', () => {
     expect(Date.now() - t0).toBeLessThan(1000);
   });
 });
+
+describe('Indexer, channel-wide facts applied incrementally', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  it('a stale reason follows the holder\'s other files: agent_silent, then heartbeat_lapsed, then agent_silent again', async () => {
+    const root = channelCopy('04-stale-heartbeat-lapsed');
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 600, watch: false, verify: naclVerify });
+    await ix.start();
+    await sleep(800); // both of fang's heartbeats are older than the window now
+    ix.request(null);
+    ix.pump();
+    expect([q.order(db, 't1', Date.now())?.card.reason, q.order(db, 't2', Date.now())?.card.reason]).toEqual(['agent_silent', 'agent_silent']);
+    // fang's heartbeat on t2 arrives again: t2 is claimed, and t1's run looks dead while fang lives.
+    write(root, 'tasks/t2/heartbeat.fang.json', fs.readFileSync(path.join(root, 'tasks/t2/heartbeat.fang.json'), 'utf8').replace('4242', '4243'));
+    ix.request('tasks/t2/heartbeat.fang.json');
+    ix.pump();
+    expect(q.order(db, 't2', Date.now())?.card.state).toBe('claimed');
+    expect(q.order(db, 't1', Date.now())?.card.reason).toBe('heartbeat_lapsed');
+    const fresh = await freshIndex(root, Date.now(), 600);
+    expect(q.order(fresh, 't1', Date.now())?.card.reason).toBe('heartbeat_lapsed');
+    // Nothing more from fang: once the window passes, the clock alone turns t1 back to agent_silent.
+    await sleep(900);
+    const t1 = q.order(db, 't1', Date.now())?.card;
+    await ix.stop();
+    expect([t1?.state, t1?.reason]).toEqual(['stale', 'agent_silent']);
+  });
+
+  it('a dependency finishing unblocks its dependents, and an order going away flags them', async () => {
+    const root = channelCopy('20-dependencies');
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    await ix.start();
+    expect(q.order(db, 'b', Date.now())?.card.state).toBe('blocked'); // waits for a
+    // a is done: copy e's claim and result shape is not possible (signed), so sign a result by fang.
+    const { naclSign } = await import('../ledger/nacl-verify');
+    const { signFields } = await import('../ledger/sign');
+    const fang = (vectorKeysLocal().fang as { seed: string }).seed;
+    write(root, 'tasks/a/claim.fang.json', JSON.stringify({ order_id: 'a', agent: 'fang', claimed_at: '2026-11-30T10:00:00Z' }));
+    write(root, 'tasks/a/result.fang.001.json', JSON.stringify(signFields('result', { order_id: 'a', agent: 'fang', revision: 1, submitted_at: '2026-11-30T10:05:00Z', payload: {} }, 'fang', (p) => naclSign(fang, p))));
+    ix.request('tasks/a/claim.fang.json');
+    ix.request('tasks/a/result.fang.001.json');
+    ix.pump();
+    expect(q.order(db, 'a', Date.now())?.card.state).toBe('done');
+    expect(q.order(db, 'b', Date.now())?.card.state).toBe('open');
+    // e goes away: d (which depends on e) is blocked and flagged missing_dependency.
+    fs.rmSync(path.join(root, 'tasks/e'), { recursive: true });
+    ix.request('tasks/e');
+    ix.pump();
+    const d = q.order(db, 'd', Date.now())?.card;
+    expect([d?.state, d?.flags]).toEqual(['blocked', ['missing_dependency']]);
+    await ix.stop();
+    const fresh = await freshIndex(root, Date.now());
+    expect(snapshot(db)).toEqual(snapshot(fresh));
+  });
+
+  it('a cold index on worker threads gives the same board as in one thread', async () => {
+    const root = channelCopy('17-bad-signatures');
+    for (const v of ['11-give-up-ack-reopen', '20-dependencies', '10-review-states']) fs.cpSync(path.join(VECTORS_DIR, v, 'channel'), root, { recursive: true, force: true });
+    const now = Date.now();
+    const one = openMemory();
+    const a = new Indexer({ root, db: one, staleAfterMs: 300_000, clock: () => now, watch: false, workers: 0 });
+    await a.start();
+    await a.stop();
+    const two = openMemory();
+    const b = new Indexer({ root, db: two, staleAfterMs: 300_000, clock: () => now, watch: false, workers: 2 });
+    await b.start();
+    await b.stop();
+    expect(snapshot(two)).toEqual(snapshot(one));
+    expect((snapshot(one).cards as unknown[]).length).toBe(3 + 3 + 5 + 3);
+  });
+});
+
+function vectorKeysLocal(): Record<string, unknown> {
+  return JSON.parse(fs.readFileSync(path.join(VECTORS_DIR, 'keys.json'), 'utf8')) as Record<string, unknown>;
+}

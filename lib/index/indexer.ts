@@ -1,44 +1,36 @@
 import 'server-only';
 /**
  * The indexer: keeps the SQLite index equal to what the pure core derives from the folder
- * (DESIGN.md "Shape"; LEDGER.md §1.2, §6).
+ * (DESIGN.md "Shape"; LEDGER.md §1.2, §6), one order folder at a time.
  *
  * - Watcher events (@parcel/watcher) are hints; a periodic stat rescan is the truth.
- * - A file is read again only when its stat identity (size, mtime, ctime, inode, type) changed.
- * - Signature outcomes and ledger reports are remembered per unchanged file, so a re-derive
- *   costs no cryptography for files that did not change.
- * - Every batch is derived and stored in one transaction; changed orders go to the change feed.
- * - Staleness moves with the clock: a timer re-derives when the next card may cross its
- *   stale time, with no file changing.
+ * - A folder is read again only when the stat identity (size, mtime, ctime, inode, type) of
+ *   one of its entries changed; its files are read fresh from disk, signatures checked against
+ *   remembered outcomes first (stored per file with its stat identity), so re-deriving costs
+ *   no cryptography for files that did not change.
+ * - The channel-wide facts of a card (the stale reason from the holder's latest arrival
+ *   anywhere, dependencies) are applied from small in-memory maps, so a change re-derives only
+ *   its folder, the orders that depend on it, and the stale orders of an agent whose latest
+ *   arrival moved.
+ * - Staleness moves with the clock: each card knows when it may change with no file changing
+ *   (`next_ms`); a timer re-derives those when the time comes.
+ * - A cold index of a large folder reads and verifies on every core (worker threads).
  * One process writes the index; request handlers open it read-only.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Stats } from 'node:fs';
 import type { DB } from './db';
 import { assertChannelRoot, entryFromStat, walkChannel } from './read-channel';
 import { nodeVerify } from './node-verify';
-import {
-  deriveOutcomes,
-  readEntry,
-  type ChannelEntry,
-  type ChannelState,
-  type FileOutcome,
-} from '../ledger/channel';
+import { channelContext, ledgerReportOf, readEntry, type ChannelContext, type FileOutcome, type Problem } from '../ledger/channel';
 import type { LedgerFileReport } from '../ledger/ledger-file';
-import type { Ed25519Verify, SignatureMemo } from '../ledger/verify';
-import { claimHistory, orderTimeline } from '../ledger/timeline';
-import type { AgentSummary, IndexProgress, OrderFile, OrderResponse } from '../api/types';
-import type { Card } from '../ledger/derive';
-
-/** What the indexer remembers of one path. */
-interface FileState {
-  readonly stat: string;
-  readonly type: ChannelEntry['type'];
-  readonly arrivalMs: number;
-  readonly firstSeenMs: number;
-  readonly outcome: FileOutcome;
-}
+import type { Ed25519Verify } from '../ledger/verify';
+import { withChannelFacts, type Card, type OrderState } from '../ledger/derive';
+import type { AgentSummary, IndexProgress } from '../api/types';
+import { passOrder, statKey, type OrderPassResult, type PassContext } from './order-pass';
+import { runPassesInWorkers } from './worker-pool';
 
 export interface IndexerOptions {
   /** The channel root. */
@@ -56,31 +48,54 @@ export interface IndexerOptions {
   readonly watch?: boolean;
   /** Progress and notices, one line each. */
   readonly log?: (line: string) => void;
-  /** The Ed25519 primitive (default node:crypto). */
+  /** The Ed25519 primitive (default node:crypto). Worker threads always use node:crypto. */
   readonly verify?: Ed25519Verify;
+  /** Worker threads for a cold index (default: one per core when more than 2,000 folders are dirty; 0 = none). */
+  readonly workers?: number;
 }
 
-const statKey = (st: Stats): string =>
-  `${st.isSymbolicLink() ? 'l' : st.isDirectory() ? 'd' : st.isFile() ? 'f' : 'o'}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+/** What the indexer keeps of one order (small: the board's channel-wide facts need it). */
+interface OrderInfo {
+  readonly id: string;
+  readonly dir: string;
+  state: OrderState;
+  holder: string | null;
+  deps: readonly string[];
+  /** Fingerprint of the stored card JSON. */
+  fp: number;
+}
 
-const typeOf = (st: Stats): ChannelEntry['type'] =>
-  st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
+/** FNV-1a over a string, 32 bits: a cheap fingerprint to notice that a card changed. */
+function fingerprint(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) + s.length * 4294967296;
+}
 
-/** The order a path belongs to, by its place (`tasks/<id>/...`), or null. */
-function orderDirOf(rel: string): string | null {
+const dirOf = (rel: string): string | null => {
   const parts = rel.split('/');
   return parts[0] === 'tasks' && parts.length >= 2 ? (parts[1] ?? null) : null;
-}
+};
+const isChannelLevel = (rel: string) => dirOf(rel) === null;
 
 export class Indexer {
-  private readonly files = new Map<string, FileState>();
-  private readonly sigMemo = new Map<string, { key: string; ok: boolean }>();
-  /** Paths whose signature outcome was computed since the last commit. */
-  private dirtySig = new Set<string>();
+  /** Stat identity of every entry seen, per order folder (its own path included) ... */
+  private dirStats = new Map<string, Map<string, string>>();
+  /** ... and of the channel-level entries. */
+  private channelStats = new Map<string, string>();
+  /** Outcomes of the channel-level files (agents/, retirements/, root files): few. */
+  private readonly channelFiles = new Map<string, FileOutcome>();
   private readonly ledgerMemo = new Map<string, { text: string; keys: string; report: LedgerFileReport }>();
-  private readonly cardJson = new Map<string, string>();
-  private readonly viewJson = new Map<string, string>();
+  private readonly orders = new Map<string, OrderInfo>();
+  private readonly dirToId = new Map<string, string>();
+  private readonly dependents = new Map<string, Set<string>>();
+  private readonly lastArrival = new Map<string, number>();
   private readonly pins = new Map<string, string>();
+  private channel: ChannelContext | null = null;
+  private rosterSig = '';
   private readonly clock: () => number;
   private readonly verify: Ed25519Verify;
   private readonly log: (line: string) => void;
@@ -93,8 +108,6 @@ export class Indexer {
   private stopped = false;
   private verified = 0;
   private progress: IndexProgress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
-  /** The last derived state (tests and the serve command read it). */
-  state: ChannelState | null = null;
 
   constructor(private readonly opts: IndexerOptions) {
     this.clock = opts.clock ?? Date.now;
@@ -102,25 +115,22 @@ export class Indexer {
     const base = opts.verify ?? nodeVerify;
     this.verify = (k, m, s) => {
       this.verified++;
-      if (this.verified % 5000 === 0 && this.progress.phase !== 'ready') {
-        this.setProgress({ files_verified: this.verified });
-      }
       return base(k, m, s);
     };
   }
 
-  private get memo(): SignatureMemo {
-    const m = this.sigMemo;
+  /** The cards and problems as stored now (tests, the serve command). */
+  get state(): { readonly orders: Card[]; readonly problems: Problem[] } {
+    const db = this.opts.db;
     return {
-      get: (p, key) => {
-        const v = m.get(p);
-        return v && v.key === key ? v.ok : undefined;
-      },
-      set: (p, key, ok) => {
-        m.set(p, { key, ok });
-        this.dirtySig.add(p);
-      },
+      orders: (db.prepare('SELECT card FROM cards ORDER BY order_id').all() as { card: string }[]).map((r) => JSON.parse(r.card) as Card),
+      problems: db.prepare('SELECT path, problem, detail, line, order_id FROM problems ORDER BY path').all() as Problem[],
     };
+  }
+
+  /** Signatures verified (by this process) since start. */
+  get verifiedCount(): number {
+    return this.verified;
   }
 
   private setProgress(p: Partial<IndexProgress>): void {
@@ -128,68 +138,66 @@ export class Indexer {
     this.opts.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run('progress', JSON.stringify(this.progress));
   }
 
+  private setMeta(key: string, value: string): void {
+    this.opts.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value);
+  }
+
   /**
-   * First index: loads what the database remembers, stats the whole folder, reads only what
-   * changed (everything, on a cold start), derives and stores; then watches. Throws
-   * ChannelUnreadableError when the root is not a channel.
+   * First index: loads what the database remembers, stats the whole folder, re-reads only the
+   * folders in which something changed (all of them on a cold start), derives and stores; then
+   * watches. Throws ChannelUnreadableError when the root is not a channel.
    */
   async start(): Promise<void> {
     assertChannelRoot(this.opts.root);
     const db = this.opts.db;
     const t0 = this.clock();
-    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run('channel', path.resolve(this.opts.root));
-    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run('stale_after_ms', String(this.opts.staleAfterMs));
-    for (const r of db.prepare('SELECT name, public_key FROM pins').all() as { name: string; public_key: string }[]) {
-      this.pins.set(r.name, r.public_key);
+    this.setMeta('channel', path.resolve(this.opts.root));
+    this.setMeta('stale_after_ms', String(this.opts.staleAfterMs));
+    for (const r of db.prepare('SELECT name, public_key FROM pins').all() as { name: string; public_key: string }[]) this.pins.set(r.name, r.public_key);
+    const known = new Map<string, string>();
+    for (const r of db.prepare('SELECT path, stat FROM files').iterate() as Iterable<{ path: string; stat: string }>) known.set(r.path, r.stat);
+    for (const r of db.prepare('SELECT order_id, order_dir, card FROM cards').iterate() as Iterable<{ order_id: string; order_dir: string; card: string }>) {
+      const c = JSON.parse(r.card) as Card;
+      this.remember(c, r.order_dir, fingerprint(r.card));
     }
-    const known = new Map<string, { stat: string; type: string; arrival_ms: number; first_seen_ms: number; outcome: string; sig_key: string | null; sig_ok: number | null }>();
-    for (const r of db.prepare('SELECT * FROM files').iterate() as Iterable<{ path: string; stat: string; type: string; arrival_ms: number; first_seen_ms: number; outcome: string; sig_key: string | null; sig_ok: number | null }>) {
-      known.set(r.path, r);
-    }
-    for (const r of db.prepare('SELECT order_id, card, view FROM cards').iterate() as Iterable<{ order_id: string; card: string; view: string }>) {
-      this.cardJson.set(r.order_id, r.card);
-      this.viewJson.set(r.order_id, r.view);
-    }
+    this.rosterSig = (db.prepare("SELECT value FROM meta WHERE key = 'roster_sig'").get() as { value: string } | undefined)?.value ?? '';
     this.setProgress({ phase: 'scanning' });
     this.log(known.size > 0 ? `index: warm start, ${known.size} files remembered` : 'index: cold start');
 
-    // Stat everything; reuse remembered outcomes for unchanged files.
-    const seen: { rel: string; st: Stats }[] = [];
+    const dirty = new Set<string>();
+    let seen = 0;
     walkChannel(this.opts.root, (rel, st) => {
-      seen.push({ rel, st });
-      if (seen.length % 10000 === 0) this.setProgress({ files_seen: seen.length });
-    });
-    this.setProgress({ phase: 'reading', files_seen: seen.length });
-    let read = 0;
-    let lastLog = this.clock();
-    const upserts: string[] = [];
-    for (const { rel, st } of seen) {
       const key = statKey(st);
-      const k = known.get(rel);
-      if (k && k.stat === key) {
-        this.files.set(rel, { stat: key, type: typeOf(st), arrivalMs: k.arrival_ms, firstSeenMs: k.first_seen_ms, outcome: JSON.parse(k.outcome) as FileOutcome });
-        if (k.sig_key !== null && k.sig_ok !== null) this.sigMemo.set(rel, { key: k.sig_key, ok: k.sig_ok === 1 });
-      } else {
-        this.readOne(rel, st, k?.first_seen_ms);
-        upserts.push(rel);
-        read++;
-        if (read % 2000 === 0) {
-          this.setProgress({ files_read: read });
-          if (this.clock() - lastLog > 2000) {
-            lastLog = this.clock();
-            this.log(`index: read ${read} of ${seen.length} files`);
-          }
-        }
+      this.setStat(rel, key);
+      if (known.get(rel) !== key) {
+        const d = dirOf(rel);
+        if (d !== null) dirty.add(d);
       }
       known.delete(rel);
+      if (++seen % 20000 === 0) this.setProgress({ files_seen: seen });
+    });
+    for (const rel of known.keys()) {
+      const d = dirOf(rel);
+      if (d !== null) dirty.add(d);
     }
-    this.setProgress({ phase: 'deriving', files_read: read });
-    const removed = [...known.keys()];
-    this.commit(upserts, removed, true);
-    this.setProgress({ phase: 'ready', files_verified: this.verified, ready_at_ms: this.clock() });
+    // Folders the database knows that are gone.
+    for (const info of this.orders.values()) if (!this.dirStats.has(info.dir)) dirty.add(info.dir);
+    this.setProgress({ phase: 'reading', files_seen: seen });
+    this.log(`index: ${seen} entries, ${dirty.size} order folders to read`);
+
+    // Channel-level files are always read (they are few); a roster change re-reads every folder.
+    const rosterChanged = this.readChannelLevel();
+    if (rosterChanged) for (const d of this.dirStats.keys()) dirty.add(d);
+
+    await this.passDirsCold(dirty);
+    // Folders whose stale time passed while we were not running.
+    this.passDue();
+    this.setProgress({ phase: 'ready', files_seen: seen, files_read: this.progress.files_read, files_verified: this.verified, ready_at_ms: this.clock() });
+    db.prepare("INSERT INTO changes (order_id, at_ms) VALUES ('*', ?)").run(this.clock());
     this.log(
-      `index: ready in ${((this.clock() - t0) / 1000).toFixed(1)} s: ${seen.length} files seen, ${read} read, ${this.verified} signatures verified, ${this.state?.orders.length ?? 0} orders`,
+      `index: ready in ${((this.clock() - t0) / 1000).toFixed(1)} s: ${seen} entries seen, ${dirty.size} folders read, ${this.verified} signatures verified, ${this.orders.size} orders`,
     );
+    this.scheduleStaleTimer();
     if (this.stopped) return;
     if (this.opts.watch !== false) await this.subscribe();
     const rescanMs = this.opts.rescanMs ?? 10_000;
@@ -216,7 +224,7 @@ export class Indexer {
         root,
         (err, events) => {
           if (err) {
-            this.request(null); // the watcher lost track: rescan
+            this.request(null);
             return;
           }
           for (const e of events) {
@@ -246,156 +254,336 @@ export class Indexer {
       try {
         this.pump();
       } catch (e) {
-        this.log(`index: update failed, will rescan: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+        this.log(`index: update failed, will rescan: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         this.pendingAll = true;
         this.schedule(1000);
       }
     }, ms);
   }
 
-  /** Processes pending paths (or a full rescan), then derives and stores. Synchronous. */
+  /** Processes pending paths (or a full rescan): re-reads the folders where something changed. Synchronous. */
   pump(): void {
     const all = this.pendingAll;
     const paths = this.pending;
     this.pendingAll = false;
     this.pending = new Set();
-    const { upserts, removed } = all ? this.rescan() : this.refresh(paths);
-    this.commit(upserts, removed, false);
+    const { dirty, channelDirty } = all ? this.rescan() : this.refresh(paths);
+    if (channelDirty && this.readChannelLevel()) {
+      for (const info of this.orders.values()) dirty.add(info.dir);
+      for (const d of this.dirStats.keys()) dirty.add(d);
+    }
+    this.passDirs(dirty);
+    this.scheduleStaleTimer();
   }
 
-  /** Full stat walk: what changed since the last look. */
-  rescan(): { upserts: string[]; removed: string[] } {
-    const upserts: string[] = [];
-    const present = new Set<string>();
+  private setStat(rel: string, key: string): void {
+    const d = dirOf(rel);
+    if (d === null) {
+      this.channelStats.set(rel, key);
+      return;
+    }
+    let m = this.dirStats.get(d);
+    if (!m) this.dirStats.set(d, (m = new Map()));
+    m.set(rel, key);
+  }
+
+  /**
+   * Full stat walk: the folders (and whether channel-level entries) changed since the last look.
+   * Compares folder by folder (the walk visits a folder's entries together), so it holds at most
+   * one folder's new listing besides the remembered ones.
+   */
+  private rescan(): { dirty: Set<string>; channelDirty: boolean } {
+    const dirty = new Set<string>();
+    let channelDirty = false;
     try {
       assertChannelRoot(this.opts.root);
     } catch (e) {
       this.log(`index: ${e instanceof Error ? e.message : String(e)}; keeping the last board`);
-      return { upserts, removed: [] };
+      return { dirty, channelDirty };
     }
+    const visited = new Set<string>();
+    const channelNow = new Map<string, string>();
+    let cur: string | null = null;
+    let curMap = new Map<string, string>();
+    const close = () => {
+      if (cur === null) return;
+      const old = this.dirStats.get(cur);
+      if (!old || old.size !== curMap.size || [...curMap].some(([p, k]) => old.get(p) !== k)) dirty.add(cur);
+      this.dirStats.set(cur, curMap);
+      cur = null;
+      curMap = new Map();
+    };
     walkChannel(this.opts.root, (rel, st) => {
-      present.add(rel);
-      const cur = this.files.get(rel);
-      if (!cur || cur.stat !== statKey(st)) {
-        this.readOne(rel, st, cur?.firstSeenMs);
-        upserts.push(rel);
+      const d = dirOf(rel);
+      const key = statKey(st);
+      if (d === null) {
+        close();
+        channelNow.set(rel, key);
+        return;
       }
+      if (d !== cur) {
+        close();
+        cur = d;
+        visited.add(d);
+      }
+      curMap.set(rel, key);
     });
-    const removed = [...this.files.keys()].filter((p) => !present.has(p));
-    for (const p of removed) this.forget(p);
-    return { upserts, removed };
+    close();
+    for (const d of [...this.dirStats.keys()]) {
+      if (visited.has(d)) continue;
+      this.dirStats.delete(d);
+      dirty.add(d);
+    }
+    if (channelNow.size !== this.channelStats.size || [...channelNow].some(([p, k]) => this.channelStats.get(p) !== k)) channelDirty = true;
+    this.channelStats = channelNow;
+    return { dirty, channelDirty };
   }
 
-  /** Re-stats the given paths (and walks new directories among them). */
-  private refresh(paths: Set<string>): { upserts: string[]; removed: string[] } {
-    const upserts: string[] = [];
-    const removed: string[] = [];
-    const visit = (rel: string, st: Stats) => {
-      const cur = this.files.get(rel);
-      if (!cur || cur.stat !== statKey(st)) {
-        this.readOne(rel, st, cur?.firstSeenMs);
-        upserts.push(rel);
-      }
-    };
+  /** Re-stats the given paths; a changed path under tasks/<dir> marks the folder. */
+  private refresh(paths: Set<string>): { dirty: Set<string>; channelDirty: boolean } {
+    const dirty = new Set<string>();
+    let channelDirty = false;
     for (const rel of paths) {
       const parts = rel.split('/');
-      if (parts.some((p) => p.startsWith('.')) || parts.length > 3) continue;
-      let st: Stats | null = null;
+      if (parts.some((p) => p.startsWith('.'))) continue;
+      const d = dirOf(rel);
+      if (d !== null) dirty.add(d);
+      else if (rel === 'tasks') for (const r of this.rescan().dirty) dirty.add(r);
+      else if (parts.length <= 2) channelDirty = true;
+    }
+    // Keep the remembered listing of the dirty folders current.
+    for (const d of dirty) {
+      const m = new Map<string, string>();
+      const abs = path.join(this.opts.root, 'tasks', d);
       try {
-        st = fs.lstatSync(path.join(this.opts.root, rel));
-      } catch {
-        st = null;
-      }
-      if (!st) {
-        // Gone: it and anything under it.
-        for (const p of [...this.files.keys()]) {
-          if (p === rel || p.startsWith(rel + '/')) {
-            this.forget(p);
-            removed.push(p);
-          }
+        const st = fs.lstatSync(abs);
+        m.set(`tasks/${d}`, statKey(st));
+        if (st.isDirectory()) {
+          walkChannel(abs, (r, s) => {
+            if (!r.includes('/')) m.set(`tasks/${d}/${r}`, statKey(s));
+          });
         }
-        continue;
-      }
-      visit(rel, st);
-      if (st.isDirectory() && parts.length < 3) {
-        // A new or renamed directory: walk it.
-        const sub = path.join(this.opts.root, rel);
-        walkChannel(sub, (r, s) => {
-          const full = `${rel}/${r}`;
-          if (full.split('/').length <= 3) visit(full, s);
-        });
+        this.dirStats.set(d, m);
+      } catch {
+        this.dirStats.delete(d);
       }
     }
-    return { upserts, removed };
-  }
-
-  private readOne(rel: string, st: Stats, firstSeenMs: number | undefined): void {
-    const entry = entryFromStat(this.opts.root, rel, st);
-    const outcome = readEntry(entry);
-    this.sigMemo.delete(rel);
-    this.ledgerMemo.delete(rel);
-    this.files.set(rel, { stat: statKey(st), type: entry.type, arrivalMs: entry.arrivalMs, firstSeenMs: firstSeenMs ?? this.clock(), outcome });
-  }
-
-  private forget(rel: string): void {
-    this.files.delete(rel);
-    this.sigMemo.delete(rel);
-    this.ledgerMemo.delete(rel);
-  }
-
-  /** Derives the whole channel from what is remembered (no reading, no repeated crypto). */
-  private derive(): ChannelState {
-    const outcomes: FileOutcome[] = [];
-    const dirs: { path: string; type: ChannelEntry['type'] }[] = [];
-    for (const [p, f] of this.files) {
-      outcomes.push(f.outcome);
-      if (f.type === 'dir') dirs.push({ path: p, type: 'dir' });
+    if (channelDirty) {
+      this.channelStats = new Map();
+      walkChannel(this.opts.root, (rel, st) => {
+        if (isChannelLevel(rel)) this.channelStats.set(rel, statKey(st));
+      });
     }
-    const lm = this.ledgerMemo;
-    return deriveOutcomes(outcomes, dirs, {
-      nowMs: this.clock(),
-      staleAfterMs: this.opts.staleAfterMs,
-      operators: this.opts.operators,
-      pins: this.pins,
-      verify: this.verify,
-      memo: this.memo,
-      ledgerMemo: {
-        get: (p, text, keys) => {
-          const v = lm.get(p);
-          return v && v.text === text && v.keys === keys ? v.report : undefined;
-        },
-        set: (p, text, keys, report) => void lm.set(p, { text, keys, report }),
-      },
-    });
+    return { dirty, channelDirty };
   }
 
   /**
-   * Derives and stores in one transaction: changed files, new pins, every card that changed,
-   * the views of orders whose files or card changed, problems, ledger files, agents, holds,
-   * runs, and the change feed. Then schedules the next clock-driven re-derive.
+   * Reads the channel-level files (agents/, retirements/, root files) and rebuilds the roster,
+   * retirements, ledger reports and channel problems. Returns true when the roster's keys or
+   * operators changed (then every folder must be re-derived).
    */
-  private commit(upserts: readonly string[], removed: readonly string[], first: boolean): void {
+  private readChannelLevel(): boolean {
     const db = this.opts.db;
-    const state = this.derive();
-    this.state = state;
-    const now = this.clock();
-    const touchedOrders = new Set<string>();
-    for (const p of [...upserts, ...removed]) {
-      const o = orderDirOf(p);
-      if (o) touchedOrders.add(o.toLowerCase());
+    this.channelFiles.clear();
+    const entries: { rel: string; st: Stats }[] = [];
+    walkChannel(this.opts.root, (rel, st) => {
+      if (isChannelLevel(rel)) entries.push({ rel, st });
+    });
+    for (const { rel, st } of entries) this.channelFiles.set(rel, readEntry(entryFromStat(this.opts.root, rel, st)));
+    const outcomes = [...this.channelFiles.values()];
+    const options = { nowMs: this.clock(), staleAfterMs: this.opts.staleAfterMs, operators: this.opts.operators, pins: this.pins, verify: this.verify };
+    const prevRetired = new Set(this.channel?.retirements.map((r) => r.record.agent) ?? []);
+    const ch = channelContext(outcomes, options);
+    this.channel = ch;
+    const problems: Problem[] = [...ch.problems];
+    const ledgerRows: { path: string; report: LedgerFileReport }[] = [];
+    const lm = this.ledgerMemo;
+    for (const o of outcomes) {
+      if (o.path.startsWith('agents/') || o.path.startsWith('retirements/')) continue;
+      if (o.status === 'problem') problems.push({ path: o.path, problem: o.problem, detail: o.detail });
+      else if (o.status === 'ledger') {
+        const report = ledgerReportOf(o, ch.roster, {
+          ...options,
+          ledgerMemo: {
+            get: (p, text, keys) => {
+              const v = lm.get(p);
+              return v && v.text === text && v.keys === keys ? v.report : undefined;
+            },
+            set: (p, text, keys, r) => void lm.set(p, { text, keys, report: { ...r, lines: [] } }),
+          },
+        });
+        ledgerRows.push({ path: o.path, report });
+        if (!report.intact) problems.push({ path: o.path, problem: 'ledger_broken', detail: report.reason ?? 'chain broken', line: report.broken_at });
+      }
     }
+    // A file directly at tasks/<name> (where a folder belongs) is found by the folder pass.
+    const sig = [...ch.roster.entries.values()].map((e) => `${e.name}=${e.public_key ?? ''}`).sort().join(',') + '|' + [...ch.roster.operators].sort().join(',');
+    const changed = sig !== this.rosterSig;
+    const retired = new Set(ch.retirements.map((r) => r.record.agent));
+    const retiredChanged = [...retired].filter((a) => !prevRetired.has(a)).concat([...prevRetired].filter((a) => !retired.has(a)));
+    db.transaction(() => {
+      db.prepare("DELETE FROM problems WHERE scope = ''").run();
+      const add = db.prepare("INSERT INTO problems (scope, path, problem, detail, line, order_id) VALUES ('', ?, ?, ?, ?, NULL)");
+      for (const p of problems) add.run(p.path, p.problem, p.detail, p.line ?? null);
+      db.prepare('DELETE FROM ledger_files').run();
+      const addLedger = db.prepare('INSERT INTO ledger_files (path, entries, intact, broken_at) VALUES (?, ?, ?, ?)');
+      for (const { path: p, report } of ledgerRows) addLedger.run(p, report.entries, report.intact ? 1 : 0, report.broken_at ?? null);
+      for (const [name, key] of ch.newPins) {
+        if (!this.pins.has(name)) {
+          this.pins.set(name, key);
+          db.prepare('INSERT OR IGNORE INTO pins (name, public_key, pinned_at_ms) VALUES (?, ?, ?)').run(name, key, this.clock());
+        }
+      }
+      if (changed) {
+        this.rosterSig = sig;
+        this.setMeta('roster_sig', sig);
+      }
+      // Ledger files count as files of their signer (LEDGER.md §6).
+      for (const o of outcomes) {
+        if (o.status === 'ledger' && o.signer) {
+          db.prepare(
+            'INSERT OR REPLACE INTO files (path, order_dir, stat, type, arrival_ms, first_seen_ms, kind, status, problem, writer, sig_key, sig_ok) VALUES (?, NULL, ?, ?, ?, ?, ?, ?, NULL, ?, NULL, NULL)',
+          ).run(o.path, this.channelStats.get(o.path) ?? '', 'file', o.arrivalMs, this.clock(), 'ledger', 'ledger', o.signer);
+          this.touchedWriters.add(o.signer);
+        }
+      }
+      const gone = (db.prepare('SELECT path FROM files WHERE order_dir IS NULL').all() as { path: string }[]).filter((r) => !this.channelFiles.has(r.path));
+      for (const r of gone) db.prepare('DELETE FROM files WHERE path = ?').run(r.path);
+    })();
+    // A retirement appearing or going away changes the flags of the orders that agent holds.
+    if (!changed && retiredChanged.length > 0) {
+      const dirs = new Set<string>();
+      for (const a of retiredChanged) for (const info of this.orders.values()) if (info.holder === a) dirs.add(info.dir);
+      if (this.progress.phase === 'ready') this.passDirs(dirs);
+    }
+    this.refreshAgents();
+    return changed;
+  }
 
-    const upsertFile = db.prepare(
-      'INSERT OR REPLACE INTO files (path, stat, type, arrival_ms, first_seen_ms, outcome, sig_key, sig_ok) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  private remember(card: Card, dir: string, fp: number): void {
+    const prev = this.orders.get(card.order_id);
+    if (prev) for (const d of prev.deps) this.dependents.get(d)?.delete(card.order_id);
+    this.orders.set(card.order_id, { id: card.order_id, dir, state: card.state, holder: card.holder, deps: card.depends_on, fp });
+    this.dirToId.set(dir, card.order_id);
+    for (const d of card.depends_on) {
+      let set = this.dependents.get(d);
+      if (!set) this.dependents.set(d, (set = new Set()));
+      set.add(card.order_id);
+    }
+  }
+
+  private forget(dir: string): string | null {
+    const id = this.dirToId.get(dir);
+    if (!id) return null;
+    this.dirToId.delete(dir);
+    const prev = this.orders.get(id);
+    if (prev && prev.dir === dir) {
+      for (const d of prev.deps) this.dependents.get(d)?.delete(id);
+      this.orders.delete(id);
+    }
+    return id;
+  }
+
+  private passContext(remembered: PassContext['remembered']): PassContext {
+    const ch = this.channel;
+    if (!ch) throw new Error('internal: channel context not read');
+    return {
+      root: this.opts.root,
+      roster: ch.roster,
+      derive: {
+        nowMs: this.clock(),
+        staleAfterMs: this.opts.staleAfterMs,
+        retired: new Set(ch.retirements.map((r) => r.record.agent)),
+        lastArrivalByAgent: new Map(),
+      },
+      verify: this.verify,
+      remembered,
+    };
+  }
+
+  /** Remembered signature checks of the files of some folders. */
+  private rememberedFor(dirs: readonly string[]): Map<string, { stat: string; key: string; ok: boolean }> {
+    const m = new Map<string, { stat: string; key: string; ok: boolean }>();
+    const q = this.opts.db.prepare('SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? AND sig_key IS NOT NULL');
+    for (const d of dirs) for (const r of q.iterate(d) as Iterable<{ path: string; stat: string; sig_key: string; sig_ok: number }>) m.set(r.path, { stat: r.stat, key: r.sig_key, ok: r.sig_ok === 1 });
+    return m;
+  }
+
+  /**
+   * Re-reads and re-derives the given folders in this thread and stores them, then applies
+   * channel-wide facts to every card they may affect (dependents, stale orders of agents whose
+   * latest arrival moved). Synchronous.
+   */
+  private passDirs(dirs: Set<string>, cold = false): void {
+    if (dirs.size === 0) return;
+    const list = [...dirs].sort();
+    const chunk = 500;
+    for (let i = 0; i < list.length; i += chunk) {
+      const part = list.slice(i, i + chunk);
+      const ctx = this.passContext(this.rememberedFor(part));
+      const results: OrderPassResult[] = [];
+      for (const d of part) {
+        const { view: _view, ...r } = passOrder(d, ctx);
+        results.push(r);
+      }
+      this.storeResults(results, cold);
+      if (cold) this.setProgress({ files_read: this.progress.files_read + part.reduce((n, d) => n + (this.dirStats.get(d)?.size ?? 0), 0), files_verified: this.verified });
+    }
+    this.settle(cold);
+  }
+
+  /** The first index: on every core (worker threads) when many folders must be read. */
+  private async passDirsCold(dirs: Set<string>): Promise<void> {
+    const list = [...dirs].sort();
+    const workers = this.opts.workers ?? (list.length > 2000 ? os.availableParallelism() : 0);
+    if (workers === 0 || !this.channel || list.length === 0) {
+      this.passDirs(dirs, true);
+      return;
+    }
+    const results: OrderPassResult[] = [];
+    const verifiedBefore = this.verified;
+    const counts = await runPassesInWorkers(
+      list,
+      workers,
+      {
+        root: this.opts.root,
+        agents: [...this.channelFiles.values()],
+        pins: [...this.pins],
+        operators: [...(this.opts.operators ?? [])],
+        retired: this.channel.retirements.map((r) => r.record.agent),
+        nowMs: this.clock(),
+        staleAfterMs: this.opts.staleAfterMs,
+      },
+      (r) => {
+        results.push(r);
+        if (results.length >= 500) this.storeResults(results.splice(0), true);
+      },
+      (read, verified) => this.setProgress({ files_read: read, files_verified: verifiedBefore + verified }),
     );
-    const deleteFile = db.prepare('DELETE FROM files WHERE path = ?');
-    const upsertCard = db.prepare(
-      'INSERT OR REPLACE INTO cards (order_id, lane, state, holder, agents, flags, search, sort_ms, card, view) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    const deleteCard = db.prepare('DELETE FROM cards WHERE order_id = ?');
-    const addChange = db.prepare('INSERT INTO changes (order_id, at_ms) VALUES (?, ?)');
-    const deleteHolds = db.prepare('DELETE FROM holds WHERE order_id = ?');
+    this.verified += counts.verified;
+    this.storeResults(results, true);
+    this.settle(true);
+  }
+
+  /** Writers whose latest arrival may have moved, and orders whose facts must be re-applied. */
+  private touchedWriters = new Set<string>();
+  private touchedOrders = new Set<string>();
+  private changedIds = new Set<string>();
+
+  private storeResults(results: readonly OrderPassResult[], cold: boolean): void {
+    if (results.length === 0) return;
+    const db = this.opts.db;
+    const now = this.clock();
+    const firstSeen = db.prepare('SELECT path, first_seen_ms, arrival_ms, writer FROM files WHERE order_dir = ?');
+    const delFiles = db.prepare('DELETE FROM files WHERE order_dir = ?');
+    const addFile = db.prepare('INSERT OR REPLACE INTO files (path, order_dir, stat, type, arrival_ms, first_seen_ms, kind, status, problem, writer, sig_key, sig_ok) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const delProblems = db.prepare('DELETE FROM problems WHERE scope = ?');
+    const addProblem = db.prepare('INSERT INTO problems (scope, path, problem, detail, line, order_id) VALUES (?, ?, ?, ?, ?, ?)');
+    const delHolds = db.prepare('DELETE FROM holds WHERE order_id = ?');
     const addHold = db.prepare('INSERT INTO holds (order_id, agent, history) VALUES (?, ?, ?)');
+    const delCard = db.prepare('DELETE FROM cards WHERE order_id = ?');
+    const delDeps = db.prepare('DELETE FROM deps WHERE order_id = ?');
+    const addDep = db.prepare('INSERT INTO deps (order_id, dep) VALUES (?, ?)');
     const upsertRun = db.prepare(`
       INSERT INTO runs (order_id, agent, run, pid, first_arrival_ms, last_arrival_ms, last_writer_at, writer_offset_ms, beats)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
@@ -403,159 +591,198 @@ export class Indexer {
         pid = excluded.pid, last_arrival_ms = excluded.last_arrival_ms, last_writer_at = excluded.last_writer_at,
         writer_offset_ms = excluded.writer_offset_ms,
         beats = runs.beats + (excluded.last_arrival_ms <> runs.last_arrival_ms)`);
-
     db.transaction(() => {
-      for (const p of upserts) {
-        const f = this.files.get(p);
-        if (!f) continue;
-        const sig = this.sigMemo.get(p);
-        upsertFile.run(p, f.stat, f.type, f.arrivalMs, f.firstSeenMs, JSON.stringify(f.outcome), sig?.key ?? null, sig ? (sig.ok ? 1 : 0) : null);
-        const o = f.outcome;
-        if (o.status === 'record' && o.record.kind === 'heartbeat') {
-          const r = o.record;
-          upsertRun.run(o.orderId?.toLowerCase() ?? r.order_id, r.agent, r.run, r.pid, f.arrivalMs, f.arrivalMs, r.at.text, r.at.epochMs - f.arrivalMs);
+      for (const r of results) {
+        const old = cold && !this.dirToId.has(r.dir) ? [] : (firstSeen.all(r.dir) as { path: string; first_seen_ms: number; arrival_ms: number; writer: string | null }[]);
+        const firstSeenOf = new Map(old.map((o) => [o.path, o.first_seen_ms]));
+        for (const o of old) if (o.writer) this.touchedWriters.add(o.writer);
+        delFiles.run(r.dir);
+        for (const f of r.files) {
+          addFile.run(f.path, f.order_dir, f.stat, f.type, f.arrival_ms, firstSeenOf.get(f.path) ?? now, f.kind, f.status, f.problem, f.writer, f.sig_key, f.sig_ok);
+          if (f.writer) this.touchedWriters.add(f.writer);
         }
-      }
-      for (const p of removed) deleteFile.run(p);
-      // Signature outcomes computed in this derive (new files, or a roster change) are kept.
-      const setSig = db.prepare('UPDATE files SET sig_key = ?, sig_ok = ? WHERE path = ?');
-      for (const p of this.dirtySig) {
-        const sig = this.sigMemo.get(p);
-        if (sig) setSig.run(sig.key, sig.ok ? 1 : 0, p);
-      }
-      this.dirtySig = new Set();
-      for (const [name, key] of state.newPins) {
-        if (!this.pins.has(name)) {
-          this.pins.set(name, key);
-          db.prepare('INSERT OR IGNORE INTO pins (name, public_key, pinned_at_ms) VALUES (?, ?, ?)').run(name, key, now);
+        delProblems.run(r.dir);
+        for (const p of r.problems) addProblem.run(r.dir, p.path, p.problem, p.detail, p.line ?? null, p.order_id ?? null);
+        const prevId = this.dirToId.get(r.dir);
+        if (prevId && (!r.card || r.card.order_id !== prevId)) {
+          // The folder no longer holds that order.
+          const prev = this.orders.get(prevId);
+          if (prev && prev.dir === r.dir) {
+            delCard.run(prevId);
+            delHolds.run(prevId);
+            delDeps.run(prevId);
+            this.forget(r.dir);
+            this.changedIds.add(prevId);
+            for (const d of this.dependents.get(prevId) ?? []) this.touchedOrders.add(d);
+          }
         }
+        if (!r.card) continue;
+        const c = r.card;
+        delHolds.run(c.order_id);
+        for (const h of r.holds) addHold.run(c.order_id, h.agent, JSON.stringify(h));
+        delDeps.run(c.order_id);
+        for (const d of c.depends_on) addDep.run(c.order_id, d);
+        for (const b of r.beats) upsertRun.run(b.order_id, b.agent, b.run, b.pid, b.arrival_ms, b.arrival_ms, b.at, b.at_ms - b.arrival_ms);
+        // Stored provisionally; settle() applies the channel-wide facts and writes the final card.
+        const existed = this.orders.has(c.order_id);
+        this.writeCard(c, r.dir, r.next_ms);
+        this.touchedOrders.add(c.order_id);
+        if (!existed) for (const d of this.dependents.get(c.order_id) ?? []) this.touchedOrders.add(d);
       }
-
-      const live = new Set<string>();
-      const changed: string[] = [];
-      for (const card of state.orders) {
-        live.add(card.order_id);
-        const json = JSON.stringify(card);
-        const cardChanged = this.cardJson.get(card.order_id) !== json;
-        const view = state.views.get(card.order_id);
-        if (!cardChanged && !touchedOrders.has(card.order_id)) continue;
-        const viewJson = view ? JSON.stringify(this.viewOf(card, view)) : '{}';
-        if (!cardChanged && this.viewJson.get(card.order_id) === viewJson) continue;
-        this.cardJson.set(card.order_id, json);
-        this.viewJson.set(card.order_id, viewJson);
-        const involved = new Set<string>([...(card.holder ? [card.holder] : []), ...card.other_runs, ...card.late_results]);
-        if (view) for (const c of view.folder.claims) involved.add(c.record.agent);
-        upsertCard.run(
-          card.order_id,
-          card.lane,
-          card.state,
-          card.holder,
-          ` ${[...involved].join(' ')} `,
-          ` ${card.flags.join(' ')} `,
-          [card.order_id, card.holder ?? '', card.project_id, card.reason ?? '', card.state, ...card.flags].join(' ').toLowerCase(),
-          card.since_ms ?? view?.folder.order.arrivalMs ?? 0,
-          json,
-          viewJson,
-        );
-        deleteHolds.run(card.order_id);
-        if (view) for (const h of claimHistory(view, card)) addHold.run(card.order_id, h.agent, JSON.stringify(h));
-        changed.push(card.order_id);
-      }
-      for (const id of [...this.cardJson.keys()]) {
-        if (live.has(id)) continue;
-        deleteCard.run(id);
-        deleteHolds.run(id);
-        this.cardJson.delete(id);
-        this.viewJson.delete(id);
-        changed.push(id);
-      }
-
-      db.prepare('DELETE FROM problems').run();
-      const addProblem = db.prepare('INSERT INTO problems (path, problem, detail, line, order_id) VALUES (?, ?, ?, ?, ?)');
-      for (const p of state.problems) addProblem.run(p.path, p.problem, p.detail, p.line ?? null, p.order_id ?? null);
-      db.prepare('DELETE FROM ledger_files').run();
-      const addLedger = db.prepare('INSERT INTO ledger_files (path, entries, intact, broken_at) VALUES (?, ?, ?, ?)');
-      for (const [p, r] of Object.entries(state.ledger)) addLedger.run(p, r.entries, r.intact ? 1 : 0, r.broken_at ?? null);
-      db.prepare('DELETE FROM agents').run();
-      const addAgent = db.prepare('INSERT INTO agents (name, summary) VALUES (?, ?)');
-      for (const a of this.agentSummaries(state)) addAgent.run(a.name, JSON.stringify(a));
-
-      if (first) addChange.run('*', now);
-      else for (const id of changed) addChange.run(id, now);
-      db.prepare('DELETE FROM changes WHERE seq < (SELECT MAX(seq) FROM changes) - 10000').run();
     })();
-    this.scheduleStaleTimer(state.nextChangeMs);
   }
 
-  private scheduleStaleTimer(next: number | null): void {
+  private readonly cardNext = new Map<string, number | null>();
+
+  /** Writes a card row if it changed; records the change. */
+  private writeCard(card: Card, dir: string, nextMs: number | null | undefined): void {
+    const json = JSON.stringify(card);
+    const fp = fingerprint(json);
+    const prev = this.orders.get(card.order_id);
+    const next = nextMs === undefined ? (this.cardNext.get(card.order_id) ?? null) : nextMs;
+    if (nextMs !== undefined) this.cardNext.set(card.order_id, nextMs);
+    if (prev && prev.fp === fp && prev.dir === dir && nextMs === undefined) return;
+    const stateChanged = !prev || prev.state !== card.state;
+    const agents = new Set<string>([...(card.holder ? [card.holder] : []), ...card.other_runs, ...card.late_results]);
+    this.opts.db
+      .prepare('INSERT OR REPLACE INTO cards (order_id, order_dir, lane, state, holder, agents, flags, search, sort_ms, next_ms, card) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(
+        card.order_id,
+        dir,
+        card.lane,
+        card.state,
+        card.holder,
+        ` ${[...agents].join(' ')} `,
+        ` ${card.flags.join(' ')} `,
+        [card.order_id, card.holder ?? '', card.project_id, card.reason ?? '', card.state, ...card.flags].join(' ').toLowerCase(),
+        card.since_ms ?? 0,
+        next,
+        json,
+      );
+    if (!prev || prev.fp !== fp) this.changedIds.add(card.order_id);
+    this.remember(card, dir, fp);
+    if (stateChanged) for (const d of this.dependents.get(card.order_id) ?? []) this.touchedOrders.add(d);
+  }
+
+  /**
+   * Applies channel-wide facts: recomputes the latest arrival of touched writers, then re-applies
+   * stale reasons and dependencies to every touched card (and to the stale cards of writers whose
+   * latest arrival moved), until nothing changes; then records the change feed.
+   */
+  private settle(cold: boolean): void {
+    const db = this.opts.db;
+    db.transaction(() => {
+      const maxOf = db.prepare('SELECT MAX(arrival_ms) AS t FROM files WHERE writer = ?');
+      const allMax = cold ? (db.prepare('SELECT writer, MAX(arrival_ms) AS t FROM files WHERE writer IS NOT NULL GROUP BY writer').all() as { writer: string; t: number }[]) : null;
+      if (allMax) {
+        this.lastArrival.clear();
+        for (const r of allMax) this.lastArrival.set(r.writer, r.t);
+      } else {
+        for (const w of this.touchedWriters) {
+          const t = (maxOf.get(w) as { t: number | null }).t;
+          const prev = this.lastArrival.get(w);
+          if (t === null) this.lastArrival.delete(w);
+          else this.lastArrival.set(w, t);
+          if (prev !== (t ?? undefined)) {
+            for (const info of this.orders.values()) if (info.holder === w && info.state === 'stale') this.touchedOrders.add(info.id);
+          }
+        }
+      }
+      this.touchedWriters.clear();
+      const cardOf = db.prepare('SELECT card, order_dir FROM cards WHERE order_id = ?');
+      const facts = {
+        nowMs: this.clock(),
+        staleAfterMs: this.opts.staleAfterMs,
+        lastArrivalOf: (a: string) => this.lastArrival.get(a),
+        isOrder: (id: string) => this.orders.has(id),
+        stateOf: (id: string) => this.orders.get(id)?.state,
+      };
+      let rounds = 0;
+      const ids = cold ? new Set(this.orders.keys()) : this.touchedOrders;
+      this.touchedOrders = new Set();
+      let work = [...ids];
+      while (work.length > 0 && rounds++ < 50) {
+        for (const id of work) {
+          const row = cardOf.get(id) as { card: string; order_dir: string } | undefined;
+          if (!row) continue;
+          const c = JSON.parse(row.card) as Card;
+          const fixed = withChannelFacts(c, facts);
+          let next = this.cardNext.get(id) ?? null;
+          if (fixed.state === 'stale' && fixed.reason === 'heartbeat_lapsed' && fixed.holder) {
+            const t = (this.lastArrival.get(fixed.holder) ?? 0) + this.opts.staleAfterMs;
+            if (t > facts.nowMs && (next === null || t < next)) next = t;
+          }
+          if (fixed !== c || next !== (this.cardNext.get(id) ?? null)) this.writeCard(fixed, row.order_dir, next);
+        }
+        work = [...this.touchedOrders];
+        this.touchedOrders = new Set();
+      }
+      const add = db.prepare('INSERT INTO changes (order_id, at_ms) VALUES (?, ?)');
+      if (!cold) for (const id of this.changedIds) add.run(id, this.clock());
+      this.changedIds.clear();
+      db.prepare('DELETE FROM changes WHERE seq < (SELECT MAX(seq) FROM changes) - 10000').run();
+    })();
+    this.refreshAgents();
+  }
+
+  /** Re-derives the folders whose cards may have changed with the clock (next_ms passed). */
+  private passDue(): void {
+    const due = this.opts.db.prepare('SELECT order_dir FROM cards WHERE next_ms IS NOT NULL AND next_ms <= ?').all(this.clock()) as { order_dir: string }[];
+    if (due.length > 0) this.passDirs(new Set(due.map((r) => r.order_dir)));
+  }
+
+  private scheduleStaleTimer(): void {
     if (this.staleTimer) clearTimeout(this.staleTimer);
     this.staleTimer = null;
-    if (next === null || this.stopped) return;
-    const wait = Math.max(20, Math.min(next - this.clock() + 5, 60_000));
+    if (this.stopped) return;
+    const row = this.opts.db.prepare('SELECT MIN(next_ms) AS t FROM cards WHERE next_ms IS NOT NULL').get() as { t: number | null };
+    if (row.t === null) return;
+    const wait = Math.max(20, Math.min(row.t - this.clock() + 5, 60_000));
     this.staleTimer = setTimeout(() => {
       this.staleTimer = null;
-      // Nothing to read: re-derive with the clock moved on.
       try {
-        this.commit([], [], false);
+        this.passDue();
       } catch (e) {
         this.log(`index: re-derive failed: ${e instanceof Error ? e.message : String(e)}`);
       }
+      this.scheduleStaleTimer();
     }, wait);
     this.staleTimer.unref?.();
   }
 
-  private viewOf(card: Card, view: NonNullable<ReturnType<ChannelState['views']['get']>>): Omit<OrderResponse, 'card' | 'runs' | 'dependents' | 'now_ms' | 'stale_after_ms'> {
-    const o = view.folder.order.record;
-    return {
-      order: {
-        id: o.id,
-        project_id: o.project_id,
-        issued_by: o.issued_by,
-        assigned_to: o.assigned_to,
-        created_at: o.created_at.text,
-        requires_review: o.requires_review,
-        requires_approval: o.requires_approval,
-        depends_on: o.depends_on,
-        payload: o.payload,
-      },
-      timeline: orderTimeline(view),
-      files: view.files
-        .filter((f): f is Extract<FileOutcome, { status: 'record' | 'problem' }> => f.status === 'record' || f.status === 'problem')
-        .map((f): OrderFile =>
-          f.status === 'record'
-            ? { path: f.path, arrival_ms: f.arrivalMs, status: 'record', kind: f.record.kind }
-            : { path: f.path, arrival_ms: f.arrivalMs, status: 'problem', kind: f.kind, problem: f.problem, detail: f.detail },
-        ),
-    };
-  }
-
-  private agentSummaries(state: ChannelState): AgentSummary[] {
+  /** The agents table: roster entries with what they hold, last arrival, clock offset. */
+  private refreshAgents(): void {
+    const ch = this.channel;
+    if (!ch) return;
+    const db = this.opts.db;
     const holding = new Map<string, number>();
-    for (const c of state.orders) if (c.holder) holding.set(c.holder, (holding.get(c.holder) ?? 0) + 1);
+    for (const info of this.orders.values()) if (info.holder) holding.set(info.holder, (holding.get(info.holder) ?? 0) + 1);
     const offsets = new Map<string, number[]>();
-    for (const f of this.files.values()) {
-      const o = f.outcome;
-      if (o.status === 'record' && o.record.kind === 'heartbeat') {
-        const list = offsets.get(o.record.agent) ?? [];
-        list.push(o.record.at.epochMs - f.arrivalMs);
-        offsets.set(o.record.agent, list);
-      }
+    for (const r of db.prepare('SELECT agent, writer_offset_ms AS o FROM runs WHERE writer_offset_ms IS NOT NULL ORDER BY agent, o').all() as { agent: string; o: number }[]) {
+      const list = offsets.get(r.agent);
+      if (list) list.push(r.o);
+      else offsets.set(r.agent, [r.o]);
     }
-    const retired = new Set(state.retirements.map((r) => r.record.agent));
-    const changedKeys = new Set(state.keyChanges.map((k) => k.name));
-    return [...state.roster.entries.values()].map((e) => {
-      const offs = (offsets.get(e.name) ?? []).sort((a, b) => a - b);
+    const retired = new Set(ch.retirements.map((r) => r.record.agent));
+    const changedKeys = new Set(ch.keyChanges.map((k) => k.name));
+    const rows: AgentSummary[] = [...ch.roster.entries.values()].map((e) => {
+      const offs = offsets.get(e.name) ?? [];
       return {
         name: e.name,
         role: e.role,
-        is_operator: state.roster.operators.has(e.name),
+        is_operator: ch.roster.operators.has(e.name),
         retired: retired.has(e.name),
         public_key: e.public_key,
         key_changed: changedKeys.has(e.name),
         holding: holding.get(e.name) ?? 0,
-        last_arrival_ms: state.lastArrivalByAgent.get(e.name) ?? null,
+        last_arrival_ms: this.lastArrival.get(e.name) ?? null,
         clock_offset_ms: offs.length ? (offs[Math.floor(offs.length / 2)] ?? null) : null,
       };
     });
+    db.transaction(() => {
+      db.prepare('DELETE FROM agents').run();
+      const add = db.prepare('INSERT INTO agents (name, summary) VALUES (?, ?)');
+      for (const a of rows) add.run(a.name, JSON.stringify(a));
+    })();
   }
 }

@@ -16,11 +16,16 @@ import type {
   ChangedEvent,
   IndexProgress,
   LanePage,
+  OrderFile,
   OrderResponse,
   ProblemsResponse,
   RunSeen,
 } from '../api/types';
-import type { HoldHistory } from '../ledger/timeline';
+import { orderTimeline, type HoldHistory } from '../ledger/timeline';
+import type { FileOutcome } from '../ledger/channel';
+import type { Roster, RosterEntry } from '../ledger/verify';
+import { passOrder } from './order-pass';
+import { nodeVerify } from './node-verify';
 
 /** Cards per lane page. */
 export const PAGE_SIZE = 50;
@@ -116,12 +121,41 @@ export function board(db: DB, filters: BoardFilters, nowMs: number, actionsEnabl
   };
 }
 
-/** GET /api/orders/:id, or null when there is no such order. */
+/** The roster as the index knows it (pinned keys, operators), for re-reading a folder on request. */
+function rosterOf(db: DB): Roster {
+  const entries = new Map<string, RosterEntry>();
+  const operators = new Set<string>();
+  for (const r of db.prepare('SELECT summary FROM agents').all() as { summary: string }[]) {
+    const a = JSON.parse(r.summary) as AgentSummary;
+    entries.set(a.name, { name: a.name, role: a.role, capabilities: [], public_key: a.public_key, folder_key: a.public_key, path: '' });
+    if (a.is_operator) operators.add(a.name);
+  }
+  return { entries, operators };
+}
+
+/**
+ * GET /api/orders/:id, or null when there is no such order. The card comes from the index;
+ * the timeline and files are read fresh from the order's folder (signatures checked against
+ * the outcomes the index remembers, so no cryptography for unchanged files).
+ */
 export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
-  const row = db.prepare('SELECT card, view FROM cards WHERE order_id = ?').get(id.toLowerCase()) as { card: string; view: string } | undefined;
+  const row = db.prepare('SELECT card, order_dir FROM cards WHERE order_id = ?').get(id.toLowerCase()) as { card: string; order_dir: string } | undefined;
   if (!row) return null;
   const card = JSON.parse(row.card) as Card;
-  const view = JSON.parse(row.view) as Pick<OrderResponse, 'order' | 'timeline' | 'files'>;
+  const staleAfterMs = Number(meta(db, 'stale_after_ms') ?? 300_000);
+  const remembered = new Map<string, { stat: string; key: string; ok: boolean }>();
+  for (const r of db.prepare('SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? AND sig_key IS NOT NULL').all(row.order_dir) as { path: string; stat: string; sig_key: string; sig_ok: number }[]) {
+    remembered.set(r.path, { stat: r.stat, key: r.sig_key, ok: r.sig_ok === 1 });
+  }
+  const pass = passOrder(row.order_dir, {
+    root: meta(db, 'channel') ?? '',
+    roster: rosterOf(db),
+    derive: { nowMs, staleAfterMs, retired: new Set(), lastArrivalByAgent: new Map() },
+    verify: nodeVerify,
+    remembered,
+  });
+  const v = pass.view;
+  const o = v?.folder.order.record;
   const runs = (db.prepare('SELECT * FROM runs WHERE order_id = ? ORDER BY first_arrival_ms').all(card.order_id) as {
     agent: string;
     run: string;
@@ -131,10 +165,36 @@ export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
     last_writer_at: string;
     beats: number;
   }[]).map((r): RunSeen => ({ agent: r.agent, run: r.run, pid: r.pid, first_arrival_ms: r.first_arrival_ms, last_arrival_ms: r.last_arrival_ms, last_writer_at: r.last_writer_at, beats: r.beats }));
-  const dependents = (db
-    .prepare("SELECT c.order_id, c.state FROM cards c, json_each(c.card, '$.depends_on') d WHERE d.value = ? ORDER BY c.order_id")
-    .all(card.order_id) as { order_id: string; state: Card['state'] }[]);
-  return { card, ...view, runs, dependents, now_ms: nowMs, stale_after_ms: Number(meta(db, 'stale_after_ms') ?? 300_000) };
+  const dependents = db
+    .prepare('SELECT c.order_id, c.state FROM deps d JOIN cards c ON c.order_id = d.order_id WHERE d.dep = ? ORDER BY c.order_id')
+    .all(card.order_id) as { order_id: string; state: Card['state'] }[];
+  const files: OrderFile[] = (v?.files ?? [])
+    .filter((f): f is Extract<FileOutcome, { status: 'record' | 'problem' }> => f.status === 'record' || f.status === 'problem')
+    .map((f): OrderFile =>
+      f.status === 'record'
+        ? { path: f.path, arrival_ms: f.arrivalMs, status: 'record', kind: f.record.kind }
+        : { path: f.path, arrival_ms: f.arrivalMs, status: 'problem', kind: f.kind, problem: f.problem, detail: f.detail },
+    );
+  return {
+    card,
+    order: {
+      id: card.order_id,
+      project_id: card.project_id,
+      issued_by: card.issued_by,
+      assigned_to: card.assigned_to,
+      created_at: card.created_at,
+      requires_review: card.requires_review,
+      requires_approval: o?.requires_approval ?? false,
+      depends_on: card.depends_on,
+      payload: o?.payload ?? null,
+    },
+    timeline: v ? orderTimeline({ ...v, card }) : [],
+    runs,
+    files,
+    dependents,
+    now_ms: nowMs,
+    stale_after_ms: staleAfterMs,
+  };
 }
 
 /** GET /api/agents */

@@ -351,3 +351,43 @@ export function resolveDependencies(card: Card, stateOf: (id: string) => OrderSt
 export function retiredAgents(retirements: readonly RetirementRecord[]): Set<string> {
   return new Set(retirements.map((r) => r.agent));
 }
+
+/**
+ * Re-applies the parts of a card that depend on the rest of the channel, for an index that
+ * derives orders one at a time: the stale reason (`agent_silent` vs `heartbeat_lapsed`, LEDGER.md
+ * §6, from the holder's latest arrival anywhere), `missing_dependency` and `blocked` (§7.2).
+ * `card` must come from deriveOrder; `isOrder`/`stateOf` describe the channel now. Pure.
+ */
+export function withChannelFacts(
+  card: Card,
+  facts: {
+    readonly nowMs: number;
+    readonly staleAfterMs: number;
+    readonly lastArrivalOf: (agent: string) => number | undefined;
+    readonly isOrder: (id: string) => boolean;
+    readonly stateOf: (id: string) => OrderState | undefined;
+  },
+): Card {
+  let c: Card = card;
+  if (c.state === 'stale' && c.holder && (c.reason === 'agent_silent' || c.reason === 'heartbeat_lapsed')) {
+    const last = Math.max(facts.lastArrivalOf(c.holder) ?? -Infinity, c.heartbeat?.arrival_ms ?? -Infinity);
+    const reason: StaleReason = facts.nowMs - last > facts.staleAfterMs ? 'agent_silent' : 'heartbeat_lapsed';
+    if (reason !== c.reason) c = { ...c, reason };
+  }
+  const missing = c.depends_on.filter((d) => !facts.isOrder(d));
+  const hadMissing = c.flags.includes('missing_dependency');
+  if ((missing.length > 0) !== hadMissing || missing.join(',') !== c.missing_dependencies.join(',')) {
+    const flags: AttentionFlag[] = c.flags.filter((f) => f !== 'missing_dependency');
+    if (missing.length > 0) flags.push('missing_dependency');
+    c = { ...c, flags, missing_dependencies: missing, lane: laneOf(c.state, flags) };
+  }
+  if (c.holder === null && (c.state === 'open' || c.state === 'blocked')) {
+    const blocked = c.depends_on.some((d) => {
+      const s = facts.stateOf(d);
+      return s !== 'done' && s !== 'accepted';
+    });
+    const state: OrderState = blocked ? 'blocked' : 'open';
+    if (state !== c.state) c = { ...c, state, lane: laneOf(state, c.flags) };
+  }
+  return c;
+}

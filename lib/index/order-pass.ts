@@ -1,0 +1,185 @@
+import 'server-only';
+/**
+ * One order folder, from disk to its card (LEDGER.md §2-§7): list `tasks/<dir>/`, read each
+ * file (lstat, capped read), verify (remembered outcomes first), assemble and derive. Runs in
+ * the indexer's main thread for incremental updates and in worker threads for a cold index;
+ * its result is plain data.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { assembleOrder, readEntry, type FileOutcome, type OrderView } from '../ledger/channel';
+import { deriveOrder, type Card, type DeriveContext } from '../ledger/derive';
+import { claimHistory, type HoldHistory } from '../ledger/timeline';
+import type { Ed25519Verify, Roster, SignatureMemo } from '../ledger/verify';
+import { entryFromStat } from './read-channel';
+import type { Stats } from 'node:fs';
+
+/** A stat identity: files whose identity did not change are not read again. */
+export const statKey = (st: Stats): string =>
+  `${st.isSymbolicLink() ? 'l' : st.isDirectory() ? 'd' : st.isFile() ? 'f' : 'o'}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+
+/** A file of the folder as the index stores it. */
+export interface FileRow {
+  readonly path: string;
+  /** The folder under tasks/ it belongs to. */
+  readonly order_dir: string | null;
+  readonly stat: string;
+  readonly type: string;
+  readonly arrival_ms: number;
+  readonly kind: string | null;
+  readonly status: string;
+  readonly problem: string | null;
+  /** Who wrote it, for "files of h" (LEDGER.md §6), or null. */
+  readonly writer: string | null;
+  readonly sig_key: string | null;
+  readonly sig_ok: number | null;
+}
+
+/** A heartbeat seen, for the runs table. */
+export interface BeatSeen {
+  readonly order_id: string;
+  readonly agent: string;
+  readonly run: string;
+  readonly pid: number;
+  readonly at: string;
+  readonly at_ms: number;
+  readonly arrival_ms: number;
+}
+
+/** What one pass over one order folder found. */
+export interface OrderPassResult {
+  /** The directory name under tasks/. */
+  readonly dir: string;
+  /** Every entry under tasks/<dir>, the directory itself first. */
+  readonly files: readonly FileRow[];
+  /** The order's card before channel-wide facts (stale reason, dependencies) are applied, or null. */
+  readonly card: Card | null;
+  readonly problems: readonly { path: string; problem: string; detail: string; line?: number; order_id?: string }[];
+  readonly holds: readonly HoldHistory[];
+  readonly beats: readonly BeatSeen[];
+  /** Local time (ms) at which this card may change with no file changing, or null. */
+  readonly next_ms: number | null;
+}
+
+/** Everything a pass needs from the channel. */
+export interface PassContext {
+  readonly root: string;
+  readonly roster: Roster;
+  readonly derive: DeriveContext;
+  readonly verify: Ed25519Verify;
+  /** Remembered signature outcomes by path: valid only when the stat identity still matches. */
+  readonly remembered?: ReadonlyMap<string, { readonly stat: string; readonly key: string; readonly ok: boolean }>;
+}
+
+function writerOf(o: FileOutcome): string | null {
+  if (o.status !== 'record') return null;
+  const r = o.record;
+  switch (r.kind) {
+    case 'claim':
+    case 'heartbeat':
+    case 'result':
+    case 'giveup':
+      return r.agent;
+    case 'release':
+      return r.signed_by ? r.signed_by.toLowerCase() : null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * Reads and derives one order folder. Never throws for folder content; a folder that vanished
+ * gives an empty result (no files, no card).
+ */
+export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { readonly view: OrderView | null } {
+  const relDir = `tasks/${dir}`;
+  const absDir = path.join(ctx.root, 'tasks', dir);
+  const files: FileRow[] = [];
+  let dirSt: Stats;
+  try {
+    dirSt = fs.lstatSync(absDir);
+  } catch {
+    return { dir, files, card: null, problems: [], holds: [], beats: [], next_ms: null, view: null };
+  }
+  files.push({ path: relDir, order_dir: dir, stat: statKey(dirSt), type: dirSt.isDirectory() ? 'dir' : 'file', arrival_ms: dirSt.ctimeMs, kind: null, status: 'dir', problem: null, writer: null, sig_key: null, sig_ok: null });
+  if (!dirSt.isDirectory()) {
+    // A file or symlink where an order directory belongs (LEDGER.md §2): a problem, never followed.
+    const problem = dirSt.isSymbolicLink()
+      ? { path: relDir, problem: 'symlink', detail: 'a symlink where an order directory belongs; not followed' }
+      : { path: relDir, problem: 'invalid', detail: 'a file where an order directory belongs' };
+    return { dir, files, card: null, problems: [problem], holds: [], beats: [], next_ms: null, view: null };
+  }
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(absDir).sort();
+  } catch {
+    names = [];
+  }
+  const outcomes: FileOutcome[] = [];
+  const stats = new Map<string, string>();
+  for (const name of names) {
+    if (name.startsWith('.')) continue;
+    const rel = `${relDir}/${name}`;
+    let st: Stats;
+    try {
+      st = fs.lstatSync(path.join(ctx.root, rel));
+    } catch {
+      continue;
+    }
+    stats.set(rel, statKey(st));
+    outcomes.push(readEntry(entryFromStat(ctx.root, rel, st)));
+  }
+  const seen = new Map<string, { key: string; ok: boolean }>();
+  const memo: SignatureMemo = {
+    get: (p, key) => {
+      const r = ctx.remembered?.get(p);
+      return r && r.key === key && r.stat === stats.get(p) ? r.ok : undefined;
+    },
+    set: (p, key, ok) => void seen.set(p, { key, ok }),
+  };
+  const assembled = assembleOrder(dir, outcomes, ctx.roster, { verify: ctx.verify, memo });
+  const sigOf = (p: string) => seen.get(p) ?? (() => {
+    const r = ctx.remembered?.get(p);
+    return r && r.stat === stats.get(p) ? { key: r.key, ok: r.ok } : undefined;
+  })();
+  const verifiedByPath = new Map<string, FileOutcome>();
+  if ('order' in assembled) for (const f of assembled.order.files) verifiedByPath.set(f.path, f);
+  for (const o of outcomes) {
+    const v = verifiedByPath.get(o.path) ?? o;
+    const sig = sigOf(o.path);
+    files.push({
+      path: o.path,
+      order_dir: dir,
+      stat: stats.get(o.path) ?? '',
+      type: 'file',
+      arrival_ms: o.arrivalMs,
+      kind: v.status === 'record' ? v.record.kind : v.status === 'problem' ? v.kind : null,
+      status: v.status,
+      problem: v.status === 'problem' ? v.problem : null,
+      writer: 'order' in assembled ? writerOf(v) : null,
+      sig_key: sig?.key ?? null,
+      sig_ok: sig ? (sig.ok ? 1 : 0) : null,
+    });
+  }
+  if ('invalid' in assembled) {
+    return { dir, files, card: null, problems: [assembled.invalid], holds: [], beats: [], next_ms: null, view: null };
+  }
+  const a = assembled.order;
+  const card = deriveOrder(a.folder, ctx.derive, () => true);
+  const view: OrderView = { card, folder: a.folder, files: a.files, interrupts: a.interrupts, recommendations: a.recommendations };
+  let next: number | null = null;
+  for (const o of outcomes) {
+    const t = o.arrivalMs + ctx.derive.staleAfterMs;
+    if (t > ctx.derive.nowMs && (next === null || t < next)) next = t;
+  }
+  const beats: BeatSeen[] = a.folder.heartbeats.map((h) => ({
+    order_id: a.folder.order.record.id,
+    agent: h.record.agent,
+    run: h.record.run,
+    pid: h.record.pid,
+    at: h.record.at.text,
+    at_ms: h.record.at.epochMs,
+    arrival_ms: h.arrivalMs,
+  }));
+  return { dir, files, card, problems: a.problems, holds: claimHistory(view, card), beats, next_ms: next, view };
+}
