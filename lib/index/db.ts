@@ -119,6 +119,17 @@ const MIGRATIONS: readonly { readonly id: number; readonly name: string; readonl
       DELETE FROM meta WHERE key = 'progress';
     `,
   },
+  {
+    id: 3,
+    name: 'ledger_report_memo',
+    // A ledger file's report depends only on its content (stat identity) and the keys it
+    // verifies against: remembered, a warm start verifies none of its lines again.
+    sql: `
+      ALTER TABLE ledger_files ADD COLUMN stat TEXT;
+      ALTER TABLE ledger_files ADD COLUMN keys TEXT;
+      ALTER TABLE ledger_files ADD COLUMN reason TEXT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Stats } from 'node:fs';
 import type { DB } from './db';
-import { assertChannelRoot, entryFromStat, walkChannel } from './read-channel';
+import { assertChannelRoot, entryFromStat, walkChannel, walkChannelLevel } from './read-channel';
 import { nodeVerify } from './node-verify';
 import { channelContext, ledgerReportOf, readEntry, type ChannelContext, type FileOutcome, type Problem } from '../ledger/channel';
 import type { LedgerFileReport } from '../ledger/ledger-file';
@@ -88,7 +88,8 @@ export class Indexer {
   private channelStats = new Map<string, string>();
   /** Outcomes of the channel-level files (agents/, retirements/, root files): few. */
   private readonly channelFiles = new Map<string, FileOutcome>();
-  private readonly ledgerMemo = new Map<string, { text: string; keys: string; report: LedgerFileReport }>();
+  /** Ledger reports by path, valid while the file's stat identity and the keys it verifies against are the same. */
+  private readonly ledgerMemo = new Map<string, { stat: string; keys: string; report: LedgerFileReport }>();
   private readonly orders = new Map<string, OrderInfo>();
   private readonly dirToId = new Map<string, string>();
   private readonly dependents = new Map<string, Set<string>>();
@@ -161,12 +162,39 @@ export class Indexer {
       this.remember(c, r.order_dir, fingerprint(r.card));
     }
     this.rosterSig = (db.prepare("SELECT value FROM meta WHERE key = 'roster_sig'").get() as { value: string } | undefined)?.value ?? '';
+    for (const r of db.prepare('SELECT path, entries, intact, broken_at, stat, keys, reason FROM ledger_files WHERE stat IS NOT NULL').all() as {
+      path: string;
+      entries: number;
+      intact: number;
+      broken_at: number | null;
+      stat: string;
+      keys: string;
+      reason: string | null;
+    }[]) {
+      const report: LedgerFileReport = r.intact === 1 ? { entries: r.entries, intact: true, lines: [] } : { entries: r.entries, intact: false, broken_at: r.broken_at ?? 1, reason: r.reason ?? 'chain broken', lines: [] };
+      this.ledgerMemo.set(r.path, { stat: r.stat, keys: r.keys, report });
+    }
     this.setProgress({ phase: 'scanning' });
     this.log(known.size > 0 ? `index: warm start, ${known.size} files remembered` : 'index: cold start');
 
     const dirty = new Set<string>();
     let seen = 0;
-    walkChannel(this.opts.root, (rel, st) => {
+    if (known.size === 0) {
+      // A cold start: every folder is read anyway, and reading it stats it; list the channel
+      // level and the folder names only.
+      walkChannelLevel(this.opts.root, (rel, st) => {
+        this.setStat(rel, statKey(st));
+        seen++;
+      });
+      let names: string[] = [];
+      try {
+        names = fs.readdirSync(path.join(this.opts.root, 'tasks'));
+      } catch {
+        names = [];
+      }
+      for (const n of names) if (!n.startsWith('.')) dirty.add(n);
+    } else walkChannel(this.opts.root, (rel, st) => {
+      if (rel === 'tasks') return;
       const key = statKey(st);
       this.setStat(rel, key);
       if (known.get(rel) !== key) {
@@ -318,7 +346,7 @@ export class Indexer {
       const key = statKey(st);
       if (d === null) {
         close();
-        channelNow.set(rel, key);
+        if (rel !== 'tasks') channelNow.set(rel, key);
         return;
       }
       if (d !== cur) {
@@ -370,9 +398,7 @@ export class Indexer {
     }
     if (channelDirty) {
       this.channelStats = new Map();
-      walkChannel(this.opts.root, (rel, st) => {
-        if (isChannelLevel(rel)) this.channelStats.set(rel, statKey(st));
-      });
+      walkChannelLevel(this.opts.root, (rel, st) => this.channelStats.set(rel, statKey(st)));
     }
     return { dirty, channelDirty };
   }
@@ -386,9 +412,7 @@ export class Indexer {
     const db = this.opts.db;
     this.channelFiles.clear();
     const entries: { rel: string; st: Stats }[] = [];
-    walkChannel(this.opts.root, (rel, st) => {
-      if (isChannelLevel(rel)) entries.push({ rel, st });
-    });
+    walkChannelLevel(this.opts.root, (rel, st) => entries.push({ rel, st }));
     for (const { rel, st } of entries) this.channelFiles.set(rel, readEntry(entryFromStat(this.opts.root, rel, st)));
     const outcomes = [...this.channelFiles.values()];
     const options = { nowMs: this.clock(), staleAfterMs: this.opts.staleAfterMs, operators: this.opts.operators, pins: this.pins, verify: this.verify };
@@ -402,14 +426,15 @@ export class Indexer {
       if (o.path.startsWith('agents/') || o.path.startsWith('retirements/')) continue;
       if (o.status === 'problem') problems.push({ path: o.path, problem: o.problem, detail: o.detail });
       else if (o.status === 'ledger') {
+        const stat = this.channelStats.get(o.path) ?? '';
         const report = ledgerReportOf(o, ch.roster, {
           ...options,
           ledgerMemo: {
-            get: (p, text, keys) => {
+            get: (p, _text, keys) => {
               const v = lm.get(p);
-              return v && v.text === text && v.keys === keys ? v.report : undefined;
+              return v && v.stat === stat && v.keys === keys ? v.report : undefined;
             },
-            set: (p, text, keys, r) => void lm.set(p, { text, keys, report: { ...r, lines: [] } }),
+            set: (p, _text, keys, r) => void lm.set(p, { stat, keys, report: { ...r, lines: [] } }),
           },
         });
         ledgerRows.push({ path: o.path, report });
@@ -426,8 +451,11 @@ export class Indexer {
       const add = db.prepare("INSERT INTO problems (scope, path, problem, detail, line, order_id) VALUES ('', ?, ?, ?, ?, NULL)");
       for (const p of problems) add.run(p.path, p.problem, p.detail, p.line ?? null);
       db.prepare('DELETE FROM ledger_files').run();
-      const addLedger = db.prepare('INSERT INTO ledger_files (path, entries, intact, broken_at) VALUES (?, ?, ?, ?)');
-      for (const { path: p, report } of ledgerRows) addLedger.run(p, report.entries, report.intact ? 1 : 0, report.broken_at ?? null);
+      const addLedger = db.prepare('INSERT INTO ledger_files (path, entries, intact, broken_at, stat, keys, reason) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      for (const { path: p, report } of ledgerRows) {
+        const m = lm.get(p);
+        addLedger.run(p, report.entries, report.intact ? 1 : 0, report.broken_at ?? null, m?.stat ?? null, m?.keys ?? null, report.reason ?? null);
+      }
       for (const [name, key] of ch.newPins) {
         if (!this.pins.has(name)) {
           this.pins.set(name, key);
@@ -597,6 +625,10 @@ export class Indexer {
         const firstSeenOf = new Map(old.map((o) => [o.path, o.first_seen_ms]));
         for (const o of old) if (o.writer) this.touchedWriters.add(o.writer);
         delFiles.run(r.dir);
+        const stats = new Map<string, string>();
+        for (const f of r.files) stats.set(f.path, f.stat);
+        if (r.files.length > 0) this.dirStats.set(r.dir, stats);
+        else this.dirStats.delete(r.dir);
         for (const f of r.files) {
           addFile.run(f.path, f.order_dir, f.stat, f.type, f.arrival_ms, firstSeenOf.get(f.path) ?? now, f.kind, f.status, f.problem, f.writer, f.sig_key, f.sig_ok);
           if (f.writer) this.touchedWriters.add(f.writer);

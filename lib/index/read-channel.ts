@@ -108,6 +108,34 @@ export function walkChannel(root: string, visit: (rel: string, st: fs.Stats) => 
   walk('', 0);
 }
 
+/**
+ * Visits the channel-level entries only: everything but the contents of `tasks/<id>/` folders
+ * (`tasks/` itself and the names directly in it are not visited either).
+ */
+export function walkChannelLevel(root: string, visit: (rel: string, st: fs.Stats) => void): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(root).sort();
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith('.') || name === 'tasks') continue;
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(path.join(root, name));
+    } catch {
+      continue;
+    }
+    visit(name, st);
+    if (st.isDirectory()) {
+      walkChannel(path.join(root, name), (rel, s) => {
+        if (!rel.includes('/')) visit(`${name}/${rel}`, s);
+      });
+    }
+  }
+}
+
 /** The entry for a path already lstat'ed, reading the content of small regular files. */
 export function entryFromStat(root: string, rel: string, st: fs.Stats): ChannelEntry {
   const arrivalMs = st.ctimeMs;

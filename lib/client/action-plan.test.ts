@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import type { Card } from '@/lib/ledger/derive';
+import { buildAction, decisionPath } from '@/lib/ledger/actions';
+import { sha256HexOfText } from '@/lib/ledger/json';
+import { naclSign } from '@/lib/ledger/nacl-verify';
+import { ackCheck, bulkOutcome, chainActions, fleetEffect, plannedFiles, refusalText, reopenCheck, requeueCheck, requeueRelevant, retireCheck } from './action-plan';
+
+const SEED = '6d68517bd645bea101e11cba05adb9d59d0bc49f579c3df82192e1946bb45e4c'; // ops in ../shared/vectors/keys.json
+
+function card(over: Partial<Card> = {}): Card {
+  return {
+    order_id: 't1',
+    state: 'stale',
+    lane: 'stale',
+    holder: 'fang',
+    flags: [],
+    project_id: 'p',
+    assigned_to: null,
+    issued_by: 'ops',
+    created_at: '2026-11-20T09:00:00Z',
+    depends_on: [],
+    requires_review: false,
+    latest_revision: null,
+    holder_fresh: false,
+    heartbeat: null,
+    missing_dependencies: [],
+    other_runs: [],
+    late_results: [],
+    ...over,
+  };
+}
+
+describe('re-queue from the card (LEDGER.md §8)', () => {
+  it('is allowed on a stale or given-up order whose holder is not fresh', () => {
+    expect(requeueCheck(card())).toBeNull();
+    expect(requeueCheck(card({ state: 'gave_up', flags: ['gave_up'], holder_fresh: null }))).toBeNull();
+    expect(requeueCheck(card({ state: 'claimed', flags: ['retired_holder'] }))).toBeNull();
+  });
+
+  it('is refused while the holder is fresh, without a holder, or on other states', () => {
+    expect(requeueCheck(card({ state: 'gave_up', holder_fresh: true }))).toBe("fang's heartbeat on t1 is fresh: a live run is never stolen from");
+    expect(requeueCheck(card({ holder: null }))).toMatch(/no active claim/);
+    expect(requeueCheck(card({ state: 'offered', flags: ['retired_holder'] }))).toMatch(/no active claim/);
+    expect(requeueCheck(card({ state: 'claimed' }))).toMatch(/re-queue is for stale or given-up orders/);
+    expect(requeueCheck(card({ state: 'done', flags: ['retired_holder'] }))).toMatch(/is done/);
+  });
+
+  it('belongs on stale, given-up and retired-holder cards only', () => {
+    expect(requeueRelevant(card())).toBe(true);
+    expect(requeueRelevant(card({ state: 'claimed', flags: ['double_run'] }))).toBe(false);
+    expect(requeueRelevant(card({ state: 'claimed', flags: ['retired_holder'] }))).toBe(true);
+  });
+});
+
+describe('acknowledge, reopen, retire', () => {
+  it('acknowledges only a give-up', () => {
+    expect(ackCheck(card({ state: 'gave_up' }))).toBeNull();
+    expect(ackCheck(card({ state: 'closed' }))).toMatch(/only a give-up/);
+  });
+
+  it('reopens a terminal order unless a dependent is working', () => {
+    const done = card({ state: 'done', target: 'result:1', holder_fresh: null });
+    expect(reopenCheck(done, [])).toBeNull();
+    expect(reopenCheck(done, [{ order_id: 'u', state: 'open' }, { order_id: 'v', state: 'done' }])).toBeNull();
+    expect(reopenCheck(done, [{ order_id: 'u', state: 'claimed' }])).toBe('u (claimed) depends on t1 and already consumed its result');
+    expect(reopenCheck(done, [{ order_id: 'u', state: 'gave_up' }, { order_id: 'v', state: 'awaiting_review' }])).toBe(
+      'u (gave up), v (awaiting review) depend on t1 and already consumed its result',
+    );
+    expect(reopenCheck(card({ state: 'stale' }), [])).toMatch(/only done, accepted or closed/);
+  });
+
+  it('retires an agent that is not retired', () => {
+    expect(retireCheck({ name: 'nebra', retired: false })).toBeNull();
+    expect(retireCheck({ name: 'nebra', retired: true })).toBe('nebra is already retired');
+  });
+});
+
+describe('the files each action writes', () => {
+  it('names exactly the paths the server writes (decisionPath), ledger last', () => {
+    const rq = plannedFiles({ action: 'requeue', orderId: 'ichabod-1650', holder: 'fang' }, 'Ops');
+    expect(rq.map((f) => f.path)).toEqual(['tasks/ichabod-1650/release.ops.fang.json', 'ledger.ops.jsonl']);
+    expect(rq[0]!.path).toBe(decisionPath('release', { order_id: 'ichabod-1650', releaser: 'ops', released: 'fang' }));
+
+    expect(plannedFiles({ action: 'reopen', orderId: 'g2', target: 'giveup:ab' }, 'ops').map((f) => f.path)).toEqual(['tasks/g2/reopen.ops.json', 'ledger.ops.jsonl']);
+    expect(plannedFiles({ action: 'ack', orderId: 'g1', target: 'giveup:ab' }, 'ops').map((f) => f.path)).toEqual(['tasks/g1/ack.ops.json', 'ledger.ops.jsonl']);
+    expect(plannedFiles({ action: 'retire', agent: 'nebra', orders: ['g3', 'x'] }, 'ops').map((f) => f.path)).toEqual([
+      'retirements/nebra.ops.json',
+      'tasks/g3/release.ops.nebra.json',
+      'tasks/x/release.ops.nebra.json',
+      'ledger.ops.jsonl',
+    ]);
+  });
+
+  it('says what the fleet does: releases are honoured, extensions only by LEDGER.md followers', () => {
+    expect(fleetEffect({ action: 'requeue', orderId: 'a', holder: 'fang' }).join(' ')).toMatch(/honour releases.*Open/);
+    for (const a of [
+      { action: 'ack', orderId: 'a', target: 'giveup:x' },
+      { action: 'reopen', orderId: 'a', target: 'result:1' },
+      { action: 'retire', agent: 'nebra', orders: ['g3'] },
+    ] as const) {
+      expect(fleetEffect(a).join(' ')).toMatch(/only workers that follow claimboard’s LEDGER.md extensions/);
+    }
+  });
+});
+
+describe('bulk', () => {
+  it('chains each ledger line to the previous one', () => {
+    const cards = [card({ order_id: 'a' }), card({ order_id: 'b' }), card({ order_id: 'c' })];
+    const first = 'f'.repeat(64);
+    const actions = chainActions(cards, first, (c, prev) => buildAction({ action: 'requeue', card: c, note: 'n' }, 'ops', (p) => naclSign(SEED, p), '2026-11-20T12:00:00Z', prev));
+    expect(actions.map((a) => a.expect.ledger_prev)).toEqual([first, sha256HexOfText(actions[0]!.ledger_line), sha256HexOfText(actions[1]!.ledger_line)]);
+    for (const a of actions) expect((JSON.parse(a.ledger_line) as { prev: string }).prev).toBe(a.expect.ledger_prev);
+  });
+
+  it('tells written, not applied (sign again) and refused apart', () => {
+    expect(bulkOutcome({ order_id: 'a', status: 201, written: ['x'] })).toBe('written');
+    expect(bulkOutcome({ order_id: 'a', status: 409, reason: 'not applied: the ledger chain stopped at b; sign again' })).toBe('not_applied');
+    expect(bulkOutcome({ order_id: 'a', status: 409, reason: 'ledger.ops.jsonl has a new line since this action was signed: sign again' })).toBe('not_applied');
+    expect(bulkOutcome({ order_id: 'a', status: 409, reason: 'a is now open; you saw stale held by fang' })).toBe('refused');
+    expect(bulkOutcome({ order_id: 'a', status: 422, reason: 'x' })).toBe('refused');
+  });
+});
+
+describe('refusals', () => {
+  it('keeps the server message verbatim, after "the board changed" for 409s', () => {
+    expect(refusalText(409, 'a is now open; you saw stale held by fang')).toBe('the board changed: a is now open; you saw stale held by fang');
+    expect(refusalText(403, 'fang is not an operator of this channel')).toBe('fang is not an operator of this channel');
+    expect(refusalText(422, 'rule')).toBe('rule');
+  });
+});

@@ -1,0 +1,99 @@
+'use client';
+/**
+ * Sending operator actions (LEDGER.md §8): sign in this browser with the operator's seed
+ * (tweetnacl), chain the ledger line to the operator's ledger file as the server reads it right
+ * now, POST the signed request. Only the signed request leaves the browser; the seed never does.
+ * After a success the board, the order(s) and the agents are invalidated so the card moves at
+ * once (the live feed would do it within a second anyway).
+ */
+import type { QueryClient } from '@tanstack/react-query';
+import type { Card } from '@/lib/ledger/derive';
+import { buildAction, type ActionInput, type ActionRequest } from '@/lib/ledger/actions';
+import { naclSign } from '@/lib/ledger/nacl-verify';
+import { chainActions, type BulkResult } from './action-plan';
+import type { OperatorKey } from './keys';
+import { fetchOperator, operatorQueryKey } from './operator';
+
+/** A signed action the server answered. */
+export type ActionOutcome =
+  | { readonly ok: true; readonly written: readonly string[]; readonly card?: Card; readonly orders?: readonly Card[] }
+  | { readonly ok: false; readonly status: number; readonly error: string; readonly message: string; readonly card?: Card };
+
+const signerOf = (key: OperatorKey) => (payload: string) => naclSign(key.seed, payload);
+
+/** The hash of the last line of the operator's ledger file, asked of the server just now. */
+async function freshLedgerPrev(key: OperatorKey): Promise<string> {
+  const info = await fetchOperator(key.name);
+  return info.ledger_prev;
+}
+
+async function postJson(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+    cache: 'no-store',
+    credentials: 'same-origin',
+  });
+  const text = await res.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, body: parsed };
+}
+
+const str = (o: unknown, k: string): string | undefined =>
+  o && typeof o === 'object' && k in o && typeof (o as Record<string, unknown>)[k] === 'string' ? ((o as Record<string, unknown>)[k] as string) : undefined;
+
+/** Signs one action as `key` (ledger chained to the file as it is now) and sends it to POST /api/actions. */
+export async function signAndSend(input: ActionInput, key: OperatorKey): Promise<ActionOutcome> {
+  const prev = await freshLedgerPrev(key);
+  const req = buildAction(input, key.name, signerOf(key), new Date().toISOString(), prev);
+  const res = await postJson('/api/actions', req);
+  if (res.status === 201) {
+    const b = res.body as { written?: string[]; card?: Card; orders?: Card[] };
+    return { ok: true, written: b.written ?? [], ...(b.card ? { card: b.card } : {}), ...(b.orders ? { orders: b.orders } : {}) };
+  }
+  const card = res.body && typeof res.body === 'object' && 'card' in res.body ? ((res.body as { card?: Card }).card ?? undefined) : undefined;
+  return {
+    ok: false,
+    status: res.status,
+    error: str(res.body, 'error') ?? 'error',
+    message: str(res.body, 'message') ?? (typeof res.body === 'string' && res.body ? res.body : `the server answered ${res.status}`),
+    ...(card ? { card } : {}),
+  };
+}
+
+/** A bulk request the server answered: one result per action, or a refusal of the whole request. */
+export type BulkOutcome =
+  | { readonly ok: true; readonly results: readonly BulkResult[] }
+  | { readonly ok: false; readonly status: number; readonly message: string };
+
+/**
+ * Signs a batch (re-queue or acknowledge over a lane selection), each against the card the
+ * operator selected, ledger lines chained (lib/client/action-plan.ts `chainActions`), and sends
+ * it to POST /api/actions/bulk.
+ */
+export async function signAndSendBulk(inputs: readonly ActionInput[], key: OperatorKey): Promise<BulkOutcome> {
+  const prev = await freshLedgerPrev(key);
+  const now = new Date().toISOString();
+  const actions: ActionRequest[] = chainActions(inputs, prev, (input, p) => buildAction(input, key.name, signerOf(key), now, p));
+  const res = await postJson('/api/actions/bulk', { actions });
+  if (res.status === 200 && res.body && typeof res.body === 'object' && Array.isArray((res.body as { results?: unknown }).results)) {
+    return { ok: true, results: (res.body as { results: BulkResult[] }).results };
+  }
+  return { ok: false, status: res.status, message: str(res.body, 'message') ?? `the server answered ${res.status}` };
+}
+
+/** After a write: what may have moved. */
+export function invalidateAfterAction(qc: QueryClient, orderIds: readonly string[], agent?: string, operator?: string): void {
+  void qc.invalidateQueries({ queryKey: ['board'] });
+  for (const id of orderIds) void qc.invalidateQueries({ queryKey: ['order', id] });
+  void qc.invalidateQueries({ queryKey: ['agents'] });
+  void qc.invalidateQueries({ queryKey: ['agent'] });
+  if (agent) void qc.invalidateQueries({ queryKey: ['agent', agent] });
+  if (operator) void qc.invalidateQueries({ queryKey: operatorQueryKey(operator) });
+}

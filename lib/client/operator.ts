@@ -1,0 +1,106 @@
+'use client';
+/**
+ * The operator key in the page: one context for the whole app (components/actions/KeyPanel.tsx
+ * imports and forgets it; the nav, cards, order and agent pages ask whether actions may be
+ * offered). The seed stays in this browser: it is read from and written to Web Storage only
+ * (lib/client/keys.ts), and used only to sign (lib/client/actions.ts). No request carries it.
+ */
+import { createContext, createElement, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { ApiError } from './api';
+import { forgetKey, keyGate, loadKey, publicKeyOf, saveKey, type KeyGate, type KeyStorage, type KeyStores, type OperatorInfo, type OperatorKey } from './keys';
+
+interface KeyState {
+  /** The key, or null when none is imported. */
+  readonly key: OperatorKey | null;
+  /** Where it is kept (null with no key). */
+  readonly storage: KeyStorage | null;
+  /** False until the browser's storage has been read (first render on the server and client). */
+  readonly loaded: boolean;
+  readonly setKey: (key: OperatorKey, remember: boolean) => void;
+  readonly forget: () => void;
+}
+
+const KeyContext = createContext<KeyState>({ key: null, storage: null, loaded: false, setKey: () => {}, forget: () => {} });
+
+function browserStores(): KeyStores | null {
+  try {
+    return { session: window.sessionStorage, local: window.localStorage };
+  } catch {
+    return null; // storage blocked: the key lives in memory for this page only
+  }
+}
+
+/** Holds the operator key for the app; reads it from storage once mounted. */
+export function KeyProvider({ children }: { children: ReactNode }) {
+  const [key, setKeyState] = useState<OperatorKey | null>(null);
+  const [storage, setStorage] = useState<KeyStorage | null>(null);
+  const [loaded, setLoaded] = useState(false);
+
+  useEffect(() => {
+    const stores = browserStores();
+    const found = stores ? loadKey(stores) : null;
+    setKeyState(found?.key ?? null);
+    setStorage(found?.storage ?? null);
+    setLoaded(true);
+    // Another tab forgot or replaced a remembered key: follow it.
+    const onStorage = (e: StorageEvent) => {
+      if (e.storageArea !== window.localStorage) return;
+      const s = browserStores();
+      const again = s ? loadKey(s) : null;
+      setKeyState(again?.key ?? null);
+      setStorage(again?.storage ?? null);
+    };
+    window.addEventListener('storage', onStorage);
+    return () => window.removeEventListener('storage', onStorage);
+  }, []);
+
+  const setKey = useCallback((k: OperatorKey, remember: boolean) => {
+    const stores = browserStores();
+    setStorage(stores ? saveKey(stores, k, remember) : null);
+    setKeyState(k);
+  }, []);
+  const forget = useCallback(() => {
+    const stores = browserStores();
+    if (stores) forgetKey(stores);
+    setKeyState(null);
+    setStorage(null);
+  }, []);
+
+  const value = useMemo(() => ({ key, storage, loaded, setKey, forget }), [key, storage, loaded, setKey, forget]);
+  return createElement(KeyContext.Provider, { value }, children);
+}
+
+export const useOperatorKey = (): KeyState => useContext(KeyContext);
+
+/** GET /api/operators/:name, uncached: `ledger_prev` must be fresh right before signing. */
+export async function fetchOperator(name: string, signal?: AbortSignal): Promise<OperatorInfo> {
+  const res = await fetch(`/api/operators/${encodeURIComponent(name)}`, { signal, headers: { accept: 'application/json' }, cache: 'no-store' });
+  const body = (await res.json().catch(() => null)) as unknown;
+  if (!res.ok) {
+    const msg = body && typeof body === 'object' && 'message' in body && typeof body.message === 'string' ? body.message : `${res.status} ${res.statusText}`;
+    throw new ApiError(res.status, msg, body);
+  }
+  return body as OperatorInfo;
+}
+
+export const operatorQueryKey = (name: string) => ['operator', name] as const;
+
+/** What the server says about an operator name (roster, operator, pinned key, actions enabled). */
+export function useOperatorInfo(name: string | null) {
+  return useQuery({
+    queryKey: operatorQueryKey(name ?? ''),
+    queryFn: ({ signal }) => fetchOperator(name ?? '', signal),
+    enabled: name !== null,
+    staleTime: 30_000,
+  });
+}
+
+/** The operator key with whether actions may be offered with it, and why not. */
+export function useKeyGate(): KeyGate & { readonly key: OperatorKey | null; readonly publicKey: string | null } {
+  const { key } = useOperatorKey();
+  const info = useOperatorInfo(key?.name ?? null);
+  const publicKey = useMemo(() => (key ? publicKeyOf(key.seed) : null), [key]);
+  const gate = keyGate(key, publicKey, info.data ?? (info.isError ? 'error' : null));
+  return { ...gate, key, publicKey };
+}
