@@ -4,7 +4,7 @@
 # (Playwright driving Debian's Chromium). `npm test` runs this.
 #
 # Works on a fresh clone of a Debian 12 / Node 20 machine: installs node_modules when they
-# are missing or older than package-lock.json, and Debian's chromium when it is missing.
+# are missing or older than package-lock.json, and Debian's chromium and syncthing when missing.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -37,6 +37,17 @@ if [ ! -x /usr/bin/chromium ]; then
   else
     warn "/usr/bin/chromium is missing and this is not root: the end-to-end step will fail." \
       "Install it with: sudo apt-get install -y chromium"
+  fi
+fi
+
+if ! command -v syncthing >/dev/null 2>&1; then
+  if [ "$(id -u)" -eq 0 ]; then
+    header "setup: installing Debian's syncthing for the two-instance sync test"
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y syncthing
+  else
+    warn "syncthing is missing and this is not root: lib/sync/syncthing.test.ts will fail." \
+      "Install it with: sudo apt-get install -y syncthing"
   fi
 fi
 
