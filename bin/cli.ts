@@ -154,6 +154,29 @@ export async function main(argv: readonly string[]): Promise<number> {
   action('reopen', 'order', 'reopen a done, accepted or closed order', '--reason <text>');
   action('ack', 'order', 'acknowledge a give-up: the order is closed', '--note <text>');
 
+  program
+    .command('repin')
+    .description("trust an agent's new key: pin the key its roster file carries now (after a key_changed problem)")
+    .argument('<channel>', 'the channel root')
+    .argument('<agent>', 'the agent whose key changed')
+    .option('--key <hex>', 'the key you checked out of band; refused unless it is the one in the folder')
+    .option('--db <file>', 'index database file (default: the one `claimboard serve` uses for this channel)')
+    .action(async (channel: string, agent: string, opts: { key?: string; db?: string }) => {
+      const { repin } = await import('../lib/index/repin');
+      const { openWriter } = await import('../lib/index/db');
+      const { defaultDbFile } = await import('./serve');
+      const db = openWriter(opts.db ?? defaultDbFile(channel));
+      try {
+        const r = repin(db, channel, agent, opts.key);
+        process.stdout.write(`pinned ${r.name}: ${r.from ? `${r.from.slice(0, 16)}… -> ` : ''}${r.to}\n`);
+      } catch (e) {
+        process.stderr.write(`claimboard: ${e instanceof Error ? e.message : String(e)}\n`);
+        code = 1;
+      } finally {
+        db.close();
+      }
+    });
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (e) {

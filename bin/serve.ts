@@ -27,6 +27,11 @@ export interface ServeOptions {
   readonly db?: string;
 }
 
+/** Where `serve` keeps the index of a channel by default: ./.claimboard/index/<hash of its absolute path>.sqlite. */
+export function defaultDbFile(channel: string): string {
+  return path.resolve('.claimboard', 'index', `${createHash('sha256').update(path.resolve(channel)).digest('hex').slice(0, 16)}.sqlite`);
+}
+
 const isLoopback = (h: string) => h === '127.0.0.1' || h === 'localhost' || h === '::1' || h.startsWith('127.');
 
 /** Runs until interrupted or until the web server exits. Resolves to the exit code. */
@@ -44,9 +49,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
     channel = path.resolve(configured);
   }
   const staleAfterMs = (opts.staleAfterS ?? (demo ? 30 : 300)) * 1000;
-  const dbFile = path.resolve(
-    opts.db ?? process.env.CLAIMBOARD_DB ?? path.join('.claimboard', 'index', `${createHash('sha256').update(channel).digest('hex').slice(0, 16)}.sqlite`),
-  );
+  const dbFile = path.resolve(opts.db ?? process.env.CLAIMBOARD_DB ?? defaultDbFile(channel));
   if (!isLoopback(opts.host)) {
     if (!process.env.CLAIMBOARD_READ_TOKEN) {
       console.error(`claimboard: --host ${opts.host} is reachable from other machines: set CLAIMBOARD_READ_TOKEN to a secret first (readers open the board with ?token=<it>)`);

@@ -95,6 +95,7 @@ export class Indexer {
   private readonly dependents = new Map<string, Set<string>>();
   private readonly lastArrival = new Map<string, number>();
   private readonly pins = new Map<string, string>();
+  private pinsVersion = '';
   private channel: ChannelContext | null = null;
   private rosterSig = '';
   private readonly clock: () => number;
@@ -137,6 +138,10 @@ export class Indexer {
   private setProgress(p: Partial<IndexProgress>): void {
     this.progress = { ...this.progress, ...p };
     this.opts.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run('progress', JSON.stringify(this.progress));
+  }
+
+  private readPinsVersion(): string {
+    return (this.opts.db.prepare("SELECT value FROM meta WHERE key = 'pins_version'").get() as { value: string } | undefined)?.value ?? '';
   }
 
   private setMeta(key: string, value: string): void {
@@ -295,7 +300,10 @@ export class Indexer {
     const paths = this.pending;
     this.pendingAll = false;
     this.pending = new Set();
-    const { dirty, channelDirty } = all ? this.rescan() : this.refresh(paths);
+    const scanned = all ? this.rescan() : this.refresh(paths);
+    const dirty = scanned.dirty;
+    // An operator re-pinned a key (claimboard repin): the roster must be rebuilt.
+    const channelDirty = scanned.channelDirty || this.readPinsVersion() !== this.pinsVersion;
     if (channelDirty && this.readChannelLevel()) {
       for (const info of this.orders.values()) dirty.add(info.dir);
       for (const d of this.dirStats.keys()) dirty.add(d);
@@ -415,6 +423,10 @@ export class Indexer {
     walkChannelLevel(this.opts.root, (rel, st) => entries.push({ rel, st }));
     for (const { rel, st } of entries) this.channelFiles.set(rel, readEntry(entryFromStat(this.opts.root, rel, st)));
     const outcomes = [...this.channelFiles.values()];
+    // Pins change only through the database (`claimboard repin`), never from the folder.
+    this.pins.clear();
+    for (const r of db.prepare('SELECT name, public_key FROM pins').all() as { name: string; public_key: string }[]) this.pins.set(r.name, r.public_key);
+    this.pinsVersion = this.readPinsVersion();
     const options = { nowMs: this.clock(), staleAfterMs: this.opts.staleAfterMs, operators: this.opts.operators, pins: this.pins, verify: this.verify };
     const prevRetired = new Set(this.channel?.retirements.map((r) => r.record.agent) ?? []);
     const ch = channelContext(outcomes, options);
