@@ -1,12 +1,15 @@
 'use client';
 /**
  * Client-side providers for every page: one QueryClient per browser session (created in state
- * so a re-render never replaces it) and the live event stream.
+ * so a re-render never replaces it), the live event stream, the operator key (kept in this
+ * browser only) and the host of the operator action dialogs.
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { ApiError } from '@/lib/client/api';
 import { LiveProvider } from '@/lib/client/live';
+import { KeyProvider } from '@/lib/client/operator';
+import { ActionsProvider } from '@/components/actions/ActionsProvider';
 
 function makeQueryClient() {
   return new QueryClient({
@@ -26,7 +29,11 @@ export function Providers({ children }: { children: ReactNode }) {
   const [client] = useState(makeQueryClient);
   return (
     <QueryClientProvider client={client}>
-      <LiveProvider>{children}</LiveProvider>
+      <LiveProvider>
+        <KeyProvider>
+          <ActionsProvider>{children}</ActionsProvider>
+        </KeyProvider>
+      </LiveProvider>
     </QueryClientProvider>
   );
 }

@@ -12,6 +12,7 @@ import { Ago, WriterClock } from '@/components/ui/time';
 import type { Tone } from '@/lib/ui/labels';
 import { clockOffsetSentence, utcClock } from '@/lib/ui/time';
 import { LANES } from '@/lib/ledger/derive';
+import { RetireAction } from '@/components/actions/RetireAction';
 import { ShortKey } from './KeyFacts';
 
 const NO_FILTERS = {};
@@ -64,6 +65,8 @@ function AgentDetail({ data, now }: { data: AgentResponse; now: number }) {
           </>
         )}
       </p>
+
+      <RetireAction data={data} />
 
       {a.key_changed ? (
         <div role="alert" className="mt-3 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200">

@@ -5,6 +5,7 @@ import type { BoardFilters, Card, LanePage } from '@/lib/api/types';
 import { useLanePage } from '@/lib/client/api';
 import { LANE_HINT, LANE_TITLE, LANE_TONE } from '@/lib/ui/labels';
 import { LANE_ACCENT } from '@/components/ui/tone';
+import { ACTION_LANES, LaneSelectionBar } from '@/components/actions/LaneSelection';
 import { OrderCard } from './OrderCard';
 import type { WhyContext } from './why';
 
@@ -100,7 +101,13 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded }: 
 
   const headingId = `lane-${page.lane}`;
   const renderCard = (card: Card, index: number) => (
-    <OrderCard card={card} ctx={ctx} onFocusCard={() => onFocusCard(index)} inStaleLane={page.lane === 'stale'} />
+    <OrderCard
+      card={card}
+      ctx={ctx}
+      onFocusCard={() => onFocusCard(index)}
+      inStaleLane={page.lane === 'stale'}
+      actionsLane={ACTION_LANES.has(page.lane) ? page.lane : undefined}
+    />
   );
 
   return (
@@ -124,6 +131,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded }: 
           <p className="mt-0.5 text-xs text-amber-800 dark:text-amber-300/90">advisory: nothing is released automatically</p>
         ) : null}
       </header>
+      <LaneSelectionBar page={page} loaded={cards} filters={filters} />
       <div ref={scrollRef} className="max-h-[calc(100dvh-12.5rem)] min-h-16 overflow-y-auto px-2 pb-2">
         {cards.length === 0 ? (
           <p className="px-1 py-3 text-xs text-zinc-500 dark:text-zinc-400">Nothing here: {LANE_HINT[page.lane]}.</p>

@@ -1,5 +1,6 @@
 'use client';
-import type { Card } from '@/lib/ledger/derive';
+import type { Card, Lane } from '@/lib/ledger/derive';
+import { CardActions, SelectCard } from '@/components/actions/CardActions';
 import { FlagBadge, StateBadge } from '@/components/ui/badges';
 import { AgentLink, OrderLink } from '@/components/ui/links';
 import { ADVISORY_NOTE, heartbeatNote, isAdvisory, shownFlags, whyLines, type WhyContext } from './why';
@@ -14,6 +15,7 @@ export function OrderCard({
   onFocusCard,
   headingLevel = 3,
   inStaleLane = false,
+  actionsLane,
 }: {
   card: Card;
   ctx: WhyContext;
@@ -21,6 +23,8 @@ export function OrderCard({
   headingLevel?: 3 | 4;
   /** In the Stale lane, whose header already carries the advisory note. */
   inStaleLane?: boolean;
+  /** In the Needs attention or Stale lane: the action menu and the bulk checkbox, for this lane's selection. */
+  actionsLane?: Lane;
 }) {
   const lines = whyLines(card, ctx);
   const flags = shownFlags(card);
@@ -40,9 +44,12 @@ export function OrderCard({
       onFocus={onFocusCard}
     >
       <div className="flex flex-wrap items-start justify-between gap-x-2 gap-y-0.5">
-        <H className="min-w-0 text-sm leading-5 font-semibold break-words">
-          <OrderLink id={card.order_id} data-card-link="" className="outline-none" />
-        </H>
+        <div className="flex min-w-0 items-start gap-1.5">
+          {actionsLane ? <SelectCard card={card} lane={actionsLane} /> : null}
+          <H className="min-w-0 text-sm leading-5 font-semibold break-words">
+            <OrderLink id={card.order_id} data-card-link="" className="outline-none" />
+          </H>
+        </div>
         <StateBadge state={card.state} />
       </div>
       <p className="mt-1 text-[13px] leading-snug text-zinc-800 dark:text-zinc-200">
@@ -84,6 +91,7 @@ export function OrderCard({
         ) : null}
       </p>
       {hb ? <p className="mt-0.5 text-xs text-zinc-500 dark:text-zinc-400">{hb}</p> : null}
+      {actionsLane ? <CardActions card={card} /> : null}
     </article>
   );
 }

@@ -11,6 +11,7 @@ import { Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass
 import { Ago, WriterClock } from '@/components/ui/time';
 import { PROBLEM_LABEL } from '@/lib/ui/labels';
 import { utcClock } from '@/lib/ui/time';
+import { OrderActions } from '@/components/actions/OrderActions';
 import { Timeline } from './Timeline';
 
 /** The order page: why it is where it is, its fields, its story, its runs and files. */
@@ -94,6 +95,7 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
             </>
           ) : null}
         </p>
+        <OrderActions card={card} dependents={data.dependents} />
       </header>
 
       <Section title="Order" id="order-fields">

@@ -3,10 +3,11 @@ import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useBoard } from '@/lib/client/api';
 import { useLiveStatus } from '@/lib/client/live';
+import { KeyButton } from '@/components/actions/KeyPanel';
 
 const NO_FILTERS = {};
 
-/** Top navigation: Board · Agents · Problems, the channel folder, and the live indicator. */
+/** Top navigation: Board · Agents · Problems, the channel folder, the live indicator, and the operator key. */
 export function Nav() {
   const pathname = usePathname();
   const board = useBoard(NO_FILTERS);
@@ -62,6 +63,7 @@ export function Nav() {
             </span>
           ) : null}
           <LiveDot connected={live.connected} />
+          <KeyButton />
         </div>
       </nav>
       <IndexingBanner />

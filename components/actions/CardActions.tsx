@@ -1,0 +1,144 @@
+'use client';
+/**
+ * Actions on a board card in the Needs attention and Stale lanes: a small menu (re-queue,
+ * acknowledge give-up) and a checkbox for bulk actions. Items the operator may not take are
+ * shown disabled with the reason in words.
+ */
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import type { Card, Lane } from '@/lib/api/types';
+import { ackCheck, requeueCheck, requeueRelevant } from '@/lib/client/action-plan';
+import { useKeyGate } from '@/lib/client/operator';
+import { useActions, type OrderActionKind } from './context';
+
+interface Item {
+  readonly kind: OrderActionKind;
+  readonly label: string;
+  /** Why it is disabled, or null. */
+  readonly blocked: string | null;
+}
+
+/** The order actions that belong on this card, each with why it is not allowed (null when it is). */
+export function useCardItems(card: Card): Item[] {
+  const gate = useKeyGate();
+  const items: Item[] = [];
+  if (requeueRelevant(card)) items.push({ kind: 'requeue', label: 'Re-queue…', blocked: gate.ok ? requeueCheck(card) : gate.message });
+  if (card.state === 'gave_up') items.push({ kind: 'ack', label: 'Acknowledge give-up…', blocked: gate.ok ? ackCheck(card) : gate.message });
+  return items;
+}
+
+/** The card's action menu (a menu button), or nothing when no action belongs on the card. */
+export function CardActions({ card }: { card: Card }) {
+  const items = useCardItems(card);
+  const { openOrderAction } = useActions();
+  const [open, setOpen] = useState(false);
+  const menuId = useId();
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const menuRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (!open) return;
+    const first = menuRef.current?.querySelector<HTMLElement>('[role="menuitem"]');
+    first?.focus();
+    const onDown = (e: PointerEvent) => {
+      const t = e.target as Node;
+      if (!menuRef.current?.contains(t) && !buttonRef.current?.contains(t)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', onDown);
+    return () => document.removeEventListener('pointerdown', onDown);
+  }, [open]);
+
+  if (items.length === 0) return null;
+
+  const onMenuKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    const all = [...(menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
+    const i = all.indexOf(document.activeElement as HTMLElement);
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      e.stopPropagation();
+      setOpen(false);
+      buttonRef.current?.focus();
+    } else if (e.key === 'ArrowDown' || e.key === 'j') {
+      e.preventDefault();
+      e.stopPropagation();
+      all[(i + 1) % all.length]?.focus();
+    } else if (e.key === 'ArrowUp' || e.key === 'k') {
+      e.preventDefault();
+      e.stopPropagation();
+      all[(i - 1 + all.length) % all.length]?.focus();
+    } else if (e.key === 'Tab') {
+      setOpen(false);
+    }
+  };
+
+  return (
+    <div className="relative mt-1.5 flex justify-end">
+      <button
+        ref={buttonRef}
+        type="button"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-controls={open ? menuId : undefined}
+        aria-label={`Actions on ${card.order_id}`}
+        onClick={() => setOpen((o) => !o)}
+        onKeyDown={(e) => {
+          if (e.key === 'ArrowDown') {
+            e.preventDefault();
+            setOpen(true);
+          }
+        }}
+        className="inline-flex items-center gap-0.5 rounded border border-zinc-300 bg-white px-1.5 py-px text-xs font-medium text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800"
+      >
+        Act <span aria-hidden="true">▾</span>
+      </button>
+      {open ? (
+        <div
+          ref={menuRef}
+          id={menuId}
+          role="menu"
+          aria-label={`Actions on ${card.order_id}`}
+          onKeyDown={onMenuKey}
+          className="absolute top-full right-0 z-30 mt-1 w-64 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+        >
+          {items.map((it) => (
+            <button
+              key={it.kind}
+              type="button"
+              role="menuitem"
+              aria-disabled={it.blocked !== null}
+              title={it.blocked ?? undefined}
+              onClick={() => {
+                if (it.blocked) return;
+                setOpen(false);
+                openOrderAction(it.kind, card);
+              }}
+              className={`block w-full rounded px-2 py-1.5 text-left text-sm focus:outline-none ${
+                it.blocked ? 'cursor-not-allowed text-zinc-500 dark:text-zinc-400' : 'text-zinc-900 hover:bg-zinc-100 focus:bg-zinc-100 dark:text-zinc-100 dark:hover:bg-zinc-800 dark:focus:bg-zinc-800'
+              }`}
+            >
+              {it.label}
+              {it.blocked ? <span className="mt-0.5 block text-xs leading-snug text-zinc-600 dark:text-zinc-400">{it.blocked}</span> : null}
+            </button>
+          ))}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** The card's checkbox for bulk actions (shown only when the operator may act). */
+export function SelectCard({ card, lane }: { card: Card; lane: Lane }) {
+  const gate = useKeyGate();
+  const { selection, toggleSelected } = useActions();
+  if (!gate.ok) return null;
+  const checked = selection.get(lane)?.has(card.order_id) ?? false;
+  return (
+    <input
+      type="checkbox"
+      checked={checked}
+      onChange={(e) => toggleSelected(lane, card, e.target.checked)}
+      aria-label={`select ${card.order_id}`}
+      data-select={card.order_id}
+      className="mt-0.5 size-4 shrink-0 accent-sky-600"
+    />
+  );
+}

@@ -1,0 +1,115 @@
+'use client';
+/**
+ * Bulk actions over a lane's selection (Needs attention and Stale): "Select all in lane" (at
+ * most 500, loading further pages when the lane has more than is shown), and a bar
+ * "Re-queue 12 selected" / "Acknowledge 3 selected" that opens the bulk dialog with the cards
+ * as they were when selected.
+ */
+import { useState } from 'react';
+import type { BoardFilters, Card, Lane, LanePage } from '@/lib/api/types';
+import { ackCheck, BULK_MAX, requeueCheck } from '@/lib/client/action-plan';
+import { fetchLanePage } from '@/lib/client/api';
+import { useKeyGate } from '@/lib/client/operator';
+import { useActions } from './context';
+
+/** Lanes whose cards carry actions and checkboxes. */
+export const ACTION_LANES: ReadonlySet<Lane> = new Set<Lane>(['attention', 'stale']);
+
+export function LaneSelectionBar({ page, loaded, filters }: { page: LanePage; loaded: readonly Card[]; filters: BoardFilters }) {
+  const gate = useKeyGate();
+  const { selection, selectAll, clearSelection, openBulk } = useActions();
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const lane = page.lane;
+  const selected = [...(selection.get(lane)?.values() ?? [])];
+  // The bar stays while something is selected, even when the selected cards have left the lane.
+  if (!gate.ok || !ACTION_LANES.has(lane) || (page.count === 0 && selected.length === 0)) return null;
+
+  const requeueable = selected.filter((c) => requeueCheck(c) === null);
+  const ackable = selected.filter((c) => ackCheck(c) === null);
+  const limit = Math.min(page.count, BULK_MAX);
+
+  const onSelectAll = async () => {
+    setError(null);
+    const cards: Card[] = [...loaded];
+    const seen = new Set(cards.map((c) => c.order_id));
+    // The lane has more than is loaded: fetch its further pages (as they are now) up to the limit.
+    let cursor = cards.length < limit ? page.next_cursor : null;
+    if (cursor) setLoading(true);
+    try {
+      while (cursor && cards.length < limit) {
+        const next = await fetchLanePage(lane, cursor, filters);
+        for (const c of next.cards) {
+          if (!seen.has(c.order_id)) {
+            seen.add(c.order_id);
+            cards.push(c);
+          }
+        }
+        cursor = next.next_cursor;
+      }
+      selectAll(lane, cards.slice(0, BULK_MAX));
+    } catch (e) {
+      setError(`could not load the whole lane: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      setLoading(false);
+    }
+  };
+
+  const small =
+    'rounded border border-zinc-300 bg-white px-1.5 py-0.5 text-xs font-medium text-zinc-700 hover:bg-zinc-100 disabled:cursor-not-allowed disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800';
+  return (
+    <div className="flex flex-col gap-1 px-3 pb-1.5 text-xs" data-selection-bar={lane}>
+      <div className="flex flex-wrap items-center gap-1.5">
+        {selected.length === 0 ? (
+          <button type="button" className={small} onClick={() => void onSelectAll()} disabled={loading}>
+            {loading ? 'Selecting…' : page.count > BULK_MAX ? `Select the first ${BULK_MAX}` : `Select all ${page.count} in lane`}
+          </button>
+        ) : (
+          <>
+            <span className="font-medium text-zinc-700 dark:text-zinc-300" aria-live="polite">
+              {selected.length} selected
+            </span>
+            <button type="button" className={small} onClick={() => clearSelection(lane)}>
+              Clear
+            </button>
+            {selected.length < limit ? (
+              <button type="button" className={small} onClick={() => void onSelectAll()} disabled={loading}>
+                {loading ? 'Selecting…' : `Select all ${limit}`}
+              </button>
+            ) : null}
+          </>
+        )}
+      </div>
+      {selected.length > 0 ? (
+        <div className="flex flex-wrap items-center gap-1.5">
+          {requeueable.length > 0 ? (
+            <button
+              type="button"
+              className="rounded bg-red-700 px-2 py-1 text-xs font-semibold text-white hover:bg-red-600 dark:bg-red-600 dark:hover:bg-red-500"
+              onClick={() => openBulk('requeue', lane, selected)}
+            >
+              Re-queue {requeueable.length} selected
+            </button>
+          ) : null}
+          {ackable.length > 0 ? (
+            <button
+              type="button"
+              className="rounded bg-zinc-900 px-2 py-1 text-xs font-semibold text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-950 dark:hover:bg-white"
+              onClick={() => openBulk('ack', lane, selected)}
+            >
+              Acknowledge {ackable.length} selected
+            </button>
+          ) : null}
+          {requeueable.length === 0 && ackable.length === 0 ? (
+            <span className="text-zinc-600 dark:text-zinc-400">none of them can be re-queued (holder fresh or not stale) or acknowledged (not a give-up)</span>
+          ) : null}
+        </div>
+      ) : null}
+      {error ? (
+        <p role="alert" className="text-red-700 dark:text-red-300">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,231 @@
+'use client';
+/**
+ * Re-queue, reopen and acknowledge (LEDGER.md §8) on one order, from the card the operator saw
+ * when opening the dialog: what it decides on, the reason, the files it writes, what the fleet
+ * will do. Pre-checked with the same rules the server applies; the server's refusal is shown
+ * verbatim. A 409 offers to reload the card and decide again.
+ */
+import { useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import type { Card } from '@/lib/api/types';
+import { ackCheck, ACTION_TITLE, fleetEffect, plannedFiles, refusalText, reopenCheck, requeueCheck, type PlanInput } from '@/lib/client/action-plan';
+import { invalidateAfterAction, signAndSend } from '@/lib/client/actions';
+import { useOrder } from '@/lib/client/api';
+import { useKeyGate } from '@/lib/client/operator';
+import type { ActionInput } from '@/lib/ledger/actions';
+import { StateBadge } from '@/components/ui/badges';
+import { useActions, type OrderActionKind } from './context';
+import { Dialog } from './Dialog';
+import { FilesToWrite, FleetEffect, GateNote, Refusal, SignerLine, writtenTitle } from './parts';
+import { useToast } from './Toast';
+import { btn, field, note } from './ui';
+
+const PROMPT: Record<OrderActionKind, { label: string; placeholder: string; required: boolean; help: string }> = {
+  requeue: {
+    label: 'Why re-queue it? (required)',
+    placeholder: 'e.g. the machine was rebooted; the run is gone',
+    required: true,
+    help: 'Written in the release as “requeued: <your note>”, and in your ledger.',
+  },
+  reopen: {
+    label: 'Why reopen it? (required)',
+    placeholder: 'e.g. the result was wrong: the tests did not run',
+    required: true,
+    help: 'Written in the reopen record and in your ledger.',
+  },
+  ack: {
+    label: 'Note (optional)',
+    placeholder: 'e.g. will re-issue as a smaller order',
+    required: false,
+    help: 'Written in the acknowledgement and in your ledger.',
+  },
+};
+
+const sameDecision = (a: Card, b: Card) => a.state === b.state && a.holder === b.holder && (a.target ?? null) === (b.target ?? null);
+
+function short(target: string): string {
+  return target.length > 30 ? `${target.slice(0, 30)}…` : target;
+}
+
+export function OrderActionDialog({ kind, card: opened, onClose }: { kind: OrderActionKind; card: Card; onClose: () => void }) {
+  const gate = useKeyGate();
+  const qc = useQueryClient();
+  const toast = useToast();
+  const { written } = useActions();
+  const reasonId = useId();
+  const helpId = useId();
+  // What the operator decides on: the card as seen when the dialog opened (or after "reload").
+  const [card, setCard] = useState<Card>(opened);
+  const [openedAt, setOpenedAt] = useState(() => Date.now());
+  const [text, setText] = useState('');
+  const [sending, setSending] = useState(false);
+  const [refusal, setRefusal] = useState<{ status: number; message: string; card?: Card } | null>(null);
+  const [localError, setLocalError] = useState<string | null>(null);
+
+  // The order as it is now (live): dependents for reopen, and whether it moved while open.
+  const live = useOrder(card.order_id);
+  const current = live.data && live.dataUpdatedAt >= openedAt ? live.data.card : null;
+  const dependents = live.data?.dependents ?? [];
+  const moved = current && !sameDecision(current, card) ? current : null;
+
+  const rule = kind === 'requeue' ? requeueCheck(card) : kind === 'ack' ? ackCheck(card) : reopenCheck(card, dependents);
+  const prompt = PROMPT[kind];
+  const missingText = prompt.required && text.trim().length === 0;
+  const plan: PlanInput | null =
+    kind === 'requeue'
+      ? card.holder
+        ? { action: 'requeue', orderId: card.order_id, holder: card.holder }
+        : null
+      : card.target
+        ? { action: kind, orderId: card.order_id, target: card.target }
+        : null;
+  // After a 409 the decision is on a card that no longer holds: reload it first.
+  const canSend = gate.ok && !rule && !missingText && !sending && plan !== null && refusal?.status !== 409;
+
+  const reload = (to: Card) => {
+    setCard(to);
+    setOpenedAt(Date.now());
+    setRefusal(null);
+    setLocalError(null);
+  };
+
+  const submit = async () => {
+    if (!gate.key || !canSend) return;
+    setSending(true);
+    setRefusal(null);
+    setLocalError(null);
+    const input: ActionInput =
+      kind === 'requeue' ? { action: 'requeue', card, note: text.trim() } : kind === 'reopen' ? { action: 'reopen', card, reason: text.trim() } : { action: 'ack', card, note: text.trim() };
+    try {
+      const out = await signAndSend(input, gate.key);
+      if (out.ok) {
+        invalidateAfterAction(qc, [card.order_id], card.holder ?? undefined, gate.key.name);
+        written([card.order_id]);
+        toast({ tone: 'ok', title: writtenTitle(out.written), paths: out.written });
+        onClose();
+        return;
+      }
+      setRefusal({ status: out.status, message: out.message, ...(out.card ? { card: out.card } : {}) });
+      if (out.status === 409) void live.refetch();
+    } catch (e) {
+      setLocalError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const title = kind === 'ack' ? `Acknowledge the give-up on ${card.order_id}` : `${ACTION_TITLE[kind]} ${card.order_id}`;
+  return (
+    <Dialog onClose={onClose} title={title} description={<DecisionLine kind={kind} card={card} />} testId={`action-dialog-${kind}`}>
+      {moved && !refusal ? (
+        <div className={note.warn} role="status">
+          <p>
+            The board changed while this dialog was open: {moved.order_id} is now {moved.state.replace('_', ' ')}
+            {moved.holder ? ` held by ${moved.holder}` : ''}. Signing now would be refused.
+          </p>
+          <button type="button" onClick={() => reload(moved)} className="mt-1 font-medium underline underline-offset-2">
+            Decide on the current card
+          </button>
+        </div>
+      ) : null}
+
+      <GateNote />
+
+      {rule ? (
+        <div className={note.error} role="note" data-precheck="">
+          <p className="font-semibold">Not allowed now (LEDGER.md §8):</p>
+          <p className="mt-0.5">{rule}</p>
+        </div>
+      ) : null}
+
+      <form
+        className="flex flex-col gap-4"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        <div>
+          <label htmlFor={reasonId} className="text-sm font-semibold">
+            {prompt.label}
+          </label>
+          <textarea
+            id={reasonId}
+            aria-describedby={helpId}
+            required={prompt.required}
+            rows={2}
+            maxLength={500}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder={prompt.placeholder}
+            className={`${field} mt-1`}
+            autoFocus
+          />
+          <p id={helpId} className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">
+            {prompt.help}
+          </p>
+        </div>
+
+        {plan && gate.key ? <FilesToWrite files={plannedFiles(plan, gate.key.name)} /> : null}
+        {plan && !gate.key ? <FilesToWrite files={plannedFiles(plan, '<operator>')} title="It would write these files (your name in place of <operator>)" /> : null}
+        {plan ? <FleetEffect lines={fleetEffect(plan)} /> : null}
+
+        {refusal ? (
+          <Refusal
+            status={refusal.status}
+            text={refusalText(refusal.status, refusal.message)}
+            reload={
+              refusal.status === 409
+                ? {
+                    label: 'Reload the card',
+                    onClick: () => {
+                      const now = refusal.card ?? current;
+                      if (now) reload(now);
+                      else void live.refetch().then((r) => (r.data ? reload(r.data.card) : setRefusal(null)));
+                    },
+                  }
+                : undefined
+            }
+          />
+        ) : null}
+        {localError ? (
+          <p role="alert" className={note.error}>
+            Could not sign or send: {localError}
+          </p>
+        ) : null}
+
+        <div className="flex flex-wrap items-center justify-between gap-3 border-t border-zinc-200 pt-3 dark:border-zinc-800">
+          <SignerLine />
+          <div className="ml-auto flex gap-2">
+            <button type="button" className={btn.secondary} onClick={onClose}>
+              Cancel
+            </button>
+            <button type="submit" className={kind === 'requeue' ? btn.danger : btn.primary} disabled={!canSend} aria-disabled={!canSend}>
+              {sending ? 'Signing and writing…' : kind === 'ack' ? 'Sign and acknowledge' : `Sign and ${kind === 'requeue' ? 're-queue' : 'reopen'}`}
+            </button>
+          </div>
+        </div>
+        {missingText && gate.ok && !rule ? <p className="-mt-2 text-right text-xs text-zinc-500 dark:text-zinc-400">Write a reason to enable the button.</p> : null}
+      </form>
+    </Dialog>
+  );
+}
+
+/** What the decision is on: the order's state, holder and target as the operator sees them. */
+function DecisionLine({ kind, card }: { kind: OrderActionKind; card: Card }) {
+  const why = card.reason && (card.state === 'gave_up' || card.state === 'stale') ? (card.state === 'stale' ? card.reason.replace('_', ' ') : `“${card.reason}”`) : null;
+  return (
+    <span data-decision="">
+      You see <span className="font-mono">{card.order_id}</span> <StateBadge state={card.state} /> {card.holder ? `held by ${card.holder}` : 'with no holder'}
+      {why ? ` (${why})` : ''}
+      {kind !== 'requeue' && card.target ? (
+        <>
+          {' · decision names '}
+          <code className="font-mono text-xs" title={card.target}>
+            {short(card.target)}
+          </code>
+        </>
+      ) : null}
+    </span>
+  );
+}

@@ -1,0 +1,39 @@
+'use client';
+/** "Retire <agent>…" on the agent page (LEDGER.md §8): what it would release, disabled with the reason when not allowed. */
+import type { AgentResponse } from '@/lib/api/types';
+import { retireCheck } from '@/lib/client/action-plan';
+import { useKeyGate } from '@/lib/client/operator';
+import { useActions } from './context';
+import { btn } from './ui';
+
+export function RetireAction({ data }: { data: AgentResponse }) {
+  const gate = useKeyGate();
+  const { openRetire, openKeyPanel } = useActions();
+  const a = data.agent;
+  if (a.retired) return null; // the retirement box says who retired it and why
+  const rule = retireCheck(a);
+  const blocked = gate.ok ? rule : gate.message;
+  const plan = data.retire_plan;
+  return (
+    <section aria-label="operator actions" className="mt-3 rounded-md border border-zinc-200 px-3 py-2 dark:border-zinc-800" data-agent-actions="">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
+        <h2 className="text-sm font-semibold">Operator actions</h2>
+        <button type="button" className={btn.danger} disabled={blocked !== null} title={blocked ?? undefined} onClick={() => openRetire(data)}>
+          Retire {a.name}…
+        </button>
+        <p className="text-sm text-zinc-700 dark:text-zinc-300">
+          {plan.length === 0 ? 'It holds no order by an active claim without a result: nothing would be released.' : `Would release its claim on ${plan.join(', ')}.`}
+          {data.looks_alive ? ' It looks alive: a heartbeat of it arrived within the stale window.' : ''}
+        </p>
+      </div>
+      {!gate.ok ? (
+        <p className="mt-1.5 text-sm text-zinc-700 dark:text-zinc-300" data-gate={gate.code}>
+          Not offered: {gate.message}.{' '}
+          <button type="button" onClick={openKeyPanel} className="font-medium underline underline-offset-2">
+            {gate.key ? 'Change the operator key' : 'Sign in as operator'}
+          </button>
+        </p>
+      ) : null}
+    </section>
+  );
+}

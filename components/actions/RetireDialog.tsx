@@ -1,0 +1,217 @@
+'use client';
+/**
+ * Retire an identity (LEDGER.md §4, §8): a retirement plus one release (reason `retired`) per
+ * order it holds by an active claim with no result, as the agent page listed them
+ * (`retire_plan`). When a heartbeat of it arrived within the stale window it "looks alive":
+ * the operator confirms twice (a checkbox, then typing its name), and the request carries
+ * `confirm_alive: 2`.
+ */
+import { useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import type { AgentResponse } from '@/lib/api/types';
+import { fleetEffect, plannedFiles, refusalText, retireCheck, type PlanInput } from '@/lib/client/action-plan';
+import { invalidateAfterAction, signAndSend } from '@/lib/client/actions';
+import { useAgent } from '@/lib/client/api';
+import { useKeyGate } from '@/lib/client/operator';
+import { formatDuration } from '@/lib/ui/time';
+import { useActions } from './context';
+import { Dialog } from './Dialog';
+import { FilesToWrite, FleetEffect, GateNote, Refusal, SignerLine, writtenTitle } from './parts';
+import { useToast } from './Toast';
+import { btn, field, note } from './ui';
+
+const samePlan = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse; onClose: () => void }) {
+  const gate = useKeyGate();
+  const qc = useQueryClient();
+  const toast = useToast();
+  const { written } = useActions();
+  const reasonId = useId();
+  const confirmNameId = useId();
+  const [seen, setSeen] = useState<AgentResponse>(opened);
+  const [openedAt, setOpenedAt] = useState(() => Date.now());
+  const [reason, setReason] = useState('');
+  const [aliveOk, setAliveOk] = useState(false);
+  const [typed, setTyped] = useState('');
+  // The server may find it alive when the page did not (a heartbeat just arrived): then ask twice too.
+  const [serverSaysAlive, setServerSaysAlive] = useState(false);
+  const [sending, setSending] = useState(false);
+  const [refusal, setRefusal] = useState<{ status: number; message: string } | null>(null);
+  const [localError, setLocalError] = useState<string | null>(null);
+
+  const name = seen.agent.name;
+  const plan = [...seen.retire_plan].sort();
+  const live = useAgent(name);
+  const current = live.data && live.dataUpdatedAt >= openedAt ? live.data : null;
+  const planMoved = current && !samePlan([...current.retire_plan].sort(), plan) ? current : null;
+
+  const alive = seen.looks_alive || (current?.looks_alive ?? false) || serverSaysAlive;
+  const confirmations = alive ? (aliveOk ? 1 : 0) + (aliveOk && typed.trim().toLowerCase() === name ? 1 : 0) : 0;
+  const rule = retireCheck(seen.agent);
+  const missingReason = reason.trim().length === 0;
+  const canSend = gate.ok && !rule && !missingReason && !sending && (!alive || confirmations === 2) && refusal?.status !== 409;
+  const planInput: PlanInput = { action: 'retire', agent: name, orders: plan };
+
+  const reload = (to: AgentResponse) => {
+    setSeen(to);
+    setOpenedAt(Date.now());
+    setRefusal(null);
+    setLocalError(null);
+  };
+
+  const submit = async () => {
+    if (!gate.key || !canSend) return;
+    setSending(true);
+    setRefusal(null);
+    setLocalError(null);
+    try {
+      const out = await signAndSend({ action: 'retire', agent: name, orders: plan, reason: reason.trim(), confirmAlive: alive ? 2 : 0 }, gate.key);
+      if (out.ok) {
+        invalidateAfterAction(qc, plan, name, gate.key.name);
+        written(plan);
+        toast({ tone: 'ok', title: writtenTitle(out.written), paths: out.written });
+        onClose();
+        return;
+      }
+      if (out.status === 422 && /looks alive/.test(out.message)) setServerSaysAlive(true);
+      setRefusal({ status: out.status, message: out.message });
+      if (out.status === 409) void live.refetch();
+    } catch (e) {
+      setLocalError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setSending(false);
+    }
+  };
+
+  return (
+    <Dialog
+      onClose={onClose}
+      title={`Retire ${name}`}
+      description={`The identity ${name} is gone for good (its machine was rebuilt, its name replaced). Its claims are let go.`}
+      testId="action-dialog-retire"
+      wide
+    >
+      {planMoved && !refusal ? (
+        <div className={note.warn} role="status">
+          <p>
+            What {name} holds changed while this dialog was open: now {planMoved.retire_plan.length ? planMoved.retire_plan.join(', ') : 'nothing'}. Signing now would be
+            refused.
+          </p>
+          <button type="button" onClick={() => reload(planMoved)} className="mt-1 font-medium underline underline-offset-2">
+            Use the current list
+          </button>
+        </div>
+      ) : null}
+      <GateNote />
+      {rule ? (
+        <p className={note.error} role="note" data-precheck="">
+          Not allowed: {rule}.
+        </p>
+      ) : null}
+
+      <section aria-label="orders it will release" className="text-sm">
+        <h3 className="font-semibold">
+          {plan.length === 0 ? `${name} holds no order by an active claim without a result` : `It releases ${name}'s claim on ${plan.length === 1 ? 'this order' : `these ${plan.length} orders`}`}
+        </h3>
+        {plan.length > 0 ? (
+          <ul className="mt-1 flex flex-wrap gap-1.5" data-retire-plan="">
+            {plan.map((id) => (
+              <li key={id} className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-xs dark:bg-zinc-800">
+                {id}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+      </section>
+
+      <form
+        className="flex flex-col gap-4"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        <div>
+          <label htmlFor={reasonId} className="text-sm font-semibold">
+            Why retire {name}? (required)
+          </label>
+          <textarea
+            id={reasonId}
+            required
+            rows={2}
+            maxLength={500}
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            placeholder="e.g. machine rebuilt as fang-2"
+            className={`${field} mt-1`}
+            autoFocus
+          />
+        </div>
+
+        {alive ? (
+          <fieldset className={`${note.warn} flex flex-col gap-2`} data-looks-alive="">
+            <legend className="sr-only">Confirm twice: it looks alive</legend>
+            <p className="font-semibold">
+              {name} looks alive: a heartbeat of it arrived here within the stale window ({formatDuration(seen.stale_after_ms)}).
+            </p>
+            <label className="flex items-start gap-2">
+              <input type="checkbox" checked={aliveOk} onChange={(e) => setAliveOk(e.target.checked)} className="mt-0.5 size-4" />
+              <span>it looks alive: its heartbeat arrived within the stale window — retire anyway</span>
+            </label>
+            {aliveOk ? (
+              <div>
+                <label htmlFor={confirmNameId} className="font-medium">
+                  Second confirmation: type <span className="font-mono">{name}</span> to retire it while it may still be running
+                </label>
+                <input
+                  id={confirmNameId}
+                  value={typed}
+                  onChange={(e) => setTyped(e.target.value)}
+                  autoComplete="off"
+                  spellCheck={false}
+                  className={`${field} mt-1 font-mono`}
+                />
+              </div>
+            ) : null}
+          </fieldset>
+        ) : null}
+
+        <FilesToWrite files={plannedFiles(planInput, gate.key?.name ?? '<operator>')} />
+        <FleetEffect lines={fleetEffect(planInput)} />
+
+        {refusal ? (
+          <Refusal
+            status={refusal.status}
+            text={refusalText(refusal.status, refusal.message)}
+            reload={
+              refusal.status === 409
+                ? {
+                    label: `Reload what ${name} holds`,
+                    onClick: () => void live.refetch().then((r) => (r.data ? reload(r.data) : setRefusal(null))),
+                  }
+                : undefined
+            }
+          />
+        ) : null}
+        {localError ? (
+          <p role="alert" className={note.error}>
+            Could not sign or send: {localError}
+          </p>
+        ) : null}
+
+        <div className="flex flex-wrap items-center justify-between gap-3 border-t border-zinc-200 pt-3 dark:border-zinc-800">
+          <SignerLine />
+          <div className="ml-auto flex gap-2">
+            <button type="button" className={btn.secondary} onClick={onClose}>
+              Cancel
+            </button>
+            <button type="submit" className={btn.danger} disabled={!canSend}>
+              {sending ? 'Signing and writing…' : alive ? `Sign and retire ${name} anyway` : `Sign and retire ${name}`}
+            </button>
+          </div>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

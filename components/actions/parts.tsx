@@ -1,0 +1,111 @@
+'use client';
+/** Pieces every action dialog shows: the files it writes, what the fleet does, who signs, refusals. */
+import { useEffect, useRef, type ReactNode } from 'react';
+import type { PlannedFile } from '@/lib/client/action-plan';
+import { useKeyGate } from '@/lib/client/operator';
+import { useActions } from './context';
+import { btn, note } from './ui';
+
+const HOW: Record<PlannedFile['how'], string> = {
+  new: 'new file',
+  replace: 'new file, or rewrites your own earlier one',
+  append: 'one line appended',
+};
+
+/** "It will write": each channel-relative path and what it is. */
+export function FilesToWrite({ files, title = 'It will write these files in the channel folder' }: { files: readonly PlannedFile[]; title?: string }) {
+  return (
+    <section aria-label="files it will write">
+      <h3 className="text-sm font-semibold">{title}</h3>
+      <ul className="mt-1.5 max-h-56 divide-y divide-zinc-100 overflow-y-auto rounded-md border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800" data-files="">
+        {files.map((f) => (
+          <li key={f.path} className="px-2.5 py-1.5">
+            <code className="font-mono text-[13px] break-all text-zinc-950 dark:text-zinc-50" data-path={f.path}>
+              {f.path}
+            </code>
+            <span className="block text-xs text-zinc-600 dark:text-zinc-400">
+              {f.what} · {HOW[f.how]}
+            </span>
+          </li>
+        ))}
+      </ul>
+      <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">Nothing else is written, and nothing is deleted. Each file is signed with your key in this browser.</p>
+    </section>
+  );
+}
+
+/** "What the fleet will do": plain sentences. */
+export function FleetEffect({ lines }: { lines: readonly string[] }) {
+  return (
+    <section aria-label="what the fleet will do">
+      <h3 className="text-sm font-semibold">What the fleet will do</h3>
+      <ul className="mt-1 list-disc space-y-1 pl-5 text-sm text-zinc-800 dark:text-zinc-200">
+        {lines.map((l) => (
+          <li key={l}>{l}</li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Why the action cannot be signed with the current key, with a way to fix it; null when it can. */
+export function GateNote() {
+  const gate = useKeyGate();
+  const { openKeyPanel } = useActions();
+  if (gate.ok) return null;
+  return (
+    <div className={note.warn} role="note" data-gate={gate.code}>
+      <p>Not offered: {gate.message}.</p>
+      <button type="button" onClick={openKeyPanel} className="mt-1 font-medium underline underline-offset-2">
+        {gate.key ? 'Change the operator key' : 'Sign in as operator'}
+      </button>
+    </div>
+  );
+}
+
+/** "Signed in this browser as ops": under the form, beside the buttons. */
+export function SignerLine() {
+  const gate = useKeyGate();
+  if (!gate.ok || !gate.key) return null;
+  return (
+    <p className="text-xs text-zinc-500 dark:text-zinc-400">
+      Signed in this browser as <span className="font-medium text-zinc-700 dark:text-zinc-200">{gate.key.name}</span>; only the signed records leave it, never the key.
+    </p>
+  );
+}
+
+/** The server's refusal, its message verbatim; 409s offer to reload what the decision was on. */
+export function Refusal({ status, text, reload }: { status: number; text: string; reload?: { label: string; onClick: () => void } }) {
+  const ref = useRef<HTMLDivElement>(null);
+  // The dialog may be taller than the window: bring the refusal into view.
+  useEffect(() => {
+    ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [text]);
+  return (
+    <div ref={ref} role="alert" className={note.error} data-refusal={status}>
+      <p className="font-semibold">{`The server refused it (${status}); nothing was written.`}</p>
+      <p className="mt-1 break-words" data-refusal-message="">
+        {text}
+      </p>
+      {reload ? (
+        <button type="button" onClick={reload.onClick} className={`${btn.secondary} mt-2`}>
+          {reload.label}
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+/** A labelled block of the dialog. */
+export function Block({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <section aria-label={label} className="text-sm">
+      {children}
+    </section>
+  );
+}
+
+/** Toast title for written paths: "written: a, b" (a count when there are many). */
+export function writtenTitle(paths: readonly string[]): string {
+  return paths.length <= 3 ? `written: ${paths.join(', ')}` : `written: ${paths.length} files`;
+}
