@@ -21,14 +21,26 @@ export default defineConfig({
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     },
   },
-  webServer: {
-    // `claimboard serve` on a fresh copy of a few conformance vectors (e2e/fixture.ts).
-    command: 'node e2e/serve-fixture.mjs',
-    url: 'http://127.0.0.1:3123/api/board',
-    reuseExistingServer: false,
-    timeout: 120_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
-    env: { NEXT_TELEMETRY_DISABLED: '1' },
-  },
+  webServer: [
+    {
+      // `claimboard serve` on a fresh copy of a few conformance vectors (e2e/fixture.ts).
+      command: 'node e2e/serve-fixture.mjs',
+      url: 'http://127.0.0.1:3123/api/board',
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+      env: { NEXT_TELEMETRY_DISABLED: '1' },
+    },
+    {
+      // Operator actions (e2e/actions.spec.ts): vectors 06 + 11, stale after 2 s, on 3124 (e2e/actions-fixture.ts).
+      command: 'node e2e/serve-actions-fixture.mjs',
+      url: 'http://127.0.0.1:3124/api/board',
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+      env: { NEXT_TELEMETRY_DISABLED: '1' },
+    },
+  ],
 });

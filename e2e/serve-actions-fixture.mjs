@@ -1,0 +1,33 @@
+// Playwright's second webServer (operator actions, e2e/actions.spec.ts): lays out a fresh copy of
+// vectors 06-stale-no-heartbeat and 11-give-up-ack-reopen merged into one folder and serves it
+// with `claimboard serve --stale-after 2` on 127.0.0.1:3124, replacing this process
+// (exec-style) so that Playwright's stop signal reaches the server. Keep the folder in step
+// with e2e/actions-fixture.ts.
+//
+// The server also gets CLAIMBOARD_DEMO_OPERATOR_KEY (a copy of the vectors' ops seed, outside
+// the channel), so the page's "Use the demo operator key" button can be tested as on the demo.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+
+const root = path.resolve(import.meta.dirname, '..');
+const dir = path.join(os.tmpdir(), `claimboard-e2e-actions-${createHash('sha256').update(root).digest('hex').slice(0, 10)}`);
+const vectors = path.resolve(root, '../shared/vectors');
+fs.rmSync(dir, { recursive: true, force: true });
+const channel = path.join(dir, 'channel');
+for (const v of ['06-stale-no-heartbeat', '11-give-up-ack-reopen']) {
+  fs.cpSync(path.join(vectors, v, 'channel'), channel, { recursive: true, force: true });
+}
+const keys = JSON.parse(fs.readFileSync(path.join(vectors, 'keys.json'), 'utf8'));
+const demoKey = path.join(dir, 'ops.key');
+fs.writeFileSync(demoKey, `${keys.ops.seed}\n`, { mode: 0o600 });
+
+const child = spawn(
+  process.execPath,
+  [path.join(root, 'bin/claimboard.mjs'), 'serve', channel, '--port', '3124', '--stale-after', '2', '--db', path.join(dir, 'index.sqlite')],
+  { stdio: 'inherit', cwd: root, env: { ...process.env, CLAIMBOARD_DEMO_OPERATOR_KEY: demoKey } },
+);
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+child.on('exit', (code) => process.exit(code ?? 1));
