@@ -81,9 +81,11 @@ export interface SyncReport {
     readonly sized_from_ms: number;
     readonly heartbeat_interval_ms: number;
     readonly sampled_ms: number;
-    /** Samples in which the live order's card was present on B. */
+    /** Samples before the live order's claim had reached B (its card absent or still open). */
+    readonly live_pre_claim_samples: number;
+    /** Samples from the first one showing the live order claimed on B. */
     readonly live_samples: number;
-    /** States of the live order's card over those samples, with counts. */
+    /** States of the live order's card over those samples, with counts (expected: only claimed). */
     readonly live_states: Record<string, number>;
     /** Samples in which the live order showed as stale (lane or state): must be 0. */
     readonly live_stale_samples: number;
@@ -411,7 +413,11 @@ export async function runScenario(
     const sizedFrom = Math.max(...steps.filter((s) => s.side === 'A').map((s) => s.board_ms ?? WAIT_MS));
     phase = 2;
     const windowMs = Math.max(10_000, Math.ceil((10 * sizedFrom) / 1000) * 1000);
-    const heartbeatMs = 1000;
+    // At least the pair's watcher delay (fsWatcherDelayS=1): a file rewritten faster than that
+    // never settles, and Syncthing holds it back until its watcher timeout (6 x the delay);
+    // observed with 1 s heartbeats: 3 arrivals on B in 15 s, gaps up to 4.8 s. (Ferryman's 30 s
+    // heartbeat against Syncthing's default 10 s delay is on the safe side of this.)
+    const heartbeatMs = 2000;
     await indexers[0]?.stop();
     const b2 = await startIndexer(windowMs);
     mark('indexer_2_ready');
@@ -438,6 +444,7 @@ export async function runScenario(
     const sampleStart = performance.now();
     const states: Record<string, number> = {};
     let liveSamples = 0;
+    let preClaim = 0;
     let liveStale = 0;
     let maxAge: number | null = null;
     const arrivals = new Set<number>();
@@ -449,7 +456,12 @@ export async function runScenario(
     while (performance.now() - sampleStart < maxSampleMs) {
       const now = Date.now();
       const lc = b2.card(live);
-      if (lc) {
+      if (liveSamples === 0 && lc?.state !== 'claimed') {
+        preClaim++; // the order, then the claim, are still on their way
+      } else if (lc === null) {
+        liveSamples++;
+        states.absent = (states.absent ?? 0) + 1;
+      } else {
         liveSamples++;
         states[lc.state] = (states[lc.state] ?? 0) + 1;
         if (lc.state === 'stale' || lc.lane === 'stale') liveStale++;
@@ -485,6 +497,7 @@ export async function runScenario(
       sized_from_ms: sizedFrom,
       heartbeat_interval_ms: heartbeatMs,
       sampled_ms: sampled,
+      live_pre_claim_samples: preClaim,
       live_samples: liveSamples,
       live_states: states,
       live_stale_samples: liveStale,

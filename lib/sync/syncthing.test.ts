@@ -193,6 +193,7 @@ describe.skipIf(skip)('claimboard over real Syncthing (two instances, loopback, 
     expect(s.heartbeat_interval_ms * 5).toBeLessThanOrEqual(s.window_ms);
     // Sampled longer than the window, so a heartbeat that stopped arriving would have shown.
     expect(s.sampled_ms).toBeGreaterThan(s.window_ms + 2000);
+    // Counted from the first sample showing the claim on B; from then on it must stay claimed.
     expect(s.live_samples).toBeGreaterThanOrEqual(50);
     expect(s.live_stale_samples).toBe(0);
     expect(Object.keys(s.live_states)).toEqual(['claimed']);
