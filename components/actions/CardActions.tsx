@@ -4,7 +4,8 @@
  * acknowledge give-up) and a checkbox for bulk actions. Items the operator may not take are
  * shown disabled with the reason in words.
  */
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
+import { createPortal } from 'react-dom';
 import type { Card, Lane } from '@/lib/api/types';
 import { ackCheck, requeueCheck, requeueRelevant } from '@/lib/client/action-plan';
 import { useKeyGate } from '@/lib/client/operator';
@@ -35,17 +36,43 @@ export function CardActions({ card }: { card: Card }) {
   const buttonRef = useRef<HTMLButtonElement>(null);
   const menuRef = useRef<HTMLDivElement>(null);
 
+  // The menu is rendered at the end of <body> with fixed coordinates next to its button, so a
+  // lane's scroll box (or a virtualized row) never clips it; it opens upwards near the bottom.
+  const [place, setPlace] = useState<CSSProperties | null>(null);
+  useLayoutEffect(() => {
+    if (!open) {
+      setPlace(null);
+      return;
+    }
+    const b = buttonRef.current?.getBoundingClientRect();
+    if (!b) return;
+    const width = 256;
+    const left = Math.max(8, Math.min(b.right - width, window.innerWidth - width - 8));
+    const below = window.innerHeight - b.bottom;
+    setPlace(below >= 180 || below >= b.top ? { position: 'fixed', left, top: b.bottom + 4, width } : { position: 'fixed', left, bottom: window.innerHeight - b.top + 4, width });
+  }, [open]);
+
   useEffect(() => {
-    if (!open) return;
-    const first = menuRef.current?.querySelector<HTMLElement>('[role="menuitem"]');
-    first?.focus();
+    if (!open || !place) return;
+    menuRef.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
     const onDown = (e: PointerEvent) => {
       const t = e.target as Node;
       if (!menuRef.current?.contains(t) && !buttonRef.current?.contains(t)) setOpen(false);
     };
+    // Its place follows the button only while nothing scrolls: scrolling closes it.
+    const onScroll = (e: Event) => {
+      if (!menuRef.current?.contains(e.target as Node)) setOpen(false);
+    };
+    const onResize = () => setOpen(false);
     document.addEventListener('pointerdown', onDown);
-    return () => document.removeEventListener('pointerdown', onDown);
-  }, [open]);
+    window.addEventListener('scroll', onScroll, true);
+    window.addEventListener('resize', onResize);
+    return () => {
+      document.removeEventListener('pointerdown', onDown);
+      window.removeEventListener('scroll', onScroll, true);
+      window.removeEventListener('resize', onResize);
+    };
+  }, [open, place]);
 
   if (items.length === 0) return null;
 
@@ -66,7 +93,9 @@ export function CardActions({ card }: { card: Card }) {
       e.stopPropagation();
       all[(i - 1 + all.length) % all.length]?.focus();
     } else if (e.key === 'Tab') {
+      e.preventDefault();
       setOpen(false);
+      buttonRef.current?.focus();
     }
   };
 
@@ -90,37 +119,41 @@ export function CardActions({ card }: { card: Card }) {
       >
         Act <span aria-hidden="true">▾</span>
       </button>
-      {open ? (
-        <div
-          ref={menuRef}
-          id={menuId}
-          role="menu"
-          aria-label={`Actions on ${card.order_id}`}
-          onKeyDown={onMenuKey}
-          className="absolute top-full right-0 z-30 mt-1 w-64 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
-        >
-          {items.map((it) => (
-            <button
-              key={it.kind}
-              type="button"
-              role="menuitem"
-              aria-disabled={it.blocked !== null}
-              title={it.blocked ?? undefined}
-              onClick={() => {
-                if (it.blocked) return;
-                setOpen(false);
-                openOrderAction(it.kind, card);
-              }}
-              className={`block w-full rounded px-2 py-1.5 text-left text-sm focus:outline-none ${
-                it.blocked ? 'cursor-not-allowed text-zinc-500 dark:text-zinc-400' : 'text-zinc-900 hover:bg-zinc-100 focus:bg-zinc-100 dark:text-zinc-100 dark:hover:bg-zinc-800 dark:focus:bg-zinc-800'
-              }`}
+      {open && place
+        ? createPortal(
+            <div
+              ref={menuRef}
+              id={menuId}
+              role="menu"
+              aria-label={`Actions on ${card.order_id}`}
+              onKeyDown={onMenuKey}
+              style={place}
+              className="z-40 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
             >
-              {it.label}
-              {it.blocked ? <span className="mt-0.5 block text-xs leading-snug text-zinc-600 dark:text-zinc-400">{it.blocked}</span> : null}
-            </button>
-          ))}
-        </div>
-      ) : null}
+              {items.map((it) => (
+                <button
+                  key={it.kind}
+                  type="button"
+                  role="menuitem"
+                  aria-disabled={it.blocked !== null}
+                  title={it.blocked ?? undefined}
+                  onClick={() => {
+                    if (it.blocked) return;
+                    setOpen(false);
+                    openOrderAction(it.kind, card);
+                  }}
+                  className={`block w-full rounded px-2 py-1.5 text-left text-sm focus:outline-none ${
+                    it.blocked ? 'cursor-not-allowed text-zinc-500 dark:text-zinc-400' : 'text-zinc-900 hover:bg-zinc-100 focus:bg-zinc-100 dark:text-zinc-100 dark:hover:bg-zinc-800 dark:focus:bg-zinc-800'
+                  }`}
+                >
+                  {it.label}
+                  {it.blocked ? <span className="mt-0.5 block text-xs leading-snug text-zinc-600 dark:text-zinc-400">{it.blocked}</span> : null}
+                </button>
+              ))}
+            </div>,
+            document.body,
+          )
+        : null}
     </div>
   );
 }

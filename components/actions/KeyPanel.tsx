@@ -18,7 +18,8 @@ export function KeyButton() {
   const { loaded } = useOperatorKey();
   const gate = useKeyGate();
   const { openKeyPanel } = useActions();
-  const label = !gate.key ? 'Sign in as operator' : gate.ok ? `${gate.key.name} ✓` : `${gate.key.name} ⚠`;
+  const checking = gate.code === 'checking';
+  const label = !gate.key ? 'Sign in as operator' : gate.ok ? `${gate.key.name} ✓` : checking ? `${gate.key.name} …` : `${gate.key.name} ⚠`;
   return (
     <button
       type="button"
@@ -27,7 +28,7 @@ export function KeyButton() {
       title={gate.key ? gate.message : 'Import an operator key to act on the board'}
       aria-label={gate.key ? `Operator key: ${gate.message}` : 'Sign in as operator'}
       className={`shrink-0 rounded-md border px-2 py-1 text-xs font-medium whitespace-nowrap ${
-        !gate.key
+        !gate.key || checking
           ? 'border-zinc-300 text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-200 dark:hover:bg-zinc-800'
           : gate.ok
             ? 'border-emerald-300 bg-emerald-50 text-emerald-900 hover:bg-emerald-100 dark:border-emerald-800 dark:bg-emerald-950/50 dark:text-emerald-200'

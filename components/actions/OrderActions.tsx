@@ -9,13 +9,14 @@ import type { Card, OrderState } from '@/lib/api/types';
 import { ackCheck, reopenCheck, reopenRelevant, requeueCheck } from '@/lib/client/action-plan';
 import { useKeyGate } from '@/lib/client/operator';
 import { useActions, type OrderActionKind } from './context';
+import { GateLine } from './parts';
 import { btn } from './ui';
 
 const HELD: ReadonlySet<OrderState> = new Set<OrderState>(['claimed', 'stale', 'gave_up', 'changes_requested']);
 
 export function OrderActions({ card, dependents }: { card: Card; dependents: readonly { readonly order_id: string; readonly state: OrderState }[] }) {
   const gate = useKeyGate();
-  const { openOrderAction, openKeyPanel } = useActions();
+  const { openOrderAction } = useActions();
   const items: { kind: OrderActionKind; label: string; rule: string | null; tone: 'danger' | 'primary' }[] = [];
   if (card.holder && (HELD.has(card.state) || card.flags.includes('retired_holder'))) {
     items.push({ kind: 'requeue', label: `Re-queue ${card.order_id}…`, rule: requeueCheck(card), tone: 'danger' });
@@ -45,12 +46,7 @@ export function OrderActions({ card, dependents }: { card: Card; dependents: rea
         })}
       </div>
       {!gate.ok ? (
-        <p className="mt-1.5 text-sm text-zinc-700 dark:text-zinc-300" data-gate={gate.code}>
-          Not offered: {gate.message}.{' '}
-          <button type="button" onClick={openKeyPanel} className="font-medium underline underline-offset-2">
-            {gate.key ? 'Change the operator key' : 'Sign in as operator'}
-          </button>
-        </p>
+        <GateLine className="mt-1.5 text-sm text-zinc-700 dark:text-zinc-300" />
       ) : (
         items
           .filter((it) => it.rule)

@@ -4,11 +4,12 @@ import type { AgentResponse } from '@/lib/api/types';
 import { retireCheck } from '@/lib/client/action-plan';
 import { useKeyGate } from '@/lib/client/operator';
 import { useActions } from './context';
+import { GateLine } from './parts';
 import { btn } from './ui';
 
 export function RetireAction({ data }: { data: AgentResponse }) {
   const gate = useKeyGate();
-  const { openRetire, openKeyPanel } = useActions();
+  const { openRetire } = useActions();
   const a = data.agent;
   if (a.retired) return null; // the retirement box says who retired it and why
   const rule = retireCheck(a);
@@ -27,12 +28,7 @@ export function RetireAction({ data }: { data: AgentResponse }) {
         </p>
       </div>
       {!gate.ok ? (
-        <p className="mt-1.5 text-sm text-zinc-700 dark:text-zinc-300" data-gate={gate.code}>
-          Not offered: {gate.message}.{' '}
-          <button type="button" onClick={openKeyPanel} className="font-medium underline underline-offset-2">
-            {gate.key ? 'Change the operator key' : 'Sign in as operator'}
-          </button>
-        </p>
+        <GateLine className="mt-1.5 text-sm text-zinc-700 dark:text-zinc-300" />
       ) : null}
     </section>
   );

@@ -48,17 +48,35 @@ export function FleetEffect({ lines }: { lines: readonly string[] }) {
   );
 }
 
-/** Why the action cannot be signed with the current key, with a way to fix it; null when it can. */
-export function GateNote() {
+/** "Not offered: <why>." with a way to fix it; a neutral line while the server is being asked. */
+export function GateLine({ className = '' }: { className?: string }) {
   const gate = useKeyGate();
   const { openKeyPanel } = useActions();
   if (gate.ok) return null;
+  if (gate.code === 'checking') {
+    return (
+      <p className={className} data-gate={gate.code}>
+        Checking {gate.key?.name ?? 'the key'} against the roster…
+      </p>
+    );
+  }
   return (
-    <div className={note.warn} role="note" data-gate={gate.code}>
-      <p>Not offered: {gate.message}.</p>
-      <button type="button" onClick={openKeyPanel} className="mt-1 font-medium underline underline-offset-2">
+    <p className={className} data-gate={gate.code}>
+      Not offered: {gate.message}.{' '}
+      <button type="button" onClick={openKeyPanel} className="font-medium underline underline-offset-2">
         {gate.key ? 'Change the operator key' : 'Sign in as operator'}
       </button>
+    </p>
+  );
+}
+
+/** Why the action cannot be signed with the current key, in a dialog; null when it can. */
+export function GateNote() {
+  const gate = useKeyGate();
+  if (gate.ok) return null;
+  return (
+    <div className={gate.code === 'checking' ? note.info : note.warn} role="note">
+      <GateLine />
     </div>
   );
 }

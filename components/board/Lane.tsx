@@ -146,7 +146,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded }: 
                   data-index={item.index}
                   data-card-index={item.index}
                   ref={v.measureElement}
-                  className="absolute top-0 left-0 w-full"
+                  className="absolute top-0 left-0 w-full focus-within:z-10"
                   style={{ transform: `translateY(${item.start}px)` }}
                 >
                   {renderCard(card, item.index)}
