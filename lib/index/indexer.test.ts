@@ -273,3 +273,24 @@ describe('Indexer, channel-wide facts applied incrementally', () => {
 function vectorKeysLocal(): Record<string, unknown> {
   return JSON.parse(fs.readFileSync(path.join(VECTORS_DIR, 'keys.json'), 'utf8')) as Record<string, unknown>;
 }
+
+describe('agent page data', () => {
+  it('says who retired an agent, what it holds, what it held and how each hold ended', async () => {
+    const root = channelCopy('13-retired');
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    await ix.start();
+    await ix.stop();
+    const a = q.agent(db, 'fang', Date.now());
+    expect(a?.agent).toMatchObject({ name: 'fang', retired: true, capabilities: [], retirement: { operator: 'ops', reason: 'machine rebuilt', at: '2026-11-20T11:00:00Z' } });
+    expect(a?.holds.map((c) => c.order_id)).toEqual(['t2']);
+    expect(a?.held).toEqual([{ order_id: 't1', claimed_at: '2026-11-20T09:05:00Z', ended: 'released', detail: 'released by ops: retired', state: 'open' }]);
+    expect(a?.retire_plan).toEqual(['t2']);
+    expect(q.agents(db, Date.now()).agents.map((x) => [x.name, x.retired, x.holding])).toEqual([
+      ['fang', true, 1],
+      ['nebra', false, 0],
+      ['ops', false, 0],
+      ['wisp', false, 0],
+    ]);
+  });
+});

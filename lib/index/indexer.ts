@@ -54,6 +54,13 @@ export interface IndexerOptions {
   readonly workers?: number;
 }
 
+/** An agents row: the summary plus what the agent page shows (LEDGER.md §4, §5). */
+export type StoredAgent = AgentSummary & {
+  readonly capabilities: readonly string[];
+  readonly folder_key: string | null;
+  readonly retirement: { readonly operator: string; readonly reason: string; readonly at: string; readonly arrival_ms: number } | null;
+};
+
 /** What the indexer keeps of one order (small: the board's channel-wide facts need it). */
 interface OrderInfo {
   readonly id: string;
@@ -809,9 +816,14 @@ export class Indexer {
     }
     const retired = new Set(ch.retirements.map((r) => r.record.agent));
     const changedKeys = new Set(ch.keyChanges.map((k) => k.name));
-    const rows: AgentSummary[] = [...ch.roster.entries.values()].map((e) => {
+    const retirementOf = new Map(ch.retirements.map((r) => [r.record.agent, r]));
+    const rows: StoredAgent[] = [...ch.roster.entries.values()].map((e) => {
       const offs = offsets.get(e.name) ?? [];
+      const ret = retirementOf.get(e.name);
       return {
+        capabilities: e.capabilities,
+        folder_key: e.folder_key,
+        retirement: ret ? { operator: ret.record.operator, reason: ret.record.reason, at: ret.record.at.text, arrival_ms: ret.arrivalMs } : null,
         name: e.name,
         role: e.role,
         is_operator: ch.roster.operators.has(e.name),

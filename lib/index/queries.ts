@@ -25,6 +25,7 @@ import { orderTimeline, type HoldHistory } from '../ledger/timeline';
 import type { FileOutcome } from '../ledger/channel';
 import type { Roster, RosterEntry } from '../ledger/verify';
 import { passOrder } from './order-pass';
+import type { StoredAgent } from './indexer';
 import { nodeVerify } from './node-verify';
 
 /** Cards per lane page. */
@@ -200,7 +201,13 @@ export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
 /** GET /api/agents */
 export function agents(db: DB, nowMs: number): AgentsResponse {
   const rows = db.prepare('SELECT summary FROM agents ORDER BY name').all() as { summary: string }[];
-  return { agents: rows.map((r) => JSON.parse(r.summary) as AgentSummary), now_ms: nowMs };
+  return {
+    agents: rows.map((r) => {
+      const { capabilities: _c, folder_key: _f, retirement: _r, ...summary } = JSON.parse(r.summary) as StoredAgent;
+      return summary;
+    }),
+    now_ms: nowMs,
+  };
 }
 
 /** GET /api/agents/:name, or null when the name is not in the roster and holds nothing. */
@@ -210,19 +217,16 @@ export function agent(db: DB, name: string, nowMs: number): AgentResponse | null
   const holds = (db.prepare('SELECT card FROM cards WHERE holder = ? ORDER BY sort_ms, order_id').all(n) as { card: string }[]).map((r) => JSON.parse(r.card) as Card);
   const history = (db.prepare('SELECT history FROM holds WHERE agent = ? ORDER BY order_id').all(n) as { history: string }[]).map((r) => JSON.parse(r.history) as HoldHistory);
   if (!row && holds.length === 0 && history.length === 0) return null;
-  const summary: AgentSummary = row
-    ? (JSON.parse(row.summary) as AgentSummary)
-    : { name: n, role: '(not in the roster)', is_operator: false, retired: false, public_key: null, key_changed: false, holding: holds.length, last_arrival_ms: null, clock_offset_ms: null };
-  const fileRow = db.prepare("SELECT outcome FROM files WHERE path LIKE 'agents/%' AND json_extract(outcome, '$.record.name') = ? LIMIT 1").get(n) as { outcome: string } | undefined;
-  const rec = fileRow ? (JSON.parse(fileRow.outcome) as { record?: { capabilities?: string[]; public_key?: string | null } }).record : undefined;
-  const retRow = db.prepare("SELECT outcome, arrival_ms FROM files WHERE path LIKE 'retirements/%' AND json_extract(outcome, '$.record.agent') = ? AND json_extract(outcome, '$.status') = 'record' LIMIT 1").get(n) as { outcome: string; arrival_ms: number } | undefined;
-  const ret = retRow ? (JSON.parse(retRow.outcome) as { record: { operator: string; reason: string; at: { text: string } } }).record : null;
+  const stored: StoredAgent = row
+    ? (JSON.parse(row.summary) as StoredAgent)
+    : { name: n, role: '(not in the roster)', is_operator: false, retired: false, public_key: null, key_changed: false, holding: holds.length, last_arrival_ms: null, clock_offset_ms: null, capabilities: [], folder_key: null, retirement: null };
+  const { capabilities, folder_key, retirement, ...summary } = stored;
   return {
     agent: {
       ...summary,
-      capabilities: rec?.capabilities ?? [],
-      folder_key: rec?.public_key ?? null,
-      retirement: ret && retRow && summary.retired ? { operator: ret.operator, reason: ret.reason, at: ret.at.text, arrival_ms: retRow.arrival_ms } : null,
+      capabilities,
+      folder_key,
+      retirement,
     },
     holds,
     retire_plan: history.filter((h) => h.ended === null || h.ended === 'lost' || h.ended === 'gave_up').map((h) => h.order_id).sort(),
