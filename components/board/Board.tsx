@@ -190,7 +190,7 @@ export function BoardSkeleton() {
       </p>
       <div className="flex gap-3 overflow-hidden">
         {LANES.map((l) => (
-          <div key={l} className="h-64 min-w-[15.5rem] flex-1 basis-0 animate-pulse rounded-lg border border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900/40" />
+          <div key={l} className="h-64 min-w-[13.5rem] flex-1 basis-0 animate-pulse rounded-lg border border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900/40" />
         ))}
       </div>
     </div>

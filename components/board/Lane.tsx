@@ -114,7 +114,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded }: 
     <section
       aria-labelledby={headingId}
       data-lane={page.lane}
-      className={`flex max-w-[26rem] min-w-[15.5rem] flex-1 basis-0 flex-col rounded-lg border border-t-[3px] border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900/40 ${accent.rule}`}
+      className={`flex max-w-[26rem] min-w-[13.5rem] flex-1 basis-0 flex-col rounded-lg border border-t-[3px] border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900/40 ${accent.rule}`}
     >
       <header className="px-3 pt-2 pb-1.5" title={LANE_HINT[page.lane]}>
         <h2 id={headingId} className={`flex items-center justify-between text-sm font-semibold ${accent.title}`}>
