@@ -75,6 +75,10 @@ function AgentDetail({ data, now }: { data: AgentResponse; now: number }) {
             Records still verify against the pinned key; the new key is not trusted until an operator re-pins it (local configuration, never
             automatic). Folder key: <ShortKey hex={a.folder_key} />
           </p>
+          <p className="mt-1">
+            If the change is legitimate (its machine was rebuilt and you checked the new key with its owner), re-pin it on the machine that
+            runs this dashboard: <code className="font-mono text-[13px]">npx claimboard repin &lt;channel&gt; {a.name} --key &lt;the key you checked&gt;</code>
+          </p>
         </div>
       ) : null}
 

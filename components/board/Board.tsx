@@ -146,6 +146,21 @@ export function Board() {
           <Kbd>/</Kbd> search · <Kbd>j</Kbd> <Kbd>k</Kbd> move · <Kbd>h</Kbd> <Kbd>l</Kbd> lanes · <Kbd>Enter</Kbd> open
         </p>
       </div>
+      {data.key_changes.length > 0 ? (
+        <div role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200">
+          <span className="font-semibold">Key changed in the folder: </span>
+          {data.key_changes.map((n, i) => (
+            <span key={n}>
+              {i > 0 ? ', ' : ''}
+              <Link href={`/agents/${encodeURIComponent(n)}`} className="underline underline-offset-2">
+                {n}
+              </Link>
+            </span>
+          ))}
+          . Their records still verify against the pinned key; nothing trusts the new key until an operator re-pins it on this machine
+          (<code className="font-mono text-[13px]">npx claimboard repin</code>), never from the page.
+        </div>
+      ) : null}
       <Filters filters={filters} agents={data.agents} searchRef={searchRef} />
       <div className="-mx-4 overflow-x-auto px-4 pb-2" aria-busy={board.isFetching}>
         <div className="flex items-start gap-3">

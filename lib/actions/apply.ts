@@ -57,13 +57,13 @@ export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | nu
   } else {
     for (const top of ['agents', 'retirements']) {
       add(top);
-      walkChannel(path.join(ctx.root, top), (rel) => {
+      walkChannel(path.join(/*turbopackIgnore: true*/ ctx.root, top), (rel) => {
         if (!rel.includes('/')) add(`${top}/${rel}`);
       });
     }
     for (const id of new Set(orderIds)) {
       add(`tasks/${id}`);
-      walkChannel(path.join(ctx.root, 'tasks', id), (rel) => {
+      walkChannel(path.join(/*turbopackIgnore: true*/ ctx.root, 'tasks', id), (rel) => {
         if (!rel.includes('/')) add(`tasks/${id}/${rel}`);
       });
     }
@@ -178,7 +178,7 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
 
   // The ledger line: signed by the operator, chained to the file as the operator saw it.
   const ledgerRel = ledgerPathOf(signer);
-  const ledgerAbs = path.join(ctx.root, ledgerRel);
+  const ledgerAbs = path.join(/*turbopackIgnore: true*/ ctx.root, ledgerRel);
   const lineProblem = ledgerLineProblem(req, signer, state, ctx.verify);
   if (lineProblem) return refuse(lineProblem.status, lineProblem.reason);
   const current = ledgerPrevOf(ledgerAbs);
@@ -189,7 +189,7 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
   for (const r of [record, ...releases]) {
     const rel = decisionPath(r.kind as 'release' | 'retirement' | 'reopen' | 'ack', r.raw);
     if (!rel) return refuse(400, `cannot name a file for this ${r.kind}`);
-    const abs = path.join(ctx.root, rel);
+    const abs = path.join(/*turbopackIgnore: true*/ ctx.root, rel);
     const replace = r.kind === 'reopen' || r.kind === 'ack';
     const existing = inTheWay(abs, rel, signer);
     if (existing === 'foreign') return refuse(409, `${rel} is in the way and was not written by ${signer}; nothing was written`);
@@ -200,7 +200,7 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
   const written: string[] = [];
   try {
     for (const p of plans) {
-      const abs = path.join(ctx.root, p.rel);
+      const abs = path.join(/*turbopackIgnore: true*/ ctx.root, p.rel);
       if (p.replace) replaceOwnFile(abs, p.bytes);
       else writeNewFile(abs, p.bytes);
       written.push(p.rel);

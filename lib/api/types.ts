@@ -32,6 +32,8 @@ export interface BoardResponse {
   readonly problem_count: number;
   /** Canonical names of the roster, for the agent filter. */
   readonly agents: readonly string[];
+  /** Names whose key in the folder differs from the pinned key (LEDGER.md §5 `key_changed`). */
+  readonly key_changes: readonly string[];
 }
 export interface LanePage {
   readonly lane: Lane;

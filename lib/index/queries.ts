@@ -119,6 +119,7 @@ export function board(db: DB, filters: BoardFilters, nowMs: number, actionsEnabl
     lanes: LANES.map((lane) => lanePage(db, lane, filters, null)),
     problem_count: (db.prepare('SELECT COUNT(*) AS n FROM problems').get() as { n: number }).n,
     agents: (db.prepare('SELECT name FROM agents ORDER BY name').all() as { name: string }[]).map((r) => r.name),
+    key_changes: (db.prepare("SELECT name FROM agents WHERE json_extract(summary, '$.key_changed') = 1 ORDER BY name").all() as { name: string }[]).map((r) => r.name),
   };
 }
 
