@@ -250,8 +250,8 @@ interface ReadyInfo {
   /** The indexer's own figure (start() to ready), s. */
   readonly ownS: number | null;
   readonly verified: number | null;
-  readonly seen: number | null;
-  readonly read: number | null;
+  /** What the indexer said after "ready in X s: " (counts of what it saw, read, verified). */
+  readonly detail: string;
   /** First time each progress phase was seen in the database (ms after spawn). */
   readonly phases: Record<string, number>;
 }
@@ -347,14 +347,15 @@ class Server {
     }
     const at = this.readyLine?.at ?? dbReadyAt ?? performance.now();
     const text = this.readyLine?.text ?? '';
-    const m = /ready in ([\d.]+) s: (\d+) files seen, (\d+) read, (\d+) signatures verified/.exec(text);
+    // "index: ready in X s: <what it saw, read, verified>"; the database's progress when absent.
+    const own = /ready in ([\d.]+) s/.exec(text);
+    const verified = /(\d+) signatures verified/.exec(text);
     phases.ready = at - this.t0;
     return {
       wallMs: at - this.t0,
-      ownS: m ? Number(m[1]) : null,
-      seen: m ? Number(m[2]) : (progress.files_seen ?? null),
-      read: m ? Number(m[3]) : (progress.files_read ?? null),
-      verified: m ? Number(m[4]) : (progress.files_verified ?? null),
+      ownS: own ? Number(own[1]) : null,
+      verified: verified ? Number(verified[1]) : (progress.files_verified ?? null),
+      detail: /ready in [\d.]+ s: (.*)$/.exec(text)?.[1] ?? `${progress.files_seen ?? '?'} seen, ${progress.files_read ?? '?'} read`,
       phases,
     };
   }
@@ -783,7 +784,7 @@ async function main(): Promise<void> {
       .filter((p) => p in ph)
       .map((p, i, a) => (i === 0 ? `${p} at ${f1(sec(ph[p] as number))} s` : `${p} +${f1(sec((ph[p] as number) - (ph[a[i - 1] as string] as number)))} s`))
       .join(', ');
-    row('cold index', `${f2(coldS)} s`, `spawn of \`claimboard serve\` on an empty database to "index: ready" (indexer's own: ${cold.ownS ?? '?'} s; ${cold.seen ?? '?'} paths seen, ${cold.read ?? '?'} read)`);
+    row('cold index', `${f2(coldS)} s`, `spawn of \`claimboard serve\` on an empty database to "index: ready" (indexer's own: ${cold.ownS ?? '?'} s; ${cold.detail})`);
     row('cold index phases', phaseText, 'first time each progress phase was seen in the database (polled every 100 ms), from spawn');
     row('cold: first HTTP 200', `${f2(sec(coldHttp))} s`, 'spawn to /api/board answering 200 with the index ready');
     row('cold: watcher subscribed', coldWatch ? `${f2(sec(coldWatch.ms))} s` : 'no', coldWatch ? `spawn to when its inotify watch count was seen complete (${coldWatch.watches} watches; sampled every 500 ms from the first HTTP 200)` : 'no inotify watch appeared: the indexer relies on its periodic rescan');
@@ -797,7 +798,7 @@ async function main(): Promise<void> {
     const warmHttp = await server.waitHttp(120);
     const warmWatch = await server.waitWatcher(Math.max(120, o.orders / 500));
     const warmS = sec(warm.wallMs);
-    row('warm start', `${f2(warmS)} s`, `restart of \`claimboard serve\` on that database, nothing changed, spawn to "index: ready" (indexer's own: ${warm.ownS ?? '?'} s; ${warm.read ?? '?'} files read, ${warm.verified ?? '?'} verified)`);
+    row('warm start', `${f2(warmS)} s`, `restart of \`claimboard serve\` on that database, nothing changed, spawn to "index: ready" (indexer's own: ${warm.ownS ?? '?'} s; ${warm.detail})`);
     row('warm: first HTTP 200', `${f2(sec(warmHttp))} s`, 'spawn to /api/board answering 200');
     row('warm: watcher subscribed', warmWatch ? `${f2(sec(warmWatch.ms))} s` : 'no', warmWatch ? `${warmWatch.watches} watches; the incremental step starts after this` : 'no inotify watch appeared: incremental writes wait for the periodic rescan');
 
@@ -841,13 +842,11 @@ async function main(): Promise<void> {
     if (profDir) {
       for (const sub of ['cold', 'serving']) {
         const dir = path.join(profDir, sub);
-        // The main thread's profile is the big one (the other is tsx's module-loader thread).
-        const files = (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')) : [])
-          .sort((a, b) => fs.statSync(path.join(dir, b)).size - fs.statSync(path.join(dir, a)).size)
-          .slice(0, 1);
-        for (const f of files) {
-          log(`CPU profile (${sub}): ${path.join(dir, f)}`);
-          profiles.push(`\nTop self time, indexer process (${sub} run, ${path.join(dir, f)}):\n${topSelfTime(path.join(dir, f), 15)}`);
+        // One profile per thread (main, the indexer's worker threads, tsx's loader): merged.
+        const files = (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')) : []).map((f) => path.join(dir, f));
+        if (files.length) {
+          log(`CPU profiles (${sub}): ${dir}`);
+          profiles.push(`\nTop self time, indexer process, all threads (${sub} run, ${dir}):\n${topSelfTime(files, 15)}`);
         }
       }
     }
