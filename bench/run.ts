@@ -154,10 +154,14 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 process.on('exit', () => {
   for (const pid of started) killGroup(pid, 'SIGKILL');
 });
+/** The bench's scratch folder (index database), removed on exit unless --keep. */
+let scratch: { dir: string; keep: boolean } | null = null;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
     log(`${sig}: stopping what the bench started`);
+    for (const pid of started) killGroup(pid, 'SIGKILL');
     cleanupWrites();
+    if (scratch && !scratch.keep) fs.rmSync(scratch.dir, { recursive: true, force: true });
     process.exit(130);
   });
 }
@@ -759,6 +763,7 @@ async function main(): Promise<void> {
   row('verifier alone', `${Math.round(vRate)} /s`, 'node:crypto Ed25519 verify, in-process, one key (the ceiling for verify_per_s)');
 
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'claimboard-bench-'));
+  scratch = { dir: work, keep: o.keep };
   const db = path.join(work, 'index.sqlite');
   const profDir = o.cpuProf ? path.join(o.cache, `profiles-${o.orders}-${new Date().toISOString().replace(/[:.]/g, '-')}`) : null;
   let server: Server | null = null;
