@@ -89,6 +89,14 @@ export interface SyncReport {
     readonly live_states: Record<string, number>;
     /** Samples in which the live order showed as stale (lane or state): must be 0. */
     readonly live_stale_samples: number;
+    /** The first few such cards, with B's clock when sampled (to tell why). */
+    readonly live_stale_cards: { readonly now_ms: number; readonly card: Card }[];
+    /**
+     * Samples, after B first showed the live heartbeat, in which the card had no heartbeat or
+     * did not call it fresh: Syncthing replaces a file on the receiving side by unlinking it and
+     * then renaming its temp file into place, and a pass in between sees no heartbeat.
+     */
+    readonly live_heartbeat_missing_samples: number;
     /** Largest age (B's clock now - the holder's heartbeat arrival on B) seen in any sample. */
     readonly live_max_heartbeat_age_ms: number | null;
     /** Heartbeats written on A, and distinct heartbeat arrivals B's index saw. */
@@ -445,6 +453,8 @@ export async function runScenario(
     const states: Record<string, number> = {};
     let liveSamples = 0;
     let preClaim = 0;
+    let hbMissing = 0;
+    const staleCards: { now_ms: number; card: Card }[] = [];
     let liveStale = 0;
     let maxAge: number | null = null;
     const arrivals = new Set<number>();
@@ -464,7 +474,11 @@ export async function runScenario(
       } else {
         liveSamples++;
         states[lc.state] = (states[lc.state] ?? 0) + 1;
-        if (lc.state === 'stale' || lc.lane === 'stale') liveStale++;
+        if (lc.state === 'stale' || lc.lane === 'stale') {
+          liveStale++;
+          if (staleCards.length < 5) staleCards.push({ now_ms: now, card: lc });
+        }
+        if (arrivals.size > 0 && (!lc.heartbeat || lc.holder_fresh !== true)) hbMissing++;
         if (lc.heartbeat) {
           arrivals.add(lc.heartbeat.arrival_ms);
           const age = now - lc.heartbeat.arrival_ms;
@@ -501,6 +515,8 @@ export async function runScenario(
       live_samples: liveSamples,
       live_states: states,
       live_stale_samples: liveStale,
+      live_stale_cards: staleCards,
+      live_heartbeat_missing_samples: hbMissing,
       live_max_heartbeat_age_ms: maxAge === null ? null : Math.round(maxAge),
       beats_written: beats,
       beat_arrivals_on_b: arrivals.size,
