@@ -18,6 +18,7 @@ import 'server-only';
  * 5. the incremental index equals the cold index, and both equal channelStateOf.
  */
 import { execFileSync } from 'node:child_process';
+import { createPrivateKey, createPublicKey, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { deriveChannel, type ChannelState, type Problem, type ProblemCode } from '../ledger/channel';
@@ -27,7 +28,20 @@ import { readChannel } from '../index/read-channel';
 import { nodeVerify } from '../index/node-verify';
 import { openMemory, type DB } from '../index/db';
 import { Indexer, type IndexerOptions } from '../index/indexer';
-import { baseChannel, LEDGER_PROBLEM_CODES, planRound, type Hostile, type Plan } from './mutate';
+import { baseChannel, LEDGER_PROBLEM_CODES, planRound, type Hostile, type Keys, type Plan } from './mutate';
+
+const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const privateKeys = new Map<string, KeyObject>();
+const privateKey = (seedHex: string) => {
+  let k = privateKeys.get(seedHex);
+  if (!k) privateKeys.set(seedHex, (k = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, Buffer.from(seedHex, 'hex')]), format: 'der', type: 'pkcs8' })));
+  return k;
+};
+/** Ed25519 with node:crypto: the same bytes as tweetnacl, a hundred times faster. */
+export const NODE_KEYS: Keys = {
+  sign: (seedHex, payload) => cryptoSign(null, Buffer.from(payload, 'utf8'), privateKey(seedHex)).toString('hex'),
+  publicKey: (seedHex) => (createPublicKey(privateKey(seedHex)).export({ format: 'der', type: 'spki' }) as Buffer).subarray(12).toString('hex'),
+};
 
 /** One broken invariant. */
 export interface Violation {
@@ -262,7 +276,7 @@ function firstDifference(a: unknown, b: unknown, where = ''): string | null {
 export async function fuzzRound(seed: number, workDir: string, opts: RoundOptions = {}): Promise<RoundReport> {
   installWatch();
   const t0 = Date.now();
-  const plan = planRound(seed, opts.count ?? 25);
+  const plan = planRound(seed, opts.count ?? 25, NODE_KEYS);
   const dir = fs.mkdtempSync(path.join(workDir, `round-${seed}-`));
   const root = path.join(dir, 'channel');
   const outside = path.join(dir, 'outside');
@@ -291,7 +305,7 @@ export async function fuzzRound(seed: number, workDir: string, opts: RoundOption
     writeBase(root, new Set());
     const withIndexer = opts.indexer !== false;
     const incDb = withIndexer ? openMemory() : null;
-    if (incDb) cleanups.push(() => incDb.close());
+    if (incDb) cleanups.push(() => void incDb.close());
     const indexerOpts = (db: DB) => {
       const o = { root, db, staleAfterMs: 300_000, clock: () => nowMs, watch: false, verify: nodeVerify, workers: 0 };
       return o as IndexerOptions;
@@ -319,7 +333,7 @@ export async function fuzzRound(seed: number, workDir: string, opts: RoundOption
     if (withIndexer) {
       coldDb = openMemory();
       const cdb = coldDb;
-      cleanups.push(() => cdb.close());
+      cleanups.push(() => void cdb.close());
       const cold = new Indexer(indexerOpts(cdb));
       cleanups.push(() => cold.stop());
       await guarded('indexer: cold start', () => cold.start());

@@ -204,6 +204,7 @@ const PROBLEM_CODES: readonly ProblemCode[] = [
 /** Every problem code of LEDGER.md §2. */
 export const LEDGER_PROBLEM_CODES: ReadonlySet<ProblemCode> = new Set(PROBLEM_CODES);
 
+const SIGNATURE_CODES: ReadonlySet<ProblemCode> = new Set(['unsigned', 'unknown_signer', 'invalid_signature', 'unauthorized_signer']);
 const CONTENT_CODES: readonly ProblemCode[] = ['invalid', 'name_mismatch', 'too_large'];
 const MIB = 1024 * 1024;
 
@@ -451,8 +452,18 @@ interface Ctx {
   fresh(): string;
 }
 
+/** Ed25519 from a seed (hex): deterministic, so any implementation gives the same bytes. */
+export interface Keys {
+  sign(seedHex: string, payload: string): string;
+  publicKey(seedHex: string): string;
+}
+/** tweetnacl: pure JavaScript, slow (a few ms a signature). */
+export const NACL_KEYS: Keys = { sign: naclSign, publicKey: naclPublicKey };
+/** The keys of the plan being built (planning is synchronous). */
+let keys: Keys = NACL_KEYS;
+const keyOfName = (name: string) => keys.publicKey(seedOf(name));
 const sign = (kind: SignedKind, fields: Record<string, unknown>, name: string, keyOf: string = name) =>
-  signFields(kind, fields, name, (p) => naclSign(seedOf(keyOf), p));
+  signFields(kind, fields, name, (p) => keys.sign(seedOf(keyOf), p));
 const pretty = (v: unknown) => enc.encode(JSON.stringify(v, null, 2));
 
 function add(ctx: Ctx, h: Hostile): boolean {
@@ -524,6 +535,8 @@ function opContent(ctx: Ctx): void {
 function opInPlace(ctx: Ctx): void {
   const src = randomBaseFile(ctx);
   if (ctx.taken.has(src.path)) return;
+  // A roster entry with a case variant beside it is not replaced: the variant would take its place.
+  if (src.path.startsWith('agents/') && ctx.taken.has(src.path.replace(/^agents\/(.*)\.json$/, (_m, n: string) => `agents/${n.toUpperCase()}.json`))) return;
   const orderDir = src.path.startsWith('tasks/') && src.path.endsWith('/order.json') ? src.path.slice(0, -'/order.json'.length) : null;
   const kind = ctx.rng.int(6);
   const ledger = isLedger(src.path);
@@ -606,7 +619,7 @@ function opOutsideLayout(ctx: Ctx): void {
     [`tasks/${order}/notes.txt`, enc.encode('hello')],
     [`tasks/${order}/${w}/claim.${w}.json`, claim],
     [`tasks/${order}/${w}/release.ops.${holder ?? 'x'}.json`, release],
-    [`agents/${w}/fang.json`, pretty({ name: 'fang', role: 'operator', capabilities: [], public_key: naclPublicKey(seedOf(w)) })],
+    [`agents/${w}/fang.json`, pretty({ name: 'fang', role: 'operator', capabilities: [], public_key: keyOfName(w) })],
     [`Agents/${w}.json`, pretty({ name: w, role: 'operator', capabilities: [] })],
     [`README.md`, enc.encode('# not a record')],
     [`ledger.${w}.json`, enc.encode('{}')],
@@ -707,13 +720,13 @@ function opSymlink(ctx: Ctx): void {
     }
     case 3: {
       const out = `agent-${w}.json`;
-      ctx.outside.push({ path: out, bytes: pretty({ name: w, role: 'operator', capabilities: [ctx.marker], public_key: naclPublicKey(seedOf(w)) }) });
+      ctx.outside.push({ path: out, bytes: pretty({ name: w, role: 'operator', capabilities: [ctx.marker], public_key: keyOfName(w) }) });
       add(ctx, { op: 'symlink:outside-agent', type: 'symlink', path: `agents/${w}.json`, target: { outside: out, absolute: abs }, expect: { kind: 'problem', codes: ['symlink'] } });
       return;
     }
     case 4: {
       const out = `ledger-${w}.jsonl`;
-      ctx.outside.push({ path: out, bytes: enc.encode(signLedgerLine({ kind: 'note', actor: w, summary: ctx.marker, created_at: T }, null, w, (p) => naclSign(seedOf(w), p)) + '\n') });
+      ctx.outside.push({ path: out, bytes: enc.encode(signLedgerLine({ kind: 'note', actor: w, summary: ctx.marker, created_at: T }, null, w, (p) => keys.sign(seedOf(w), p)) + '\n') });
       add(ctx, { op: 'symlink:outside-ledger', type: 'symlink', path: `ledger.${w}.jsonl`, target: { outside: out, absolute: abs }, expect: { kind: 'problem', codes: ['symlink'] } });
       return;
     }
@@ -863,7 +876,7 @@ function opLedger(ctx: Ctx): void {
   const lines: string[] = [];
   const who = rng.pick(['ops', 'fang', 'wisp']);
   for (let i = 0; i < rng.range(1, 4); i++) {
-    lines.push(signLedgerLine({ kind: 'note', actor: who, summary: `n${i}`, created_at: T }, lines[lines.length - 1] ?? null, who, (p) => naclSign(seedOf(who), p)));
+    lines.push(signLedgerLine({ kind: 'note', actor: who, summary: `n${i}`, created_at: T }, lines[lines.length - 1] ?? null, who, (p) => keys.sign(seedOf(who), p)));
   }
   const kind = rng.int(3);
   if (kind === 1 && lines.length > 1) lines.splice(0, 1); // chain broken at line 1
@@ -900,12 +913,13 @@ function opCase(ctx: Ctx): void {
     return;
   }
   const name = ctx.rng.pick(['fang', 'wisp', 'nebra', 'ops']);
+  if (ctx.taken.has(`agents/${name}.json`)) return; // replaced in place: the variant would be the entry
   // The name written in upper case with another key: folded away, the lowercase entry is kept (LEDGER.md §5).
   add(ctx, {
     op: 'case:agent',
     type: 'file',
     path: `agents/${name.toUpperCase()}.json`,
-    bytes: pretty({ name: name.toUpperCase(), role: 'operator', capabilities: [], public_key: naclPublicKey(seedOf(`evil-${name}`)) }),
+    bytes: pretty({ name: name.toUpperCase(), role: 'operator', capabilities: [], public_key: keyOfName(`evil-${name}`) }),
     expect: { kind: 'benign', why: 'case variant folded into the lowercase roster entry' },
   });
 }
@@ -931,7 +945,17 @@ const TOTAL_WEIGHT = OPS.reduce((s, [w]) => s + w, 0);
  * A hostile plan for one round: about `count` entries placed among the base channel's files.
  * Deterministic for `seed`.
  */
-export function planRound(seed: number, count: number): Plan {
+export function planRound(seed: number, count: number, with_: Keys = NACL_KEYS): Plan {
+  const saved = keys;
+  keys = with_;
+  try {
+    return plan(seed, count);
+  } finally {
+    keys = saved;
+  }
+}
+
+function plan(seed: number, count: number): Plan {
   const rng = new Rng(seed);
   const base = baseChannel();
   const byPath = new Map(base.files.map((f) => [f.path, f.bytes]));
@@ -969,8 +993,17 @@ export function planRound(seed: number, count: number): Plan {
   }
   // Entries inside a directory that is not an order (no readable order.json of its own) are
   // covered by that directory's one `invalid` problem; skipped names stay skipped.
-  const hostile = ctx.out.map((h): Hostile => {
+  // A roster entry replaced in place takes its signer out of the roster: what it signed is
+  // then `unknown_signer` first (LEDGER.md §2 order).
+  const rosterHit = ctx.out.some((h) => h.replaces && h.path.startsWith('agents/'));
+  // A case-variant copy of an order whose own order.json was replaced would rightly hold the order.
+  const brokenOrders = new Set(ctx.out.filter((h) => h.replaces && h.path.endsWith('/order.json')).map((h) => h.path.split('/')[1]));
+  const kept = ctx.out.filter((h) => !(h.op === 'case:order-dir' && brokenOrders.has(h.path.split('/')[1]?.toLowerCase())));
+  const hostile = kept.map((h): Hostile => {
     if (h.expect.kind === 'skip') return h;
+    if (rosterHit && h.expect.kind === 'problem' && h.expect.codes.some((c) => SIGNATURE_CODES.has(c)) && !h.expect.codes.includes('unknown_signer')) {
+      h = { ...h, expect: { ...h.expect, codes: [...h.expect.codes, 'unknown_signer'] } };
+    }
     const parts = h.path.split('/');
     if (parts[0] !== 'tasks' || parts.length < 3) return h;
     const dir = `tasks/${parts[1]}`;

@@ -24,7 +24,8 @@ import type { Stats } from 'node:fs';
 import type { DB } from './db';
 import { assertChannelRoot, entryFromStat, walkChannel, walkChannelLevel } from './read-channel';
 import { nodeVerify } from './node-verify';
-import { channelContext, ledgerReportOf, readEntry, type ChannelContext, type FileOutcome, type Problem } from '../ledger/channel';
+import { byCanonicalDir, channelContext, duplicateOrderDir, ledgerReportOf, readEntry, type ChannelContext, type FileOutcome, type Problem } from '../ledger/channel';
+import { canonicalName } from '../ledger/names';
 import type { LedgerFileReport } from '../ledger/ledger-file';
 import type { Ed25519Verify } from '../ledger/verify';
 import { withChannelFacts, type Card, type OrderState } from '../ledger/derive';
@@ -88,6 +89,36 @@ const dirOf = (rel: string): string | null => {
 };
 const isChannelLevel = (rel: string) => dirOf(rel) === null;
 
+/**
+ * Folders whose names fold to one order id (`tasks/T1` beside `tasks/t1`; names compare
+ * case-insensitively, LEDGER.md §2) decided as deriveOutcomes decides: in byCanonicalDir order,
+ * the first holding a readable order keeps the id; each other is one `invalid` problem at its
+ * folder, its files not read (no card, no writer arrivals). `results` must hold every folder of
+ * such a group; they come back in that order (a keeper before the folders it shadows).
+ */
+export function foldCaseVariants(results: readonly OrderPassResult[]): OrderPassResult[] {
+  const byDir = new Map(results.map((r) => [r.dir, r]));
+  const held = new Map<string, string>();
+  return byCanonicalDir([...byDir.keys()]).map((d) => {
+    const r = byDir.get(d) as OrderPassResult;
+    if (!r.card) return r;
+    const keeper = held.get(r.card.order_id);
+    if (keeper === undefined) {
+      held.set(r.card.order_id, r.dir);
+      return r;
+    }
+    return {
+      ...r,
+      card: null,
+      problems: [duplicateOrderDir(r.dir, `tasks/${keeper}/order.json`, r.card.order_id)],
+      holds: [],
+      beats: [],
+      next_ms: null,
+      files: r.files.map((f) => ({ ...f, writer: null })),
+    };
+  });
+}
+
 export class Indexer {
   /** Stat identity of every entry seen, per order folder (its own path included) ... */
   private dirStats = new Map<string, Map<string, string>>();
@@ -99,6 +130,8 @@ export class Indexer {
   private readonly ledgerMemo = new Map<string, { stat: string; keys: string; report: LedgerFileReport }>();
   private readonly orders = new Map<string, OrderInfo>();
   private readonly dirToId = new Map<string, string>();
+  /** Known folders whose names are not in canonical form (rare): their case siblings are passed with them. */
+  private readonly variantDirs = new Set<string>();
   private readonly dependents = new Map<string, Set<string>>();
   private readonly lastArrival = new Map<string, number>();
   private readonly pins = new Map<string, string>();
@@ -222,6 +255,8 @@ export class Indexer {
     }
     // Folders the database knows that are gone.
     for (const info of this.orders.values()) if (!this.dirStats.has(info.dir)) dirty.add(info.dir);
+    // Folders named in other case than their id: passed with their siblings from now on.
+    for (const d of this.dirStats.keys()) if (d !== canonicalName(d)) this.variantDirs.add(d);
     this.setProgress({ phase: 'reading', files_seen: seen });
     this.log(`index: ${seen} entries, ${dirty.size} order folders to read`);
 
@@ -563,20 +598,42 @@ export class Indexer {
    */
   private passDirs(dirs: Set<string>, cold = false): void {
     if (dirs.size === 0) return;
-    const list = [...dirs].sort();
+    // Case siblings are decided together, in one chunk (foldCaseVariants).
+    const list = byCanonicalDir([...this.withCaseSiblings(dirs)]);
     const chunk = 500;
-    for (let i = 0; i < list.length; i += chunk) {
-      const part = list.slice(i, i + chunk);
+    for (let i = 0; i < list.length; ) {
+      let end = Math.min(i + chunk, list.length);
+      while (end < list.length && canonicalName(list[end] as string) === canonicalName(list[end - 1] as string)) end++;
+      const part = list.slice(i, end);
+      i = end;
       const ctx = this.passContext(this.rememberedFor(part));
       const results: OrderPassResult[] = [];
       for (const d of part) {
         const { view: _view, ...r } = passOrder(d, ctx);
         results.push(r);
       }
-      this.storeResults(results, cold);
+      this.storeResults(foldCaseVariants(results), cold);
       if (cold) this.setProgress({ files_read: this.progress.files_read + part.reduce((n, d) => n + (this.dirStats.get(d)?.size ?? 0), 0), files_verified: this.verified });
     }
     this.settle(cold);
+  }
+
+  /** `dirs` with every known folder whose name folds to the same id as one of them. */
+  private withCaseSiblings(dirs: Set<string>): Set<string> {
+    const out = new Set(dirs);
+    const keys = new Set<string>();
+    for (const d of dirs) {
+      const k = canonicalName(d);
+      keys.add(k);
+      if (k !== d && (this.dirStats.has(k) || this.dirToId.has(k))) out.add(k);
+    }
+    for (const v of this.variantDirs) {
+      const k = canonicalName(v);
+      if (!keys.has(k)) continue;
+      out.add(v);
+      if (this.dirStats.has(k) || this.dirToId.has(k)) out.add(k);
+    }
+    return out;
   }
 
   /** The first index: on every core (worker threads) when many folders must be read. */
@@ -588,6 +645,22 @@ export class Indexer {
       return;
     }
     const results: OrderPassResult[] = [];
+    // Results of case siblings wait for each other (foldCaseVariants).
+    const groupSize = new Map<string, number>();
+    for (const d of list) groupSize.set(canonicalName(d), (groupSize.get(canonicalName(d)) ?? 0) + 1);
+    const waiting = new Map<string, OrderPassResult[]>();
+    const take = (r: OrderPassResult) => {
+      const k = canonicalName(r.dir);
+      const n = groupSize.get(k) ?? 1;
+      if (n <= 1) return void results.push(r);
+      const w = waiting.get(k) ?? [];
+      w.push(r);
+      waiting.set(k, w);
+      if (w.length === n) {
+        waiting.delete(k);
+        results.push(...foldCaseVariants(w));
+      }
+    };
     const verifiedBefore = this.verified;
     const counts = await runPassesInWorkers(
       list,
@@ -602,12 +675,13 @@ export class Indexer {
         staleAfterMs: this.opts.staleAfterMs,
       },
       (r) => {
-        results.push(r);
+        take(r);
         if (results.length >= 500) this.storeResults(results.splice(0), true);
       },
       (read, verified) => this.setProgress({ files_read: read, files_verified: verifiedBefore + verified }),
     );
     this.verified += counts.verified;
+    for (const w of waiting.values()) results.push(...foldCaseVariants(w)); // a sibling that vanished meanwhile
     this.storeResults(results, true);
     this.settle(true);
   }
@@ -648,6 +722,10 @@ export class Indexer {
         for (const f of r.files) stats.set(f.path, f.stat);
         if (r.files.length > 0) this.dirStats.set(r.dir, stats);
         else this.dirStats.delete(r.dir);
+        if (r.dir !== canonicalName(r.dir)) {
+          if (r.files.length > 0) this.variantDirs.add(r.dir);
+          else this.variantDirs.delete(r.dir);
+        }
         for (const f of r.files) {
           addFile.run(f.path, f.order_dir, f.stat, f.type, f.arrival_ms, firstSeenOf.get(f.path) ?? now, f.kind, f.status, f.problem, f.writer, f.sig_key, f.sig_ok);
           if (f.writer) this.touchedWriters.add(f.writer);
@@ -667,7 +745,11 @@ export class Indexer {
             for (const d of this.dependents.get(prevId) ?? []) this.touchedOrders.add(d);
           }
         }
-        if (!r.card) continue;
+        if (!r.card) {
+          // A folder shadowed by a case sibling holding its order keeps no claim on the id.
+          if (prevId && this.orders.get(prevId)?.dir !== r.dir) this.dirToId.delete(r.dir);
+          continue;
+        }
         const c = r.card;
         delHolds.run(c.order_id);
         for (const h of r.holds) addHold.run(c.order_id, h.agent, JSON.stringify(h));

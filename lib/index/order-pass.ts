@@ -11,7 +11,7 @@ import { assembleOrder, readEntry, type FileOutcome, type OrderView } from '../l
 import { deriveOrder, type Card, type DeriveContext } from '../ledger/derive';
 import { claimHistory, type HoldHistory } from '../ledger/timeline';
 import type { Ed25519Verify, Roster, SignatureMemo } from '../ledger/verify';
-import { entryFromStat } from './read-channel';
+import { entryFromStat, lstatUndecodable } from './read-channel';
 import type { Stats } from 'node:fs';
 
 /** A stat identity: files whose identity did not change are not read again. */
@@ -99,7 +99,10 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
   try {
     dirSt = fs.lstatSync(absDir);
   } catch {
-    return { dir, files, card: null, problems: [], holds: [], beats: [], next_ms: null, view: null };
+    // Gone, or a name that is not valid UTF-8 (then reported: not a safe order id).
+    const st = dir.includes('\uFFFD') ? lstatUndecodable(path.join(ctx.root, 'tasks'), dir) : null;
+    if (!st) return { dir, files, card: null, problems: [], holds: [], beats: [], next_ms: null, view: null };
+    dirSt = st;
   }
   files.push({ path: relDir, order_dir: dir, stat: statKey(dirSt), type: dirSt.isDirectory() ? 'dir' : 'file', arrival_ms: dirSt.ctimeMs, kind: null, status: 'dir', problem: null, writer: null, sig_key: null, sig_ok: null });
   if (!dirSt.isDirectory()) {
@@ -124,7 +127,10 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
     try {
       st = fs.lstatSync(path.join(ctx.root, rel));
     } catch {
-      continue;
+      // Vanished, or a name that is not valid UTF-8: listed by its bytes, read as unreadable.
+      const undecodable = name.includes('\uFFFD') ? lstatUndecodable(absDir, name) : null;
+      if (!undecodable) continue;
+      st = undecodable;
     }
     stats.set(rel, statKey(st));
     outcomes.push(readEntry(entryFromStat(ctx.root, rel, st)));

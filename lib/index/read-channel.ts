@@ -84,9 +84,10 @@ export function statEntry(root: string, rel: string): ChannelEntry | null {
  */
 export function walkChannel(root: string, visit: (rel: string, st: fs.Stats) => void): void {
   const walk = (relDir: string, depth: number) => {
+    const absDir = relDir ? path.join(root, relDir) : root;
     let names: string[];
     try {
-      names = fs.readdirSync(relDir ? path.join(root, relDir) : root);
+      names = fs.readdirSync(absDir);
     } catch {
       return; // unreadable directory: nothing in it can be read
     }
@@ -94,11 +95,17 @@ export function walkChannel(root: string, visit: (rel: string, st: fs.Stats) => 
     for (const name of names) {
       if (name.startsWith('.')) continue;
       const rel = relDir ? `${relDir}/${name}` : name;
-      let st: fs.Stats;
+      let st: fs.Stats | null;
       try {
         st = fs.lstatSync(path.join(root, rel));
       } catch {
-        continue; // vanished between readdir and lstat
+        // Vanished between readdir and lstat, or a name that is not valid UTF-8: it reads back
+        // with U+FFFD and cannot be reached by that string. Such an entry is listed by its bytes
+        // (reading it by its lossy name finds nothing: a problem, LEDGER.md §1.6), never dropped.
+        st = name.includes('\uFFFD') ? lstatUndecodable(absDir, name) : null;
+        if (!st) continue;
+        visit(rel, st);
+        continue; // never descended into: nothing under it can be reached by name
       }
       visit(rel, st);
       // The layout is at most three levels deep (tasks/<id>/<file>); deeper is never read.
@@ -106,6 +113,27 @@ export function walkChannel(root: string, visit: (rel: string, st: fs.Stats) => 
     }
   };
   walk('', 0);
+}
+
+/**
+ * The lstat of the entry of `absDir` whose name is not valid UTF-8 and reads back (lossily,
+ * with U+FFFD) as `lossy`; null when there is none. Such an entry cannot be opened by its
+ * string name: callers report it as unreadable instead of dropping it.
+ */
+export function lstatUndecodable(absDir: string, lossy: string): fs.Stats | null {
+  try {
+    for (const raw of fs.readdirSync(absDir, { encoding: 'buffer' })) {
+      if (raw.toString('utf8') !== lossy) continue;
+      try {
+        return fs.lstatSync(Buffer.concat([Buffer.from(absDir + path.sep), raw]));
+      } catch {
+        return null;
+      }
+    }
+  } catch {
+    /* the directory went away */
+  }
+  return null;
 }
 
 /**

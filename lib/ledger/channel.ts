@@ -131,7 +131,7 @@ export function readEntry(entry: ChannelEntry): FileOutcome {
       if (entry.size > MAX_RECORD_BYTES || (entry.bytes && entry.bytes.length > MAX_RECORD_BYTES)) {
         return problem('too_large', `${entry.size} bytes, over the 1 MiB limit; not parsed`);
       }
-      if (!entry.bytes) return problem('invalid', 'unreadable');
+      if (!entry.bytes) return problem('invalid', entry.path.includes('\uFFFD') ? 'unreadable: its name is not valid UTF-8' : 'unreadable');
       if (cls.kind === 'ledger') {
         const signer = ledgerFileSigner(baseName(entry.path));
         if (signer === undefined) return problem('invalid', 'not a valid ledger file name (ledger.<signer>.jsonl)');
@@ -462,10 +462,15 @@ export function deriveOutcomes(
   }
 
   const folders = new Map<string, AssembledOrder>();
-  for (const dir of orderDirsOf(dirs)) {
+  for (const dir of byCanonicalDir(orderDirsOf(dirs))) {
     const a = assembleOrder(dir, byOrder.get(dir) ?? [], roster, options);
     if ('invalid' in a) {
       problems.push(a.invalid);
+      continue;
+    }
+    const held = folders.get(a.order.folder.order.record.id);
+    if (held) {
+      problems.push(duplicateOrderDir(dir, held.folder.order.path, a.order.folder.order.record.id));
       continue;
     }
     problems.push(...a.order.problems);
@@ -510,6 +515,35 @@ export function deriveOutcomes(
     views,
     lastArrivalByAgent: lastArrival,
     nextChangeMs,
+  };
+}
+
+/**
+ * Order directories in the order their claims on an id are settled: directories whose names
+ * fold to the same id (`tasks/T1`, `tasks/t1`: names compare case-insensitively, LEDGER.md §2)
+ * are adjacent, the one already written in canonical form first, then by name. The first with
+ * a readable order keeps the id (as the roster keeps the lowercase entry, §5).
+ */
+export function byCanonicalDir(dirs: readonly string[]): string[] {
+  const keys = new Map(dirs.map((d) => [d, canonicalName(d)]));
+  const key = (d: string) => keys.get(d) as string;
+  return [...dirs].sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    if (ka !== kb) return ka < kb ? -1 : 1;
+    const ca = a === ka ? 0 : 1;
+    const cb = b === kb ? 0 : 1;
+    if (ca !== cb) return ca - cb;
+    return a < b ? -1 : a > b ? 1 : 0;
+  });
+}
+
+/** The one `invalid` problem of a second directory for an order id (its files are not read). */
+export function duplicateOrderDir(dir: string, keptOrderPath: string, id: string): Problem {
+  return {
+    path: `tasks/${dir}`,
+    problem: 'invalid',
+    detail: `another directory (${keptOrderPath.slice(0, keptOrderPath.lastIndexOf('/'))}) holds order ${id}: names compare case-insensitively; its files are not read`,
   };
 }
 
