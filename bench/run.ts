@@ -615,10 +615,39 @@ async function incremental(port: number, g: Generated, plan: Plan, writes: numbe
 }
 
 type Endpoint = 'board' | 'lane' | 'order';
+const LOAD_LANES = ['running', 'done', 'attention', 'stale', 'queue', 'review'];
+/** The s-th request path of an endpoint kind (lanes, agents, and order ids rotate). */
+function endpointPath(kind: Endpoint, s: number, n: number, orderIdOf: (i: number) => string): string {
+  return kind === 'board' ? '/api/board'
+    : kind === 'lane' ? `/api/board?lane=${LOAD_LANES[s % LOAD_LANES.length]}&agent=${ALIVE[(s * 7) % ALIVE.length]}`
+    : `/api/orders/${orderIdOf(Math.floor(((s * 2654435761) >>> 0) % n))}`;
+}
+
+/** One client, one request at a time: what a request costs with no queue, and how big the answers are. */
+async function apiUnloaded(port: number, n: number, each: number, orderIdOf: (i: number) => string) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const out = {} as Record<Endpoint, { ms: number[]; bytes: number }>;
+  try {
+    for (const kind of ['board', 'lane', 'order'] as const) {
+      const ms: number[] = [];
+      let bytes = 0;
+      for (let s = 0; s < each; s++) {
+        const t = performance.now();
+        const r = await get(port, endpointPath(kind, s, n, orderIdOf), agent, 30_000);
+        ms.push(performance.now() - t);
+        bytes += Buffer.byteLength(r.body);
+      }
+      out[kind] = { ms, bytes: bytes / each };
+    }
+  } finally {
+    agent.destroy();
+  }
+  return out;
+}
+
 async function apiLoad(port: number, n: number, clients: number, seconds: number, orderIdOf: (i: number) => string) {
   const lat: Record<Endpoint, number[]> = { board: [], lane: [], order: [] };
   const errors: Record<Endpoint, number> = { board: 0, lane: 0, order: 0 };
-  const lanes = ['running', 'done', 'attention', 'stale', 'queue', 'review'];
   const kinds: Endpoint[] = ['board', 'lane', 'order'];
   const deadline = performance.now() + seconds * 1000;
   let seq = 0;
@@ -628,10 +657,7 @@ async function apiLoad(port: number, n: number, clients: number, seconds: number
       for (let j = 0; performance.now() < deadline; j++) {
         const kind = kinds[(c + j) % 3] as Endpoint;
         const s = seq++;
-        const p =
-          kind === 'board' ? '/api/board'
-          : kind === 'lane' ? `/api/board?lane=${lanes[s % lanes.length]}&agent=${ALIVE[(s * 7) % ALIVE.length]}`
-          : `/api/orders/${orderIdOf(Math.floor(((s * 2654435761) >>> 0) % n))}`;
+        const p = endpointPath(kind, s, n, orderIdOf);
         const t = performance.now();
         try {
           const r = await get(port, p, agent, 30_000);
@@ -818,11 +844,18 @@ async function main(): Promise<void> {
 
     // API latency under load.
     const { orderIdOf } = await import('./generate');
-    const load = await apiLoad(port, o.orders, o.clients, o.loadS, (i) => orderIdOf(i, o.orders));
+    const idOf = (i: number) => orderIdOf(i, o.orders);
+    const paths: Record<Endpoint, string> = { board: '/api/board', lane: '/api/board?lane=L&agent=A', order: '/api/orders/:id' };
+    const alone = await apiUnloaded(port, o.orders, 30, idOf);
+    row('API, no load', '30 requests per endpoint', 'one keep-alive client, one request at a time: the cost of a request without queueing');
+    for (const k of ['board', 'lane', 'order'] as const) {
+      const a = stats(alone[k].ms);
+      row(`  ${paths[k]}`, `p50 ${f1(a.p50)} ms, p95 ${f1(a.p95)} ms`, `${f1(alone[k].bytes / 1024)} KB per answer`);
+    }
+    const load = await apiLoad(port, o.orders, o.clients, o.loadS, idOf);
     const api: Record<Endpoint, ReturnType<typeof stats>> = { board: stats(load.lat.board), lane: stats(load.lat.lane), order: stats(load.lat.order) };
     const total = api.board.n + api.lane.n + api.order.n;
     row('API load', `${total} requests in ${f1(load.wall)} s (${Math.round(total / load.wall)} /s)`, `${o.clients} keep-alive clients, endpoints in rotation`);
-    const paths: Record<Endpoint, string> = { board: '/api/board', lane: '/api/board?lane=L&agent=A', order: '/api/orders/:id' };
     for (const k of ['board', 'lane', 'order'] as const) {
       row(`  ${paths[k]}`, `p50 ${f1(api[k].p50)} ms, p95 ${f1(api[k].p95)} ms`, `${api[k].n} requests, ${load.errors[k]} errors, max ${f1(api[k].max)} ms`);
     }
