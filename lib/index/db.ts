@@ -138,10 +138,21 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.id ?? 0;
 /**
  * Opens (creating if needed) the index for writing: WAL, synchronous NORMAL, migrations.
  * A file that is not a readable SQLite database, or whose integrity check fails, is moved
- * aside (`<file>.corrupt-<time>`) and rebuilt from the folder; `onRebuild` is told why.
+ * aside (`<file>.corrupt-<time>`) and rebuilt from the folder; `onRebuild` is told why. A
+ * missing file (never built, or deleted) is built from the folder, saying so; a write-ahead
+ * log left behind by a deleted database is moved aside first (`<file>.orphan-<time>-wal`),
+ * never replayed into the new one.
  */
 export function openWriter(file: string, onRebuild: (why: string) => void = () => {}): DB {
   fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (!fs.existsSync(file)) {
+    const orphans = ['-wal', '-shm'].filter((s) => fs.existsSync(file + s));
+    const aside = `${file}.orphan-${Date.now()}`;
+    for (const s of orphans) fs.renameSync(file + s, aside + s);
+    onRebuild(
+      `index ${file} not found${orphans.length ? ` (a deleted index's ${orphans.map((s) => s.slice(1)).join(' and ')} files were left behind: moved to ${aside}-*)` : ''}; building it from the folder`,
+    );
+  }
   let db: DB | null = null;
   try {
     db = new Database(file);
