@@ -53,6 +53,12 @@ export interface IndexerOptions {
   readonly verify?: Ed25519Verify;
   /** Worker threads for a cold index (default: one per core when more than 2,000 folders are dirty; 0 = none). */
   readonly workers?: number;
+  /**
+   * How long a file that vanished is still believed, ms (default 1 000): Syncthing replaces a
+   * received file by unlinking it and then renaming its temp file into place, and a pass in
+   * between must not see the heartbeat (or roster entry) gone.
+   */
+  readonly vanishGraceMs?: number;
 }
 
 /** An agents row: the summary plus what the agent page shows (LEDGER.md §4, §5). */
@@ -142,6 +148,13 @@ export class Indexer {
   private readonly verify: Ed25519Verify;
   private readonly log: (line: string) => void;
   private pending = new Set<string>();
+  /** Folders in which a file vanished in this look, with their listing from before. */
+  private lostNow = new Map<string, Map<string, string>>();
+  /** Channel-level listing from before, when a channel-level file vanished in this look. */
+  private channelLostNow: Map<string, string> | null = null;
+  /** Folders (and '' for the channel level) whose vanished files are believed until a deadline (ms). */
+  private readonly deferred = new Map<string, number>();
+  private graceTimer: NodeJS.Timeout | null = null;
   private pendingAll = false;
   private pumpTimer: NodeJS.Timeout | null = null;
   private staleTimer: NodeJS.Timeout | null = null;
@@ -283,7 +296,7 @@ export class Indexer {
   /** Stops watching and timers. The database stays open (its owner closes it). */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of [this.pumpTimer, this.staleTimer]) if (t) clearTimeout(t);
+    for (const t of [this.pumpTimer, this.staleTimer, this.graceTimer]) if (t) clearTimeout(t);
     if (this.rescanTimer) clearInterval(this.rescanTimer);
     this.pumpTimer = this.staleTimer = this.rescanTimer = null;
     const sub = this.subscription;
@@ -310,6 +323,12 @@ export class Indexer {
         },
         { ignore: ['**/.stversions/**', '**/.git/**'] },
       );
+      // stop() may have run while subscribing: it found no subscription to end, so end it here.
+      if (this.stopped) {
+        const sub = this.subscription;
+        this.subscription = null;
+        await sub?.unsubscribe();
+      }
     } catch (e) {
       this.log(`index: folder events unavailable (${e instanceof Error ? e.message : String(e)}); relying on the periodic rescan`);
     }
@@ -342,16 +361,62 @@ export class Indexer {
     const paths = this.pending;
     this.pendingAll = false;
     this.pending = new Set();
+    this.lostNow = new Map();
+    this.channelLostNow = null;
     const scanned = all ? this.rescan() : this.refresh(paths);
     const dirty = scanned.dirty;
+    let channelDirty = scanned.channelDirty;
+    // A file that just vanished is believed a moment longer (see vanishGraceMs).
+    const now = this.clock();
+    const grace = this.opts.vanishGraceMs ?? 1000;
+    for (const [d, old] of this.lostNow) {
+      if (!dirty.has(d)) continue;
+      const until = this.deferred.get(d);
+      if (until !== undefined && until <= now) {
+        this.deferred.delete(d);
+        continue;
+      }
+      if (until === undefined) this.deferred.set(d, now + grace);
+      dirty.delete(d);
+      this.dirStats.set(d, old);
+    }
+    for (const d of dirty) this.deferred.delete(d);
+    if (this.channelLostNow && channelDirty) {
+      const until = this.deferred.get('');
+      if (until !== undefined && until <= now) this.deferred.delete('');
+      else {
+        if (until === undefined) this.deferred.set('', now + grace);
+        channelDirty = false;
+        this.channelStats = this.channelLostNow;
+      }
+    } else if (channelDirty) this.deferred.delete('');
+    this.scheduleGrace();
     // An operator re-pinned a key (claimboard repin): the roster must be rebuilt.
-    const channelDirty = scanned.channelDirty || this.readPinsVersion() !== this.pinsVersion;
+    channelDirty = channelDirty || this.readPinsVersion() !== this.pinsVersion;
     if (channelDirty && this.readChannelLevel()) {
       for (const info of this.orders.values()) dirty.add(info.dir);
       for (const d of this.dirStats.keys()) dirty.add(d);
     }
     this.passDirs(dirty);
     this.scheduleStaleTimer();
+  }
+
+  /** Looks again at deferred folders when their grace ends. */
+  private scheduleGrace(): void {
+    if (this.graceTimer) clearTimeout(this.graceTimer);
+    this.graceTimer = null;
+    if (this.deferred.size === 0 || this.stopped) return;
+    const next = Math.min(...this.deferred.values());
+    this.graceTimer = setTimeout(() => {
+      this.graceTimer = null;
+      const now = this.clock();
+      for (const [d, until] of this.deferred) {
+        if (until > now) continue;
+        this.pending.add(d === '' ? 'agents' : `tasks/${d}`);
+      }
+      this.schedule(0);
+    }, Math.max(5, next - this.clock() + 5));
+    this.graceTimer.unref?.();
   }
 
   private setStat(rel: string, key: string): void {
@@ -387,6 +452,7 @@ export class Indexer {
       if (cur === null) return;
       const old = this.dirStats.get(cur);
       if (!old || old.size !== curMap.size || [...curMap].some(([p, k]) => old.get(p) !== k)) dirty.add(cur);
+      if (old && [...old.keys()].some((p) => !curMap.has(p))) this.lostNow.set(cur, old);
       this.dirStats.set(cur, curMap);
       cur = null;
       curMap = new Map();
@@ -413,6 +479,7 @@ export class Indexer {
       dirty.add(d);
     }
     if (channelNow.size !== this.channelStats.size || [...channelNow].some(([p, k]) => this.channelStats.get(p) !== k)) channelDirty = true;
+    if ([...this.channelStats.keys()].some((p) => !channelNow.has(p))) this.channelLostNow = this.channelStats;
     this.channelStats = channelNow;
     return { dirty, channelDirty };
   }
@@ -432,6 +499,7 @@ export class Indexer {
     // Keep the remembered listing of the dirty folders current.
     for (const d of dirty) {
       const m = new Map<string, string>();
+      const old = this.dirStats.get(d);
       const abs = path.join(this.opts.root, 'tasks', d);
       try {
         const st = fs.lstatSync(abs);
@@ -441,14 +509,17 @@ export class Indexer {
             if (!r.includes('/')) m.set(`tasks/${d}/${r}`, statKey(s));
           });
         }
+        if (old && [...old.keys()].some((p) => !m.has(p))) this.lostNow.set(d, old);
         this.dirStats.set(d, m);
       } catch {
         this.dirStats.delete(d);
       }
     }
     if (channelDirty) {
+      const old = this.channelStats;
       this.channelStats = new Map();
       walkChannelLevel(this.opts.root, (rel, st) => this.channelStats.set(rel, statKey(st)));
+      if ([...old.keys()].some((p) => !this.channelStats.has(p))) this.channelLostNow = old;
     }
     return { dirty, channelDirty };
   }
