@@ -60,22 +60,64 @@ function writeTemp(abs: string, bytes: Uint8Array): string {
 }
 
 /**
+ * Creates the missing folders above `abs` one level at a time, so that the disk's real reason
+ * surfaces (a recursive mkdir reports ENOENT on a read-only file system). Returns the folders it
+ * created, outermost first, for `removeCreated` to take back when the write then fails: a failed
+ * write must not leave an empty `tasks/<id>/` behind (the board would show it as a problem).
+ */
+function makeParents(abs: string): string[] {
+  const missing: string[] = [];
+  for (let d = path.dirname(abs); !fs.existsSync(d); d = path.dirname(d)) {
+    missing.unshift(d);
+    if (path.dirname(d) === d) break;
+  }
+  const created: string[] = [];
+  for (const d of missing) {
+    try {
+      fs.mkdirSync(d);
+      created.push(d);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue; // made by another writer meanwhile: not ours to take back
+      removeCreated(created);
+      throw new WriteError('io', `cannot create ${path.dirname(abs)}: ${code ?? String(e)}`);
+    }
+  }
+  return created;
+}
+
+/** Removes the folders this write created, innermost first, while they are empty; nothing else. */
+function removeCreated(created: readonly string[]): void {
+  for (const d of [...created].reverse()) {
+    try {
+      fs.rmdirSync(d);
+    } catch {
+      return; // another writer put something there: it stays
+    }
+  }
+}
+
+/**
  * Writes `bytes` at `abs`, which must not exist (LEDGER.md §8: "refuse if a file it did not
- * write is in the way"). Creates missing parent directories. Throws WriteError('exists') when
- * something is there, WriteError('io') when the disk refuses (full, read-only, ...).
+ * write is in the way"). Creates missing parent directories (and removes them again if the write
+ * fails). Throws WriteError('exists') when something is there, WriteError('io') when the disk
+ * refuses (full, read-only, ...).
  */
 export function writeNewFile(abs: string, bytes: Uint8Array): void {
-  try {
-    fs.mkdirSync(path.dirname(abs), { recursive: true });
-  } catch (e) {
-    throw new WriteError('io', `cannot create ${path.dirname(abs)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
+  const created = makeParents(abs);
   if (fs.existsSync(abs) || isSymlink(abs)) throw new WriteError('exists', `${path.basename(abs)} already exists`);
-  const tmp = writeTemp(abs, bytes);
+  let tmp: string;
+  try {
+    tmp = writeTemp(abs, bytes);
+  } catch (e) {
+    removeCreated(created);
+    throw e;
+  }
   try {
     fs.linkSync(tmp, abs);
   } catch (e) {
     fs.rmSync(tmp, { force: true });
+    removeCreated(created);
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new WriteError('exists', `${path.basename(abs)} appeared while writing; nothing was written`);
     throw new WriteError('io', `cannot place ${path.basename(abs)}: ${code ?? String(e)}`);
@@ -97,17 +139,33 @@ function isSymlink(p: string): boolean {
  * is there was written by this operator. Refuses a symlink in the way.
  */
 export function replaceOwnFile(abs: string, bytes: Uint8Array): void {
+  replaceVia(abs, bytes, null);
+}
+
+/**
+ * replaceOwnFile, with `stillAsRead` checked after the temp file is written and just before it is
+ * renamed into place: when it says the file moved on, the temp file is removed and nothing changes.
+ */
+function replaceVia(abs: string, bytes: Uint8Array, stillAsRead: (() => WriteError | null) | null): void {
   if (isSymlink(abs)) throw new WriteError('exists', `${path.basename(abs)} is a symlink; not followed, not replaced`);
+  const created = makeParents(abs);
+  let tmp: string;
   try {
-    fs.mkdirSync(path.dirname(abs), { recursive: true });
+    tmp = writeTemp(abs, bytes);
   } catch (e) {
-    throw new WriteError('io', `cannot create ${path.dirname(abs)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    removeCreated(created);
+    throw e;
   }
-  const tmp = writeTemp(abs, bytes);
+  const moved = stillAsRead?.() ?? null;
+  if (moved) {
+    fs.rmSync(tmp, { force: true });
+    throw moved;
+  }
   try {
     fs.renameSync(tmp, abs);
   } catch (e) {
     fs.rmSync(tmp, { force: true });
+    removeCreated(created);
     throw new WriteError('io', `cannot place ${path.basename(abs)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
   fsyncDir(path.dirname(abs));
@@ -136,16 +194,26 @@ export function ledgerPrevOf(abs: string): { readonly prev: string; readonly las
  */
 export function appendLedgerLine(abs: string, line: string, expectedPrev: string): void {
   if (isSymlink(abs)) throw new WriteError('exists', `${path.basename(abs)} is a symlink; not followed`);
-  let text = '';
-  try {
-    text = fs.readFileSync(abs, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new WriteError('io', `cannot read ${path.basename(abs)}: ${(e as NodeJS.ErrnoException).code}`);
-  }
+  const read = (): string | WriteError => {
+    try {
+      return fs.readFileSync(abs, 'utf8');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      return code === 'ENOENT' ? '' : new WriteError('io', `cannot read ${path.basename(abs)}: ${code ?? String(e)}`);
+    }
+  };
+  const text = read();
+  if (text instanceof WriteError) throw text;
   const lines = splitLines(text);
   const last = lines[lines.length - 1];
   const prev = last === undefined ? '' : sha256HexOfText(last);
   if (prev !== expectedPrev) throw new WriteError('moved_on', `${path.basename(abs)} has a new line since this action was signed: sign again`);
   const body = (text.length > 0 && !text.endsWith('\n') ? text + '\n' : text) + line + '\n';
-  replaceOwnFile(abs, new TextEncoder().encode(body));
+  // Another process appending meanwhile (a CLI action beside the server) would be lost by the
+  // rename: the file is read again just before it, and a change refuses (a window of a rename
+  // remains; one writer per path makes it the same operator's own second action).
+  replaceVia(abs, new TextEncoder().encode(body), () => {
+    const now = read();
+    return now === text ? null : new WriteError('moved_on', `${path.basename(abs)} changed while writing; nothing was written: sign again`);
+  });
 }
