@@ -130,6 +130,12 @@ const MIGRATIONS: readonly { readonly id: number; readonly name: string; readonl
       ALTER TABLE ledger_files ADD COLUMN reason TEXT;
     `,
   },
+  {
+    id: 4,
+    name: 'runs_offset_index',
+    // The agents table takes each agent's median clock offset straight from this index.
+    sql: `CREATE INDEX runs_agent_offset ON runs (agent, writer_offset_ms);`,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -288,16 +288,30 @@ export class Indexer {
     this.scheduleStaleTimer();
     if (this.stopped) return;
     if (this.opts.watch !== false) await this.subscribe();
-    const rescanMs = this.opts.rescanMs ?? 10_000;
-    this.rescanTimer = setInterval(() => this.request(null), rescanMs);
+    this.scheduleRescan();
+  }
+
+  /**
+   * The periodic full stat rescan (the truth behind the watcher's hints): every `rescanMs`
+   * (default 10 s), stretched to 20x the last rescan's own duration on a large folder so that it
+   * never takes more than about 5% of a core.
+   */
+  private lastRescanMs = 0;
+  private scheduleRescan(): void {
+    if (this.stopped) return;
+    const every = Math.max(this.opts.rescanMs ?? 10_000, 20 * this.lastRescanMs);
+    this.rescanTimer = setTimeout(() => {
+      this.rescanTimer = null;
+      this.request(null);
+      this.scheduleRescan();
+    }, every);
     this.rescanTimer.unref?.();
   }
 
   /** Stops watching and timers. The database stays open (its owner closes it). */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of [this.pumpTimer, this.staleTimer, this.graceTimer]) if (t) clearTimeout(t);
-    if (this.rescanTimer) clearInterval(this.rescanTimer);
+    for (const t of [this.pumpTimer, this.staleTimer, this.graceTimer, this.rescanTimer]) if (t) clearTimeout(t);
     this.pumpTimer = this.staleTimer = this.rescanTimer = null;
     const sub = this.subscription;
     this.subscription = null;
@@ -436,6 +450,15 @@ export class Indexer {
    * one folder's new listing besides the remembered ones.
    */
   private rescan(): { dirty: Set<string>; channelDirty: boolean } {
+    const started = performance.now();
+    try {
+      return this.rescanNow();
+    } finally {
+      this.lastRescanMs = performance.now() - started;
+    }
+  }
+
+  private rescanNow(): { dirty: Set<string>; channelDirty: boolean } {
     const dirty = new Set<string>();
     let channelDirty = false;
     try {
@@ -961,17 +984,17 @@ export class Indexer {
     const db = this.opts.db;
     const holding = new Map<string, number>();
     for (const info of this.orders.values()) if (info.holder) holding.set(info.holder, (holding.get(info.holder) ?? 0) + 1);
-    const offsets = new Map<string, number[]>();
-    for (const r of db.prepare('SELECT agent, writer_offset_ms AS o FROM runs WHERE writer_offset_ms IS NOT NULL ORDER BY agent, o').all() as { agent: string; o: number }[]) {
-      const list = offsets.get(r.agent);
-      if (list) list.push(r.o);
-      else offsets.set(r.agent, [r.o]);
-    }
+    // Median clock-plus-sync offset per agent, read off the (agent, offset) index.
+    const count = db.prepare('SELECT COUNT(*) AS n FROM runs WHERE agent = ? AND writer_offset_ms IS NOT NULL');
+    const nth = db.prepare('SELECT writer_offset_ms AS o FROM runs WHERE agent = ? AND writer_offset_ms IS NOT NULL ORDER BY writer_offset_ms LIMIT 1 OFFSET ?');
+    const medianOffset = (agent: string): number | null => {
+      const n = (count.get(agent) as { n: number }).n;
+      return n === 0 ? null : ((nth.get(agent, Math.floor(n / 2)) as { o: number } | undefined)?.o ?? null);
+    };
     const retired = new Set(ch.retirements.map((r) => r.record.agent));
     const changedKeys = new Set(ch.keyChanges.map((k) => k.name));
     const retirementOf = new Map(ch.retirements.map((r) => [r.record.agent, r]));
     const rows: StoredAgent[] = [...ch.roster.entries.values()].map((e) => {
-      const offs = offsets.get(e.name) ?? [];
       const ret = retirementOf.get(e.name);
       return {
         capabilities: e.capabilities,
@@ -985,7 +1008,7 @@ export class Indexer {
         key_changed: changedKeys.has(e.name),
         holding: holding.get(e.name) ?? 0,
         last_arrival_ms: this.lastArrival.get(e.name) ?? null,
-        clock_offset_ms: offs.length ? (offs[Math.floor(offs.length / 2)] ?? null) : null,
+        clock_offset_ms: medianOffset(e.name),
       };
     });
     db.transaction(() => {

@@ -29,7 +29,7 @@ import type { StoredAgent } from './indexer';
 import { nodeVerify } from './node-verify';
 
 /** Cards per lane page. */
-export const PAGE_SIZE = 50;
+export const PAGE_SIZE = 30;
 
 let shared: { file: string; db: DB } | null = null;
 
