@@ -55,14 +55,21 @@ export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | nu
   if (orderIds === null) {
     walkChannel(ctx.root, (rel) => add(rel));
   } else {
+    // Only real folders are listed: a symlinked agents/, retirements/, tasks/ or tasks/<id>/ is
+    // never followed out of the channel (it is a `symlink` problem, LEDGER.md §2).
+    const isDir = (rel: string) => statEntry(ctx.root, rel)?.type === 'dir';
     for (const top of ['agents', 'retirements']) {
       add(top);
+      if (!isDir(top)) continue;
       walkChannel(path.join(/*turbopackIgnore: true*/ ctx.root, top), (rel) => {
         if (!rel.includes('/')) add(`${top}/${rel}`);
       });
     }
+    const tasksIsDir = isDir('tasks');
     for (const id of new Set(orderIds)) {
+      if (!tasksIsDir) break;
       add(`tasks/${id}`);
+      if (!isDir(`tasks/${id}`)) continue;
       walkChannel(path.join(/*turbopackIgnore: true*/ ctx.root, 'tasks', id), (rel) => {
         if (!rel.includes('/')) add(`tasks/${id}/${rel}`);
       });
@@ -201,11 +208,11 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
   try {
     for (const p of plans) {
       const abs = path.join(/*turbopackIgnore: true*/ ctx.root, p.rel);
-      if (p.replace) replaceOwnFile(abs, p.bytes);
-      else writeNewFile(abs, p.bytes);
+      if (p.replace) replaceOwnFile(abs, p.bytes, ctx.root);
+      else writeNewFile(abs, p.bytes, ctx.root);
       written.push(p.rel);
     }
-    appendLedgerLine(ledgerAbs, req.ledger_line, req.expect.ledger_prev);
+    appendLedgerLine(ledgerAbs, req.ledger_line, req.expect.ledger_prev, ctx.root);
     written.push(ledgerRel);
   } catch (e) {
     const msg = e instanceof WriteError ? e.message : e instanceof Error ? e.message : String(e);

@@ -20,6 +20,7 @@ import { deriveChannel } from '../ledger/channel';
 import { naclVerify } from '../ledger/nacl-verify';
 import { readChannel } from '../index/read-channel';
 import { sha256HexOfText } from '../ledger/json';
+import { deriveSubset } from './apply';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -202,6 +203,38 @@ describe('replaceOwnFile and appendLedgerLine', () => {
     vi.restoreAllMocks();
     expect(fs.readFileSync(ledger, 'utf8')).toMatch(/\{"other":"process"\}\n$/);
     expect(tempsIn(root)).toEqual([]);
+  });
+});
+
+describe('never out of the channel through a symlinked folder', () => {
+  it('with the channel root given, a write refuses a symlinked folder below it and writes nothing anywhere', () => {
+    const root = channel();
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-write-out-'));
+    dirs.push(outside);
+    fs.mkdirSync(path.join(outside, 'order'));
+    fs.symlinkSync(outside, path.join(root, 'retirements'));
+    fs.symlinkSync(path.join(outside, 'order'), path.join(root, 'tasks/evil'));
+    const before = snapshot(root);
+    const e = refused('exists', () => writeNewFile(path.join(root, 'retirements/fang.ops.json'), RELEASE, root));
+    expect(e.message).toMatch(/^retirements is a symlink; nothing is written through it/);
+    refused('exists', () => replaceOwnFile(path.join(root, 'tasks/evil/reopen.ops.json'), RELEASE, root));
+    refused('exists', () => writeNewFile(path.join(root, 'tasks/evil/release.ops.fang.json'), RELEASE, root));
+    refused('io', () => writeNewFile(path.join(root, '../elsewhere.json'), RELEASE, root));
+    expect(snapshot(root)).toEqual(before);
+    expect(fs.readdirSync(outside)).toEqual(['order']);
+    expect(fs.readdirSync(path.join(outside, 'order'))).toEqual([]);
+  });
+
+  it("an action's fresh derivation never reads a symlinked order folder (it would show the outside order as a card)", () => {
+    const root = channel();
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-write-out-'));
+    dirs.push(outside);
+    const b = new ChannelBuilder().roster().order('evil').claim('evil', 'fang');
+    for (const p of ['tasks/evil/order.json', 'tasks/evil/claim.fang.json']) fs.writeFileSync(path.join(outside, path.basename(p)), b.files.get(p)?.bytes ?? '');
+    fs.symlinkSync(outside, path.join(root, 'tasks/evil'));
+    const s = deriveSubset({ root, nowMs: Date.now(), staleAfterMs: 300_000, operators: [], verify: naclVerify }, ['evil', 't1']);
+    expect(s.orders.map((c) => c.order_id)).toEqual(['t1']);
+    expect(s.problems.map((p) => [p.path, p.problem])).toEqual([['tasks/evil', 'symlink']]);
   });
 });
 

@@ -98,12 +98,36 @@ function removeCreated(created: readonly string[]): void {
 }
 
 /**
+ * With the channel `root`: refuses when a folder between it and `abs` is a symlink or not a
+ * folder (a symlinked `retirements/` or `tasks/<id>/` would take the write out of the channel).
+ */
+function assertPlainFolders(root: string | undefined, abs: string): void {
+  if (root === undefined) return;
+  const rel = path.relative(root, path.dirname(abs));
+  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new WriteError('io', `${path.basename(abs)} is outside the channel; nothing was written`);
+  let cur = root;
+  for (const part of rel ? rel.split(path.sep) : []) {
+    cur = path.join(cur, part);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(cur);
+    } catch {
+      return; // missing: created as a plain folder
+    }
+    if (st.isSymbolicLink() || !st.isDirectory()) {
+      throw new WriteError('exists', `${path.relative(root, cur)} is ${st.isSymbolicLink() ? 'a symlink' : 'not a folder'}; nothing is written through it`);
+    }
+  }
+}
+
+/**
  * Writes `bytes` at `abs`, which must not exist (LEDGER.md §8: "refuse if a file it did not
  * write is in the way"). Creates missing parent directories (and removes them again if the write
  * fails). Throws WriteError('exists') when something is there, WriteError('io') when the disk
- * refuses (full, read-only, ...).
+ * refuses (full, read-only, ...). With `root`, never writes through a symlinked folder below it.
  */
-export function writeNewFile(abs: string, bytes: Uint8Array): void {
+export function writeNewFile(abs: string, bytes: Uint8Array, root?: string): void {
+  assertPlainFolders(root, abs);
   const created = makeParents(abs);
   if (fs.existsSync(abs) || isSymlink(abs)) throw new WriteError('exists', `${path.basename(abs)} already exists`);
   let tmp: string;
@@ -138,7 +162,8 @@ function isSymlink(p: string): boolean {
  * Replaces the operator's own file at `abs` (or creates it). The caller has checked that what
  * is there was written by this operator. Refuses a symlink in the way.
  */
-export function replaceOwnFile(abs: string, bytes: Uint8Array): void {
+export function replaceOwnFile(abs: string, bytes: Uint8Array, root?: string): void {
+  assertPlainFolders(root, abs);
   replaceVia(abs, bytes, null);
 }
 
@@ -192,7 +217,8 @@ export function ledgerPrevOf(abs: string): { readonly prev: string; readonly las
  * file rewritten through a temp file and renamed), refusing with WriteError('moved_on') when the
  * file's last line no longer hashes to `expectedPrev`.
  */
-export function appendLedgerLine(abs: string, line: string, expectedPrev: string): void {
+export function appendLedgerLine(abs: string, line: string, expectedPrev: string, root?: string): void {
+  assertPlainFolders(root, abs);
   if (isSymlink(abs)) throw new WriteError('exists', `${path.basename(abs)} is a symlink; not followed`);
   const read = (): string | WriteError => {
     try {
