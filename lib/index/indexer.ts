@@ -274,7 +274,8 @@ export class Indexer {
     this.log(`index: ${seen} entries, ${dirty.size} order folders to read`);
 
     // Channel-level files are always read (they are few); a roster change re-reads every folder.
-    const rosterChanged = this.readChannelLevel();
+    // Ledger files are verified later, while worker threads read the folders (passDirsCold).
+    const rosterChanged = this.readChannelLevel(false);
     if (rosterChanged) for (const d of this.dirStats.keys()) dirty.add(d);
 
     await this.passDirsCold(dirty);
@@ -552,7 +553,7 @@ export class Indexer {
    * retirements, ledger reports and channel problems. Returns true when the roster's keys or
    * operators changed (then every folder must be re-derived).
    */
-  private readChannelLevel(): boolean {
+  private readChannelLevel(withLedgers = true): boolean {
     const db = this.opts.db;
     this.channelFiles.clear();
     const entries: { rel: string; st: Stats }[] = [];
@@ -568,26 +569,9 @@ export class Indexer {
     const ch = channelContext(outcomes, options);
     this.channel = ch;
     const problems: Problem[] = [...ch.problems];
-    const ledgerRows: { path: string; report: LedgerFileReport }[] = [];
-    const lm = this.ledgerMemo;
     for (const o of outcomes) {
       if (o.path.startsWith('agents/') || o.path.startsWith('retirements/')) continue;
       if (o.status === 'problem') problems.push({ path: o.path, problem: o.problem, detail: o.detail });
-      else if (o.status === 'ledger') {
-        const stat = this.channelStats.get(o.path) ?? '';
-        const report = ledgerReportOf(o, ch.roster, {
-          ...options,
-          ledgerMemo: {
-            get: (p, _text, keys) => {
-              const v = lm.get(p);
-              return v && v.stat === stat && v.keys === keys ? v.report : undefined;
-            },
-            set: (p, _text, keys, r) => void lm.set(p, { stat, keys, report: { ...r, lines: [] } }),
-          },
-        });
-        ledgerRows.push({ path: o.path, report });
-        if (!report.intact) problems.push({ path: o.path, problem: 'ledger_broken', detail: report.reason ?? 'chain broken', line: report.broken_at });
-      }
     }
     // A file directly at tasks/<name> (where a folder belongs) is found by the folder pass.
     const sig = [...ch.roster.entries.values()].map((e) => `${e.name}=${e.public_key ?? ''}`).sort().join(',') + '|' + [...ch.roster.operators].sort().join(',');
@@ -598,12 +582,6 @@ export class Indexer {
       db.prepare("DELETE FROM problems WHERE scope = ''").run();
       const add = db.prepare("INSERT INTO problems (scope, path, problem, detail, line, order_id) VALUES ('', ?, ?, ?, ?, NULL)");
       for (const p of problems) add.run(p.path, p.problem, p.detail, p.line ?? null);
-      db.prepare('DELETE FROM ledger_files').run();
-      const addLedger = db.prepare('INSERT INTO ledger_files (path, entries, intact, broken_at, stat, keys, reason) VALUES (?, ?, ?, ?, ?, ?, ?)');
-      for (const { path: p, report } of ledgerRows) {
-        const m = lm.get(p);
-        addLedger.run(p, report.entries, report.intact ? 1 : 0, report.broken_at ?? null, m?.stat ?? null, m?.keys ?? null, report.reason ?? null);
-      }
       for (const [name, key] of ch.newPins) {
         if (!this.pins.has(name)) {
           this.pins.set(name, key);
@@ -632,8 +610,49 @@ export class Indexer {
       for (const a of retiredChanged) for (const info of this.orders.values()) if (info.holder === a) dirs.add(info.dir);
       if (this.progress.phase === 'ready') this.passDirs(dirs);
     }
+    if (withLedgers) this.readLedgers();
     this.refreshAgents();
     return changed;
+  }
+
+  /**
+   * Verifies the ledger files (LEDGER.md §3.2), remembered per file while its stat identity and
+   * the keys it verifies against stay the same, and stores their reports and problems. On a cold
+   * start this runs while the worker threads read the order folders.
+   */
+  private readLedgers(): void {
+    const ch = this.channel;
+    if (!ch) return;
+    const db = this.opts.db;
+    const options = { nowMs: this.clock(), staleAfterMs: this.opts.staleAfterMs, operators: this.opts.operators, pins: this.pins, verify: this.verify };
+    const lm = this.ledgerMemo;
+    const rows: { path: string; report: LedgerFileReport }[] = [];
+    for (const o of this.channelFiles.values()) {
+      if (o.status !== 'ledger') continue;
+      const stat = this.channelStats.get(o.path) ?? '';
+      const report = ledgerReportOf(o, ch.roster, {
+        ...options,
+        ledgerMemo: {
+          get: (p, _text, keys) => {
+            const v = lm.get(p);
+            return v && v.stat === stat && v.keys === keys ? v.report : undefined;
+          },
+          set: (p, _text, keys, r) => void lm.set(p, { stat, keys, report: { ...r, lines: [] } }),
+        },
+      });
+      rows.push({ path: o.path, report });
+    }
+    db.transaction(() => {
+      db.prepare("DELETE FROM problems WHERE scope = 'ledger'").run();
+      const add = db.prepare("INSERT INTO problems (scope, path, problem, detail, line, order_id) VALUES ('ledger', ?, 'ledger_broken', ?, ?, NULL)");
+      db.prepare('DELETE FROM ledger_files').run();
+      const addLedger = db.prepare('INSERT INTO ledger_files (path, entries, intact, broken_at, stat, keys, reason) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      for (const { path: p, report } of rows) {
+        const m = lm.get(p);
+        addLedger.run(p, report.entries, report.intact ? 1 : 0, report.broken_at ?? null, m?.stat ?? null, m?.keys ?? null, report.reason ?? null);
+        if (!report.intact) add.run(p, report.reason ?? 'chain broken', report.broken_at ?? null);
+      }
+    })();
   }
 
   private remember(card: Card, dir: string, fp: number): void {
@@ -735,6 +754,7 @@ export class Indexer {
     const list = [...dirs].sort();
     const workers = this.opts.workers ?? (list.length > 2000 ? os.availableParallelism() : 0);
     if (workers === 0 || !this.channel || list.length === 0) {
+      this.readLedgers();
       this.passDirs(dirs, true);
       return;
     }
@@ -756,7 +776,7 @@ export class Indexer {
       }
     };
     const verifiedBefore = this.verified;
-    const counts = await runPassesInWorkers(
+    const running = runPassesInWorkers(
       list,
       workers,
       {
@@ -774,6 +794,9 @@ export class Indexer {
       },
       (read, verified) => this.setProgress({ files_read: read, files_verified: verifiedBefore + verified }),
     );
+    // The ledger files on this thread meanwhile (their results queue until it is free).
+    this.readLedgers();
+    const counts = await running;
     this.verified += counts.verified;
     for (const w of waiting.values()) results.push(...foldCaseVariants(w)); // a sibling that vanished meanwhile
     this.storeResults(results, true);
