@@ -49,6 +49,9 @@ describe('fixed-seed regressions', () => {
     [2018716343, 'name:not-utf8', 'file and folder names that are not UTF-8 were dropped silently (readdir returns U+FFFD, lstat fails)'],
     [99862140, 'name:not-utf8', 'the index dropped a file named in invalid UTF-8 while channelStateOf reported it'],
     [461975230, 'name:not-utf8-dir', 'an order folder named in invalid UTF-8 vanished from the index'],
+    [2091501570, 'in-place:layout-dir-symlink', 'retirements/ replaced by a symlink out of the folder: its retirements vanished with no problem'],
+    [2504060787, 'in-place:layout-dir-file', 'a file where the retirements/ folder belongs was silently ignored'],
+    [2113847148, 'in-place:layout-dir-fifo', 'a FIFO where the retirements/ folder belongs was silently ignored'],
   ];
   for (const [seed, op, what] of cases) {
     it(`seed ${seed}: ${what}`, async () => {
@@ -159,6 +162,18 @@ describe('case-variant order folders (LEDGER.md §2: names compare case-insensit
     expect(warm.cards).toEqual(channelStateOf(root, { nowMs: now }).orders);
     expect(warm.cards.map((c) => c.state)).toEqual(['open']);
     expect(warm.problems).toEqual([]);
+  });
+});
+
+describe('the folders of the layout itself', () => {
+  it('agents/, retirements/ or tasks/ as a symlink or a file is one problem, never followed', () => {
+    const b = new ChannelBuilder().roster().order('t1').claim('t1', 'fang');
+    b.raw('retirements', '', { type: 'symlink' }).raw('tasks2', '{}');
+    const d = b.derive();
+    expect(d.problems.map((p) => [p.path, p.problem])).toEqual([['retirements', 'symlink']]);
+    expect(d.problems[0]?.detail).toBe('a symlink where the retirements/ folder belongs; not followed');
+    const c = new ChannelBuilder().roster().raw('tasks', '{}');
+    expect(c.derive().problems.map((p) => [p.path, p.problem, p.detail])).toEqual([['tasks', 'invalid', 'not a folder where the tasks/ folder belongs']]);
   });
 });
 

@@ -307,7 +307,8 @@ export async function fuzzRound(seed: number, workDir: string, opts: RoundOption
     const incDb = withIndexer ? openMemory() : null;
     if (incDb) cleanups.push(() => void incDb.close());
     const indexerOpts = (db: DB) => {
-      const o = { root, db, staleAfterMs: 300_000, clock: () => nowMs, watch: false, verify: nodeVerify, workers: 0 };
+      // The clock stands still here: a vanished file's grace (vanishGraceMs) must not outlast it.
+      const o = { root, db, staleAfterMs: 300_000, clock: () => nowMs, watch: false, verify: nodeVerify, workers: 0, vanishGraceMs: 0 };
       return o as IndexerOptions;
     };
     const inc = incDb ? new Indexer(indexerOpts(incDb)) : null;
@@ -325,8 +326,11 @@ export async function fuzzRound(seed: number, workDir: string, opts: RoundOption
     const entries = await guarded('readChannel', () => readChannel(root));
     if (inc) {
       await guarded('indexer: incremental update', () => {
-        inc.request(null);
-        inc.pump();
+        // Twice: a folder whose file vanished is looked at again once its (zero) grace ended.
+        for (let i = 0; i < 2; i++) {
+          inc.request(null);
+          inc.pump();
+        }
       });
     }
     let coldDb: DB | null = null;
@@ -342,7 +346,8 @@ export async function fuzzRound(seed: number, workDir: string, opts: RoundOption
     for (const e of new Set(escapes)) violate('never reads outside the channel', e);
 
     // The baseline: the same entries (same arrivals) without the hostile ones.
-    const basePaths = new Set(baseChannel().files.map((f) => f.path).filter((p) => !replaced.has(p)));
+    const gone = (p: string) => replaced.has(p) || [...replaced].some((r) => p.startsWith(`${r}/`));
+    const basePaths = new Set(baseChannel().files.map((f) => f.path).filter((p) => !gone(p)));
     const baseDirs = new Set<string>();
     for (const p of basePaths) {
       const parts = p.split('/');

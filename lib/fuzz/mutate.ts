@@ -571,6 +571,31 @@ function opInPlace(ctx: Ctx): void {
   if (add(ctx, h) && orderDir) ctx.brokenDirs.add(orderDir);
 }
 
+/**
+ * A folder of the layout itself (`retirements/`) replaced by a link out of the channel, a file or
+ * a FIFO: never followed, one problem at its path; what it held counts as absent.
+ */
+function opLayoutDir(ctx: Ctx): void {
+  const dir = 'retirements';
+  if (ctx.out.some((h) => h.path === dir || h.path.startsWith(`${dir}/`))) return;
+  const kind = ctx.rng.int(3);
+  const out = `layout-${ctx.fresh()}`;
+  let h: Hostile;
+  if (kind === 0) {
+    // The same retirement, and one more, behind the link.
+    ctx.outside.push({ path: `${out}/old.ops.json`, bytes: ctx.byPath.get('retirements/old.ops.json') ?? new Uint8Array(0) });
+    ctx.outside.push({ path: `${out}/fang.ops.json`, bytes: pretty(sign('retirement', { agent: 'fang', operator: 'ops', reason: ctx.marker, at: T }, 'ops')) });
+    h = { op: 'in-place:layout-dir-symlink', type: 'symlink', path: dir, target: { outside: out, absolute: ctx.rng.chance(0.5) }, replaces: true, expect: { kind: 'problem', codes: ['symlink'] } };
+  } else if (kind === 1) {
+    h = { op: 'in-place:layout-dir-file', type: 'file', path: dir, bytes: ctx.byPath.get('retirements/old.ops.json') ?? new Uint8Array(0), replaces: true, expect: { kind: 'problem', codes: ['invalid'] } };
+  } else {
+    h = { op: 'in-place:layout-dir-fifo', type: 'fifo', path: dir, replaces: true, expect: { kind: 'problem', codes: ['invalid'] } };
+  }
+  ctx.taken.add(h.path);
+  ctx.taken.add(`file:${h.path}`);
+  ctx.out.push(h);
+}
+
 /** A valid record of a new writer that would change the card if it were read. */
 function tempting(_ctx: Ctx, order: string, agent: string): Uint8Array {
   return pretty({ order_id: order, agent, claimed_at: '2026-11-20T08:00:00Z' });
@@ -939,6 +964,11 @@ const OPS: readonly [number, (ctx: Ctx) => void][] = [
   [3, opLedger],
   [2, opCase],
 ];
+/**
+ * Operators added later draw from their own stream (seeded from the round's seed), so that
+ * adding one does not change what earlier seeds plan: fixed-seed regressions stay meaningful.
+ */
+const LATER_OPS: readonly [number, (ctx: Ctx) => void][] = [[0.04, opLayoutDir]];
 const TOTAL_WEIGHT = OPS.reduce((s, [w]) => s + w, 0);
 
 /**
@@ -991,6 +1021,8 @@ function plan(seed: number, count: number): Plan {
       r -= w;
     }
   }
+  const side = new Rng(seed ^ 0x5bd1e995);
+  for (const [p, op] of LATER_OPS) if (side.chance(p)) op({ ...ctx, rng: side });
   // Entries inside a directory that is not an order (no readable order.json of its own) are
   // covered by that directory's one `invalid` problem; skipped names stay skipped.
   // A roster entry replaced in place takes its signer out of the roster: what it signed is

@@ -84,6 +84,17 @@ export function readEntry(entry: ChannelEntry): FileOutcome {
   switch (cls.class) {
     case 'skip':
       return { ...common, orderId: null, status: 'skip' };
+    case 'layout_dir':
+      // agents/, retirements/, tasks/: a folder of the layout; anything else there is reported, never followed.
+      if (entry.type === 'dir') return { ...common, orderId: null, status: 'skip' };
+      return {
+        ...common,
+        orderId: null,
+        status: 'problem',
+        problem: entry.type === 'symlink' ? 'symlink' : 'invalid',
+        detail: entry.type === 'symlink' ? `a symlink where the ${entry.path}/ folder belongs; not followed` : `not a folder where the ${entry.path}/ folder belongs`,
+        kind: null,
+      };
     case 'task_dir_file':
       if (entry.type === 'dir') return { ...common, orderId: null, status: 'skip' };
       return {

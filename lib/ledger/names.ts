@@ -81,12 +81,15 @@ const TASK_PREFIXES: ReadonlySet<string> = new Set<TaskRecordKind>([
  *   (or on the channel when `orderId` is null).
  * - `record`: a file to read as `kind`; `orderId` is its directory's name for task records.
  * - `task_dir_file`: a plain file directly at `tasks/<name>`, where a directory belongs.
+ * - `layout_dir`: `agents`, `retirements` or `tasks` at the root: must be a directory (a symlink
+ *   or a file there is a problem, never followed).
  */
 export type PathClass =
   | { readonly class: 'skip' }
   | { readonly class: 'conflict'; readonly orderId: string | null }
   | { readonly class: 'record'; readonly kind: RecordKind; readonly orderId: string | null }
-  | { readonly class: 'task_dir_file' };
+  | { readonly class: 'task_dir_file' }
+  | { readonly class: 'layout_dir' };
 
 /** True for names Syncthing and writers use for files that are not records (LEDGER.md §2). */
 export function isNotARecordName(base: string): boolean {
@@ -120,6 +123,7 @@ export function classifyPath(rel: string): PathClass {
     return { class: 'conflict', orderId: parts.length === 3 ? orderId : null };
   }
   if (parts.length === 1) {
+    if (base === 'agents' || base === 'retirements' || base === 'tasks') return { class: 'layout_dir' };
     if (base === 'ledger.jsonl' || (base.startsWith('ledger.') && base.endsWith('.jsonl'))) {
       return { class: 'record', kind: 'ledger', orderId: null };
     }
