@@ -306,9 +306,9 @@ export async function fuzzRound(seed: number, workDir: string, opts: RoundOption
     const withIndexer = opts.indexer !== false;
     const incDb = withIndexer ? openMemory() : null;
     if (incDb) cleanups.push(() => void incDb.close());
-    const indexerOpts = (db: DB) => {
+    const indexerOpts = (db: DB, workers = 0) => {
       // The clock stands still here: a vanished file's grace (vanishGraceMs) must not outlast it.
-      const o = { root, db, staleAfterMs: 300_000, clock: () => nowMs, watch: false, verify: nodeVerify, workers: 0, vanishGraceMs: 0 };
+      const o = { root, db, staleAfterMs: 300_000, clock: () => nowMs, watch: false, verify: nodeVerify, workers, vanishGraceMs: 0 };
       return o as IndexerOptions;
     };
     const inc = incDb ? new Indexer(indexerOpts(incDb)) : null;
@@ -338,7 +338,8 @@ export async function fuzzRound(seed: number, workDir: string, opts: RoundOption
       coldDb = openMemory();
       const cdb = coldDb;
       cleanups.push(() => void cdb.close());
-      const cold = new Indexer(indexerOpts(cdb));
+      // One round in 32 reads the folders on worker threads, as a cold start of a large channel does.
+      const cold = new Indexer(indexerOpts(cdb, seed % 32 === 0 ? 2 : 0));
       cleanups.push(() => cold.stop());
       await guarded('indexer: cold start', () => cold.start());
     }
