@@ -102,9 +102,16 @@ describe('case-variant order folders (LEDGER.md §2: names compare case-insensit
     };
     const now = Date.now();
     const index = async (db: DB) => {
-      const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, workers: 0 } as IndexerOptions);
+      // The clock stands still: no grace for vanished files (it would never end).
+      const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, workers: 0, vanishGraceMs: 0 } as IndexerOptions);
       await ix.start();
       return ix;
+    };
+    const settle = (ix: Indexer) => {
+      for (let i = 0; i < 2; i++) {
+        ix.request(null);
+        ix.pump();
+      }
     };
     const board = (db: DB) => ({
       cards: db.prepare('SELECT order_id, state, holder, card FROM cards ORDER BY order_id').all(),
@@ -116,8 +123,7 @@ describe('case-variant order folders (LEDGER.md §2: names compare case-insensit
     const ix = await index(inc);
     expect((inc.prepare("SELECT order_dir FROM cards WHERE order_id = 't1'").get() as { order_dir: string }).order_dir).toBe('T1');
     for (const p of b.files.keys()) if (p.startsWith('tasks/t1/')) put(p);
-    ix.request(null);
-    ix.pump();
+    settle(ix);
     const cold = openMemory();
     await (await index(cold)).stop();
     expect(board(inc)).toEqual(board(cold));
@@ -125,8 +131,7 @@ describe('case-variant order folders (LEDGER.md §2: names compare case-insensit
     expect(board(cold).cards.map((c) => JSON.parse((c as { card: string }).card) as Card)).toEqual(state.orders);
     expect(state.problems.map((p) => p.path)).toEqual(['tasks/T1']);
     fs.rmSync(path.join(root, 'tasks/t1'), { recursive: true });
-    ix.request(null);
-    ix.pump();
+    settle(ix);
     await ix.stop();
     const after = channelStateOf(root, { nowMs: now });
     expect(after.orders.find((c) => c.order_id === 't1')?.state).toBe('open'); // the variant's release now counts
