@@ -35,7 +35,8 @@ const keep = process.argv.includes('--keep');
 
 async function child(): Promise<void> {
   const from = num('from', 0);
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-fuzz-'));
+  // The parent owns this folder (and removes it, even when it had to kill this process).
+  const work = fs.mkdtempSync(path.join(arg('work') ?? os.tmpdir(), 'child-'));
   const stop = () => {
     fs.rmSync(work, { recursive: true, force: true });
     process.exit(0);
@@ -64,9 +65,10 @@ async function parent(): Promise<void> {
   const t0 = Date.now();
   const done = () => Date.now() - t0 >= seconds * 1000 || totals.files >= maxFiles;
   let next = 0;
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-fuzz-'));
   console.log(`fuzz: seed ${seed}, ${Number.isFinite(seconds) ? `${seconds} s` : 'no time limit'}, ${Number.isFinite(maxFiles) ? `${maxFiles} files` : 'no file limit'}, ${perRound} hostile entries per round`);
   while (!done()) {
-    const proc = spawn(process.execPath, [...process.execArgv, import.meta.filename, '--child', '--seed', String(seed), '--from', String(next), '--per-round', String(perRound), '--bound-s', String(boundMs / 1000), ...(keep ? ['--keep'] : [])], {
+    const proc = spawn(process.execPath, [...process.execArgv, import.meta.filename, '--child', '--seed', String(seed), '--from', String(next), '--per-round', String(perRound), '--bound-s', String(boundMs / 1000), '--work', work, ...(keep ? ['--keep'] : [])], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     let current = next;
@@ -109,6 +111,7 @@ async function parent(): Promise<void> {
     await exited;
     if (hangs.length && hangs[hangs.length - 1]?.round === current) next = current + 1;
   }
+  if (!keep) fs.rmSync(work, { recursive: true, force: true });
   const secs = ((Date.now() - t0) / 1000).toFixed(1);
   console.log('');
   console.log(`rounds:               ${totals.rounds} in ${secs} s`);
