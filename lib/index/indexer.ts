@@ -213,8 +213,14 @@ export class Indexer {
     this.setMeta('channel', path.resolve(this.opts.root));
     this.setMeta('stale_after_ms', String(this.opts.staleAfterMs));
     for (const r of db.prepare('SELECT name, public_key FROM pins').all() as { name: string; public_key: string }[]) this.pins.set(r.name, r.public_key);
-    const known = new Map<string, string>();
-    for (const r of db.prepare('SELECT path, stat FROM files').iterate() as Iterable<{ path: string; stat: string }>) known.set(r.path, r.stat);
+    // What the database remembers is loaded straight into the listing it is compared with (one
+    // structure in memory, not two, on a large folder).
+    let remembered = 0;
+    for (const r of db.prepare('SELECT path, stat FROM files').iterate() as Iterable<{ path: string; stat: string }>) {
+      this.setStat(r.path, r.stat);
+      remembered++;
+    }
+    const warm = remembered > 0;
     for (const r of db.prepare('SELECT order_id, order_dir, card FROM cards').iterate() as Iterable<{ order_id: string; order_dir: string; card: string }>) {
       const c = JSON.parse(r.card) as Card;
       this.remember(c, r.order_dir, fingerprint(r.card));
@@ -233,11 +239,11 @@ export class Indexer {
       this.ledgerMemo.set(r.path, { stat: r.stat, keys: r.keys, report });
     }
     this.setProgress({ phase: 'scanning' });
-    this.log(known.size > 0 ? `index: warm start, ${known.size} files remembered` : 'index: cold start');
+    this.log(warm ? `index: warm start, ${remembered} files remembered` : 'index: cold start');
 
     const dirty = new Set<string>();
     let seen = 0;
-    if (known.size === 0) {
+    if (!warm) {
       // A cold start: every folder is read anyway, and reading it stats it; list the channel
       // level and the folder names only.
       walkChannelLevel(this.opts.root, (rel, st) => {
@@ -251,20 +257,17 @@ export class Indexer {
         names = [];
       }
       for (const n of names) if (!n.startsWith('.')) dirty.add(n);
-    } else walkChannel(this.opts.root, (rel, st) => {
-      if (rel === 'tasks') return;
-      const key = statKey(st);
-      this.setStat(rel, key);
-      if (known.get(rel) !== key) {
-        const d = dirOf(rel);
-        if (d !== null) dirty.add(d);
+    } else {
+      // A warm start is a rescan against the remembered listing.
+      for (const d of this.rescanNow().dirty) dirty.add(d);
+      this.lostNow = new Map();
+      this.channelLostNow = null;
+      for (const m of this.dirStats.values()) seen += m.size;
+      seen += this.channelStats.size;
+      // The latest arrival of every writer, as remembered (LEDGER.md §6).
+      for (const r of db.prepare('SELECT writer, MAX(arrival_ms) AS t FROM files WHERE writer IS NOT NULL GROUP BY writer').all() as { writer: string; t: number }[]) {
+        this.lastArrival.set(r.writer, r.t);
       }
-      known.delete(rel);
-      if (++seen % 20000 === 0) this.setProgress({ files_seen: seen });
-    });
-    for (const rel of known.keys()) {
-      const d = dirOf(rel);
-      if (d !== null) dirty.add(d);
     }
     // Folders the database knows that are gone.
     for (const info of this.orders.values()) if (!this.dirStats.has(info.dir)) dirty.add(info.dir);
@@ -278,7 +281,7 @@ export class Indexer {
     const rosterChanged = this.readChannelLevel(false);
     if (rosterChanged) for (const d of this.dirStats.keys()) dirty.add(d);
 
-    await this.passDirsCold(dirty);
+    await this.passDirsCold(dirty, !warm);
     // Folders whose stale time passed while we were not running.
     this.passDue();
     this.setProgress({ phase: 'ready', files_seen: seen, files_read: this.progress.files_read, files_verified: this.verified, ready_at_ms: this.clock() });
@@ -750,12 +753,14 @@ export class Indexer {
   }
 
   /** The first index: on every core (worker threads) when many folders must be read. */
-  private async passDirsCold(dirs: Set<string>): Promise<void> {
+  private async passDirsCold(dirs: Set<string>, cold: boolean): Promise<void> {
     const list = [...dirs].sort();
-    const workers = this.opts.workers ?? (list.length > 2000 ? os.availableParallelism() : 0);
+    const workers = cold ? (this.opts.workers ?? (list.length > 2000 ? os.availableParallelism() : 0)) : 0;
     if (workers === 0 || !this.channel || list.length === 0) {
       this.readLedgers();
-      this.passDirs(dirs, true);
+      // A warm start settles only what changed (its facts are remembered); a cold one, everything.
+      this.passDirs(dirs, cold);
+      if (!cold && dirs.size === 0) this.settle(false);
       return;
     }
     const results: OrderPassResult[] = [];
