@@ -52,6 +52,7 @@ describe('fixed-seed regressions', () => {
     [2091501570, 'in-place:layout-dir-symlink', 'retirements/ replaced by a symlink out of the folder: its retirements vanished with no problem'],
     [2504060787, 'in-place:layout-dir-file', 'a file where the retirements/ folder belongs was silently ignored'],
     [2113847148, 'in-place:layout-dir-fifo', 'a FIFO where the retirements/ folder belongs was silently ignored'],
+    [447073336, 'case:agent-file', "agents/NEBRA.json naming \"nebra\" with another key sorted first and took over nebra's key and role"],
   ];
   for (const [seed, op, what] of cases) {
     it(`seed ${seed}: ${what}`, async () => {
@@ -167,6 +168,21 @@ describe('case-variant order folders (LEDGER.md §2: names compare case-insensit
     expect(warm.cards).toEqual(channelStateOf(root, { nowMs: now }).orders);
     expect(warm.cards.map((c) => c.state)).toEqual(['open']);
     expect(warm.problems).toEqual([]);
+  });
+});
+
+describe('roster case variants (LEDGER.md §5)', () => {
+  it('a file name in other case never wins over the canonical entry: its key and role are not taken', () => {
+    const b = new ChannelBuilder().roster().order('t1').claim('t1', 'fang').result('t1', 'fang', 1);
+    const clean = b.derive();
+    b.json('agents/Fang.json', { name: 'fang', role: 'operator', capabilities: [], public_key: clean.roster.entries.get('wisp')?.public_key });
+    const d = b.derive();
+    expect(d.roster.entries.get('fang')).toEqual(clean.roster.entries.get('fang'));
+    expect([...d.roster.operators]).toEqual(['ops']);
+    expect(d.orders).toEqual(clean.orders);
+    // Alone, the variant is fang's entry.
+    b.files.delete('agents/fang.json');
+    expect(b.derive().roster.entries.get('fang')?.path).toBe('agents/Fang.json');
   });
 });
 

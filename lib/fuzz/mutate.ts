@@ -536,7 +536,7 @@ function opInPlace(ctx: Ctx): void {
   const src = randomBaseFile(ctx);
   if (ctx.taken.has(src.path)) return;
   // A roster entry with a case variant beside it is not replaced: the variant would take its place.
-  if (src.path.startsWith('agents/') && ctx.taken.has(src.path.replace(/^agents\/(.*)\.json$/, (_m, n: string) => `agents/${n.toUpperCase()}.json`))) return;
+  if (src.path.startsWith('agents/') && ctx.out.some((h) => h.path.startsWith('agents/') && h.path.toLowerCase() === src.path && h.path !== src.path)) return;
   const orderDir = src.path.startsWith('tasks/') && src.path.endsWith('/order.json') ? src.path.slice(0, -'/order.json'.length) : null;
   const kind = ctx.rng.int(6);
   const ledger = isLedger(src.path);
@@ -594,6 +594,23 @@ function opLayoutDir(ctx: Ctx): void {
   ctx.taken.add(h.path);
   ctx.taken.add(`file:${h.path}`);
   ctx.out.push(h);
+}
+
+/**
+ * A roster entry again under a file name in other case, its name written in lowercase, with
+ * another key: folded away; the entry whose file name is already canonical is kept (LEDGER.md §5).
+ */
+function opCaseAgentFile(ctx: Ctx): void {
+  const name = ctx.rng.pick(['fang', 'wisp', 'nebra', 'ops']);
+  if (ctx.taken.has(`agents/${name}.json`)) return;
+  const file = ctx.rng.chance(0.5) ? name.toUpperCase() : `${name[0]?.toUpperCase()}${name.slice(1)}`;
+  add(ctx, {
+    op: 'case:agent-file',
+    type: 'file',
+    path: `agents/${file}.json`,
+    bytes: pretty({ name, role: 'operator', capabilities: [], public_key: keyOfName(`evil-${name}`) }),
+    expect: { kind: 'benign', why: 'case variant of the file name folded into the canonical roster entry' },
+  });
 }
 
 /** A valid record of a new writer that would change the card if it were read. */
@@ -968,7 +985,10 @@ const OPS: readonly [number, (ctx: Ctx) => void][] = [
  * Operators added later draw from their own stream (seeded from the round's seed), so that
  * adding one does not change what earlier seeds plan: fixed-seed regressions stay meaningful.
  */
-const LATER_OPS: readonly [number, (ctx: Ctx) => void][] = [[0.04, opLayoutDir]];
+const LATER_OPS: readonly [number, (ctx: Ctx) => void][] = [
+  [0.04, opLayoutDir],
+  [0.04, opCaseAgentFile],
+];
 const TOTAL_WEIGHT = OPS.reduce((s, [w]) => s + w, 0);
 
 /**

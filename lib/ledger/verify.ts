@@ -70,8 +70,8 @@ const HEX = /^[0-9a-fA-F]*$/;
 /**
  * Builds the roster from the agent records of `agents/*.json` (conflict copies already
  * excluded), folding case variants as ferryman does: for one canonical name keep the entry
- * with a key, then the one already written in lowercase, then the first by path
- * (LEDGER.md §5). `pins` maps canonical names to pinned keys (hex); a folder key that
+ * with a key, then the one already written in lowercase (its name, then its file name), then
+ * the first by path (LEDGER.md §5). `pins` maps canonical names to pinned keys (hex); a folder key that
  * differs from its pin is reported as a `KeyChange` and does not replace the pin.
  * `operators` is the configured operator list (`CLAIMBOARD_OPERATORS`); when empty or absent,
  * roster entries whose role is `operator` or `master` are the operators.
@@ -81,11 +81,15 @@ export function buildRoster(
   options: { readonly pins?: ReadonlyMap<string, string>; readonly operators?: readonly string[] } = {},
 ): RosterBuild {
   const byName = new Map<string, { path: string; record: AgentRecord }>();
-  const rank = (a: AgentRecord) => (a.public_key ? 0 : 2) + (a.name_as_written === a.name ? 0 : 1);
+  // Keyed first, then already lowercase: the name as written, then the file's own name (else a
+  // file `agents/Fang.json` naming "fang" with another key would win over `agents/fang.json` by
+  // sorting first, and take over fang's key and role).
+  const rank = (a: { path: string; record: AgentRecord }) =>
+    (a.record.public_key ? 0 : 4) + (a.record.name_as_written === a.record.name ? 0 : 2) + (a.path.slice(a.path.lastIndexOf('/') + 1) === `${a.record.name}.json` ? 0 : 1);
   const sorted = [...agents].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   for (const a of sorted) {
     const cur = byName.get(a.record.name);
-    if (!cur || rank(a.record) < rank(cur.record)) byName.set(a.record.name, a);
+    if (!cur || rank(a) < rank(cur)) byName.set(a.record.name, a);
   }
   const pins = options.pins ?? new Map<string, string>();
   const entries = new Map<string, RosterEntry>();
