@@ -227,7 +227,11 @@ describe('the index survives SIGKILL at any point', () => {
     await indexOnce(root, fresh);
     const got = board(dbFile);
     const want = board(fresh);
-    console.log(`crash: 20 kills (${outcomes.filter((o) => o === 'while indexing').length} while indexing, ${outcomes.filter((o) => o === 'incremental').length} during incremental updates), ${changes} folder changes, ${want.cards.length} cards, ${want.problems.length} problems`);
+    const count = (k: string) => outcomes.filter((o) => o === k).length;
+    console.log(
+      `crash: 20 kills (${count('while indexing')} while indexing, ${count('after ready')} just after the first index, ${count('incremental')} during incremental updates), ` +
+        `${changes} folder changes, board identical to a clean rebuild: ${want.cards.length} cards, ${want.problems.length} problems`,
+    );
     expect(got.cards.length).toBeGreaterThan(250);
     expect(got).toEqual(want);
     expect(outcomes.filter((o) => o === 'incremental')).toHaveLength(10);
