@@ -54,7 +54,7 @@ describe('Indexer', () => {
     const root = channelCopy('17-bad-signatures');
     let now = Date.now();
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, vanishGraceMs: 0 }); // deletions here are deliberate; the grace has its own test
     await ix.start();
     const claimT1 = fs.readFileSync(path.join(root, 'tasks/t1/claim.fang.json'), 'utf8');
     const steps: (() => void)[] = [

@@ -384,8 +384,9 @@ export class Indexer {
     const scanned = all ? this.rescan() : this.refresh(paths);
     const dirty = scanned.dirty;
     let channelDirty = scanned.channelDirty;
-    // A file that just vanished is believed a moment longer (see vanishGraceMs).
-    const now = this.clock();
+    // A file that just vanished is believed a moment longer (see vanishGraceMs). The grace is
+    // about the filesystem's timing, so it runs on a monotonic clock, not the derivation clock.
+    const now = performance.now();
     const grace = this.opts.vanishGraceMs ?? 1000;
     for (const [d, old] of this.lostNow) {
       if (!dirty.has(d)) continue;
@@ -427,13 +428,13 @@ export class Indexer {
     const next = Math.min(...this.deferred.values());
     this.graceTimer = setTimeout(() => {
       this.graceTimer = null;
-      const now = this.clock();
+      const now = performance.now();
       for (const [d, until] of this.deferred) {
         if (until > now) continue;
         this.pending.add(d === '' ? 'agents' : `tasks/${d}`);
       }
       this.schedule(0);
-    }, Math.max(5, next - this.clock() + 5));
+    }, Math.max(5, next - performance.now() + 5));
     this.graceTimer.unref?.();
   }
 
