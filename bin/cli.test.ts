@@ -1,6 +1,7 @@
 /** `claimboard state` as other tools call it (DESIGN.md "CLI"), through the real launcher. */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { folderSnapshot } from '../lib/testing/folder';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -81,26 +82,14 @@ describe('claimboard requeue | retire | reopen | ack', () => {
   copies.push(keysDir);
   const k = JSON.parse(fs.readFileSync(path.join(VECTORS_DIR, 'keys.json'), 'utf8')) as Record<string, { seed: string }>;
   for (const n of ['ops', 'fang']) fs.writeFileSync(path.join(keysDir, `${n}.key`), `${k[n]?.seed}\n`, { mode: 0o600 });
-  const snap = (root: string) => {
-    const out: Record<string, string> = {};
-    const walk = (rel: string) => {
-      for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
-        const r = rel ? `${rel}/${e.name}` : e.name;
-        if (e.isDirectory()) walk(r);
-        else out[r] = fs.readFileSync(path.join(root, r), 'utf8');
-      }
-    };
-    walk('');
-    return out;
-  };
   const refused = (root: string, args: string[], reason: RegExp) => {
-    const before = snap(root);
+    const before = folderSnapshot(root);
     const r = run(args);
     expect(r.status).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(reason);
     expect(r.stdout).toBe('');
-    expect(snap(root)).toEqual(before);
+    expect(folderSnapshot(root)).toEqual(before);
   };
 
   it('acknowledges a give-up and prints the paths written', () => {

@@ -3,8 +3,8 @@
  * the expected files, signed so they verify, and the card moves as §7 says; every refusal
  * leaves the folder byte-for-byte unchanged.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { folderSnapshot } from '../testing/folder';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -30,19 +30,6 @@ function copy(vector: string): string {
   return dir;
 }
 
-/** path -> sha256 of every file under root (dot files included: nothing may be left behind). */
-function snapshot(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(r);
-      else out[r] = createHash('sha256').update(fs.readFileSync(path.join(root, r))).digest('hex');
-    }
-  };
-  walk('');
-  return out;
-}
 
 const ctxOf = (root: string, over: Partial<ApplyContext> = {}): ApplyContext => ({ root, nowMs: Date.now(), staleAfterMs: 300_000, operators: [], verify: naclVerify, ...over });
 
@@ -77,12 +64,12 @@ describe('re-queue', () => {
   it('is refused while the holder\'s heartbeat is fresh (422), writing nothing', () => {
     const root = copy('14-double-run');
     const ctx = ctxOf(root);
-    const before = snapshot(root);
+    const before = folderSnapshot(root);
     const req = build(root, 'ops', (s) => ({ action: 'requeue', card: cardOf(s, 't1'), note: 'x' }), ctx);
     const res = applyAction(req, ctx);
     expect(res.status).toBe(422);
     expect(res).toMatchObject({ reason: "fang's heartbeat on t1 is fresh: a live run is never stolen from" });
-    expect(snapshot(root)).toEqual(before);
+    expect(folderSnapshot(root)).toEqual(before);
   });
   it('two operators re-queueing at once (two machines) end with two valid files and one coherent card', () => {
     const a = copy('06-stale-no-heartbeat');
@@ -109,9 +96,9 @@ describe('re-queue', () => {
     const c = cardOf(after, 'ichabod-1650');
     expect([c.state, c.holder]).toEqual(['open', null]);
     // Applied now, it is refused: the order is open, and the folder stays as it is.
-    const before = snapshot(a);
+    const before = folderSnapshot(a);
     expect(applyAction(late, ca)).toMatchObject({ status: 409, reason: 'ichabod-1650 is now open; you saw stale held by fang' });
-    expect(snapshot(a)).toEqual(before);
+    expect(folderSnapshot(a)).toEqual(before);
   });
 });
 
@@ -119,12 +106,12 @@ describe('retire', () => {
   it('asks for two confirmations while a heartbeat is fresh, then writes the retirement and one release per held order', () => {
     const root = copy('14-double-run');
     const ctx = ctxOf(root);
-    const before = snapshot(root);
+    const before = folderSnapshot(root);
     const once = build(root, 'ops', () => ({ action: 'retire', agent: 'fang', orders: ['t1'], reason: 'machine rebuilt', confirmAlive: 1 }), ctx);
     const r1 = applyAction(once, ctx);
     expect(r1.status).toBe(422);
     expect(r1).toMatchObject({ reason: 'fang looks alive (a heartbeat of it arrived within the stale window): confirm twice to retire it anyway' });
-    expect(snapshot(root)).toEqual(before);
+    expect(folderSnapshot(root)).toEqual(before);
     const twice = build(root, 'ops', () => ({ action: 'retire', agent: 'fang', orders: ['t1'], reason: 'machine rebuilt', confirmAlive: 2 }), ctx);
     const r2 = applyAction(twice, ctx);
     expect(r2).toMatchObject({ status: 201, written: ['retirements/fang.ops.json', 'tasks/t1/release.ops.fang.json', 'ledger.ops.jsonl'] });
@@ -137,11 +124,11 @@ describe('retire', () => {
   it('is refused (409) when the agent holds other orders than the operator saw', () => {
     const root = copy('04-stale-heartbeat-lapsed');
     const ctx = ctxOf(root);
-    const before = snapshot(root);
+    const before = folderSnapshot(root);
     const req = build(root, 'ops', () => ({ action: 'retire', agent: 'fang', orders: ['t1'], reason: 'gone', confirmAlive: 2 }), ctx);
     const res = applyAction(req, ctx);
     expect(res).toMatchObject({ status: 409, reason: 'fang now holds t1, t2 by an active claim with no result; you saw t1' });
-    expect(snapshot(root)).toEqual(before);
+    expect(folderSnapshot(root)).toEqual(before);
   });
 });
 
@@ -162,11 +149,11 @@ describe('reopen and acknowledge', () => {
     // d depends on e (done); fang claims d and is running it.
     fs.writeFileSync(path.join(root, 'tasks/d/claim.fang.json'), JSON.stringify({ order_id: 'd', agent: 'fang', claimed_at: '2026-11-30T10:00:00Z' }));
     const ctx = ctxOf(root);
-    const before = snapshot(root);
+    const before = folderSnapshot(root);
     const req = build(root, 'ops', (s) => ({ action: 'reopen', card: cardOf(s, 'e'), reason: 'redo' }), ctx);
     const res = applyAction(req, ctx);
     expect(res).toMatchObject({ status: 422, reason: 'd (claimed) depends on e and already consumed its result' });
-    expect(snapshot(root)).toEqual(before);
+    expect(folderSnapshot(root)).toEqual(before);
   });
   it('acknowledges a give-up: the order is closed', () => {
     const root = copy('11-give-up-ack-reopen');
@@ -214,11 +201,11 @@ describe('refusals write nothing', () => {
       const root = copy('11-give-up-ack-reopen');
       const ctx = ctxOf(root);
       const body = make(root, ctx);
-      const before = snapshot(root);
+      const before = folderSnapshot(root);
       const res = applyAction(body, ctx);
       expect(res.status).toBe(status);
       expect('reason' in res ? res.reason : '').toMatch(reason);
-      expect(snapshot(root)).toEqual(before);
+      expect(folderSnapshot(root)).toEqual(before);
     });
   }
   it('a replay of an earlier action: 409, nothing written the second time', () => {
@@ -226,9 +213,9 @@ describe('refusals write nothing', () => {
     const ctx = ctxOf(root);
     const req = ackG1(root, ctx);
     expect(applyAction(req, ctx).status).toBe(201);
-    const before = snapshot(root);
+    const before = folderSnapshot(root);
     const again = applyAction(req, ctx);
     expect(again).toMatchObject({ status: 409, reason: 'g1 is now closed held by fang; you saw gave_up held by fang' });
-    expect(snapshot(root)).toEqual(before);
+    expect(folderSnapshot(root)).toEqual(before);
   });
 });

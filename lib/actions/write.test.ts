@@ -16,10 +16,10 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { appendLedgerLine, ledgerPrevOf, replaceOwnFile, writeNewFile, WriteError } from './write';
 import { ChannelBuilder } from '../testing/channel-builder';
+import { folderSnapshot } from '../testing/folder';
 import { deriveChannel } from '../ledger/channel';
 import { naclVerify } from '../ledger/nacl-verify';
 import { readChannel } from '../index/read-channel';
-import { sha256HexOfText } from '../ledger/json';
 import { deriveSubset } from './apply';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -43,24 +43,6 @@ function channel(parent?: string): string {
   return root;
 }
 
-/** Every entry under `root`, dot files included: type and content (files), target (links). */
-function snapshot(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const name of fs.readdirSync(rel ? path.join(root, rel) : root).sort()) {
-      const r = rel ? `${rel}/${name}` : name;
-      const abs = path.join(root, r);
-      const st = fs.lstatSync(abs);
-      if (st.isSymbolicLink()) out[r] = `link -> ${fs.readlinkSync(abs)}`;
-      else if (st.isDirectory()) {
-        out[r] = 'dir';
-        walk(r);
-      } else out[r] = `file ${sha256HexOfText(fs.readFileSync(abs, 'latin1'))} ${st.size}`;
-    }
-  };
-  walk('');
-  return out;
-}
 
 const tempsIn = (dir: string) => fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'));
 
@@ -91,16 +73,16 @@ describe('writeNewFile', () => {
   it('refuses when another writer\'s file is already there: untouched, nothing written', () => {
     const root = channel();
     fs.writeFileSync(path.join(root, 'tasks/t1/release.ops.fang.json'), 'theirs');
-    const before = snapshot(root);
+    const before = folderSnapshot(root);
     const e = refused('exists', () => writeNewFile(path.join(root, 'tasks/t1/release.ops.fang.json'), RELEASE));
     expect(e.message).toMatch(/release\.ops\.fang\.json already exists/);
-    expect(snapshot(root)).toEqual(before);
+    expect(folderSnapshot(root)).toEqual(before);
   });
 
   it('refuses when the file appears between the check and the link (another writer wins the race)', () => {
     const root = channel();
     const target = path.join(root, 'tasks/t1/release.ops.fang.json');
-    const before = snapshot(root);
+    const before = folderSnapshot(root);
     const link = fs.linkSync;
     vi.spyOn(fs, 'linkSync').mockImplementation((from, to) => {
       fs.writeFileSync(target, 'theirs, arrived just now');
@@ -109,7 +91,7 @@ describe('writeNewFile', () => {
     const e = refused('exists', () => writeNewFile(target, RELEASE));
     expect(e.message).toMatch(/appeared while writing; nothing was written/);
     expect(fs.readFileSync(target, 'utf8')).toBe('theirs, arrived just now');
-    expect(snapshot(root)).toEqual({ ...before, 'tasks/t1/release.ops.fang.json': snapshot(root)['tasks/t1/release.ops.fang.json'] as string });
+    expect(folderSnapshot(root)).toEqual({ ...before, 'tasks/t1/release.ops.fang.json': folderSnapshot(root)['tasks/t1/release.ops.fang.json'] as string });
     expect(tempsIn(path.join(root, 'tasks/t1'))).toEqual([]);
   });
 
@@ -120,10 +102,10 @@ describe('writeNewFile', () => {
     fs.writeFileSync(path.join(outside, 'target.json'), 'outside');
     fs.symlinkSync(path.join(outside, 'target.json'), path.join(root, 'tasks/t1/release.ops.fang.json'));
     fs.symlinkSync(path.join(outside, 'nowhere.json'), path.join(root, 'tasks/t1/release.ops.wisp.json'));
-    const before = snapshot(root);
+    const before = folderSnapshot(root);
     refused('exists', () => writeNewFile(path.join(root, 'tasks/t1/release.ops.fang.json'), RELEASE));
     refused('exists', () => writeNewFile(path.join(root, 'tasks/t1/release.ops.wisp.json'), RELEASE));
-    expect(snapshot(root)).toEqual(before);
+    expect(folderSnapshot(root)).toEqual(before);
     expect(fs.readdirSync(outside)).toEqual(['target.json']);
     expect(fs.readFileSync(path.join(outside, 'target.json'), 'utf8')).toBe('outside');
   });
@@ -168,10 +150,10 @@ describe('replaceOwnFile and appendLedgerLine', () => {
     fs.writeFileSync(path.join(outside, 'x'), 'outside');
     fs.symlinkSync(path.join(outside, 'x'), path.join(root, 'tasks/t1/ack.ops.json'));
     fs.symlinkSync(path.join(outside, 'x'), path.join(root, 'ledger.wisp.jsonl'));
-    const before = snapshot(root);
+    const before = folderSnapshot(root);
     refused('exists', () => replaceOwnFile(path.join(root, 'tasks/t1/ack.ops.json'), enc('mine')));
     refused('exists', () => appendLedgerLine(path.join(root, 'ledger.wisp.jsonl'), '{}', ''));
-    expect(snapshot(root)).toEqual(before);
+    expect(folderSnapshot(root)).toEqual(before);
     expect(fs.readFileSync(path.join(outside, 'x'), 'utf8')).toBe('outside');
   });
 
@@ -180,10 +162,10 @@ describe('replaceOwnFile and appendLedgerLine', () => {
     const ledger = path.join(root, 'ledger.ops.jsonl');
     const stale = ledgerPrevOf(ledger).prev;
     appendLedgerLine(ledger, '{"n":1}', stale);
-    const before = snapshot(root);
+    const before = folderSnapshot(root);
     const e = refused('moved_on', () => appendLedgerLine(ledger, '{"n":2}', stale));
     expect(e.message).toMatch(/new line since this action was signed/);
-    expect(snapshot(root)).toEqual(before);
+    expect(folderSnapshot(root)).toEqual(before);
   });
 
   it('appendLedgerLine refuses when another process appends between its read and its rename: no line is lost', () => {
@@ -214,13 +196,13 @@ describe('never out of the channel through a symlinked folder', () => {
     fs.mkdirSync(path.join(outside, 'order'));
     fs.symlinkSync(outside, path.join(root, 'retirements'));
     fs.symlinkSync(path.join(outside, 'order'), path.join(root, 'tasks/evil'));
-    const before = snapshot(root);
+    const before = folderSnapshot(root);
     const e = refused('exists', () => writeNewFile(path.join(root, 'retirements/fang.ops.json'), RELEASE, root));
     expect(e.message).toMatch(/^retirements is a symlink; nothing is written through it/);
     refused('exists', () => replaceOwnFile(path.join(root, 'tasks/evil/reopen.ops.json'), RELEASE, root));
     refused('exists', () => writeNewFile(path.join(root, 'tasks/evil/release.ops.fang.json'), RELEASE, root));
     refused('io', () => writeNewFile(path.join(root, '../elsewhere.json'), RELEASE, root));
-    expect(snapshot(root)).toEqual(before);
+    expect(folderSnapshot(root)).toEqual(before);
     expect(fs.readdirSync(outside)).toEqual(['order']);
     expect(fs.readdirSync(path.join(outside, 'order'))).toEqual([]);
   });
@@ -338,7 +320,7 @@ describe(`a full disk and a read-only folder ${HOW}`, () => {
       channel(root);
       fs.writeFileSync(path.join(root, 'tasks/t1/reopen.ops.json'), 'my earlier reopen');
       spoil();
-      const before = snapshot(mnt);
+      const before = folderSnapshot(mnt);
       const attempts: [string, () => void][] = [
         ['new file', () => writeNewFile(path.join(root, 'tasks/t1/release.ops.fang.json'), RELEASE)],
         ['new file in a new folder', () => writeNewFile(path.join(root, 'retirements/fang.ops.json'), RELEASE)],
@@ -351,7 +333,7 @@ describe(`a full disk and a read-only folder ${HOW}`, () => {
       for (const [name, attempt] of attempts) {
         const e = refused('io', attempt);
         expect(e.message, name).toMatch(new RegExp(`^cannot (write|create|place) .*${errno}`));
-        expect(snapshot(mnt), name).toEqual(before);
+        expect(folderSnapshot(mnt), name).toEqual(before);
       }
     });
   }

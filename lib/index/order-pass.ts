@@ -7,7 +7,7 @@ import 'server-only';
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { assembleOrder, readEntry, type FileOutcome, type OrderView } from '../ledger/channel';
+import { assembleOrder, readEntry, writerOf, type FileOutcome, type OrderView } from '../ledger/channel';
 import { deriveOrder, type Card, type DeriveContext } from '../ledger/derive';
 import { claimHistory, type HoldHistory } from '../ledger/timeline';
 import type { Ed25519Verify, Roster, SignatureMemo } from '../ledger/verify';
@@ -71,20 +71,9 @@ export interface PassContext {
   readonly remembered?: ReadonlyMap<string, { readonly stat: string; readonly key: string; readonly ok: boolean }>;
 }
 
-function writerOf(o: FileOutcome): string | null {
-  if (o.status !== 'record') return null;
-  const r = o.record;
-  switch (r.kind) {
-    case 'claim':
-    case 'heartbeat':
-    case 'result':
-    case 'giveup':
-      return r.agent;
-    case 'release':
-      return r.signed_by ? r.signed_by.toLowerCase() : null;
-    default:
-      return null;
-  }
+/** The writer of a file for "files of h" (LEDGER.md §6), or null. */
+function fileWriter(o: FileOutcome): string | null {
+  return o.status === 'record' ? writerOf(o.record) : null;
 }
 
 /**
@@ -162,7 +151,7 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
       kind: v.status === 'record' ? v.record.kind : v.status === 'problem' ? v.kind : null,
       status: v.status,
       problem: v.status === 'problem' ? v.problem : null,
-      writer: 'order' in assembled ? writerOf(v) : null,
+      writer: 'order' in assembled ? fileWriter(v) : null,
       sig_key: sig?.key ?? null,
       sig_ok: sig ? (sig.ok ? 1 : 0) : null,
     });

@@ -223,7 +223,7 @@ export const DEFAULT_STALE_AFTER_MS = 300_000;
 const isSigned = (r: LedgerRecord): r is SignedRecord => r.kind !== 'agent' && r.kind !== 'claim' && r.kind !== 'heartbeat';
 
 /** The writer of a record for "files of h" (LEDGER.md §6), or null when it does not count. */
-function writerOf(r: LedgerRecord): string | null {
+export function writerOf(r: LedgerRecord): string | null {
   switch (r.kind) {
     case 'claim':
     case 'heartbeat':

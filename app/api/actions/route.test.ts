@@ -2,8 +2,8 @@
  * POST /api/actions through the real route handler, on an index of a vector folder: the guards
  * (origin, content type, read-only), success, and refusals that write nothing.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { folderSnapshot } from '@/lib/testing/folder';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -19,18 +19,6 @@ const keys = vectorKeys() as Record<string, { seed: string }>;
 let dir = '';
 let root = '';
 
-function snapshot(): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(r);
-      else out[r] = createHash('sha256').update(fs.readFileSync(path.join(root, r))).digest('hex');
-    }
-  };
-  walk('');
-  return out;
-}
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-route-'));
@@ -59,7 +47,7 @@ const post = (body: unknown, headers: Record<string, string> = {}) =>
 
 describe('POST /api/actions', () => {
   it('refuses another origin (403), a cross-site fetch (403), non-JSON (415) and read-only mode (403), writing nothing', async () => {
-    const before = snapshot();
+    const before = folderSnapshot(root);
     const body = ackG1();
     const r1 = await post(body, { origin: 'http://evil.example' });
     expect([r1.status, ((await r1.json()) as { message: string }).message]).toEqual([403, 'cross-origin request refused (origin http://evil.example)']);
@@ -67,17 +55,17 @@ describe('POST /api/actions', () => {
     expect((await post(JSON.stringify(body), { 'content-type': 'text/plain' })).status).toBe(415);
     process.env.CLAIMBOARD_READ_ONLY = '1';
     expect((await post(body, { origin: 'http://127.0.0.1:3000' })).status).toBe(403);
-    expect(snapshot()).toEqual(before);
+    expect(folderSnapshot(root)).toEqual(before);
   });
   it('refuses a non-operator (403) and a stale expect (409 with the current card), writing nothing', async () => {
-    const before = snapshot();
+    const before = folderSnapshot(root);
     const r = await post(ackG1('fang'));
     expect([r.status, ((await r.json()) as { message: string }).message]).toEqual([403, 'fang is not an operator of this channel']);
     const stale = ackG1();
     const res = await post({ ...stale, expect: { ...stale.expect, order: { ...stale.expect.order, state: 'claimed' } } });
     const b = (await res.json()) as { error: string; card: { state: string } };
     expect([res.status, b.error, b.card.state]).toEqual([409, 'conflict', 'gave_up']);
-    expect(snapshot()).toEqual(before);
+    expect(folderSnapshot(root)).toEqual(before);
   });
   it('accepts the operator\'s signed acknowledgement from the same origin: 201 with the written paths and the card after', async () => {
     const res = await post(ackG1(), { origin: 'http://127.0.0.1:3000', 'sec-fetch-site': 'same-origin' });
