@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { actionsEnabled, errorResponse, json, withDb } from '@/lib/api/http';
-import { board, decodeCursor, lanePage } from '@/lib/index/queries';
+import { actionsEnabled, errorResponse, withDb } from '@/lib/api/http';
+import { board, decodeCursor, lanePage, latestSeq } from '@/lib/index/queries';
+import { AnswerCache } from '@/lib/api/answer-cache';
 import { LANES } from '@/lib/ledger/derive';
 
 export const runtime = 'nodejs';
@@ -18,6 +19,9 @@ const Query = z.object({
   q: z.string().max(200).optional(),
 });
 
+/** Answers at most 1 s old and never older than the index's last change (`now_ms` may lag by that second). */
+const cache = new AnswerCache(1000);
+
 /** GET /api/board: every lane's count and first page; with `lane` (and `cursor`), one lane's next page. */
 export function GET(req: Request) {
   const params = Object.fromEntries(new URL(req.url).searchParams);
@@ -26,11 +30,13 @@ export function GET(req: Request) {
   if (!parsed.success) return errorResponse('bad_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   const { lane, cursor, ...filters } = parsed.data;
   return withDb((db) => {
-    if (lane) {
-      const c = cursor ? decodeCursor(cursor) : null;
-      if (cursor && !c) return errorResponse('bad_request', 'cursor: not a cursor from this API');
-      return json(lanePage(db, lane as (typeof LANES)[number], filters, c));
-    }
-    return json(board(db, filters, Date.now(), actionsEnabled()));
+    const c = cursor ? decodeCursor(cursor) : null;
+    if (cursor && !c) return errorResponse('bad_request', 'cursor: not a cursor from this API');
+    const now = Date.now();
+    const key = JSON.stringify(parsed.data);
+    const body = cache.get(key, latestSeq(db), now, () =>
+      JSON.stringify(lane ? lanePage(db, lane as (typeof LANES)[number], filters, c) : board(db, filters, now, actionsEnabled())),
+    );
+    return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
   });
 }
