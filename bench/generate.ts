@@ -32,6 +32,7 @@ import { naclPublicKey } from '../lib/ledger/nacl-verify';
 import { revisionComponent } from '../lib/ledger/names';
 import { signFields, signLedgerLine, type SignedKind } from '../lib/ledger/sign';
 import { sha256HexOfText } from '../lib/ledger/json';
+import { mulberry32 } from '../lib/util/prng';
 
 /** Bump when the generated content changes: cached channels of another version are not reused. */
 export const GENERATOR_VERSION = 2;
@@ -92,16 +93,6 @@ export interface Plan {
   readonly running: [string, string][];
 }
 
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One file of an order, before signing. */
 type FileSpec =

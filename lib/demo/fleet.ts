@@ -47,6 +47,7 @@ import {
   type DemoManifest,
   type RunFate,
 } from './scenario';
+import { mulberry32 } from '../util/prng';
 
 /** Options of {@link startFleet}. Durations are ms; all decisions use this machine's clock. */
 export interface FleetOptions {
@@ -95,17 +96,6 @@ interface Run {
   lastBeat: number;
 }
 
-/** mulberry32: a small seeded PRNG, floats in [0, 1). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Memoizes a verifier: the folder is re-derived every tick and most signatures are old. */
 function memoVerify(inner: Ed25519Verify): Ed25519Verify {
@@ -152,7 +142,7 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
   const hb = Math.max(1, staleAfterMs / 10);
   const tickMs = options.tickMs ?? Math.min(1000, Math.max(50, hb / 5));
   const maxOrders = options.maxOrders ?? 80;
-  const random = rng(options.seed ?? 1);
+  const random = mulberry32(options.seed ?? 1);
   const onError =
     options.onError ??
     ((e: unknown) => process.stderr.write(`claimboard demo fleet: ${e instanceof Error ? e.message : String(e)}\n`));
