@@ -16,9 +16,9 @@ import type { ActionInput } from '@/lib/ledger/actions';
 import { StateBadge } from '@/components/ui/badges';
 import { useActions, type OrderActionKind } from './context';
 import { Dialog } from './Dialog';
-import { FilesToWrite, FleetEffect, GateNote, Refusal, SignerLine, writtenTitle } from './parts';
+import { DialogFooter, FilesToWrite, FleetEffect, GateNote, Refusal, writtenTitle } from './parts';
 import { useToast } from './Toast';
-import { btn, field, note } from './ui';
+import { field, note } from './ui';
 
 const PROMPT: Record<OrderActionKind, { label: string; placeholder: string; required: boolean; help: string }> = {
   requeue: {
@@ -188,23 +188,13 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Order
             }
           />
         ) : null}
-        {localError ? (
-          <p role="alert" className={note.error}>
-            Could not sign or send: {localError}
-          </p>
-        ) : null}
-
-        <div className="flex flex-wrap items-center justify-between gap-3 border-t border-zinc-200 pt-3 dark:border-zinc-800">
-          <SignerLine />
-          <div className="ml-auto flex gap-2">
-            <button type="button" className={btn.secondary} onClick={onClose}>
-              Cancel
-            </button>
-            <button type="submit" className={kind === 'requeue' ? btn.danger : btn.primary} disabled={!canSend} aria-disabled={!canSend}>
-              {sending ? 'Signing and writing…' : kind === 'ack' ? 'Sign and acknowledge' : `Sign and ${kind === 'requeue' ? 're-queue' : 'reopen'}`}
-            </button>
-          </div>
-        </div>
+        <DialogFooter
+          localError={localError}
+          onClose={onClose}
+          danger={kind === 'requeue'}
+          canSend={canSend}
+          submitLabel={sending ? 'Signing and writing…' : kind === 'ack' ? 'Sign and acknowledge' : `Sign and ${kind === 'requeue' ? 're-queue' : 'reopen'}`}
+        />
         {missingText && gate.ok && !rule ? <p className="-mt-2 text-right text-xs text-zinc-500 dark:text-zinc-400">Write a reason to enable the button.</p> : null}
       </form>
     </Dialog>

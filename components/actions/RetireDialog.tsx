@@ -16,9 +16,9 @@ import { useKeyGate } from '@/lib/client/operator';
 import { formatDuration } from '@/lib/ui/time';
 import { useActions } from './context';
 import { Dialog } from './Dialog';
-import { FilesToWrite, FleetEffect, GateNote, Refusal, SignerLine, writtenTitle } from './parts';
+import { DialogFooter, FilesToWrite, FleetEffect, GateNote, Refusal, writtenTitle } from './parts';
 import { useToast } from './Toast';
-import { btn, field, note } from './ui';
+import { field, note } from './ui';
 
 const samePlan = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -194,23 +194,13 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
             }
           />
         ) : null}
-        {localError ? (
-          <p role="alert" className={note.error}>
-            Could not sign or send: {localError}
-          </p>
-        ) : null}
-
-        <div className="flex flex-wrap items-center justify-between gap-3 border-t border-zinc-200 pt-3 dark:border-zinc-800">
-          <SignerLine />
-          <div className="ml-auto flex gap-2">
-            <button type="button" className={btn.secondary} onClick={onClose}>
-              Cancel
-            </button>
-            <button type="submit" className={btn.danger} disabled={!canSend}>
-              {sending ? 'Signing and writing…' : alive ? `Sign and retire ${name} anyway` : `Sign and retire ${name}`}
-            </button>
-          </div>
-        </div>
+        <DialogFooter
+          localError={localError}
+          onClose={onClose}
+          danger
+          canSend={canSend}
+          submitLabel={sending ? 'Signing and writing…' : alive ? `Sign and retire ${name} anyway` : `Sign and retire ${name}`}
+        />
       </form>
     </Dialog>
   );

@@ -127,3 +127,39 @@ export function Block({ label, children }: { label: string; children: ReactNode 
 export function writtenTitle(paths: readonly string[]): string {
   return paths.length <= 3 ? `written: ${paths.join(', ')}` : `written: ${paths.length} files`;
 }
+
+/** The end of an action dialog: a local error if signing failed, who signs, Cancel and the submit button. */
+export function DialogFooter({
+  localError,
+  onClose,
+  submitLabel,
+  danger,
+  canSend,
+}: {
+  localError: string | null;
+  onClose: () => void;
+  submitLabel: string;
+  danger: boolean;
+  canSend: boolean;
+}) {
+  return (
+    <>
+      {localError ? (
+        <p role="alert" className={note.error}>
+          Could not sign or send: {localError}
+        </p>
+      ) : null}
+      <div className="flex flex-wrap items-center justify-between gap-3 border-t border-zinc-200 pt-3 dark:border-zinc-800">
+        <SignerLine />
+        <div className="ml-auto flex gap-2">
+          <button type="button" className={btn.secondary} onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className={danger ? btn.danger : btn.primary} disabled={!canSend} aria-disabled={!canSend}>
+            {submitLabel}
+          </button>
+        </div>
+      </div>
+    </>
+  );
+}

@@ -1,13 +1,12 @@
 'use client';
-import Link from 'next/link';
 import { useEffect } from 'react';
 import type { AgentResponse } from '@/lib/api/types';
-import { useAgent, useBoard } from '@/lib/client/api';
+import { useAgent } from '@/lib/client/api';
 import { useServerNow } from '@/lib/client/clock';
 import { OrderCard } from '@/components/board/OrderCard';
 import { Badge, StateBadge } from '@/components/ui/badges';
 import { AgentLink, OrderLink } from '@/components/ui/links';
-import { Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';
+import { Crumb, Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';
 import { Ago, WriterClock } from '@/components/ui/time';
 import type { Tone } from '@/lib/ui/labels';
 import { clockOffsetSentence, utcClock } from '@/lib/ui/time';
@@ -15,7 +14,6 @@ import { LANES } from '@/lib/ledger/derive';
 import { RetireAction } from '@/components/actions/RetireAction';
 import { ShortKey } from './KeyFacts';
 
-const NO_FILTERS = {};
 
 const ENDED: Record<AgentResponse['held'][number]['ended'], { label: string; tone: Tone }> = {
   released: { label: 'released', tone: 'warn' },
@@ -38,17 +36,11 @@ export function AgentView({ name }: { name: string }) {
 
 function AgentDetail({ data, now }: { data: AgentResponse; now: number }) {
   const a = data.agent;
-  // stale_after comes with the board (the nav keeps it loaded); 300 s is LEDGER.md's default.
-  const staleAfterMs = useBoard(NO_FILTERS).data?.stale_after_ms ?? 300_000;
+  const staleAfterMs = data.stale_after_ms;
   const ctx = { nowMs: now, staleAfterMs };
   return (
     <article className="mx-auto max-w-5xl px-4 py-5 sm:px-6">
-      <p className="text-xs text-zinc-500 dark:text-zinc-400">
-        <Link href="/agents" className="underline underline-offset-2">
-          Agents
-        </Link>{' '}
-        / agent
-      </p>
+      <Crumb href="/agents" label="Agents" here="agent" />
       <header className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1">
         <h1 className="text-xl font-semibold tracking-tight">{a.name}</h1>
         <Badge tone="neutral">{a.role}</Badge>

@@ -1,5 +1,4 @@
 'use client';
-import Link from 'next/link';
 import { useEffect, useMemo } from 'react';
 import type { OrderResponse, OrderState } from '@/lib/api/types';
 import { useOrder, useOrders, isNotFound } from '@/lib/client/api';
@@ -7,7 +6,7 @@ import { useServerNow } from '@/lib/client/clock';
 import { ADVISORY_NOTE, heartbeatNote, isAdvisory, shownFlags, whyLines } from '@/components/board/why';
 import { FlagBadge, LaneBadge, StateBadge } from '@/components/ui/badges';
 import { AgentLink, OrderLink } from '@/components/ui/links';
-import { Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';
+import { Crumb, Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';
 import { Ago, WriterClock } from '@/components/ui/time';
 import { PROBLEM_LABEL } from '@/lib/ui/labels';
 import { utcClock } from '@/lib/ui/time';
@@ -38,12 +37,7 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
 
   return (
     <article className="mx-auto max-w-5xl px-4 py-5 sm:px-6">
-      <p className="text-xs text-zinc-500 dark:text-zinc-400">
-        <Link href="/" className="underline underline-offset-2">
-          Board
-        </Link>{' '}
-        / order
-      </p>
+      <Crumb href="/" label="Board" here="order" />
       <header className="mt-1">
         <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
           <h1 className="font-mono text-xl font-semibold tracking-tight break-all">{card.order_id}</h1>

@@ -1,4 +1,5 @@
 'use client';
+import Link from 'next/link';
 import { useState, type ReactNode } from 'react';
 import { ApiError } from '@/lib/client/api';
 
@@ -92,3 +93,15 @@ export function Fact({ term, children }: { term: string; children: ReactNode }) 
 export const tableClass = 'w-full border-collapse text-left text-sm';
 export const thClass = 'border-b border-zinc-200 px-2 py-1.5 text-xs font-semibold text-zinc-600 dark:border-zinc-800 dark:text-zinc-400';
 export const tdClass = 'border-b border-zinc-100 px-2 py-1.5 align-top dark:border-zinc-800/70';
+
+/** The breadcrumb above a page's title: a link back to its list, then what this page is. */
+export function Crumb({ href, label, here }: { href: string; label: string; here: string }) {
+  return (
+    <p className="text-xs text-zinc-500 dark:text-zinc-400">
+      <Link href={href} className="underline underline-offset-2">
+        {label}
+      </Link>{' '}
+      / {here}
+    </p>
+  );
+}
