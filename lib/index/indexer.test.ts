@@ -294,3 +294,19 @@ describe('agent page data', () => {
     ]);
   });
 });
+
+describe('change feed for channel-level files', () => {
+  it('a roster change tells every page to refetch (a key_changed banner has no order to name)', async () => {
+    const root = channelCopy('09-done');
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    await ix.start();
+    const seq = q.latestSeq(db);
+    const file = path.join(root, 'agents/wisp.json');
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), role: 'reviewer' }));
+    ix.request('agents/wisp.json');
+    ix.pump();
+    await ix.stop();
+    expect(q.changesSince(db, seq)).toMatchObject({ all: true, orders: [] });
+  });
+});

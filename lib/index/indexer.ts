@@ -412,9 +412,13 @@ export class Indexer {
     this.scheduleGrace();
     // An operator re-pinned a key (claimboard repin): the roster must be rebuilt.
     channelDirty = channelDirty || this.readPinsVersion() !== this.pinsVersion;
-    if (channelDirty && this.readChannelLevel()) {
-      for (const info of this.orders.values()) dirty.add(info.dir);
-      for (const d of this.dirStats.keys()) dirty.add(d);
+    if (channelDirty) {
+      if (this.readChannelLevel()) {
+        for (const info of this.orders.values()) dirty.add(info.dir);
+        for (const d of this.dirStats.keys()) dirty.add(d);
+      }
+      // The roster, ledger files or channel problems changed: every open page refetches.
+      this.opts.db.prepare("INSERT INTO changes (order_id, at_ms) VALUES ('*', ?)").run(this.clock());
     }
     this.passDirs(dirty);
     this.scheduleStaleTimer();
