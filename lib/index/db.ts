@@ -136,6 +136,18 @@ const MIGRATIONS: readonly { readonly id: number; readonly name: string; readonl
     // The agents table takes each agent's median clock offset straight from this index.
     sql: `CREATE INDEX runs_agent_offset ON runs (agent, writer_offset_ms);`,
   },
+  {
+    id: 6,
+    name: 'folder_listing_memo',
+    // Per order folder, fingerprints of its own stat identity and of its whole listing: a warm
+    // start and the periodic looks compare one number per folder instead of every entry's
+    // identity (issue 5). The card's fingerprint is stored so a warm start need not parse cards.
+    // Folders without a row are looked at once more (a database from before reads them again).
+    sql: `
+      CREATE TABLE dirs (dir TEXT PRIMARY KEY, self REAL NOT NULL, listing REAL NOT NULL);
+      ALTER TABLE cards ADD COLUMN fp REAL;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

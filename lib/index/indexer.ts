@@ -3,11 +3,16 @@ import 'server-only';
  * The indexer: keeps the SQLite index equal to what the pure core derives from the folder
  * (DESIGN.md "Shape"; LEDGER.md §1.2, §6), one order folder at a time.
  *
- * - Watcher events (@parcel/watcher) are hints; a periodic stat rescan is the truth.
+ * - Folder events (FolderWatch: the channel level, `tasks/`, and the folders of orders not
+ *   finished) are hints; periodic looks are the truth: a quick look every `rescanMs` compares
+ *   each order folder's own stat identity (an entry added, removed or renamed in it changes it:
+ *   how Syncthing and atomic writers deliver), and a sweep looks at every entry of every folder
+ *   a slice at a time (an in-place rewrite whose event was lost).
  * - A folder is read again only when the stat identity (size, mtime, ctime, inode, type) of
- *   one of its entries changed; its files are read fresh from disk, signatures checked against
- *   remembered outcomes first (stored per file with its stat identity), so re-deriving costs
- *   no cryptography for files that did not change.
+ *   one of its entries changed (one 53-bit fingerprint of its listing is remembered per folder);
+ *   its files are read fresh from disk, signatures checked against remembered outcomes first
+ *   (stored per file with its stat identity), so re-deriving costs no cryptography for files
+ *   that did not change.
  * - The channel-wide facts of a card (the stale reason from the holder's latest arrival
  *   anywhere, dependencies) are applied from small in-memory maps, so a change re-derives only
  *   its folder, the orders that depend on it, and the stale orders of an agent whose latest
@@ -30,8 +35,11 @@ import type { LedgerFileReport } from '../ledger/ledger-file';
 import type { Ed25519Verify } from '../ledger/verify';
 import { withChannelFacts, type Card, type OrderState } from '../ledger/derive';
 import type { AgentSummary, IndexProgress } from '../api/types';
-import { passOrder, statKey, type OrderPassResult, type PassContext } from './order-pass';
+import { cyrb53, listingFingerprint, passOrder, statKey, type OrderPassResult, type PassContext } from './order-pass';
+import { listOrderFolder } from './read-channel';
 import { runPassesInWorkers } from './worker-pool';
+import { FolderWatch } from './folder-watch';
+import type { Lane } from '../ledger/derive';
 
 export interface IndexerOptions {
   /** The channel root. */
@@ -43,7 +51,7 @@ export interface IndexerOptions {
   readonly operators?: readonly string[];
   /** This machine's clock, ms (default Date.now). */
   readonly clock?: () => number;
-  /** Full stat rescan period, ms (default 10 000). */
+  /** Quick look period, ms (default 10 000); the sweep of every entry runs at most this often too. */
   readonly rescanMs?: number;
   /** Subscribe to folder events (default true). */
   readonly watch?: boolean;
@@ -73,6 +81,7 @@ interface OrderInfo {
   readonly id: string;
   readonly dir: string;
   state: OrderState;
+  lane: Lane;
   holder: string | null;
   deps: readonly string[];
   /** Fingerprint of the stored card JSON. */
@@ -126,9 +135,11 @@ export function foldCaseVariants(results: readonly OrderPassResult[]): OrderPass
 }
 
 export class Indexer {
-  /** Stat identity of every entry seen, per order folder (its own path included) ... */
-  private dirStats = new Map<string, Map<string, string>>();
-  /** ... and of the channel-level entries. */
+  /** Per order folder, as of its last pass: a fingerprint of its own stat identity (quick look) ... */
+  private readonly selfOf = new Map<string, number>();
+  /** ... and of its whole listing, itself included (full look); see listingFingerprint. */
+  private readonly listing = new Map<string, number>();
+  /** Stat identity of the channel-level entries. */
   private channelStats = new Map<string, string>();
   /** Outcomes of the channel-level files (agents/, retirements/, root files): few. */
   private readonly channelFiles = new Map<string, FileOutcome>();
@@ -148,8 +159,8 @@ export class Indexer {
   private readonly verify: Ed25519Verify;
   private readonly log: (line: string) => void;
   private pending = new Set<string>();
-  /** Folders in which a file vanished in this look, with their listing from before. */
-  private lostNow = new Map<string, Map<string, string>>();
+  /** Folders in which a file vanished in this look. */
+  private lostNow = new Set<string>();
   /** Channel-level listing from before, when a channel-level file vanished in this look. */
   private channelLostNow: Map<string, string> | null = null;
   /** Folders (and '' for the channel level) whose vanished files are believed until a deadline (ms). */
@@ -159,7 +170,10 @@ export class Indexer {
   private pumpTimer: NodeJS.Timeout | null = null;
   private staleTimer: NodeJS.Timeout | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
-  private subscription: { unsubscribe(): Promise<void> } | null = null;
+  private watcher: FolderWatch | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  /** Folders the running sweep has still to look at. */
+  private sweepQueue: string[] = [];
   private stopped = false;
   private verified = 0;
   private progress: IndexProgress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
@@ -213,17 +227,29 @@ export class Indexer {
     this.setMeta('channel', path.resolve(this.opts.root));
     this.setMeta('stale_after_ms', String(this.opts.staleAfterMs));
     for (const r of db.prepare('SELECT name, public_key FROM pins').all() as { name: string; public_key: string }[]) this.pins.set(r.name, r.public_key);
-    // What the database remembers is loaded straight into the listing it is compared with (one
-    // structure in memory, not two, on a large folder).
-    let remembered = 0;
-    for (const r of db.prepare('SELECT path, stat FROM files').iterate() as Iterable<{ path: string; stat: string }>) {
-      this.setStat(r.path, r.stat);
-      remembered++;
+    const warm = db.prepare('SELECT 1 FROM files LIMIT 1').get() !== undefined;
+    // What the database remembers: one pair of fingerprints per folder, and per order what the
+    // channel-wide facts need (no card is parsed).
+    for (const r of db.prepare('SELECT dir, self, listing FROM dirs').iterate() as Iterable<{ dir: string; self: number; listing: number }>) {
+      this.selfOf.set(r.dir, r.self);
+      this.listing.set(r.dir, r.listing);
     }
-    const warm = remembered > 0;
-    for (const r of db.prepare('SELECT order_id, order_dir, card FROM cards').iterate() as Iterable<{ order_id: string; order_dir: string; card: string }>) {
-      const c = JSON.parse(r.card) as Card;
-      this.remember(c, r.order_dir, fingerprint(r.card));
+    const depsOf = new Map<string, string[]>();
+    for (const r of db.prepare('SELECT order_id, dep FROM deps').iterate() as Iterable<{ order_id: string; dep: string }>) {
+      const l = depsOf.get(r.order_id);
+      if (l) l.push(r.dep);
+      else depsOf.set(r.order_id, [r.dep]);
+    }
+    for (const r of db.prepare('SELECT order_id, order_dir, lane, state, holder, fp, CASE WHEN fp IS NULL THEN card END AS card FROM cards').iterate() as Iterable<{
+      order_id: string;
+      order_dir: string;
+      lane: Lane;
+      state: OrderState;
+      holder: string | null;
+      fp: number | null;
+      card: string | null;
+    }>) {
+      this.rememberInfo({ id: r.order_id, dir: r.order_dir, state: r.state, lane: r.lane, holder: r.holder, deps: depsOf.get(r.order_id) ?? [], fp: r.fp ?? fingerprint(r.card ?? '') });
     }
     this.rosterSig = (db.prepare("SELECT value FROM meta WHERE key = 'roster_sig'").get() as { value: string } | undefined)?.value ?? '';
     for (const r of db.prepare('SELECT path, entries, intact, broken_at, stat, keys, reason FROM ledger_files WHERE stat IS NOT NULL').all() as {
@@ -239,47 +265,38 @@ export class Indexer {
       this.ledgerMemo.set(r.path, { stat: r.stat, keys: r.keys, report });
     }
     this.setProgress({ phase: 'scanning' });
-    this.log(warm ? `index: warm start, ${remembered} files remembered` : 'index: cold start');
+    this.log(warm ? `index: warm start, ${this.listing.size} folders remembered` : 'index: cold start');
 
     const dirty = new Set<string>();
-    let seen = 0;
+    walkChannelLevel(this.opts.root, (rel, st) => this.channelStats.set(rel, statKey(st)));
+    let seen = this.channelStats.size;
     if (!warm) {
-      // A cold start: every folder is read anyway, and reading it stats it; list the channel
-      // level and the folder names only.
-      walkChannelLevel(this.opts.root, (rel, st) => {
-        this.setStat(rel, statKey(st));
-        seen++;
-      });
-      let names: string[] = [];
-      try {
-        names = fs.readdirSync(path.join(this.opts.root, 'tasks'));
-      } catch {
-        names = [];
-      }
-      for (const n of names) if (!n.startsWith('.')) dirty.add(n);
+      // A cold start: every folder is read anyway, and reading it stats it.
+      for (const n of this.tasksNames() ?? []) dirty.add(n);
+      seen += dirty.size;
     } else {
-      // A warm start is a rescan against the remembered listing.
-      for (const d of this.rescanNow().dirty) dirty.add(d);
-      this.lostNow = new Map();
-      this.channelLostNow = null;
-      for (const m of this.dirStats.values()) seen += m.size;
-      seen += this.channelStats.size;
+      // A warm start is a quick look against the remembered folders; the sweep that follows
+      // finds what changed in place meanwhile.
+      const look = this.quickLook();
+      for (const d of look.dirty) dirty.add(d);
+      seen += look.folders;
+      this.lostNow = new Set();
       // The latest arrival of every writer, as remembered (LEDGER.md §6).
       for (const r of db.prepare('SELECT writer, MAX(arrival_ms) AS t FROM files WHERE writer IS NOT NULL GROUP BY writer').all() as { writer: string; t: number }[]) {
         this.lastArrival.set(r.writer, r.t);
       }
     }
     // Folders the database knows that are gone.
-    for (const info of this.orders.values()) if (!this.dirStats.has(info.dir)) dirty.add(info.dir);
+    for (const info of this.orders.values()) if (!this.listing.has(info.dir)) dirty.add(info.dir);
     // Folders named in other case than their id: passed with their siblings from now on.
-    for (const d of this.dirStats.keys()) if (d !== canonicalName(d)) this.variantDirs.add(d);
+    for (const d of this.listing.keys()) if (d !== canonicalName(d)) this.variantDirs.add(d);
     this.setProgress({ phase: 'reading', files_seen: seen });
     this.log(`index: ${seen} entries, ${dirty.size} order folders to read`);
 
     // Channel-level files are always read (they are few); a roster change re-reads every folder.
     // Ledger files are verified later, while worker threads read the folders (passDirsCold).
     const rosterChanged = this.readChannelLevel(false);
-    if (rosterChanged) for (const d of this.dirStats.keys()) dirty.add(d);
+    if (rosterChanged) for (const d of this.listing.keys()) dirty.add(d);
 
     await this.passDirsCold(dirty, !warm);
     // Folders whose stale time passed while we were not running.
@@ -291,68 +308,128 @@ export class Indexer {
     );
     this.scheduleStaleTimer();
     if (this.stopped) return;
-    if (this.opts.watch !== false) await this.subscribe();
+    if (this.opts.watch !== false) this.subscribe();
     this.scheduleRescan();
+    // A warm start trusted the folders' own stat identities: the first sweep starts now.
+    this.scheduleSweep(warm ? 0 : undefined);
+  }
+
+  /** The names under tasks/ (not starting with '.'), or null when it cannot be listed. */
+  private tasksNames(): string[] | null {
+    try {
+      return fs.readdirSync(path.join(this.opts.root, 'tasks')).filter((n) => !n.startsWith('.'));
+    } catch {
+      return null;
+    }
   }
 
   /**
-   * The periodic full stat rescan (the truth behind the watcher's hints): every `rescanMs`
-   * (default 10 s), stretched to 20x the last rescan's own duration on a large folder so that it
-   * never takes more than about 5% of a core.
+   * The quick look, every `rescanMs`: lstat of each order folder (plus the channel level),
+   * compared with the folder's own identity at its last pass; a folder whose identity changed
+   * (an entry added, removed or renamed in it) is looked at fully and re-read only when its
+   * listing changed. About 2 µs per folder.
    */
-  private lastRescanMs = 0;
   private scheduleRescan(): void {
     if (this.stopped) return;
-    const every = Math.max(this.opts.rescanMs ?? 10_000, 20 * this.lastRescanMs);
     this.rescanTimer = setTimeout(() => {
       this.rescanTimer = null;
-      this.request(null);
+      this.quickPending = true;
+      this.schedule(0);
       this.scheduleRescan();
-    }, every);
+    }, this.opts.rescanMs ?? 10_000);
     this.rescanTimer.unref?.();
+  }
+  private quickPending = false;
+
+  /**
+   * The sweep: every entry of every folder, looked at a slice of 500 folders at a time (other
+   * work runs between slices), so that an in-place rewrite whose event was lost is found. The
+   * next sweep starts `rescanMs` after one ends, or 20x the sweep's own busy time on a large
+   * folder (about 5% of a core).
+   */
+  private sweepBusyMs = 0;
+  private scheduleSweep(delayMs?: number): void {
+    if (this.stopped || this.sweepTimer) return;
+    const every = delayMs ?? Math.max(this.opts.rescanMs ?? 10_000, 20 * this.sweepBusyMs);
+    this.sweepTimer = setTimeout(() => {
+      this.sweepTimer = null;
+      if (this.sweepQueue.length === 0) {
+        this.sweepQueue = [...this.listing.keys()];
+        this.sweepBusyMs = 0;
+      }
+      const started = performance.now();
+      const slice = this.sweepQueue.splice(0, 500);
+      for (const d of slice) if (this.lookFolder(d)) this.pending.add(`tasks/${d}`);
+      this.sweepBusyMs += performance.now() - started;
+      if (this.pending.size > 0) this.schedule(0);
+      if (this.sweepQueue.length > 0) {
+        this.sweepTimer = setTimeout(() => {
+          this.sweepTimer = null;
+          this.scheduleSweep(0);
+        }, 1);
+        this.sweepTimer.unref?.();
+      } else this.scheduleSweep();
+    }, every);
+    this.sweepTimer.unref?.();
   }
 
   /** Stops watching and timers. The database stays open (its owner closes it). */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of [this.pumpTimer, this.staleTimer, this.graceTimer, this.rescanTimer]) if (t) clearTimeout(t);
-    this.pumpTimer = this.staleTimer = this.rescanTimer = null;
-    const sub = this.subscription;
-    this.subscription = null;
-    if (sub) await sub.unsubscribe();
+    for (const t of [this.pumpTimer, this.staleTimer, this.graceTimer, this.rescanTimer, this.sweepTimer]) if (t) clearTimeout(t);
+    this.pumpTimer = this.staleTimer = this.rescanTimer = this.sweepTimer = null;
+    this.watcher?.close();
+    this.watcher = null;
   }
 
-  private async subscribe(): Promise<void> {
-    try {
-      const watcher = await import('@parcel/watcher');
-      const root = path.resolve(this.opts.root);
-      this.subscription = await watcher.subscribe(
-        root,
-        (err, events) => {
-          if (err) {
-            this.request(null);
-            return;
-          }
-          for (const e of events) {
-            const rel = path.relative(root, e.path).split(path.sep).join('/');
-            if (rel && !rel.startsWith('..')) this.pending.add(rel);
-          }
-          this.schedule(30);
-        },
-        { ignore: ['**/.stversions/**', '**/.git/**'] },
-      );
-      // stop() may have run while subscribing: it found no subscription to end, so end it here.
-      if (this.stopped) {
-        const sub = this.subscription;
-        this.subscription = null;
-        await sub?.unsubscribe();
-      }
-    } catch (e) {
-      this.log(`index: folder events unavailable (${e instanceof Error ? e.message : String(e)}); relying on the periodic rescan`);
+  /** Whether an order folder is watched: unless its order is finished (Done lane), when the looks suffice. */
+  private wantsWatch(dir: string): boolean {
+    const id = this.dirToId.get(dir);
+    const info = id === undefined ? undefined : this.orders.get(id);
+    return !(info && info.dir === dir && info.lane === 'done');
+  }
+
+  /** Watches or stops watching one order folder as its order's lane says; a new watch looks once more. */
+  private updateWatch(dir: string): void {
+    const w = this.watcher;
+    if (!w) return;
+    const rel = `tasks/${dir}`;
+    if (this.listing.has(dir) && this.wantsWatch(dir)) {
+      if (w.watch(rel)) this.request(rel);
+    } else w.unwatch(rel);
+  }
+
+  /** The channel root, agents/, retirements/ and tasks/ (again, when one was replaced). */
+  private watchChannelDirs(): void {
+    const w = this.watcher;
+    if (!w) return;
+    for (const d of ['', 'agents', 'retirements', 'tasks']) {
+      w.unwatch(d);
+      w.watch(d);
     }
   }
 
-  /** Asks for an update of `rel` (null: a full rescan) soon. */
+  private subscribe(): void {
+    const w = new FolderWatch(
+      path.resolve(this.opts.root),
+      (rel) => {
+        if (this.stopped) return;
+        this.pending.add(rel);
+        if (rel === 'agents' || rel === 'retirements' || rel === 'tasks') this.channelDirsChanged = true;
+        this.schedule(30);
+      },
+      (why) => this.log(`index: ${why}; relying on the periodic looks`),
+    );
+    this.watcher = w;
+    this.watchChannelDirs();
+    for (const d of this.listing.keys()) if (this.wantsWatch(d)) w.watch(`tasks/${d}`);
+    // Changes between the passes above and these watches produced no event: look once more.
+    this.quickPending = true;
+    this.schedule(0);
+  }
+  private channelDirsChanged = false;
+
+  /** Asks for an update of `rel` (null: a full look at everything) soon. */
   request(rel: string | null): void {
     if (rel === null) this.pendingAll = true;
     else this.pending.add(rel);
@@ -373,22 +450,34 @@ export class Indexer {
     }, ms);
   }
 
-  /** Processes pending paths (or a full rescan): re-reads the folders where something changed. Synchronous. */
+  /** Processes pending paths (or a full look, or a quick look): re-reads the folders where something changed. Synchronous. */
   pump(): void {
     const all = this.pendingAll;
+    const quick = this.quickPending;
     const paths = this.pending;
     this.pendingAll = false;
+    this.quickPending = false;
     this.pending = new Set();
-    this.lostNow = new Map();
+    this.lostNow = new Set();
     this.channelLostNow = null;
+    if (this.channelDirsChanged) {
+      this.channelDirsChanged = false;
+      this.watchChannelDirs();
+    }
     const scanned = all ? this.rescan() : this.refresh(paths);
     const dirty = scanned.dirty;
     let channelDirty = scanned.channelDirty;
-    // A file that just vanished is believed a moment longer (see vanishGraceMs). The grace is
-    // about the filesystem's timing, so it runs on a monotonic clock, not the derivation clock.
+    if (quick && !all) {
+      const look = this.quickLook();
+      for (const d of look.dirty) dirty.add(d);
+      channelDirty = channelDirty || look.channelDirty;
+    }
+    // A file that just vanished is believed a moment longer (see vanishGraceMs): the folder is
+    // not passed now, and its remembered listing (untouched by looks) makes the next look see
+    // it again. The grace is about the filesystem's timing, so it runs on a monotonic clock.
     const now = performance.now();
     const grace = this.opts.vanishGraceMs ?? 1000;
-    for (const [d, old] of this.lostNow) {
+    for (const d of this.lostNow) {
       if (!dirty.has(d)) continue;
       const until = this.deferred.get(d);
       if (until !== undefined && until <= now) {
@@ -397,7 +486,6 @@ export class Indexer {
       }
       if (until === undefined) this.deferred.set(d, now + grace);
       dirty.delete(d);
-      this.dirStats.set(d, old);
     }
     for (const d of dirty) this.deferred.delete(d);
     if (this.channelLostNow && channelDirty) {
@@ -415,7 +503,7 @@ export class Indexer {
     if (channelDirty) {
       if (this.readChannelLevel()) {
         for (const info of this.orders.values()) dirty.add(info.dir);
-        for (const d of this.dirStats.keys()) dirty.add(d);
+        for (const d of this.listing.keys()) dirty.add(d);
       }
       // The roster, ledger files or channel problems changed: every open page refetches.
       this.opts.db.prepare("INSERT INTO changes (order_id, at_ms) VALUES ('*', ?)").run(this.clock());
@@ -442,81 +530,90 @@ export class Indexer {
     this.graceTimer.unref?.();
   }
 
-  private setStat(rel: string, key: string): void {
-    const d = dirOf(rel);
-    if (d === null) {
-      this.channelStats.set(rel, key);
-      return;
+  /**
+   * Looks at every entry of one order folder: true when its listing differs from the one of
+   * its last pass (or it is new, or gone). Notes in `lostNow` a folder in which a file that
+   * was there at the last pass is missing. Never changes what is remembered (passes do).
+   */
+  private lookFolder(d: string): boolean {
+    const l = listOrderFolder(this.opts.root, d);
+    if (!l) return this.listing.has(d);
+    const pairs: [string, string][] = [[`tasks/${d}`, statKey(l.self)]];
+    for (const e of l.entries) pairs.push([e.rel, statKey(e.st)]);
+    if (listingFingerprint(pairs) === this.listing.get(d)) return false;
+    if (this.listing.has(d)) this.noteVanished(d, new Set(pairs.map((p) => p[0])));
+    return true;
+  }
+
+  /** Notes `d` in `lostNow` when a file stored at its last pass is not in `now`. */
+  private noteVanished(d: string, now: ReadonlySet<string>): void {
+    const q = this.opts.db.prepare('SELECT path FROM files WHERE order_dir = ?');
+    for (const r of q.iterate(d) as Iterable<{ path: string }>) {
+      if (!now.has(r.path)) {
+        this.lostNow.add(d);
+        return;
+      }
     }
-    let m = this.dirStats.get(d);
-    if (!m) this.dirStats.set(d, (m = new Map()));
-    m.set(rel, key);
+  }
+
+  /** Compares the channel-level entries with the remembered ones (and remembers the new ones). */
+  private lookChannelLevel(): boolean {
+    const channelNow = new Map<string, string>();
+    walkChannelLevel(this.opts.root, (rel, st) => channelNow.set(rel, statKey(st)));
+    const changed = channelNow.size !== this.channelStats.size || [...channelNow].some(([p, k]) => this.channelStats.get(p) !== k);
+    if ([...this.channelStats.keys()].some((p) => !channelNow.has(p))) this.channelLostNow = this.channelStats;
+    this.channelStats = channelNow;
+    return changed;
   }
 
   /**
-   * Full stat walk: the folders (and whether channel-level entries) changed since the last look.
-   * Compares folder by folder (the walk visits a folder's entries together), so it holds at most
-   * one folder's new listing besides the remembered ones.
+   * The quick look: the folders whose own stat identity changed and whose listing differs,
+   * the folders gone, and whether the channel level changed.
    */
-  private rescan(): { dirty: Set<string>; channelDirty: boolean } {
-    const started = performance.now();
-    try {
-      return this.rescanNow();
-    } finally {
-      this.lastRescanMs = performance.now() - started;
-    }
-  }
-
-  private rescanNow(): { dirty: Set<string>; channelDirty: boolean } {
+  private quickLook(): { dirty: Set<string>; channelDirty: boolean; folders: number } {
     const dirty = new Set<string>();
-    let channelDirty = false;
     try {
       assertChannelRoot(this.opts.root);
     } catch (e) {
       this.log(`index: ${e instanceof Error ? e.message : String(e)}; keeping the last board`);
-      return { dirty, channelDirty };
+      return { dirty, channelDirty: false, folders: 0 };
     }
-    const visited = new Set<string>();
-    const channelNow = new Map<string, string>();
-    let cur: string | null = null;
-    let curMap = new Map<string, string>();
-    const close = () => {
-      if (cur === null) return;
-      const old = this.dirStats.get(cur);
-      if (!old || old.size !== curMap.size || [...curMap].some(([p, k]) => old.get(p) !== k)) dirty.add(cur);
-      if (old && [...old.keys()].some((p) => !curMap.has(p))) this.lostNow.set(cur, old);
-      this.dirStats.set(cur, curMap);
-      cur = null;
-      curMap = new Map();
-    };
-    walkChannel(this.opts.root, (rel, st) => {
-      const d = dirOf(rel);
-      const key = statKey(st);
-      if (d === null) {
-        close();
-        if (rel !== 'tasks') channelNow.set(rel, key);
-        return;
+    const channelDirty = this.lookChannelLevel();
+    const names = this.tasksNames() ?? [];
+    const present = new Set(names);
+    const tasksAbs = path.join(this.opts.root, 'tasks');
+    for (const d of names) {
+      let st: Stats | null;
+      try {
+        st = fs.lstatSync(path.join(tasksAbs, d));
+      } catch {
+        st = null; // vanished, or a name that is not valid UTF-8: the full look decides
       }
-      if (d !== cur) {
-        close();
-        cur = d;
-        visited.add(d);
-      }
-      curMap.set(rel, key);
-    });
-    close();
-    for (const d of [...this.dirStats.keys()]) {
-      if (visited.has(d)) continue;
-      this.dirStats.delete(d);
-      dirty.add(d);
+      if (st && cyrb53(statKey(st)) === this.selfOf.get(d)) continue;
+      if (this.lookFolder(d)) dirty.add(d);
     }
-    if (channelNow.size !== this.channelStats.size || [...channelNow].some(([p, k]) => this.channelStats.get(p) !== k)) channelDirty = true;
-    if ([...this.channelStats.keys()].some((p) => !channelNow.has(p))) this.channelLostNow = this.channelStats;
-    this.channelStats = channelNow;
+    for (const d of this.listing.keys()) if (!present.has(d)) dirty.add(d);
+    return { dirty, channelDirty, folders: names.length };
+  }
+
+  /** The full look at everything (request(null)): every entry of every folder and of the channel level. */
+  private rescan(): { dirty: Set<string>; channelDirty: boolean } {
+    const dirty = new Set<string>();
+    try {
+      assertChannelRoot(this.opts.root);
+    } catch (e) {
+      this.log(`index: ${e instanceof Error ? e.message : String(e)}; keeping the last board`);
+      return { dirty, channelDirty: false };
+    }
+    const channelDirty = this.lookChannelLevel();
+    const names = this.tasksNames() ?? [];
+    for (const d of names) if (this.lookFolder(d)) dirty.add(d);
+    const present = new Set(names);
+    for (const d of this.listing.keys()) if (!present.has(d)) dirty.add(d);
     return { dirty, channelDirty };
   }
 
-  /** Re-stats the given paths; a changed path under tasks/<dir> marks the folder. */
+  /** Folders and channel level named by events: a path under tasks/<dir> marks the folder. */
   private refresh(paths: Set<string>): { dirty: Set<string>; channelDirty: boolean } {
     const dirty = new Set<string>();
     let channelDirty = false;
@@ -528,31 +625,13 @@ export class Indexer {
       else if (rel === 'tasks') for (const r of this.rescan().dirty) dirty.add(r);
       else if (parts.length <= 2) channelDirty = true;
     }
-    // Keep the remembered listing of the dirty folders current.
+    // Which of them lost a file since their last pass (the grace, in pump).
     for (const d of dirty) {
-      const m = new Map<string, string>();
-      const old = this.dirStats.get(d);
-      const abs = path.join(this.opts.root, 'tasks', d);
-      try {
-        const st = fs.lstatSync(abs);
-        m.set(`tasks/${d}`, statKey(st));
-        if (st.isDirectory()) {
-          walkChannel(abs, (r, s) => {
-            if (!r.includes('/')) m.set(`tasks/${d}/${r}`, statKey(s));
-          });
-        }
-        if (old && [...old.keys()].some((p) => !m.has(p))) this.lostNow.set(d, old);
-        this.dirStats.set(d, m);
-      } catch {
-        this.dirStats.delete(d);
-      }
+      if (!this.listing.has(d)) continue;
+      const l = listOrderFolder(this.opts.root, d);
+      if (l) this.noteVanished(d, new Set([`tasks/${d}`, ...l.entries.map((e) => e.rel)]));
     }
-    if (channelDirty) {
-      const old = this.channelStats;
-      this.channelStats = new Map();
-      walkChannelLevel(this.opts.root, (rel, st) => this.channelStats.set(rel, statKey(st)));
-      if ([...old.keys()].some((p) => !this.channelStats.has(p))) this.channelLostNow = old;
-    }
+    if (channelDirty) this.lookChannelLevel();
     return { dirty, channelDirty };
   }
 
@@ -664,15 +743,20 @@ export class Indexer {
   }
 
   private remember(card: Card, dir: string, fp: number): void {
-    const prev = this.orders.get(card.order_id);
-    if (prev) for (const d of prev.deps) this.dependents.get(d)?.delete(card.order_id);
-    this.orders.set(card.order_id, { id: card.order_id, dir, state: card.state, holder: card.holder, deps: card.depends_on, fp });
-    this.dirToId.set(dir, card.order_id);
-    for (const d of card.depends_on) {
+    this.rememberInfo({ id: card.order_id, dir, state: card.state, lane: card.lane, holder: card.holder, deps: card.depends_on, fp });
+  }
+
+  private rememberInfo(info: OrderInfo): void {
+    const prev = this.orders.get(info.id);
+    if (prev) for (const d of prev.deps) this.dependents.get(d)?.delete(info.id);
+    this.orders.set(info.id, info);
+    this.dirToId.set(info.dir, info.id);
+    for (const d of info.deps) {
       let set = this.dependents.get(d);
       if (!set) this.dependents.set(d, (set = new Set()));
-      set.add(card.order_id);
+      set.add(info.id);
     }
+    if (this.watcher && (!prev || (prev.lane === 'done') !== (info.lane === 'done') || prev.dir !== info.dir)) this.updateWatch(info.dir);
   }
 
   private forget(dir: string): string | null {
@@ -734,7 +818,7 @@ export class Indexer {
         results.push(r);
       }
       this.storeResults(foldCaseVariants(results), cold);
-      if (cold) this.setProgress({ files_read: this.progress.files_read + part.reduce((n, d) => n + (this.dirStats.get(d)?.size ?? 0), 0), files_verified: this.verified });
+      if (cold) this.setProgress({ files_read: this.progress.files_read + results.reduce((n, r) => n + r.files.length, 0), files_verified: this.verified });
     }
     this.settle(cold);
   }
@@ -746,13 +830,13 @@ export class Indexer {
     for (const d of dirs) {
       const k = canonicalName(d);
       keys.add(k);
-      if (k !== d && (this.dirStats.has(k) || this.dirToId.has(k))) out.add(k);
+      if (k !== d && (this.listing.has(k) || this.dirToId.has(k))) out.add(k);
     }
     for (const v of this.variantDirs) {
       const k = canonicalName(v);
       if (!keys.has(k)) continue;
       out.add(v);
-      if (this.dirStats.has(k) || this.dirToId.has(k)) out.add(k);
+      if (this.listing.has(k) || this.dirToId.has(k)) out.add(k);
     }
     return out;
   }
@@ -824,6 +908,8 @@ export class Indexer {
     const now = this.clock();
     const firstSeen = db.prepare('SELECT path, first_seen_ms, arrival_ms, writer FROM files WHERE order_dir = ?');
     const delFiles = db.prepare('DELETE FROM files WHERE order_dir = ?');
+    const setDir = db.prepare('INSERT OR REPLACE INTO dirs (dir, self, listing) VALUES (?, ?, ?)');
+    const delDir = db.prepare('DELETE FROM dirs WHERE dir = ?');
     const addFile = db.prepare('INSERT OR REPLACE INTO files (path, order_dir, stat, type, arrival_ms, first_seen_ms, kind, status, problem, writer, sig_key, sig_ok) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     const delProblems = db.prepare('DELETE FROM problems WHERE scope = ?');
     const addProblem = db.prepare('INSERT INTO problems (scope, path, problem, detail, line, order_id) VALUES (?, ?, ?, ?, ?, ?)');
@@ -839,16 +925,24 @@ export class Indexer {
         pid = excluded.pid, last_arrival_ms = excluded.last_arrival_ms, last_writer_at = excluded.last_writer_at,
         writer_offset_ms = excluded.writer_offset_ms,
         beats = runs.beats + (excluded.last_arrival_ms <> runs.last_arrival_ms)`);
-    db.transaction(() => {
-      for (const r of results) {
+    const storeOne = (r: OrderPassResult): void => {
         const old = cold && !this.dirToId.has(r.dir) ? [] : (firstSeen.all(r.dir) as { path: string; first_seen_ms: number; arrival_ms: number; writer: string | null }[]);
         const firstSeenOf = new Map(old.map((o) => [o.path, o.first_seen_ms]));
         for (const o of old) if (o.writer) this.touchedWriters.add(o.writer);
         delFiles.run(r.dir);
-        const stats = new Map<string, string>();
-        for (const f of r.files) stats.set(f.path, f.stat);
-        if (r.files.length > 0) this.dirStats.set(r.dir, stats);
-        else this.dirStats.delete(r.dir);
+        const self = r.files[0];
+        if (self) {
+          const sf = cyrb53(self.stat);
+          const lf = listingFingerprint(r.files.map((f) => [f.path, f.stat] as const));
+          this.selfOf.set(r.dir, sf);
+          this.listing.set(r.dir, lf);
+          setDir.run(r.dir, sf, lf);
+        } else {
+          this.selfOf.delete(r.dir);
+          this.listing.delete(r.dir);
+          delDir.run(r.dir);
+          this.watcher?.unwatch(`tasks/${r.dir}`);
+        }
         if (r.dir !== canonicalName(r.dir)) {
           if (r.files.length > 0) this.variantDirs.add(r.dir);
           else this.variantDirs.delete(r.dir);
@@ -875,7 +969,7 @@ export class Indexer {
         if (!r.card) {
           // A folder shadowed by a case sibling holding its order keeps no claim on the id.
           if (prevId && this.orders.get(prevId)?.dir !== r.dir) this.dirToId.delete(r.dir);
-          continue;
+          return;
         }
         const c = r.card;
         delHolds.run(c.order_id);
@@ -888,6 +982,12 @@ export class Indexer {
         this.writeCard(c, r.dir, r.next_ms);
         this.touchedOrders.add(c.order_id);
         if (!existed) for (const d of this.dependents.get(c.order_id) ?? []) this.touchedOrders.add(d);
+    };
+    db.transaction(() => {
+      for (const r of results) {
+        storeOne(r);
+        // Watched unless finished (a new watch looks at the folder once more).
+        if (this.watcher) this.updateWatch(r.dir);
       }
     })();
   }
@@ -905,7 +1005,7 @@ export class Indexer {
     const stateChanged = !prev || prev.state !== card.state;
     const agents = new Set<string>([...(card.holder ? [card.holder] : []), ...card.other_runs, ...card.late_results]);
     this.opts.db
-      .prepare('INSERT OR REPLACE INTO cards (order_id, order_dir, lane, state, holder, agents, flags, search, sort_ms, next_ms, card) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .prepare('INSERT OR REPLACE INTO cards (order_id, order_dir, lane, state, holder, agents, flags, search, sort_ms, next_ms, card, fp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(
         card.order_id,
         dir,
@@ -918,6 +1018,7 @@ export class Indexer {
         card.since_ms ?? 0,
         next,
         json,
+        fp,
       );
     if (!prev || prev.fp !== fp) this.changedIds.add(card.order_id);
     this.remember(card, dir, fp);

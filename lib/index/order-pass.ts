@@ -5,18 +5,43 @@ import 'server-only';
  * the indexer's main thread for incremental updates and in worker threads for a cold index;
  * its result is plain data.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { assembleOrder, readEntry, writerOf, type FileOutcome, type OrderView } from '../ledger/channel';
 import { deriveOrder, type Card, type DeriveContext } from '../ledger/derive';
 import { claimHistory, type HoldHistory } from '../ledger/timeline';
 import type { Ed25519Verify, Roster, SignatureMemo } from '../ledger/verify';
-import { entryFromStat, lstatUndecodable } from './read-channel';
+import { entryFromStat, listOrderFolder } from './read-channel';
 import type { Stats } from 'node:fs';
 
 /** A stat identity: files whose identity did not change are not read again. */
 export const statKey = (st: Stats): string =>
   `${st.isSymbolicLink() ? 'l' : st.isDirectory() ? 'd' : st.isFile() ? 'f' : 'o'}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+
+/**
+ * A 53-bit fingerprint of a folder's listing: every (path, stat identity) pair, in any order.
+ * Equal listings give equal numbers; a different listing gives a different number except with
+ * probability about 2^-53 (cyrb53 over the sorted pairs). The indexer remembers one per folder
+ * instead of every entry's identity.
+ */
+export function listingFingerprint(pairs: Iterable<readonly [string, string]>): number {
+  const lines = [...pairs].map(([p, k]) => `${p}\u0000${k}`).sort();
+  return cyrb53(lines.join('\n'));
+}
+
+/** cyrb53 (public domain, bryc): a fast, well-mixed 53-bit string hash. Not cryptographic. */
+export function cyrb53(s: string, seed = 0): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
 
 /** A file of the folder as the index stores it. */
 export interface FileRow {
@@ -82,17 +107,10 @@ function fileWriter(o: FileOutcome): string | null {
  */
 export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { readonly view: OrderView | null } {
   const relDir = `tasks/${dir}`;
-  const absDir = path.join(ctx.root, 'tasks', dir);
   const files: FileRow[] = [];
-  let dirSt: Stats;
-  try {
-    dirSt = fs.lstatSync(absDir);
-  } catch {
-    // Gone, or a name that is not valid UTF-8 (then reported: not a safe order id).
-    const st = dir.includes('\uFFFD') ? lstatUndecodable(path.join(ctx.root, 'tasks'), dir) : null;
-    if (!st) return { dir, files, card: null, problems: [], holds: [], beats: [], next_ms: null, view: null };
-    dirSt = st;
-  }
+  const listing = listOrderFolder(ctx.root, dir);
+  if (!listing) return { dir, files, card: null, problems: [], holds: [], beats: [], next_ms: null, view: null };
+  const dirSt = listing.self;
   files.push({ path: relDir, order_dir: dir, stat: statKey(dirSt), type: dirSt.isDirectory() ? 'dir' : 'file', arrival_ms: dirSt.ctimeMs, kind: null, status: 'dir', problem: null, writer: null, sig_key: null, sig_ok: null });
   if (!dirSt.isDirectory()) {
     // A file or symlink where an order directory belongs (LEDGER.md §2): a problem, never followed.
@@ -101,26 +119,9 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
       : { path: relDir, problem: 'invalid', detail: 'a file where an order directory belongs' };
     return { dir, files, card: null, problems: [problem], holds: [], beats: [], next_ms: null, view: null };
   }
-  let names: string[] = [];
-  try {
-    names = fs.readdirSync(absDir).sort();
-  } catch {
-    names = [];
-  }
   const outcomes: FileOutcome[] = [];
   const stats = new Map<string, string>();
-  for (const name of names) {
-    if (name.startsWith('.')) continue;
-    const rel = `${relDir}/${name}`;
-    let st: Stats;
-    try {
-      st = fs.lstatSync(path.join(ctx.root, rel));
-    } catch {
-      // Vanished, or a name that is not valid UTF-8: listed by its bytes, read as unreadable.
-      const undecodable = name.includes('\uFFFD') ? lstatUndecodable(absDir, name) : null;
-      if (!undecodable) continue;
-      st = undecodable;
-    }
+  for (const { rel, st } of listing.entries) {
     stats.set(rel, statKey(st));
     outcomes.push(readEntry(entryFromStat(ctx.root, rel, st)));
   }

@@ -164,6 +164,57 @@ export function walkChannelLevel(root: string, visit: (rel: string, st: fs.Stats
   }
 }
 
+/** One order folder's listing: the folder's own lstat and its entries (LEDGER.md §2). */
+export interface FolderListing {
+  /** lstat of `tasks/<dir>` itself (not followed). */
+  readonly self: fs.Stats;
+  /** Entries directly in it, names not starting with `.`, sorted by name; empty when `self` is not a directory. */
+  readonly entries: readonly { readonly rel: string; readonly st: fs.Stats }[];
+}
+
+/**
+ * Lists `tasks/<dir>/` without reading content: the folder's lstat, then each entry's lstat
+ * in name order (names starting with `.` skipped; a name that is not valid UTF-8 is listed by
+ * its bytes, see lstatUndecodable). Null when the folder is gone. Never throws for content.
+ * The same listing passOrder reads, and the one the indexer's looks compare (stat identities).
+ */
+export function listOrderFolder(root: string, dir: string): FolderListing | null {
+  const relDir = `tasks/${dir}`;
+  const absDir = path.join(root, 'tasks', dir);
+  let self: fs.Stats;
+  try {
+    self = fs.lstatSync(absDir);
+  } catch {
+    // Gone, or a name that is not valid UTF-8 (then reported: not a safe order id).
+    const st = dir.includes('\uFFFD') ? lstatUndecodable(path.join(root, 'tasks'), dir) : null;
+    if (!st) return null;
+    self = st;
+  }
+  if (!self.isDirectory()) return { self, entries: [] };
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(absDir).sort();
+  } catch {
+    names = [];
+  }
+  const entries: { rel: string; st: fs.Stats }[] = [];
+  for (const name of names) {
+    if (name.startsWith('.')) continue;
+    const rel = `${relDir}/${name}`;
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(path.join(root, rel));
+    } catch {
+      // Vanished, or a name that is not valid UTF-8: listed by its bytes, read as unreadable.
+      const undecodable = name.includes('\uFFFD') ? lstatUndecodable(absDir, name) : null;
+      if (!undecodable) continue;
+      st = undecodable;
+    }
+    entries.push({ rel, st });
+  }
+  return { self, entries };
+}
+
 /** The entry for a path already lstat'ed, reading the content of small regular files. */
 export function entryFromStat(root: string, rel: string, st: fs.Stats): ChannelEntry {
   const arrivalMs = st.ctimeMs;
