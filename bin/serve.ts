@@ -15,7 +15,7 @@ import { ensureDemoChannel } from '../lib/demo/scenario';
 import { startFleet, type Fleet } from '../lib/demo/fleet';
 
 /** The project directory (where package.json and .next live). */
-export const PROJECT_DIR = path.resolve(import.meta.dirname, '..');
+export const PROJECT_DIR = process.env.CLAIMBOARD_PROJECT_DIR ?? path.resolve(import.meta.dirname, '..');
 
 export interface ServeOptions {
   readonly channel?: string;

@@ -708,27 +708,47 @@ export class Indexer {
    * start this runs while the worker threads read the order folders.
    */
   private readLedgers(): void {
+    if (!this.channel) return;
+    this.storeLedgerReports([...this.ledgerOutcomes()].map((o) => this.ledgerReport(o)));
+  }
+
+  /** readLedgers, one file at a time with other work (worker results) in between. */
+  private async readLedgersYielding(): Promise<void> {
+    if (!this.channel) return;
+    const rows: { path: string; report: LedgerFileReport }[] = [];
+    for (const o of this.ledgerOutcomes()) {
+      rows.push(this.ledgerReport(o));
+      await new Promise((r) => setImmediate(r));
+    }
+    this.storeLedgerReports(rows);
+  }
+
+  private *ledgerOutcomes(): Iterable<Extract<FileOutcome, { status: 'ledger' }>> {
+    for (const o of this.channelFiles.values()) if (o.status === 'ledger') yield o;
+  }
+
+  private ledgerReport(o: Extract<FileOutcome, { status: 'ledger' }>): { path: string; report: LedgerFileReport } {
     const ch = this.channel;
-    if (!ch) return;
-    const db = this.opts.db;
+    if (!ch) throw new Error('internal: channel context not read');
     const options = { nowMs: this.clock(), staleAfterMs: this.opts.staleAfterMs, operators: this.opts.operators, pins: this.pins, verify: this.verify };
     const lm = this.ledgerMemo;
-    const rows: { path: string; report: LedgerFileReport }[] = [];
-    for (const o of this.channelFiles.values()) {
-      if (o.status !== 'ledger') continue;
-      const stat = this.channelStats.get(o.path) ?? '';
-      const report = ledgerReportOf(o, ch.roster, {
-        ...options,
-        ledgerMemo: {
-          get: (p, _text, keys) => {
-            const v = lm.get(p);
-            return v && v.stat === stat && v.keys === keys ? v.report : undefined;
-          },
-          set: (p, _text, keys, r) => void lm.set(p, { stat, keys, report: { ...r, lines: [] } }),
+    const stat = this.channelStats.get(o.path) ?? '';
+    const report = ledgerReportOf(o, ch.roster, {
+      ...options,
+      ledgerMemo: {
+        get: (p, _text, keys) => {
+          const v = lm.get(p);
+          return v && v.stat === stat && v.keys === keys ? v.report : undefined;
         },
-      });
-      rows.push({ path: o.path, report });
-    }
+        set: (p, _text, keys, r) => void lm.set(p, { stat, keys, report: { ...r, lines: [] } }),
+      },
+    });
+    return { path: o.path, report };
+  }
+
+  private storeLedgerReports(rows: readonly { path: string; report: LedgerFileReport }[]): void {
+    const db = this.opts.db;
+    const lm = this.ledgerMemo;
     db.transaction(() => {
       db.prepare("DELETE FROM problems WHERE scope = 'ledger'").run();
       const add = db.prepare("INSERT INTO problems (scope, path, problem, detail, line, order_id) VALUES ('ledger', ?, 'ledger_broken', ?, ?, NULL)");
@@ -875,7 +895,7 @@ export class Indexer {
       workers,
       {
         root: this.opts.root,
-        agents: [...this.channelFiles.values()],
+        agents: [...this.channelFiles.values()].filter((o) => o.status === 'record' && o.record.kind === 'agent'),
         pins: [...this.pins],
         operators: [...(this.opts.operators ?? [])],
         retired: this.channel.retirements.map((r) => r.record.agent),
@@ -888,8 +908,8 @@ export class Indexer {
       },
       (read, verified) => this.setProgress({ files_read: read, files_verified: verifiedBefore + verified }),
     );
-    // The ledger files on this thread meanwhile (their results queue until it is free).
-    this.readLedgers();
+    // The ledger files on this thread meanwhile, a file at a time between the workers' results.
+    await this.readLedgersYielding();
     const counts = await running;
     this.verified += counts.verified;
     for (const w of waiting.values()) results.push(...foldCaseVariants(w)); // a sibling that vanished meanwhile

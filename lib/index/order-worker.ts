@@ -1,20 +1,21 @@
 import 'server-only';
-/** An index worker thread: passOrder over its share of folders (see worker-pool.ts). */
+/** An index worker thread: passOrder over the chunks of folders it is sent (see worker-pool.ts). */
 import { parentPort, workerData } from 'node:worker_threads';
 import { buildRoster } from '../ledger/verify';
 import type { AgentRecord } from '../ledger/records';
 import { nodeVerify } from './node-verify';
-import { passOrder, type OrderPassResult } from './order-pass';
-import type { WorkerMessage, WorkerSetup } from './worker-pool';
+import { passOrder, type OrderPassResult, type PassContext } from './order-pass';
+import type { WorkerMessage, WorkerRequest, WorkerSetup } from './worker-pool';
 
-const { setup, dirs } = workerData as { setup: WorkerSetup; dirs: string[] };
+const { setup } = workerData as { setup: WorkerSetup };
 const post = (m: WorkerMessage) => parentPort?.postMessage(m);
+let ctx: PassContext | null = null;
+let verified = 0;
 try {
   const agents: { path: string; record: AgentRecord }[] = [];
   for (const o of setup.agents) if (o.status === 'record' && o.record.kind === 'agent') agents.push({ path: o.path, record: o.record });
   const { roster } = buildRoster(agents, { pins: new Map(setup.pins), operators: setup.operators });
-  let verified = 0;
-  const ctx = {
+  ctx = {
     root: setup.root,
     roster,
     derive: { nowMs: setup.nowMs, staleAfterMs: setup.staleAfterMs, retired: new Set(setup.retired), lastArrivalByAgent: new Map<string, number>() },
@@ -23,22 +24,30 @@ try {
       return nodeVerify(k, m, s);
     },
   };
-  let batch: OrderPassResult[] = [];
-  let files = 0;
-  let sentVerified = 0;
-  for (const d of dirs) {
-    const { view: _view, ...r } = passOrder(d, ctx);
-    batch.push(r);
-    files += r.files.length;
-    if (batch.length >= 200) {
-      post({ type: 'results', results: batch, files, verified: verified - sentVerified });
-      sentVerified = verified;
-      batch = [];
-      files = 0;
-    }
-  }
-  post({ type: 'results', results: batch, files, verified: verified - sentVerified });
-  post({ type: 'done' });
 } catch (e) {
   post({ type: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
 }
+parentPort?.on('message', (m: WorkerRequest) => {
+  switch (m.type) {
+    case 'work': {
+      if (!ctx) return;
+      try {
+        const results: OrderPassResult[] = [];
+        let files = 0;
+        const before = verified;
+        for (const d of m.dirs) {
+          const { view: _view, ...r } = passOrder(d, ctx);
+          results.push(r);
+          files += r.files.length;
+        }
+        post({ type: 'results', results, files, verified: verified - before });
+      } catch (e) {
+        post({ type: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+      }
+      break;
+    }
+    case 'end':
+      parentPort?.close();
+      break;
+  }
+});

@@ -1,8 +1,9 @@
 import 'server-only';
 /**
- * Worker threads for a cold index (issue "scale and speed"): the order folders are split
- * among workers, each reading, verifying (node:crypto) and deriving its share with
- * passOrder; results stream back to the indexer, which alone writes the database.
+ * Worker threads for a cold index (issue 5): the order folders are handed to workers in
+ * chunks, each worker reading, verifying (node:crypto) and deriving a chunk with passOrder;
+ * results stream back to the indexer, which alone writes the database. A worker has at most
+ * two chunks outstanding, so results never pile up in memory while the indexer is busy.
  */
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import type { OrderPassResult } from './order-pass';
 /** What a worker needs to rebuild the pass context (plain data). */
 export interface WorkerSetup {
   readonly root: string;
-  /** Outcomes of the channel-level files (agents/ for the roster). */
+  /** Outcomes of the roster files (agents/). */
   readonly agents: readonly FileOutcome[];
   readonly pins: readonly (readonly [string, string])[];
   readonly operators: readonly string[];
@@ -21,18 +22,28 @@ export interface WorkerSetup {
   readonly staleAfterMs: number;
 }
 
-/** Messages from a worker. */
+/** Messages to a worker: a chunk of folders to pass, or the end. */
+export type WorkerRequest = { readonly type: 'work'; readonly dirs: readonly string[] } | { readonly type: 'end' };
+
+/** Messages from a worker: one per chunk, in the order the chunks were sent. */
 export type WorkerMessage =
   | { readonly type: 'results'; readonly results: readonly OrderPassResult[]; readonly files: number; readonly verified: number }
-  | { readonly type: 'done' }
   | { readonly type: 'error'; readonly message: string };
 
-const BOOT = path.join(import.meta.dirname, 'worker-boot.mjs');
+/**
+ * The worker's script: the bundle bin/claimboard.mjs built (plain JavaScript, no loader thread,
+ * named by CLAIMBOARD_WORKER_SCRIPT), else the TypeScript sources through tsx (tests).
+ */
+const BOOT = process.env.CLAIMBOARD_WORKER_SCRIPT || path.join(import.meta.dirname, 'worker-boot.mjs');
+
+/** Folders per chunk. */
+const CHUNK = 200;
 
 /**
  * Runs passOrder over `dirs` on `n` worker threads. `onResult` gets every result (in no
- * particular order); `onProgress` the running totals of files read and signatures verified.
- * Rejects when a worker fails.
+ * particular order) and may take its time: a worker is sent its next chunk only when the
+ * results of its chunk before last were handed over. `onProgress` gets the running totals of
+ * files read and signatures verified. Rejects when a worker fails.
  */
 export async function runPassesInWorkers(
   dirs: readonly string[],
@@ -43,36 +54,56 @@ export async function runPassesInWorkers(
 ): Promise<{ readonly verified: number; readonly files: number }> {
   let files = 0;
   let verified = 0;
-  const shares: string[][] = Array.from({ length: Math.max(1, n) }, () => []);
-  dirs.forEach((d, i) => shares[i % shares.length]?.push(d));
+  let next = 0;
+  const take = (): string[] | null => {
+    if (next >= dirs.length) return null;
+    const chunk = dirs.slice(next, next + CHUNK);
+    next += CHUNK;
+    return chunk;
+  };
+  const workers = Math.max(1, Math.min(n, Math.ceil(dirs.length / CHUNK)));
   await Promise.all(
-    shares.map(
-      (share) =>
+    Array.from(
+      { length: workers },
+      () =>
         new Promise<void>((resolve, reject) => {
-          if (share.length === 0) return resolve();
-          const w = new Worker(BOOT, { workerData: { setup, dirs: share } });
+          const w = new Worker(BOOT, { workerData: { setup }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+          let outstanding = 0;
+          const send = () => {
+            const chunk = take();
+            if (chunk) {
+              outstanding++;
+              w.postMessage({ type: 'work', dirs: chunk } satisfies WorkerRequest);
+            }
+          };
+          const finish = (e?: Error) => {
+            void w.terminate();
+            if (e) reject(e);
+            else resolve();
+          };
           w.on('message', (m: WorkerMessage) => {
             switch (m.type) {
               case 'results':
+                outstanding--;
+                send();
                 for (const r of m.results) onResult(r);
                 files += m.files;
                 verified += m.verified;
                 onProgress(files, verified);
-                break;
-              case 'done':
-                void w.terminate();
-                resolve();
+                if (outstanding === 0) finish();
                 break;
               case 'error':
-                void w.terminate();
-                reject(new Error(`index worker: ${m.message}`));
+                finish(new Error(`index worker: ${m.message}`));
                 break;
             }
           });
-          w.on('error', reject);
+          w.on('error', (e) => finish(e));
           w.on('exit', (code) => {
             if (code !== 0 && code !== 1) reject(new Error(`index worker exited with ${code}`));
           });
+          send();
+          send();
+          if (outstanding === 0) finish();
         }),
     ),
   );
