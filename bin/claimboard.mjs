@@ -8,6 +8,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
+
+// Memory over speed for a long-running indexer (issue 5, measured at 100,000 orders): a small
+// young generation, and an old generation that grows by 25% of what is live after each full
+// collection instead of V8's default factor (up to 4x): the cold index peaked at 473 MB with
+// the small young generation alone, 269 MB with both, and took no longer. (V8 reads these when
+// it sizes the heap, so setting them at start takes effect.)
+v8.setFlagsFromString('--max-semi-space-size=2');
+v8.setFlagsFromString('--heap-growing-percent=25');
 
 const projectDir = path.resolve(import.meta.dirname, '..');
 process.env.CLAIMBOARD_PROJECT_DIR ??= projectDir;
@@ -38,6 +47,7 @@ async function load() {
     const worker = path.join(out, 'order-worker.mjs');
     bundle(esbuild, 'bin/cli.ts', cli);
     bundle(esbuild, 'lib/index/order-worker.ts', worker);
+    await esbuild.stop?.(); // no esbuild service process left running beside the server
     process.env.CLAIMBOARD_WORKER_SCRIPT = worker;
     return await import(pathToFileURL(cli).href);
   } catch {

@@ -35,6 +35,11 @@ export class FolderWatch {
     return this.watchers.size;
   }
 
+  /** The directories watched, sorted ('' is the root). */
+  list(): string[] {
+    return [...this.watchers.keys()].sort();
+  }
+
   /** Whether `relDir` ('' for the root) is watched. */
   has(relDir: string): boolean {
     return this.watchers.has(relDir);

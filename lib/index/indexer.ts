@@ -59,7 +59,7 @@ export interface IndexerOptions {
   readonly log?: (line: string) => void;
   /** The Ed25519 primitive (default node:crypto). Worker threads always use node:crypto. */
   readonly verify?: Ed25519Verify;
-  /** Worker threads for a cold index (default: one per core when more than 2,000 folders are dirty; 0 = none). */
+  /** Worker threads for a cold index, besides this thread (default: one per other core when more than 2,000 folders are dirty; 0 = none: this thread alone). */
   readonly workers?: number;
   /**
    * How long a file that vanished is still believed, ms (default 1 000): Syncthing replaces a
@@ -97,6 +97,16 @@ function fingerprint(s: string): number {
   }
   return (h >>> 0) + s.length * 4294967296;
 }
+
+/** One copy of each of the few distinct state, lane and agent names (a warm start loads 100,000 of each). */
+const interned = new Map<string, string>();
+function intern<T extends string>(s: T): T {
+  const hit = interned.get(s);
+  if (hit !== undefined) return hit as T;
+  if (interned.size < 10_000) interned.set(s, s);
+  return s;
+}
+const NO_DEPS: readonly string[] = [];
 
 const dirOf = (rel: string): string | null => {
   const parts = rel.split('/');
@@ -197,6 +207,11 @@ export class Indexer {
     };
   }
 
+  /** The directories watched now, sorted ('' is the channel root); empty without folder events. */
+  get watched(): string[] {
+    return this.watcher?.list() ?? [];
+  }
+
   /** Signatures verified (by this process) since start. */
   get verifiedCount(): number {
     return this.verified;
@@ -249,7 +264,15 @@ export class Indexer {
       fp: number | null;
       card: string | null;
     }>) {
-      this.rememberInfo({ id: r.order_id, dir: r.order_dir, state: r.state, lane: r.lane, holder: r.holder, deps: depsOf.get(r.order_id) ?? [], fp: r.fp ?? fingerprint(r.card ?? '') });
+      this.rememberInfo({
+        id: r.order_id,
+        dir: r.order_dir === r.order_id ? r.order_id : r.order_dir,
+        state: intern(r.state),
+        lane: intern(r.lane),
+        holder: r.holder === null ? null : intern(r.holder),
+        deps: depsOf.get(r.order_id) ?? NO_DEPS,
+        fp: r.fp ?? fingerprint(r.card ?? ''),
+      });
     }
     this.rosterSig = (db.prepare("SELECT value FROM meta WHERE key = 'roster_sig'").get() as { value: string } | undefined)?.value ?? '';
     for (const r of db.prepare('SELECT path, entries, intact, broken_at, stat, keys, reason FROM ledger_files WHERE stat IS NOT NULL').all() as {
@@ -747,6 +770,9 @@ export class Indexer {
   }
 
   private storeLedgerReports(rows: readonly { path: string; report: LedgerFileReport }[]): void {
+    // Reported and remembered: their text (up to 1 MiB each) is not kept; a change to any
+    // channel-level file reads them all again (readChannelLevel).
+    for (const [p, o] of this.channelFiles) if (o.status === 'ledger' && o.text !== null) this.channelFiles.set(p, { ...o, text: null });
     const db = this.opts.db;
     const lm = this.ledgerMemo;
     db.transaction(() => {
@@ -864,7 +890,7 @@ export class Indexer {
   /** The first index: on every core (worker threads) when many folders must be read. */
   private async passDirsCold(dirs: Set<string>, cold: boolean): Promise<void> {
     const list = [...dirs].sort();
-    const workers = cold ? (this.opts.workers ?? (list.length > 2000 ? os.availableParallelism() : 0)) : 0;
+    const workers = cold ? (this.opts.workers ?? (list.length > 2000 ? Math.max(1, os.availableParallelism() - 1) : 0)) : 0;
     if (workers === 0 || !this.channel || list.length === 0) {
       this.readLedgers();
       // A warm start settles only what changed (its facts are remembered); a cold one, everything.
@@ -890,6 +916,7 @@ export class Indexer {
       }
     };
     const verifiedBefore = this.verified;
+    const local = this.passContext(new Map());
     const running = runPassesInWorkers(
       list,
       workers,
@@ -904,9 +931,14 @@ export class Indexer {
       },
       (r) => {
         take(r);
-        if (results.length >= 500) this.storeResults(results.splice(0), true);
+        if (results.length >= 100) this.storeResults(results.splice(0), true);
       },
       (read, verified) => this.setProgress({ files_read: read, files_verified: verifiedBefore + verified }),
+      // This thread passes folders too, between storing results (one worker per other core).
+      (d) => {
+        const { view: _view, ...r } = passOrder(d, local);
+        return r;
+      },
     );
     // The ledger files on this thread meanwhile, a file at a time between the workers' results.
     await this.readLedgersYielding();

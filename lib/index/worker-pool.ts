@@ -40,10 +40,12 @@ const BOOT = process.env.CLAIMBOARD_WORKER_SCRIPT || path.join(import.meta.dirna
 const CHUNK = 200;
 
 /**
- * Runs passOrder over `dirs` on `n` worker threads. `onResult` gets every result (in no
- * particular order) and may take its time: a worker is sent its next chunk only when the
- * results of its chunk before last were handed over. `onProgress` gets the running totals of
- * files read and signatures verified. Rejects when a worker fails.
+ * Runs passOrder over `dirs` on `n` worker threads and, when `local` is given, on this thread
+ * too (a chunk at a time, yielding to the event loop between chunks so the workers' results
+ * are taken in). `onResult` gets every result (in no particular order) and may take its time:
+ * a worker is sent its next chunk only when the results of its chunk before last were handed
+ * over. `onProgress` gets the running totals of files read and signatures verified by the
+ * workers. Rejects when a worker fails.
  */
 export async function runPassesInWorkers(
   dirs: readonly string[],
@@ -51,6 +53,7 @@ export async function runPassesInWorkers(
   setup: WorkerSetup,
   onResult: (r: OrderPassResult) => void,
   onProgress: (filesRead: number, verified: number) => void,
+  local?: (dir: string) => OrderPassResult,
 ): Promise<{ readonly verified: number; readonly files: number }> {
   let files = 0;
   let verified = 0;
@@ -61,9 +64,17 @@ export async function runPassesInWorkers(
     next += CHUNK;
     return chunk;
   };
-  const workers = Math.max(1, Math.min(n, Math.ceil(dirs.length / CHUNK)));
-  await Promise.all(
-    Array.from(
+  const here = async (): Promise<void> => {
+    if (!local) return;
+    for (let chunk = take(); chunk; chunk = take()) {
+      for (const d of chunk) onResult(local(d));
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  const workers = Math.max(0, Math.min(n, Math.ceil(dirs.length / CHUNK)));
+  await Promise.all([
+    here(),
+    ...Array.from(
       { length: workers },
       () =>
         new Promise<void>((resolve, reject) => {
@@ -106,6 +117,6 @@ export async function runPassesInWorkers(
           if (outstanding === 0) finish();
         }),
     ),
-  );
+  ]);
   return { verified, files };
 }

@@ -1,0 +1,104 @@
+/**
+ * Folder events are hints and the looks are the truth (lib/index/indexer.ts): which folders
+ * are watched, a change in a folder nobody watches, and a file rewritten in place while the
+ * indexer was stopped (no folder's own identity changes: only the sweep can find it).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openMemory } from './db';
+import { Indexer } from './indexer';
+import { FolderWatch } from './folder-watch';
+import { VECTORS_DIR } from '../testing/vectors';
+import { naclVerify } from '../ledger/nacl-verify';
+import * as q from './queries';
+
+let cleanup: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+});
+
+function channelCopy(vector: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-looks-'));
+  cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.cpSync(path.join(VECTORS_DIR, vector, 'channel'), dir, { recursive: true });
+  return dir;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `f` every 20 ms until it returns true or `ms` pass; returns its last answer. */
+async function until(f: () => boolean, ms = 5000): Promise<boolean> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < ms) {
+    if (f()) return true;
+    await sleep(20);
+  }
+  return f();
+}
+
+describe('the looks behind folder events', () => {
+  it('watches the channel level and the folders of unfinished orders; a finished order\'s folder is found by the quick look, then watched', async () => {
+    // Vector 10: ra awaiting_review (Review), rb accepted (Done), rc changes_requested (Running).
+    const root = channelCopy('10-review-states');
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: naclVerify, rescanMs: 100 });
+    cleanup.push(() => ix.stop());
+    await ix.start();
+    expect(q.order(db, 'rb', Date.now())?.card.lane).toBe('done');
+    expect(ix.watched).toEqual(['', 'agents', 'tasks', 'tasks/ra', 'tasks/rc']);
+    // A malformed claim lands in rb's folder: a problem row, so rb is flagged bad_record and
+    // leaves the Done lane (LEDGER.md §7); no event tells of it, the quick look does.
+    fs.writeFileSync(path.join(root, 'tasks/rb/claim.zed.json'), '{');
+    expect(await until(() => q.order(db, 'rb', Date.now())?.card.flags.includes('bad_record') ?? false)).toBe(true);
+    expect(q.order(db, 'rb', Date.now())?.card.lane).toBe('attention');
+    expect(ix.watched).toContain('tasks/rb');
+  });
+
+  it('a warm start trusts folders whose own identity is unchanged; its first sweep finds a file rewritten in place meanwhile', async () => {
+    // Vector 13: t2 is claimed by fang.
+    const root = channelCopy('13-retired');
+    const db = openMemory();
+    const first = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    await first.start();
+    await first.stop();
+    expect(q.order(db, 't2', Date.now())?.card.holder).toBe('fang');
+    // Rewritten in place (same inode, no entry added or removed): t2's folder keeps its identity.
+    const folder = path.join(root, 'tasks/t2');
+    const before = fs.statSync(folder);
+    fs.writeFileSync(path.join(folder, 'claim.fang.json'), '{');
+    const after = fs.statSync(folder);
+    expect([after.mtimeMs, after.ctimeMs, after.ino]).toEqual([before.mtimeMs, before.ctimeMs, before.ino]);
+    const warm = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify, rescanMs: 60_000 });
+    cleanup.push(() => warm.stop());
+    await warm.start();
+    // The malformed claim is a problem row: nobody holds t2 and it is flagged (LEDGER.md §2, §7).
+    expect(await until(() => q.order(db, 't2', Date.now())?.card.holder === null)).toBe(true);
+    expect(q.order(db, 't2', Date.now())?.card.flags).toContain('bad_record');
+  });
+});
+
+describe('FolderWatch', () => {
+  it('reports entries changed in a watched directory, relative to the root, until unwatched', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-watch-'));
+    cleanup.push(() => fs.rmSync(root, { recursive: true, force: true }));
+    fs.mkdirSync(path.join(root, 'tasks/a'), { recursive: true });
+    const seen: string[] = [];
+    const w = new FolderWatch(root, (rel) => seen.push(rel));
+    cleanup.push(() => w.close());
+    expect(w.watch('tasks/a')).toBe(true);
+    expect(w.watch('tasks/a')).toBe(false); // already watched
+    expect(w.watch('tasks/missing')).toBe(false);
+    expect(w.list()).toEqual(['tasks/a']);
+    fs.writeFileSync(path.join(root, 'tasks/a/claim.x.json'), '{}');
+    expect(await until(() => seen.includes('tasks/a/claim.x.json'), 2000)).toBe(true);
+    w.unwatch('tasks/a');
+    expect(w.size).toBe(0);
+    seen.length = 0;
+    fs.writeFileSync(path.join(root, 'tasks/a/claim.y.json'), '{}');
+    await sleep(200);
+    expect(seen).toEqual([]);
+  });
+});
