@@ -931,7 +931,7 @@ export class Indexer {
       },
       (r) => {
         take(r);
-        if (results.length >= 100) this.storeResults(results.splice(0), true);
+        if (results.length >= 1000) this.storeResults(results.splice(0), true);
       },
       (read, verified) => this.setProgress({ files_read: read, files_verified: verifiedBefore + verified }),
       // This thread passes folders too, between storing results (one worker per other core).
@@ -946,7 +946,9 @@ export class Indexer {
     this.verified += counts.verified;
     for (const w of waiting.values()) results.push(...foldCaseVariants(w)); // a sibling that vanished meanwhile
     this.storeResults(results, true);
+    const t = performance.now();
     this.settle(true);
+    if (process.env.CLAIMBOARD_TIMING) this.log(`index: settle ${(performance.now() - t).toFixed(0)} ms, store ${this.storeMs.toFixed(0)} ms`);
   }
 
   /** Writers whose latest arrival may have moved, and orders whose facts must be re-applied. */
@@ -954,8 +956,18 @@ export class Indexer {
   private touchedOrders = new Set<string>();
   private changedIds = new Set<string>();
 
+  private storeMs = 0;
   private storeResults(results: readonly OrderPassResult[], cold: boolean): void {
     if (results.length === 0) return;
+    const t0 = performance.now();
+    try {
+      this.storeResultsNow(results, cold);
+    } finally {
+      this.storeMs += performance.now() - t0;
+    }
+  }
+
+  private storeResultsNow(results: readonly OrderPassResult[], cold: boolean): void {
     const db = this.opts.db;
     const now = this.clock();
     const firstSeen = db.prepare('SELECT path, first_seen_ms, arrival_ms, writer FROM files WHERE order_dir = ?');
@@ -981,7 +993,9 @@ export class Indexer {
         const old = cold && !this.dirToId.has(r.dir) ? [] : (firstSeen.all(r.dir) as { path: string; first_seen_ms: number; arrival_ms: number; writer: string | null }[]);
         const firstSeenOf = new Map(old.map((o) => [o.path, o.first_seen_ms]));
         for (const o of old) if (o.writer) this.touchedWriters.add(o.writer);
-        delFiles.run(r.dir);
+        // A cold index starts from empty tables: a folder not stored yet has no rows to replace.
+        const fresh = cold && !this.listing.has(r.dir) && !this.dirToId.has(r.dir);
+        if (!fresh) delFiles.run(r.dir);
         const self = r.files[0];
         if (self) {
           const sf = cyrb53(self.stat);
@@ -1003,7 +1017,7 @@ export class Indexer {
           addFile.run(f.path, f.order_dir, f.stat, f.type, f.arrival_ms, firstSeenOf.get(f.path) ?? now, f.kind, f.status, f.problem, f.writer, f.sig_key, f.sig_ok);
           if (f.writer) this.touchedWriters.add(f.writer);
         }
-        delProblems.run(r.dir);
+        if (!fresh) delProblems.run(r.dir);
         for (const p of r.problems) addProblem.run(r.dir, p.path, p.problem, p.detail, p.line ?? null, p.order_id ?? null);
         const prevId = this.dirToId.get(r.dir);
         if (prevId && (!r.card || r.card.order_id !== prevId)) {
@@ -1024,9 +1038,11 @@ export class Indexer {
           return;
         }
         const c = r.card;
-        delHolds.run(c.order_id);
+        // Holds and dependencies are stored only with a card: an order not known has none.
+        const known = this.orders.has(c.order_id);
+        if (known) delHolds.run(c.order_id);
         for (const h of r.holds) addHold.run(c.order_id, h.agent, JSON.stringify(h));
-        delDeps.run(c.order_id);
+        if (known) delDeps.run(c.order_id);
         for (const d of c.depends_on) addDep.run(c.order_id, d);
         for (const b of r.beats) upsertRun.run(b.order_id, b.agent, b.run, b.pid, b.arrival_ms, b.arrival_ms, b.at, b.at_ms - b.arrival_ms);
         // Stored provisionally; settle() applies the channel-wide facts and writes the final card.
