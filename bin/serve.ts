@@ -13,6 +13,7 @@ import { Indexer } from '../lib/index/indexer';
 import { operatorsFromEnv } from '../lib/index/channel-state';
 import { ensureDemoChannel } from '../lib/demo/scenario';
 import { startFleet, type Fleet } from '../lib/demo/fleet';
+import { listenForNudges, nudgeSocketPath } from '../lib/index/nudge';
 
 /** The project directory (where package.json and .next live). */
 export const PROJECT_DIR = process.env.CLAIMBOARD_PROJECT_DIR ?? path.resolve(import.meta.dirname, '..');
@@ -86,6 +87,13 @@ export async function serve(opts: ServeOptions): Promise<number> {
     }
   }
 
+  // The web server tells the indexer what an operator action wrote (lib/index/nudge.ts).
+  const nudgeSocket = nudgeSocketPath();
+  const stopNudges = await listenForNudges(nudgeSocket, (rel) => indexer.request(rel)).catch((e: unknown) => {
+    console.warn(`claimboard: no nudge socket (${e instanceof Error ? e.message : String(e)}); actions show when the folder is next looked at`);
+    return null;
+  });
+
   let fleet: Fleet | null = null;
   if (demo) {
     await indexing;
@@ -103,6 +111,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
       CLAIMBOARD_DB: dbFile,
       CLAIMBOARD_CHANNEL: channel,
       CLAIMBOARD_STALE_AFTER_MS: String(staleAfterMs),
+      ...(stopNudges ? { CLAIMBOARD_NUDGE_SOCKET: nudgeSocket } : {}),
       ...(operatorKey ? { CLAIMBOARD_DEMO_OPERATOR_KEY: operatorKey } : {}),
     },
   });
@@ -116,6 +125,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
       stopping = true;
       if (web.exitCode === null) web.kill('SIGTERM');
       await fleet?.stop();
+      stopNudges?.();
       await indexer.stop();
       try {
         db.close();

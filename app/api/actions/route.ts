@@ -2,6 +2,7 @@ import { NextResponse } from 'next/server';
 import { withDb } from '@/lib/api/http';
 import { applyAction } from '@/lib/actions/apply';
 import { guardRequest, rateLimited, serverContext } from '@/lib/actions/server';
+import { nudgeIndexer } from '@/lib/index/nudge';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -28,7 +29,10 @@ export async function POST(req: Request) {
   if (wait > 0) return NextResponse.json({ error: 'too_many_requests', message: `too many actions by ${signer}: wait ${wait} s` }, { status: 429, headers: { ...noStore, 'Retry-After': String(wait) } });
   return withDb((db) => {
     const res = applyAction(body, serverContext(db, Date.now()));
-    if (res.status === 201) return NextResponse.json(res, { status: 201, headers: noStore });
+    if (res.status === 201) {
+      nudgeIndexer(res.written);
+      return NextResponse.json(res, { status: 201, headers: noStore });
+    }
     return NextResponse.json({ error: codeOf(res.status), message: res.reason, ...(res.card ? { card: res.card } : {}) }, { status: res.status, headers: noStore });
   });
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { withDb } from '@/lib/api/http';
 import { applyAction } from '@/lib/actions/apply';
 import { guardRequest, rateLimited, serverContext } from '@/lib/actions/server';
+import { nudgeIndexer } from '@/lib/index/nudge';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -41,7 +42,10 @@ export async function POST(req: Request) {
         continue;
       }
       const res = applyAction(a, serverContext(db, Date.now()));
-      if (res.status === 201) results.push({ order_id: id, status: 201, written: res.written });
+      if (res.status === 201) {
+        nudgeIndexer(res.written);
+        results.push({ order_id: id, status: 201, written: res.written });
+      }
       else {
         results.push({ order_id: id, status: res.status, reason: res.reason });
         broken = `the ledger chain stopped at ${id ?? 'an earlier action'}`;
