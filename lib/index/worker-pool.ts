@@ -3,7 +3,7 @@ import 'server-only';
  * Worker threads for a cold index (issue 5): the order folders are handed to workers in
  * chunks, each worker reading, verifying (node:crypto) and deriving a chunk with passOrder;
  * results stream back to the indexer, which alone writes the database. A worker has at most
- * two chunks outstanding, so results never pile up in memory while the indexer is busy.
+ * a few chunks outstanding, so results never pile up in memory while the indexer is busy.
  */
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
@@ -36,15 +36,18 @@ export type WorkerMessage =
  */
 const BOOT = process.env.CLAIMBOARD_WORKER_SCRIPT || path.join(import.meta.dirname, 'worker-boot.mjs');
 
-/** Folders per chunk. */
+/** Folders per chunk sent to a worker, and per chunk passed on this thread between its other work. */
 const CHUNK = 200;
+const LOCAL_CHUNK = 50;
+/** Chunks a worker has at most in hand: enough to stay busy while this thread stores or verifies a ledger file (~0.1 s each). */
+const OUTSTANDING = 4;
 
 /**
  * Runs passOrder over `dirs` on `n` worker threads and, when `local` is given, on this thread
  * too (a chunk at a time, yielding to the event loop between chunks so the workers' results
  * are taken in). `onResult` gets every result (in no particular order) and may take its time:
- * a worker is sent its next chunk only when the results of its chunk before last were handed
- * over. `onProgress` gets the running totals of files read and signatures verified by the
+ * a worker has at most OUTSTANDING chunks in hand and is sent the next only when it hands
+ * over the results of one. `onProgress` gets the running totals of files read and signatures verified by the
  * workers. Rejects when a worker fails.
  */
 export async function runPassesInWorkers(
@@ -58,15 +61,15 @@ export async function runPassesInWorkers(
   let files = 0;
   let verified = 0;
   let next = 0;
-  const take = (): string[] | null => {
+  const take = (size = CHUNK): string[] | null => {
     if (next >= dirs.length) return null;
-    const chunk = dirs.slice(next, next + CHUNK);
-    next += CHUNK;
+    const chunk = dirs.slice(next, next + size);
+    next += size;
     return chunk;
   };
   const here = async (): Promise<void> => {
     if (!local) return;
-    for (let chunk = take(); chunk; chunk = take()) {
+    for (let chunk = take(LOCAL_CHUNK); chunk; chunk = take(LOCAL_CHUNK)) {
       for (const d of chunk) onResult(local(d));
       await new Promise((r) => setImmediate(r));
     }
@@ -112,8 +115,7 @@ export async function runPassesInWorkers(
           w.on('exit', (code) => {
             if (code !== 0 && code !== 1) reject(new Error(`index worker exited with ${code}`));
           });
-          send();
-          send();
+          for (let i = 0; i < OUTSTANDING; i++) send();
           if (outstanding === 0) finish();
         }),
     ),
