@@ -15,9 +15,9 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { benchSigner, generateChannel, OPS, WORKERS } from '../../bench/generate';
-import { signFields } from '../ledger/sign';
+import { generateChannel } from '../../bench/generate';
 import { Rng } from '../fuzz/mutate';
+import { folderChanger } from '../testing/folder-changer';
 
 const REPO = path.resolve(__dirname, '../..');
 const WORKER = path.join(REPO, 'lib/testing/index-worker.ts');
@@ -125,61 +125,6 @@ function board(file: string) {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Changes the folder the way a fleet does: new orders, claims, heartbeats, releases, bad files, deletions. */
-function folderChanger(root: string, rng: Rng) {
-  const ops = benchSigner(OPS);
-  let n = 0;
-  const orders = () => fs.readdirSync(path.join(root, 'tasks')).filter((d) => !d.startsWith('.'));
-  const write = (rel: string, text: string) => {
-    const abs = path.join(root, rel);
-    fs.mkdirSync(path.dirname(abs), { recursive: true });
-    // As ferryman and Syncthing write: a temp file renamed into place.
-    const tmpFile = path.join(path.dirname(abs), `.${path.basename(abs)}.${n}.tmp`);
-    fs.writeFileSync(tmpFile, text);
-    fs.renameSync(tmpFile, abs);
-  };
-  const ts = () => new Date(Date.UTC(2026, 10, 29, 0, 0, n)).toISOString().replace('.000Z', 'Z');
-  return () => {
-    n++;
-    const list = orders();
-    const id = rng.pick(list);
-    const agent = rng.pick(WORKERS);
-    try {
-      switch (rng.int(8)) {
-        case 0: {
-          const nid = `new-${n}`;
-          write(`tasks/${nid}/order.json`, JSON.stringify(signFields('order', { id: nid, project_id: 'crash', issued_by: OPS, created_at: ts(), payload: { n } }, OPS, ops)));
-          break;
-        }
-        case 1:
-          write(`tasks/${id}/claim.${agent}.json`, JSON.stringify({ order_id: id, agent, claimed_at: ts() }));
-          break;
-        case 2:
-          write(`tasks/${id}/heartbeat.${agent}.json`, JSON.stringify({ order_id: id, agent, run: `r${n}`, pid: n, at: ts() }));
-          break;
-        case 3:
-          write(`tasks/${id}/release.${OPS}.${agent}.json`, JSON.stringify(signFields('release', { order_id: id, released: agent, releaser: OPS, reason: 'requeued: crash test', at: ts() }, OPS, ops)));
-          break;
-        case 4:
-          write(`tasks/${id}/claim.bad-${n}.json`, '{"order_id": "');
-          break;
-        case 5: {
-          const files = fs.readdirSync(path.join(root, 'tasks', id)).filter((f) => f.startsWith('claim.') || f.startsWith('heartbeat.'));
-          if (files.length) fs.rmSync(path.join(root, 'tasks', id, rng.pick(files)));
-          break;
-        }
-        case 6:
-          if (rng.chance(0.3)) fs.rmSync(path.join(root, 'tasks', id), { recursive: true, force: true });
-          break;
-        default:
-          write(`tasks/${id}/claim.${agent}.sync-conflict-20261130-101010-ABCDEFG.json`, '{}');
-      }
-    } catch {
-      /* a folder removed a moment ago */
-    }
-  };
-}
 
 describe('the index survives SIGKILL at any point', () => {
   it('twenty kills during cold, warm and incremental indexing; the board then equals a clean rebuild', async () => {

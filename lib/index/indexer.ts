@@ -509,6 +509,7 @@ export class Indexer {
     // it again. The grace is about the filesystem's timing, so it runs on a monotonic clock.
     const now = performance.now();
     const grace = this.opts.vanishGraceMs ?? 1000;
+    if (grace <= 0) this.lostNow.clear();
     for (const d of this.lostNow) {
       if (!dirty.has(d)) continue;
       const until = this.deferred.get(d);
@@ -520,7 +521,7 @@ export class Indexer {
       dirty.delete(d);
     }
     for (const d of dirty) this.deferred.delete(d);
-    if (this.channelLostNow && channelDirty) {
+    if (this.channelLostNow && channelDirty && grace > 0) {
       const until = this.deferred.get('');
       if (until !== undefined && until <= now) this.deferred.delete('');
       else {
