@@ -4,6 +4,7 @@ import 'server-only';
  * read-only; never writes. Keyset pagination over (sort_ms, order_id) within a lane, stable
  * under updates.
  */
+import type { Statement } from 'better-sqlite3';
 import type { DB } from './db';
 import { openReader } from './db';
 import { LANES, type Card, type Lane } from '../ledger/derive';
@@ -42,8 +43,22 @@ export function readDb(): DB {
   return shared.db;
 }
 
+const statements = new WeakMap<DB, Map<string, Statement>>();
+
+/**
+ * The prepared statement for `sql` on `db`, prepared once per connection (preparing costs more
+ * than running most of these queries). Only for SQL built from a bounded set of shapes.
+ */
+function stmt(db: DB, sql: string): Statement {
+  let byDb = statements.get(db);
+  if (!byDb) statements.set(db, (byDb = new Map()));
+  let s = byDb.get(sql);
+  if (!s) byDb.set(sql, (s = db.prepare(sql)));
+  return s;
+}
+
 const meta = (db: DB, key: string): string | null =>
-  (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? null;
+  (stmt(db, 'SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? null;
 
 /** Progress of the first index. */
 export function progressOf(db: DB): IndexProgress {
@@ -53,26 +68,26 @@ export function progressOf(db: DB): IndexProgress {
     : { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
 }
 
-function where(filters: BoardFilters): { sql: string; args: unknown[] } {
+/**
+ * The card filters other than the agent, as SQL over `cards` aliased `c` (AND-prefixed) and
+ * their arguments. The agent filter is a join with card_agents (see lanePage).
+ */
+function cardFilters(filters: BoardFilters): { sql: string; args: unknown[] } {
   const parts: string[] = [];
   const args: unknown[] = [];
-  if (filters.agent) {
-    parts.push('agents LIKE ?');
-    args.push(`% ${filters.agent.toLowerCase()} %`);
-  }
   if (filters.state) {
-    parts.push('state = ?');
+    parts.push('c.state = ?');
     args.push(filters.state);
   }
   if (filters.flag) {
-    parts.push('flags LIKE ?');
+    parts.push('c.flags LIKE ?');
     args.push(`% ${filters.flag} %`);
   }
   if (filters.q) {
-    parts.push("search LIKE ? ESCAPE '\\'");
+    parts.push("c.search LIKE ? ESCAPE '\\'");
     args.push(`%${filters.q.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
   }
-  return { sql: parts.length ? ` AND ${parts.join(' AND ')}` : '', args };
+  return { sql: parts.map((p) => ` AND ${p}`).join(''), args };
 }
 
 /** Opaque keyset cursor: base64url of [sort_ms, order_id]. */
@@ -90,19 +105,34 @@ export function decodeCursor(c: string): [number, string] | null {
   return null;
 }
 
-/** One page of a lane after `cursor` (null: from the start), with the lane's filtered count. */
+/**
+ * One page of a lane after `cursor` (null: from the start), with the lane's filtered count.
+ * The agent filter (`filters.agent`, compared lowercased) reads the card_agents index: the cards
+ * the agent holds or whose double run or late result involves it, in lane order.
+ */
 export function lanePage(db: DB, lane: Lane, filters: BoardFilters, cursor: [number, string] | null, limit = PAGE_SIZE): LanePage {
-  const w = where(filters);
-  const count = (db.prepare(`SELECT COUNT(*) AS n FROM cards WHERE lane = ?${w.sql}`).get(lane, ...w.args) as { n: number }).n;
-  const after = cursor ? ' AND (sort_ms > ? OR (sort_ms = ? AND order_id > ?))' : '';
-  const rows = db
-    .prepare(`SELECT card, sort_ms, order_id FROM cards WHERE lane = ?${w.sql}${after} ORDER BY sort_ms, order_id LIMIT ?`)
-    .all(lane, ...w.args, ...(cursor ? [cursor[0], cursor[0], cursor[1]] : []), limit + 1) as { card: string; sort_ms: number; order_id: string }[];
+  const w = cardFilters(filters);
+  // CROSS JOIN keeps card_agents the outer loop: its primary key is (agent, lane, sort_ms, order_id).
+  const from = filters.agent ? 'card_agents a CROSS JOIN cards c ON c.order_id = a.order_id WHERE a.agent = ? AND a.lane = ?' : 'cards c WHERE c.lane = ?';
+  const key = filters.agent ? 'a' : 'c';
+  const head = filters.agent ? [filters.agent.toLowerCase(), lane] : [lane];
+  const count = (
+    filters.agent && w.args.length === 0
+      ? stmt(db, 'SELECT COUNT(*) AS n FROM card_agents WHERE agent = ? AND lane = ?').get(...head)
+      : stmt(db, `SELECT COUNT(*) AS n FROM ${from}${w.sql}`).get(...head, ...w.args)
+  ) as { n: number };
+  const after = cursor ? ` AND (${key}.sort_ms, ${key}.order_id) > (?, ?)` : '';
+  const rows = stmt(db, `SELECT c.card, ${key}.sort_ms, ${key}.order_id FROM ${from}${w.sql}${after} ORDER BY ${key}.sort_ms, ${key}.order_id LIMIT ?`).all(
+    ...head,
+    ...w.args,
+    ...(cursor ?? []),
+    limit + 1,
+  ) as { card: string; sort_ms: number; order_id: string }[];
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
     lane,
-    count,
+    count: count.n,
     cards: page.map((r) => JSON.parse(r.card) as Card),
     next_cursor: rows.length > limit && last ? encodeCursor(last.sort_ms, last.order_id) : null,
   };
@@ -117,9 +147,9 @@ export function board(db: DB, filters: BoardFilters, nowMs: number, actionsEnabl
     progress: progressOf(db),
     actions_enabled: actionsEnabled,
     lanes: LANES.map((lane) => lanePage(db, lane, filters, null)),
-    problem_count: (db.prepare('SELECT COUNT(*) AS n FROM problems').get() as { n: number }).n,
-    agents: (db.prepare('SELECT name FROM agents ORDER BY name').all() as { name: string }[]).map((r) => r.name),
-    key_changes: (db.prepare("SELECT name FROM agents WHERE json_extract(summary, '$.key_changed') = 1 ORDER BY name").all() as { name: string }[]).map((r) => r.name),
+    problem_count: (stmt(db, 'SELECT COUNT(*) AS n FROM problems').get() as { n: number }).n,
+    agents: (stmt(db, 'SELECT name FROM agents ORDER BY name').all() as { name: string }[]).map((r) => r.name),
+    key_changes: (stmt(db, "SELECT name FROM agents WHERE json_extract(summary, '$.key_changed') = 1 ORDER BY name").all() as { name: string }[]).map((r) => r.name),
   };
 }
 
@@ -127,7 +157,7 @@ export function board(db: DB, filters: BoardFilters, nowMs: number, actionsEnabl
 function rosterOf(db: DB): Roster {
   const entries = new Map<string, RosterEntry>();
   const operators = new Set<string>();
-  for (const r of db.prepare('SELECT summary FROM agents').all() as { summary: string }[]) {
+  for (const r of stmt(db, 'SELECT summary FROM agents').all() as { summary: string }[]) {
     const a = JSON.parse(r.summary) as AgentSummary;
     entries.set(a.name, { name: a.name, role: a.role, capabilities: [], public_key: a.public_key, folder_key: a.public_key, path: '' });
     if (a.is_operator) operators.add(a.name);
@@ -141,12 +171,12 @@ function rosterOf(db: DB): Roster {
  * the outcomes the index remembers, so no cryptography for unchanged files).
  */
 export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
-  const row = db.prepare('SELECT card, order_dir FROM cards WHERE order_id = ?').get(id.toLowerCase()) as { card: string; order_dir: string } | undefined;
+  const row = stmt(db, 'SELECT card, order_dir FROM cards WHERE order_id = ?').get(id.toLowerCase()) as { card: string; order_dir: string } | undefined;
   if (!row) return null;
   const card = JSON.parse(row.card) as Card;
   const staleAfterMs = Number(meta(db, 'stale_after_ms') ?? 300_000);
   const remembered = new Map<string, { stat: string; key: string; ok: boolean }>();
-  for (const r of db.prepare('SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? AND sig_key IS NOT NULL').all(row.order_dir) as { path: string; stat: string; sig_key: string; sig_ok: number }[]) {
+  for (const r of stmt(db, 'SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? AND sig_key IS NOT NULL').all(row.order_dir) as { path: string; stat: string; sig_key: string; sig_ok: number }[]) {
     remembered.set(r.path, { stat: r.stat, key: r.sig_key, ok: r.sig_ok === 1 });
   }
   const pass = passOrder(row.order_dir, {
@@ -158,7 +188,7 @@ export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
   });
   const v = pass.view;
   const o = v?.folder.order.record;
-  const runs = (db.prepare('SELECT * FROM runs WHERE order_id = ? ORDER BY first_arrival_ms').all(card.order_id) as {
+  const runs = (stmt(db, 'SELECT * FROM runs WHERE order_id = ? ORDER BY first_arrival_ms').all(card.order_id) as {
     agent: string;
     run: string;
     pid: number;
@@ -167,8 +197,7 @@ export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
     last_writer_at: string;
     beats: number;
   }[]).map((r): RunSeen => ({ agent: r.agent, run: r.run, pid: r.pid, first_arrival_ms: r.first_arrival_ms, last_arrival_ms: r.last_arrival_ms, last_writer_at: r.last_writer_at, beats: r.beats }));
-  const dependents = db
-    .prepare('SELECT c.order_id, c.state FROM deps d JOIN cards c ON c.order_id = d.order_id WHERE d.dep = ? ORDER BY c.order_id')
+  const dependents = stmt(db, 'SELECT c.order_id, c.state FROM deps d JOIN cards c ON c.order_id = d.order_id WHERE d.dep = ? ORDER BY c.order_id')
     .all(card.order_id) as { order_id: string; state: Card['state'] }[];
   const files: OrderFile[] = (v?.files ?? [])
     .filter((f): f is Extract<FileOutcome, { status: 'record' | 'problem' }> => f.status === 'record' || f.status === 'problem')
@@ -201,7 +230,7 @@ export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
 
 /** GET /api/agents */
 export function agents(db: DB, nowMs: number): AgentsResponse {
-  const rows = db.prepare('SELECT summary FROM agents ORDER BY name').all() as { summary: string }[];
+  const rows = stmt(db, 'SELECT summary FROM agents ORDER BY name').all() as { summary: string }[];
   return {
     agents: rows.map((r) => {
       const { capabilities: _c, folder_key: _f, retirement: _r, ...summary } = JSON.parse(r.summary) as StoredAgent;
@@ -214,9 +243,9 @@ export function agents(db: DB, nowMs: number): AgentsResponse {
 /** GET /api/agents/:name, or null when the name is not in the roster and holds nothing. */
 export function agent(db: DB, name: string, nowMs: number): AgentResponse | null {
   const n = name.toLowerCase();
-  const row = db.prepare('SELECT summary FROM agents WHERE name = ?').get(n) as { summary: string } | undefined;
-  const holds = (db.prepare('SELECT card FROM cards WHERE holder = ? ORDER BY sort_ms, order_id').all(n) as { card: string }[]).map((r) => JSON.parse(r.card) as Card);
-  const history = (db.prepare('SELECT history FROM holds WHERE agent = ? ORDER BY order_id').all(n) as { history: string }[]).map((r) => JSON.parse(r.history) as HoldHistory);
+  const row = stmt(db, 'SELECT summary FROM agents WHERE name = ?').get(n) as { summary: string } | undefined;
+  const holds = (stmt(db, 'SELECT card FROM cards WHERE holder = ? ORDER BY sort_ms, order_id').all(n) as { card: string }[]).map((r) => JSON.parse(r.card) as Card);
+  const history = (stmt(db, 'SELECT history FROM holds WHERE agent = ? ORDER BY order_id').all(n) as { history: string }[]).map((r) => JSON.parse(r.history) as HoldHistory);
   if (!row && holds.length === 0 && history.length === 0) return null;
   const stored: StoredAgent = row
     ? (JSON.parse(row.summary) as StoredAgent)
@@ -232,7 +261,7 @@ export function agent(db: DB, name: string, nowMs: number): AgentResponse | null
     holds,
     retire_plan: history.filter((h) => h.ended === null || h.ended === 'lost' || h.ended === 'gave_up').map((h) => h.order_id).sort(),
     looks_alive:
-      ((db.prepare('SELECT MAX(last_arrival_ms) AS t FROM runs WHERE agent = ?').get(n) as { t: number | null }).t ?? -Infinity) >=
+      ((stmt(db, 'SELECT MAX(last_arrival_ms) AS t FROM runs WHERE agent = ?').get(n) as { t: number | null }).t ?? -Infinity) >=
       nowMs - Number(meta(db, 'stale_after_ms') ?? 300_000),
     stale_after_ms: Number(meta(db, 'stale_after_ms') ?? 300_000),
     held: history
@@ -244,7 +273,7 @@ export function agent(db: DB, name: string, nowMs: number): AgentResponse | null
 
 /** GET /api/problems */
 export function problems(db: DB): ProblemsResponse {
-  const rows = db.prepare('SELECT path, problem, detail, line, order_id FROM problems ORDER BY path, line').all() as {
+  const rows = stmt(db, 'SELECT path, problem, detail, line, order_id FROM problems ORDER BY path, line').all() as {
     path: string;
     problem: ProblemsResponse['problems'][number]['problem'];
     detail: string;
@@ -252,7 +281,7 @@ export function problems(db: DB): ProblemsResponse {
     order_id: string | null;
   }[];
   const ledger: Record<string, { entries: number; intact: boolean; broken_at?: number }> = {};
-  for (const r of db.prepare('SELECT * FROM ledger_files ORDER BY path').all() as { path: string; entries: number; intact: number; broken_at: number | null }[]) {
+  for (const r of stmt(db, 'SELECT * FROM ledger_files ORDER BY path').all() as { path: string; entries: number; intact: number; broken_at: number | null }[]) {
     ledger[r.path] = { entries: r.entries, intact: r.intact === 1, ...(r.broken_at !== null ? { broken_at: r.broken_at } : {}) };
   }
   return {
@@ -263,7 +292,7 @@ export function problems(db: DB): ProblemsResponse {
 
 /** The change feed after `seq`: the newest seq and which orders changed (all when '*' or too far behind). */
 export function changesSince(db: DB, seq: number): ChangedEvent | null {
-  const rows = db.prepare('SELECT seq, order_id FROM changes WHERE seq > ? ORDER BY seq LIMIT 2001').all(seq) as { seq: number; order_id: string }[];
+  const rows = stmt(db, 'SELECT seq, order_id FROM changes WHERE seq > ? ORDER BY seq LIMIT 2001').all(seq) as { seq: number; order_id: string }[];
   const last = rows[rows.length - 1];
   if (!last) return null;
   const all = rows.length > 2000 || rows.some((r) => r.order_id === '*');
@@ -272,5 +301,5 @@ export function changesSince(db: DB, seq: number): ChangedEvent | null {
 
 /** The newest change seq (0 when none). */
 export function latestSeq(db: DB): number {
-  return (db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM changes').get() as { s: number }).s;
+  return (stmt(db, 'SELECT COALESCE(MAX(seq), 0) AS s FROM changes').get() as { s: number }).s;
 }
