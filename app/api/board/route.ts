@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { actionsEnabled, errorResponse, withDb } from '@/lib/api/http';
+import { actionsEnabled, errorResponse, withDb, withReadToken } from '@/lib/api/http';
 import { board, decodeCursor, lanePage, latestSeq } from '@/lib/index/queries';
 import { AnswerCache } from '@/lib/api/answer-cache';
 import { LANES } from '@/lib/ledger/derive';
@@ -23,7 +23,7 @@ const Query = z.object({
 const cache = new AnswerCache(1000);
 
 /** GET /api/board: every lane's count and first page; with `lane` (and `cursor`), one lane's next page. */
-export function GET(req: Request) {
+function get(req: Request) {
   const params = Object.fromEntries(new URL(req.url).searchParams);
   for (const k of Object.keys(params)) if (params[k] === '') delete params[k];
   const parsed = Query.safeParse(params);
@@ -40,3 +40,5 @@ export function GET(req: Request) {
     return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
   });
 }
+
+export const GET = withReadToken(get);
