@@ -8,13 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory, openWriter, type DB } from './db';
-import { decodeCursor, lanePage } from './queries';
+import { decodeCursor, lanePage, order, OrderAnswerCache, orderJson } from './queries';
 import { LANES, type Lane } from '../ledger/derive';
 import type { BoardFilters } from '../api/types';
 import { mulberry32 } from '../util/prng';
 import { Indexer } from './indexer';
-import { naclVerify } from '../ledger/nacl-verify';
-import { VECTORS_DIR } from '../testing/vectors';
+import { naclSign, naclVerify } from '../ledger/nacl-verify';
+import { signFields } from '../ledger/sign';
+import { VECTORS_DIR, vectorKeys } from '../testing/vectors';
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -216,5 +217,115 @@ describe('lanePage on indexed vectors', () => {
       db.close();
     }
     expect(compared).toBeGreaterThan(10);
+  });
+});
+
+describe('orderJson', () => {
+  it('the text of the uncached answer, computed once per version of what it shows, again after each index change to it', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-q-'));
+    cleanup.push(() => fs.rmSync(root, { recursive: true, force: true }));
+    fs.cpSync(path.join(VECTORS_DIR, '20-dependencies', 'channel'), root, { recursive: true });
+    const put = (rel: string, value: unknown) => fs.writeFileSync(path.join(root, rel), JSON.stringify(value));
+    let now = Date.parse('2026-11-30T12:00:00Z');
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, vanishGraceMs: 0 });
+    await ix.start();
+    cleanup.push(() => void ix.stop());
+    const cache = new OrderAnswerCache();
+    const ids = (db.prepare('SELECT order_id FROM cards ORDER BY order_id').all() as { order_id: string }[]).map((r) => r.order_id);
+    expect(ids).toEqual(['a', 'b', 'c', 'd', 'e']);
+    const fresh = (id: string) => JSON.stringify(order(db, id, now));
+    const texts = () => new Map(ids.map((id) => [id, fresh(id)]));
+    const served = () => {
+      for (const id of ids) expect(orderJson(db, id, now, cache), id).toBe(fresh(id));
+    };
+
+    served();
+    expect([cache.misses, cache.hits]).toEqual([5, 0]);
+    // Later, nothing changed: every answer from the cache, with this request's clock.
+    now += 7_000;
+    served();
+    expect([cache.misses, cache.hits]).toEqual([5, 5]);
+    expect(JSON.parse(orderJson(db, 'a', now, cache) ?? '{}').now_ms).toBe(now);
+    expect(orderJson(db, 'nope', now, cache)).toBeNull();
+    cache.hits = 0;
+
+    // A heartbeat on disk that the index has not read yet: e's answer stays the index's (no run yet)...
+    const e = orderJson(db, 'e', now, cache) ?? '';
+    put('tasks/e/heartbeat.fang.json', { order_id: 'e', agent: 'fang', run: 'a1b2c3d4e5f60718293a4b5c6d7e8f90', pid: 4242, at: '2026-11-30T11:59:00Z' });
+    expect(fresh('e')).not.toBe(e);
+    expect(orderJson(db, 'e', now, cache)).toBe(e);
+    expect(JSON.parse(e).runs).toEqual([]);
+    // ...and is computed again once the index has read it.
+    ix.request('tasks/e/heartbeat.fang.json');
+    ix.pump();
+    let before = cache.misses;
+    expect(orderJson(db, 'e', now, cache)).toBe(fresh('e'));
+    expect(JSON.parse(fresh('e')).runs).toHaveLength(1);
+    expect(cache.misses).toBe(before + 1);
+
+    // a finishes: its card and its dependent b's state change; exactly the answers whose text changed are computed again.
+    let old = texts();
+    const fang = vectorKeys().fang?.seed ?? '';
+    put('tasks/a/claim.fang.json', { order_id: 'a', agent: 'fang', claimed_at: '2026-11-30T10:00:00Z' });
+    put('tasks/a/result.fang.001.json', signFields('result', { order_id: 'a', agent: 'fang', revision: 1, submitted_at: '2026-11-30T10:05:00Z', payload: {} }, 'fang', (p) => naclSign(fang, p)));
+    ix.request('tasks/a/claim.fang.json');
+    ix.request('tasks/a/result.fang.001.json');
+    ix.pump();
+    const changed = ids.filter((id) => fresh(id) !== old.get(id));
+    expect(changed).toEqual(expect.arrayContaining(['a', 'b'])); // a done; b unblocked (a's dependents list shows it)
+    expect(JSON.parse(fresh('a')).dependents).toEqual([{ order_id: 'b', state: 'open' }]);
+    before = cache.misses;
+    served();
+    expect(cache.misses).toBe(before + changed.length);
+
+    // b is claimed: only b's own rows and a's list of dependents change.
+    old = texts();
+    put('tasks/b/claim.nebra.json', { order_id: 'b', agent: 'nebra', claimed_at: '2026-11-30T11:00:00Z' });
+    ix.request('tasks/b/claim.nebra.json');
+    ix.pump();
+    expect(ids.filter((id) => fresh(id) !== old.get(id))).toEqual(['a', 'b']);
+    const bState = JSON.parse(fresh('b')).card.state as string;
+    expect(bState).not.toBe('open');
+    expect(JSON.parse(fresh('a')).dependents).toEqual([{ order_id: 'b', state: bState }]);
+    before = cache.misses;
+    served();
+    expect(cache.misses).toBe(before + 2);
+
+    // c's order file written again with the same content (a new arrival): only its timeline shows it.
+    old = texts();
+    const orderFile = path.join(root, 'tasks/c/order.json');
+    fs.writeFileSync(`${orderFile}.tmp`, fs.readFileSync(orderFile));
+    now += 1_000;
+    fs.renameSync(`${orderFile}.tmp`, orderFile);
+    ix.request('tasks/c/order.json');
+    ix.pump();
+    expect(ids.filter((id) => fresh(id) !== old.get(id))).toEqual(ids); // now_ms moved for all
+    expect(JSON.parse(fresh('c')).card).toEqual(JSON.parse(old.get('c') ?? '{}').card);
+    before = cache.misses;
+    served();
+    expect(cache.misses).toBe(before + 1);
+
+    // The roster changes (a role): every answer is computed again.
+    old = texts();
+    put('agents/nebra.json', { name: 'nebra', role: 'reviewer', capabilities: [], public_key: vectorKeys().nebra?.public_key });
+    ix.request('agents/nebra.json');
+    ix.pump();
+    before = cache.misses;
+    served();
+    expect(cache.misses).toBe(before + ids.length);
+  });
+
+  it('keeps the most recently used answers within its budget', () => {
+    const c = new OrderAnswerCache(100);
+    c.set('a', 'v1', 'x'.repeat(30)); // 32 with its version
+    c.set('b', 'v1', 'y'.repeat(30));
+    expect(c.get('a', 'v1')).toBe('x'.repeat(30)); // a is now the most recent
+    c.set('c', 'v1', 'z'.repeat(40)); // 32 + 32 + 42 > 100: b goes
+    expect(c.get('b', 'v1')).toBeUndefined();
+    expect(c.get('a', 'v1')).toBe('x'.repeat(30));
+    expect(c.get('a', 'v2')).toBeUndefined(); // another version: dropped
+    expect(c.get('a', 'v1')).toBeUndefined();
+    expect(c.get('c', 'v1')).toBe('z'.repeat(40));
   });
 });

@@ -153,8 +153,19 @@ export function board(db: DB, filters: BoardFilters, nowMs: number, actionsEnabl
   };
 }
 
-/** The roster as the index knows it (pinned keys, operators), for re-reading a folder on request. */
-function rosterOf(db: DB): Roster {
+/** The roster fields a folder's verification reads, one line per agent (the roster's version). */
+const ROSTER_SQL = `SELECT group_concat(name || ' ' || ifnull(json_extract(summary, '$.role'), '') || ' ' || ifnull(json_extract(summary, '$.public_key'), '') || ' ' || json_extract(summary, '$.is_operator'), char(10) ORDER BY name) AS v FROM agents`;
+const rosters = new WeakMap<DB, { version: string; roster: Roster }>();
+
+/**
+ * The roster as the index knows it (pinned keys, operators), for re-reading a folder on request,
+ * and its version (a string that changes whenever anything the roster holds changes). Built once
+ * per version, not per request.
+ */
+function rosterOf(db: DB): { version: string; roster: Roster } {
+  const version = (stmt(db, ROSTER_SQL).get() as { v: string | null }).v ?? '';
+  const known = rosters.get(db);
+  if (known && known.version === version) return known;
   const entries = new Map<string, RosterEntry>();
   const operators = new Set<string>();
   for (const r of stmt(db, 'SELECT summary FROM agents').all() as { summary: string }[]) {
@@ -162,43 +173,73 @@ function rosterOf(db: DB): Roster {
     entries.set(a.name, { name: a.name, role: a.role, capabilities: [], public_key: a.public_key, folder_key: a.public_key, path: '' });
     if (a.is_operator) operators.add(a.name);
   }
-  return { entries, operators };
+  const built = { version, roster: { entries, operators } };
+  rosters.set(db, built);
+  return built;
+}
+
+type RunRow = RunSeen & { readonly writer_offset_ms: number | null };
+
+/** Everything the index holds that an order's answer is computed from (besides the folder on disk). */
+interface OrderInputs {
+  readonly cardText: string;
+  readonly orderDir: string;
+  readonly files: readonly { path: string; stat: string; sig_key: string | null; sig_ok: number | null }[];
+  readonly runs: readonly RunRow[];
+  readonly dependents: readonly { order_id: string; state: Card['state'] }[];
+  readonly roster: { readonly version: string; readonly roster: Roster };
+  readonly channel: string;
+  readonly staleAfterMs: number;
+}
+
+const inputReaders = new WeakMap<DB, (id: string) => OrderInputs | null>();
+
+/** The inputs of an order's answer, read in one transaction (one snapshot of the index). */
+function orderInputs(db: DB, id: string): OrderInputs | null {
+  let read = inputReaders.get(db);
+  if (!read) inputReaders.set(db, (read = db.transaction((i: string) => readOrderInputs(db, i))));
+  return read(id);
+}
+
+function readOrderInputs(db: DB, id: string): OrderInputs | null {
+  const row = stmt(db, 'SELECT card, order_id, order_dir FROM cards WHERE order_id = ?').get(id.toLowerCase()) as { card: string; order_id: string; order_dir: string } | undefined;
+  if (!row) return null;
+  return {
+    cardText: row.card,
+    orderDir: row.order_dir,
+    files: stmt(db, 'SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? ORDER BY path').all(row.order_dir) as OrderInputs['files'],
+    runs: stmt(db, 'SELECT agent, run, pid, first_arrival_ms, last_arrival_ms, last_writer_at, beats, writer_offset_ms FROM runs WHERE order_id = ? ORDER BY first_arrival_ms, agent, run').all(row.order_id) as RunRow[],
+    dependents: stmt(db, 'SELECT c.order_id, c.state FROM deps d JOIN cards c ON c.order_id = d.order_id WHERE d.dep = ? ORDER BY c.order_id').all(row.order_id) as OrderInputs['dependents'],
+    roster: rosterOf(db),
+    channel: meta(db, 'channel') ?? '',
+    staleAfterMs: Number(meta(db, 'stale_after_ms') ?? 300_000),
+  };
+}
+
+/** A string that differs whenever any of the inputs differs (the cached answer's version). */
+function versionOf(i: OrderInputs): string {
+  return JSON.stringify([i.cardText, i.orderDir, i.files, i.runs, i.dependents, i.roster.version, i.channel]);
 }
 
 /**
- * GET /api/orders/:id, or null when there is no such order. The card comes from the index;
- * the timeline and files are read fresh from the order's folder (signatures checked against
- * the outcomes the index remembers, so no cryptography for unchanged files).
+ * The answer without its clock fields (`now_ms`, `stale_after_ms`, which come last): the card
+ * from the index; the timeline and files read fresh from the order's folder (signatures checked
+ * against the outcomes the index remembers, so no cryptography for unchanged files). Nothing
+ * here depends on the clock: the derivation's own card is replaced by the index's.
  */
-export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
-  const row = stmt(db, 'SELECT card, order_dir FROM cards WHERE order_id = ?').get(id.toLowerCase()) as { card: string; order_dir: string } | undefined;
-  if (!row) return null;
-  const card = JSON.parse(row.card) as Card;
-  const staleAfterMs = Number(meta(db, 'stale_after_ms') ?? 300_000);
+function orderBody(i: OrderInputs, nowMs: number): Omit<OrderResponse, 'now_ms' | 'stale_after_ms'> {
+  const card = JSON.parse(i.cardText) as Card;
   const remembered = new Map<string, { stat: string; key: string; ok: boolean }>();
-  for (const r of stmt(db, 'SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? AND sig_key IS NOT NULL').all(row.order_dir) as { path: string; stat: string; sig_key: string; sig_ok: number }[]) {
-    remembered.set(r.path, { stat: r.stat, key: r.sig_key, ok: r.sig_ok === 1 });
-  }
-  const pass = passOrder(row.order_dir, {
-    root: meta(db, 'channel') ?? '',
-    roster: rosterOf(db),
-    derive: { nowMs, staleAfterMs, retired: new Set(), lastArrivalByAgent: new Map() },
+  for (const r of i.files) if (r.sig_key !== null) remembered.set(r.path, { stat: r.stat, key: r.sig_key, ok: r.sig_ok === 1 });
+  const pass = passOrder(i.orderDir, {
+    root: i.channel,
+    roster: i.roster.roster,
+    derive: { nowMs, staleAfterMs: i.staleAfterMs, retired: new Set(), lastArrivalByAgent: new Map() },
     verify: nodeVerify,
     remembered,
   });
   const v = pass.view;
   const o = v?.folder.order.record;
-  const runs = (stmt(db, 'SELECT * FROM runs WHERE order_id = ? ORDER BY first_arrival_ms').all(card.order_id) as {
-    agent: string;
-    run: string;
-    pid: number;
-    first_arrival_ms: number;
-    last_arrival_ms: number;
-    last_writer_at: string;
-    beats: number;
-  }[]).map((r): RunSeen => ({ agent: r.agent, run: r.run, pid: r.pid, first_arrival_ms: r.first_arrival_ms, last_arrival_ms: r.last_arrival_ms, last_writer_at: r.last_writer_at, beats: r.beats }));
-  const dependents = stmt(db, 'SELECT c.order_id, c.state FROM deps d JOIN cards c ON c.order_id = d.order_id WHERE d.dep = ? ORDER BY c.order_id')
-    .all(card.order_id) as { order_id: string; state: Card['state'] }[];
   const files: OrderFile[] = (v?.files ?? [])
     .filter((f): f is Extract<FileOutcome, { status: 'record' | 'problem' }> => f.status === 'record' || f.status === 'problem')
     .map((f): OrderFile =>
@@ -220,12 +261,86 @@ export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
       payload: o?.payload ?? null,
     },
     timeline: v ? orderTimeline({ ...v, card }) : [],
-    runs,
+    runs: i.runs.map((r): RunSeen => ({ agent: r.agent, run: r.run, pid: r.pid, first_arrival_ms: r.first_arrival_ms, last_arrival_ms: r.last_arrival_ms, last_writer_at: r.last_writer_at, beats: r.beats })),
     files,
-    dependents,
-    now_ms: nowMs,
-    stale_after_ms: staleAfterMs,
+    dependents: i.dependents,
   };
+}
+
+/**
+ * GET /api/orders/:id, or null when there is no such order: the card from the index, the
+ * timeline and files read fresh from the order's folder. Uncached (see orderJson).
+ */
+export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
+  const i = orderInputs(db, id);
+  return i ? { ...orderBody(i, nowMs), now_ms: nowMs, stale_after_ms: i.staleAfterMs } : null;
+}
+
+/**
+ * Order answers as JSON text without their clock fields, by order id, each with the version of
+ * the index rows it was computed from (the order's card, its files' stat identities and
+ * remembered signature checks, its runs, its dependents' states, the roster, the channel). An
+ * entry is used only while that version is current, so an answer is never older than the
+ * index's last change to anything it shows; a folder changed on disk shows once the index has
+ * read it (within ~100 ms, the same as the board). Least recently used entries go first when
+ * the texts exceed `maxBytes` (UTF-16 code units, roughly bytes).
+ */
+export class OrderAnswerCache {
+  private readonly entries = new Map<string, { version: string; head: string }>();
+  private size = 0;
+  /** Answers served from the cache, and computed (tests). */
+  hits = 0;
+  misses = 0;
+  constructor(private readonly maxBytes = 16 * 1024 * 1024) {}
+
+  /** The cached head for `key` at `version`, or undefined (an entry of another version is dropped). */
+  get(key: string, version: string): string | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    this.entries.delete(key);
+    if (e.version !== version) {
+      this.size -= e.head.length + e.version.length;
+      return undefined;
+    }
+    this.entries.set(key, e); // most recently used last
+    return e.head;
+  }
+
+  /** Remembers `head` for `key` at `version`, dropping the least recently used entries over the budget. */
+  set(key: string, version: string, head: string): void {
+    const old = this.entries.get(key);
+    if (old) {
+      this.entries.delete(key);
+      this.size -= old.head.length + old.version.length;
+    }
+    this.entries.set(key, { version, head });
+    this.size += head.length + version.length;
+    for (const [k, e] of this.entries) {
+      if (this.size <= this.maxBytes) break;
+      this.entries.delete(k);
+      this.size -= e.head.length + e.version.length;
+    }
+  }
+}
+
+/**
+ * GET /api/orders/:id as JSON text (what JSON.stringify(order(...)) gives), or null when there is
+ * no such order; computed once per version of the order's index rows (OrderAnswerCache), with
+ * `now_ms` (this request's clock) and `stale_after_ms` appended on every request.
+ */
+export function orderJson(db: DB, id: string, nowMs: number, cache: OrderAnswerCache): string | null {
+  const i = orderInputs(db, id);
+  if (!i) return null;
+  const key = id.toLowerCase();
+  const version = versionOf(i);
+  let head = cache.get(key, version);
+  if (head === undefined) {
+    cache.misses++;
+    const text = JSON.stringify(orderBody(i, nowMs));
+    head = text.slice(0, -1); // without the closing brace
+    cache.set(key, version, head);
+  } else cache.hits++;
+  return `${head},"now_ms":${JSON.stringify(nowMs)},"stale_after_ms":${JSON.stringify(i.staleAfterMs)}}`;
 }
 
 /** GET /api/agents */
