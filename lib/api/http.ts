@@ -31,6 +31,15 @@ export function json(body: unknown, status = 200): NextResponse {
   return NextResponse.json(body, { status, headers: { 'Cache-Control': 'no-store' } });
 }
 
+/**
+ * A JSON 200 response of ready UTF-8 bytes (a cached answer is not encoded again per request),
+ * never cached. (No Content-Length: Next.js drops it and sends the body chunked.)
+ */
+export function jsonBytes(body: Uint8Array): Response {
+  // Buffers from Buffer.from(string) sit on a plain ArrayBuffer (the type allows a shared one).
+  return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
+}
+
 /** The answer to a request without the read token (the same as the proxy's for pages). */
 export function readTokenRequired(): Response {
   return new Response('claimboard: a read token is required (open the URL with ?token=<CLAIMBOARD_READ_TOKEN>)\n', {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { actionsEnabled, errorResponse, withDb, withReadToken } from '@/lib/api/http';
+import { actionsEnabled, errorResponse, jsonBytes, withDb, withReadToken } from '@/lib/api/http';
 import { board, decodeCursor, lanePage, latestSeq } from '@/lib/index/queries';
 import { AnswerCache } from '@/lib/api/answer-cache';
 import { LANES } from '@/lib/ledger/derive';
@@ -37,7 +37,7 @@ function get(req: Request) {
     const body = cache.get(key, latestSeq(db), now, () =>
       JSON.stringify(lane ? lanePage(db, lane as (typeof LANES)[number], filters, c) : board(db, filters, now, actionsEnabled())),
     );
-    return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
+    return jsonBytes(body);
   });
 }
 

@@ -1,4 +1,4 @@
-import { errorResponse, withDb, withReadToken } from '@/lib/api/http';
+import { errorResponse, jsonBytes, withDb, withReadToken } from '@/lib/api/http';
 import { OrderAnswerCache, orderJson } from '@/lib/index/queries';
 import { isSafeComponent } from '@/lib/ledger/names';
 
@@ -14,9 +14,7 @@ async function get(_req: Request, { params }: { params: Promise<{ id: string }> 
   if (!isSafeComponent(id)) return errorResponse('bad_request', `"${id}" is not an order id`);
   return withDb((db) => {
     const body = orderJson(db, id, Date.now(), cache);
-    return body !== null
-      ? new Response(body, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } })
-      : errorResponse('not_found', `no order ${id} in this channel`);
+    return body !== null ? jsonBytes(Buffer.from(body, 'utf8')) : errorResponse('not_found', `no order ${id} in this channel`);
   });
 }
 
