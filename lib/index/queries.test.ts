@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openMemory, openWriter, type DB } from './db';
+import { openMemory, openReader, openWriter, type DB } from './db';
 import { decodeCursor, lanePage, order, OrderAnswerCache, orderJson } from './queries';
 import { LANES, type Lane } from '../ledger/derive';
 import type { BoardFilters } from '../api/types';
@@ -221,16 +221,22 @@ describe('lanePage on indexed vectors', () => {
 });
 
 describe('orderJson', () => {
-  it('the text of the uncached answer, computed once per version of what it shows, again after each index change to it', async () => {
+  it.each(['the writer', 'a read-only connection beside the writer'])('the text of the uncached answer, computed once per version of what it shows, again after each index change to it (read through %s)', async (reader) => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-q-'));
     cleanup.push(() => fs.rmSync(root, { recursive: true, force: true }));
     fs.cpSync(path.join(VECTORS_DIR, '20-dependencies', 'channel'), root, { recursive: true });
     const put = (rel: string, value: unknown) => fs.writeFileSync(path.join(root, rel), JSON.stringify(value));
     let now = Date.parse('2026-11-30T12:00:00Z');
-    const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, vanishGraceMs: 0 });
+    const writer = openWriter(path.join(root, '..', `${path.basename(root)}.sqlite`));
+    cleanup.push(() => {
+      writer.close();
+      for (const s of ['', '-wal', '-shm']) fs.rmSync(path.join(root, '..', `${path.basename(root)}.sqlite${s}`), { force: true });
+    });
+    const ix = new Indexer({ root, db: writer, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, vanishGraceMs: 0 });
     await ix.start();
     cleanup.push(() => void ix.stop());
+    const db = reader === 'the writer' ? writer : openReader(path.join(root, '..', `${path.basename(root)}.sqlite`));
+    if (db !== writer) cleanup.push(() => db.close());
     const cache = new OrderAnswerCache();
     const ids = (db.prepare('SELECT order_id FROM cards ORDER BY order_id').all() as { order_id: string }[]).map((r) => r.order_id);
     expect(ids).toEqual(['a', 'b', 'c', 'd', 'e']);
@@ -316,16 +322,19 @@ describe('orderJson', () => {
     expect(cache.misses).toBe(before + ids.length);
   });
 
-  it('keeps the most recently used answers within its budget', () => {
+  it('keeps the most recently used answers within its budget; an entry unchanged only at the index version it was last checked at', () => {
     const c = new OrderAnswerCache(100);
-    c.set('a', 'v1', 'x'.repeat(30)); // 32 with its version
-    c.set('b', 'v1', 'y'.repeat(30));
-    expect(c.get('a', 'v1')).toBe('x'.repeat(30)); // a is now the most recent
-    c.set('c', 'v1', 'z'.repeat(40)); // 32 + 32 + 42 > 100: b goes
-    expect(c.get('b', 'v1')).toBeUndefined();
-    expect(c.get('a', 'v1')).toBe('x'.repeat(30));
-    expect(c.get('a', 'v2')).toBeUndefined(); // another version: dropped
-    expect(c.get('a', 'v1')).toBeUndefined();
-    expect(c.get('c', 'v1')).toBe('z'.repeat(40));
+    c.set('a', 'v1', '1 0', 'x'.repeat(30), 300); // 32 with its version
+    c.set('b', 'v1', '1 0', 'y'.repeat(30), 300);
+    expect(c.get('a', 'v1', '2 0', 300)).toBe('x'.repeat(30)); // a is now the most recent, checked at 2 0
+    expect(c.unchanged('a', '1 0')).toBeUndefined();
+    expect(c.unchanged('a', '2 0')).toMatchObject({ head: 'x'.repeat(30), staleAfterMs: 300 });
+    c.set('c', 'v1', '2 0', 'z'.repeat(40), 300); // 32 + 32 + 42 > 100: b goes
+    expect(c.get('b', 'v1', '2 0', 300)).toBeUndefined();
+    expect(c.get('a', 'v1', '2 0', 300)).toBe('x'.repeat(30));
+    expect(c.get('a', 'v2', '3 0', 300)).toBeUndefined(); // another version: dropped
+    expect(c.get('a', 'v1', '3 0', 300)).toBeUndefined();
+    expect(c.unchanged('a', '2 0')).toBeUndefined();
+    expect(c.get('c', 'v1', '3 0', 300)).toBe('z'.repeat(40));
   });
 });

@@ -153,19 +153,33 @@ export function board(db: DB, filters: BoardFilters, nowMs: number, actionsEnabl
   };
 }
 
+/**
+ * A token of this connection's view of the index: the same string as long as nothing has been
+ * committed to the database since (by another connection: PRAGMA data_version; by this one:
+ * total_changes()). Read inside a transaction, it is at most as new as that transaction's snapshot.
+ */
+export function indexVersion(db: DB): string {
+  const r = stmt(db, 'SELECT data_version AS v, total_changes() AS t FROM pragma_data_version').get() as { v: number; t: number };
+  return `${r.v} ${r.t}`;
+}
+
 /** The roster fields a folder's verification reads, one line per agent (the roster's version). */
 const ROSTER_SQL = `SELECT group_concat(name || ' ' || ifnull(json_extract(summary, '$.role'), '') || ' ' || ifnull(json_extract(summary, '$.public_key'), '') || ' ' || json_extract(summary, '$.is_operator'), char(10) ORDER BY name) AS v FROM agents`;
-const rosters = new WeakMap<DB, { version: string; roster: Roster }>();
+const rosters = new WeakMap<DB, { seenAt: string; version: string; roster: Roster }>();
 
 /**
  * The roster as the index knows it (pinned keys, operators), for re-reading a folder on request,
  * and its version (a string that changes whenever anything the roster holds changes). Built once
- * per version, not per request.
+ * per version, and its version read again only when the index changed (`at`: indexVersion).
  */
-function rosterOf(db: DB): { version: string; roster: Roster } {
-  const version = (stmt(db, ROSTER_SQL).get() as { v: string | null }).v ?? '';
+function rosterOf(db: DB, at: string): { version: string; roster: Roster } {
   const known = rosters.get(db);
-  if (known && known.version === version) return known;
+  if (known && known.seenAt === at) return known;
+  const version = (stmt(db, ROSTER_SQL).get() as { v: string | null }).v ?? '';
+  if (known && known.version === version) {
+    known.seenAt = at;
+    return known;
+  }
   const entries = new Map<string, RosterEntry>();
   const operators = new Set<string>();
   for (const r of stmt(db, 'SELECT summary FROM agents').all() as { summary: string }[]) {
@@ -173,7 +187,7 @@ function rosterOf(db: DB): { version: string; roster: Roster } {
     entries.set(a.name, { name: a.name, role: a.role, capabilities: [], public_key: a.public_key, folder_key: a.public_key, path: '' });
     if (a.is_operator) operators.add(a.name);
   }
-  const built = { version, roster: { entries, operators } };
+  const built = { seenAt: at, version, roster: { entries, operators } };
   rosters.set(db, built);
   return built;
 }
@@ -182,6 +196,8 @@ type RunRow = RunSeen & { readonly writer_offset_ms: number | null };
 
 /** Everything the index holds that an order's answer is computed from (besides the folder on disk). */
 interface OrderInputs {
+  /** indexVersion when these were read (at most as new as what they show). */
+  readonly at: string;
   readonly cardText: string;
   readonly orderDir: string;
   readonly files: readonly { path: string; stat: string; sig_key: string | null; sig_ok: number | null }[];
@@ -202,15 +218,17 @@ function orderInputs(db: DB, id: string): OrderInputs | null {
 }
 
 function readOrderInputs(db: DB, id: string): OrderInputs | null {
+  const at = indexVersion(db);
   const row = stmt(db, 'SELECT card, order_id, order_dir FROM cards WHERE order_id = ?').get(id.toLowerCase()) as { card: string; order_id: string; order_dir: string } | undefined;
   if (!row) return null;
   return {
+    at,
     cardText: row.card,
     orderDir: row.order_dir,
     files: stmt(db, 'SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? ORDER BY path').all(row.order_dir) as OrderInputs['files'],
     runs: stmt(db, 'SELECT agent, run, pid, first_arrival_ms, last_arrival_ms, last_writer_at, beats, writer_offset_ms FROM runs WHERE order_id = ? ORDER BY first_arrival_ms, agent, run').all(row.order_id) as RunRow[],
     dependents: stmt(db, 'SELECT c.order_id, c.state FROM deps d JOIN cards c ON c.order_id = d.order_id WHERE d.dep = ? ORDER BY c.order_id').all(row.order_id) as OrderInputs['dependents'],
-    roster: rosterOf(db),
+    roster: rosterOf(db, at),
     channel: meta(db, 'channel') ?? '',
     staleAfterMs: Number(meta(db, 'stale_after_ms') ?? 300_000),
   };
@@ -282,46 +300,56 @@ export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
  * remembered signature checks, its runs, its dependents' states, the roster, the channel). An
  * entry is used only while that version is current, so an answer is never older than the
  * index's last change to anything it shows; a folder changed on disk shows once the index has
- * read it (within ~100 ms, the same as the board). Least recently used entries go first when
- * the texts exceed `maxBytes` (UTF-16 code units, roughly bytes).
+ * read it (within ~100 ms, the same as the board). While nothing at all was committed to the
+ * index since an entry was last checked (indexVersion), it is used without reading its rows.
+ * Least recently used entries go first when the texts exceed `maxBytes` (UTF-16 code units,
+ * roughly bytes).
  */
 export class OrderAnswerCache {
-  private readonly entries = new Map<string, { version: string; head: string }>();
+  private readonly entries = new Map<string, { version: string; at: string; head: string; staleAfterMs: number }>();
   private size = 0;
   /** Answers served from the cache, and computed (tests). */
   hits = 0;
   misses = 0;
   constructor(private readonly maxBytes = 16 * 1024 * 1024) {}
 
-  /** The cached head for `key` at `version`, or undefined (an entry of another version is dropped). */
-  get(key: string, version: string): string | undefined {
+  private take(key: string): { version: string; at: string; head: string; staleAfterMs: number } | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
     this.entries.delete(key);
-    if (e.version !== version) {
-      this.size -= e.head.length + e.version.length;
-      return undefined;
-    }
-    this.entries.set(key, e); // most recently used last
+    this.size -= e.head.length + e.version.length;
+    return e;
+  }
+
+  /** The entry for `key` last checked at index version `at` (nothing committed since), or undefined. */
+  unchanged(key: string, at: string): { head: string; staleAfterMs: number } | undefined {
+    const e = this.entries.get(key);
+    if (!e || e.at !== at) return undefined;
+    this.set(key, e.version, at, e.head, e.staleAfterMs); // most recently used last
+    return e;
+  }
+
+  /** The cached head for `key` at `version` (now checked at `at`), or undefined (an entry of another version is dropped). */
+  get(key: string, version: string, at: string, staleAfterMs: number): string | undefined {
+    const e = this.take(key);
+    if (!e || e.version !== version) return undefined;
+    this.set(key, version, at, e.head, staleAfterMs);
     return e.head;
   }
 
   /** Remembers `head` for `key` at `version`, dropping the least recently used entries over the budget. */
-  set(key: string, version: string, head: string): void {
-    const old = this.entries.get(key);
-    if (old) {
-      this.entries.delete(key);
-      this.size -= old.head.length + old.version.length;
-    }
-    this.entries.set(key, { version, head });
+  set(key: string, version: string, at: string, head: string, staleAfterMs: number): void {
+    this.take(key);
+    this.entries.set(key, { version, at, head, staleAfterMs });
     this.size += head.length + version.length;
     for (const [k, e] of this.entries) {
       if (this.size <= this.maxBytes) break;
-      this.entries.delete(k);
-      this.size -= e.head.length + e.version.length;
+      this.take(k);
     }
   }
 }
+
+const withClock = (head: string, nowMs: number, staleAfterMs: number) => `${head},"now_ms":${JSON.stringify(nowMs)},"stale_after_ms":${JSON.stringify(staleAfterMs)}}`;
 
 /**
  * GET /api/orders/:id as JSON text (what JSON.stringify(order(...)) gives), or null when there is
@@ -329,18 +357,22 @@ export class OrderAnswerCache {
  * `now_ms` (this request's clock) and `stale_after_ms` appended on every request.
  */
 export function orderJson(db: DB, id: string, nowMs: number, cache: OrderAnswerCache): string | null {
+  const key = id.toLowerCase();
+  const quick = cache.unchanged(key, indexVersion(db));
+  if (quick) {
+    cache.hits++;
+    return withClock(quick.head, nowMs, quick.staleAfterMs);
+  }
   const i = orderInputs(db, id);
   if (!i) return null;
-  const key = id.toLowerCase();
   const version = versionOf(i);
-  let head = cache.get(key, version);
+  let head = cache.get(key, version, i.at, i.staleAfterMs);
   if (head === undefined) {
     cache.misses++;
-    const text = JSON.stringify(orderBody(i, nowMs));
-    head = text.slice(0, -1); // without the closing brace
-    cache.set(key, version, head);
+    head = JSON.stringify(orderBody(i, nowMs)).slice(0, -1); // without the closing brace
+    cache.set(key, version, i.at, head, i.staleAfterMs);
   } else cache.hits++;
-  return `${head},"now_ms":${JSON.stringify(nowMs)},"stale_after_ms":${JSON.stringify(i.staleAfterMs)}}`;
+  return withClock(head, nowMs, i.staleAfterMs);
 }
 
 /** GET /api/agents */
