@@ -11,28 +11,33 @@ export class AnswerCache {
   private bytes = 0;
   constructor(
     private readonly maxAgeMs: number,
-    private readonly maxBytes = 16 * 1024 * 1024,
+    private readonly maxBytes = 8 * 1024 * 1024,
   ) {}
 
-  /** The cached body for `key` at change `seq` (UTF-8 JSON), computing (and remembering) it when absent or old. */
-  get(key: string, seq: number, nowMs: number, compute: () => string): Buffer {
+  /** The body cached for `key` at change `seq` and at most `maxAgeMs` old at `nowMs`, or undefined (an old one is dropped). */
+  peek(key: string, seq: number, nowMs: number): Buffer | undefined {
     const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      if (hit.seq === seq && nowMs - hit.at <= this.maxAgeMs) {
-        this.entries.set(key, hit); // most recently used last
-        return hit.body;
-      }
-      this.bytes -= hit.body.length;
+    if (!hit) return undefined;
+    this.entries.delete(key);
+    if (hit.seq === seq && nowMs - hit.at <= this.maxAgeMs) {
+      this.entries.set(key, hit); // most recently used last
+      return hit.body;
     }
-    const body = Buffer.from(compute(), 'utf8');
-    this.entries.set(key, { seq, at: nowMs, body });
-    this.bytes += body.length;
+    this.bytes -= hit.body.length;
+    return undefined;
+  }
+
+  /** Remembers `body` (JSON text) for `key`, computed at change `seq` at `nowMs`; returns it as UTF-8 bytes. */
+  put(key: string, seq: number, nowMs: number, body: string): Buffer {
+    this.peek(key, Number.NaN, nowMs); // drops an entry of this key, if any
+    const bytes = Buffer.from(body, 'utf8');
+    this.entries.set(key, { seq, at: nowMs, body: bytes });
+    this.bytes += bytes.length;
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.maxBytes || k === key) break;
       this.entries.delete(k);
       this.bytes -= e.body.length;
     }
-    return body;
+    return bytes;
   }
 }

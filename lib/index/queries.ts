@@ -311,7 +311,7 @@ export class OrderAnswerCache {
   /** Answers served from the cache, and computed (tests). */
   hits = 0;
   misses = 0;
-  constructor(private readonly maxBytes = 16 * 1024 * 1024) {}
+  constructor(private readonly maxBytes = 4 * 1024 * 1024) {}
 
   private take(key: string): { version: string; at: string; head: string; staleAfterMs: number } | undefined {
     const e = this.entries.get(key);
