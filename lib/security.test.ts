@@ -1,6 +1,6 @@
 /** The security policy (issue "reliability and security" §4). */
 import { describe, expect, it } from 'vitest';
-import { contentSecurityPolicy, hasReadToken, sameSecret } from './security';
+import { contentSecurityPolicy, cookieValue, hasReadToken, sameSecret } from './security';
 
 describe('contentSecurityPolicy', () => {
   it('allows scripts only from this origin or with the nonce, never inline otherwise, and no framing', () => {
@@ -31,5 +31,16 @@ describe('hasReadToken', () => {
     expect(sameSecret('abc', 'abc')).toBe(true);
     expect(sameSecret('abc', 'abd')).toBe(false);
     expect(sameSecret('abc', 'abcd')).toBe(false);
+  });
+});
+
+describe('cookieValue', () => {
+  it('reads a cookie as Next.js does: split on ";", URI-decoded, the last repeated name wins', () => {
+    expect(cookieValue('a=1; claimboard_token=s%3Dx; b=2', 'claimboard_token')).toBe('s=x');
+    expect(cookieValue('claimboard_token=one;claimboard_token=two', 'claimboard_token')).toBe('two');
+    expect(cookieValue('xclaimboard_token=1; claimboard_tokenx=2', 'claimboard_token')).toBeUndefined();
+    expect(cookieValue('claimboard_token=%E0%A4%A; a=1', 'claimboard_token')).toBeUndefined();
+    expect(cookieValue(null, 'claimboard_token')).toBeUndefined();
+    expect(cookieValue('claimboard_token', 'claimboard_token')).toBe('true');
   });
 });

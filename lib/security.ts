@@ -24,6 +24,25 @@ export function contentSecurityPolicy(nonce: string, dev = false): string {
 /** Name of the cookie that carries the read token after a first `?token=` visit. */
 export const TOKEN_COOKIE = 'claimboard_token';
 
+/**
+ * The value of cookie `name` in a `Cookie` request header, read as Next.js reads it (pairs split
+ * on `;`, value URI-decoded, the last of repeated names wins; a value that does not decode is
+ * skipped), or undefined.
+ */
+export function cookieValue(header: string | null, name: string): string | undefined {
+  let value: string | undefined;
+  for (const pair of (header ?? '').split(/; */)) {
+    const eq = pair.indexOf('=');
+    if (eq === -1 ? pair !== name : pair.slice(0, eq) !== name) continue;
+    try {
+      value = eq === -1 ? 'true' : decodeURIComponent(pair.slice(eq + 1));
+    } catch {
+      /* not URI-encoded: skipped, as Next.js does */
+    }
+  }
+  return value;
+}
+
 /** Constant-time string comparison. */
 export function sameSecret(a: string, b: string): boolean {
   if (a.length !== b.length) return false;

@@ -2,14 +2,29 @@ import { describe, expect, it } from 'vitest';
 import { AnswerCache } from './answer-cache';
 
 describe('AnswerCache', () => {
-  it('computes once per key while the change seq and the age allow, again after either moves', () => {
+  it('answers from the cache while the change seq and the age allow, not after either moves', () => {
     const c = new AnswerCache(1000);
     let computed = 0;
-    const f = () => `answer ${++computed}`;
-    expect(c.get('/a', 7, 0, f)).toBe('answer 1');
-    expect(c.get('/a', 7, 999, f)).toBe('answer 1');
-    expect(c.get('/b', 7, 999, f)).toBe('answer 2'); // another key
-    expect(c.get('/a', 8, 999, f)).toBe('answer 3'); // the index changed
-    expect(c.get('/a', 8, 2000, f)).toBe('answer 4'); // too old
+    const get = (key: string, seq: number, now: number) => (c.peek(key, seq, now) ?? c.put(key, seq, now, `answer ${++computed}`)).toString('utf8');
+    expect(get('/a', 7, 0)).toBe('answer 1');
+    expect(get('/a', 7, 999)).toBe('answer 1');
+    expect(get('/b', 7, 999)).toBe('answer 2'); // another key
+    expect(get('/a', 8, 999)).toBe('answer 3'); // the index changed
+    expect(get('/a', 8, 2000)).toBe('answer 4'); // too old
+    expect(c.peek('/a', 8, 2000)?.toString()).toBe('answer 4');
+  });
+
+  it('keeps answers as UTF-8 and drops the least recently used beyond its byte budget', () => {
+    const c = new AnswerCache(1000, 10);
+    expect(c.put('/é', 1, 0, '"é"')).toEqual(Buffer.from([0x22, 0xc3, 0xa9, 0x22]));
+    c.put('/x', 1, 0, 'xxxx'); // 4 + 4 bytes
+    expect(c.peek('/é', 1, 0)?.toString()).toBe('"é"'); // now the most recent
+    c.put('/y', 1, 0, 'yyyy'); // 12 bytes: /x goes, not /é
+    expect(c.peek('/x', 1, 0)).toBeUndefined();
+    expect(c.peek('/é', 1, 0)?.toString()).toBe('"é"');
+    c.put('/é', 2, 0, '"e"'); // replaces its older entry
+    expect(c.peek('/é', 1, 0)).toBeUndefined();
+    expect(c.put('/big', 1, 0, 'z'.repeat(20)).toString()).toBe('z'.repeat(20)); // over budget alone: still answered
+    expect(c.peek('/y', 1, 0)).toBeUndefined();
   });
 });

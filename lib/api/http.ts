@@ -5,6 +5,7 @@ import 'server-only';
  */
 import { NextResponse } from 'next/server';
 import { readDb } from '../index/queries';
+import { cookieValue, hasReadToken, TOKEN_COOKIE } from '../security';
 import type { DB } from '../index/db';
 
 /** Error codes shared by server and client. */
@@ -28,6 +29,45 @@ export function errorResponse(code: ErrorCode, message: string, extra: Record<st
 /** A JSON 200 response that is never cached. */
 export function json(body: unknown, status = 200): NextResponse {
   return NextResponse.json(body, { status, headers: { 'Cache-Control': 'no-store' } });
+}
+
+/**
+ * A JSON 200 response of ready UTF-8 bytes (a cached answer is not encoded again per request),
+ * never cached. (No Content-Length: Next.js drops it and sends the body chunked.)
+ */
+export function jsonBytes(body: Uint8Array): Response {
+  // Buffers from Buffer.from(string) sit on a plain ArrayBuffer (the type allows a shared one).
+  return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
+}
+
+/** The answer to a request without the read token (the same as the proxy's for pages). */
+export function readTokenRequired(): Response {
+  return new Response('claimboard: a read token is required (open the URL with ?token=<CLAIMBOARD_READ_TOKEN>)\n', {
+    status: 401,
+    headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' },
+  });
+}
+
+/**
+ * Wraps an /api route handler in the read-token check (lib/security.ts): when
+ * CLAIMBOARD_READ_TOKEN is set, a request without it (`Authorization: Bearer`, the cookie, or
+ * `?token=`) gets 401 and the handler does not run. The proxy does not run for /api routes
+ * (it costs about a quarter of a cheap API request), so every handler under app/api/ is
+ * exported through this (app/api/read-token.test.ts checks each one).
+ */
+export function withReadToken<A extends unknown[], R extends Response>(
+  handler: (req: Request, ...rest: A) => R | Promise<R>,
+): (req: Request, ...rest: A) => R | Response | Promise<R | Response> {
+  return (req, ...rest) => {
+    const token = process.env.CLAIMBOARD_READ_TOKEN ?? '';
+    if (token) {
+      const url = req.url;
+      const q = url.indexOf('?');
+      const query = q === -1 ? null : new URLSearchParams(url.slice(q)).get('token');
+      if (!hasReadToken(token, { headers: req.headers, cookie: cookieValue(req.headers.get('cookie'), TOKEN_COOKIE), query })) return readTokenRequired();
+    }
+    return handler(req, ...rest);
+  };
 }
 
 /** Runs `f` with the read-only index, answering 503 when it cannot be opened. */

@@ -118,6 +118,7 @@ function board(file: string) {
       cards: db.prepare('SELECT order_id, state, lane, holder, card FROM cards ORDER BY order_id').all(),
       problems: db.prepare('SELECT path, problem, detail, line, order_id FROM problems ORDER BY path, problem, line, detail').all(),
       ledger: db.prepare('SELECT path, entries, intact, broken_at FROM ledger_files ORDER BY path').all(),
+      cardAgents: db.prepare('SELECT agent, lane, sort_ms, order_id FROM card_agents ORDER BY agent, lane, sort_ms, order_id').all(),
     };
   } finally {
     db.close();

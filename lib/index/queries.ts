@@ -4,6 +4,7 @@ import 'server-only';
  * read-only; never writes. Keyset pagination over (sort_ms, order_id) within a lane, stable
  * under updates.
  */
+import type { Statement } from 'better-sqlite3';
 import type { DB } from './db';
 import { openReader } from './db';
 import { LANES, type Card, type Lane } from '../ledger/derive';
@@ -42,8 +43,22 @@ export function readDb(): DB {
   return shared.db;
 }
 
+const statements = new WeakMap<DB, Map<string, Statement>>();
+
+/**
+ * The prepared statement for `sql` on `db`, prepared once per connection (preparing costs more
+ * than running most of these queries). Only for SQL built from a bounded set of shapes.
+ */
+function stmt(db: DB, sql: string): Statement {
+  let byDb = statements.get(db);
+  if (!byDb) statements.set(db, (byDb = new Map()));
+  let s = byDb.get(sql);
+  if (!s) byDb.set(sql, (s = db.prepare(sql)));
+  return s;
+}
+
 const meta = (db: DB, key: string): string | null =>
-  (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? null;
+  (stmt(db, 'SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? null;
 
 /** Progress of the first index. */
 export function progressOf(db: DB): IndexProgress {
@@ -53,26 +68,26 @@ export function progressOf(db: DB): IndexProgress {
     : { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
 }
 
-function where(filters: BoardFilters): { sql: string; args: unknown[] } {
+/**
+ * The card filters other than the agent, as SQL over `cards` aliased `c` (AND-prefixed) and
+ * their arguments. The agent filter is a join with card_agents (see lanePage).
+ */
+function cardFilters(filters: BoardFilters): { sql: string; args: unknown[] } {
   const parts: string[] = [];
   const args: unknown[] = [];
-  if (filters.agent) {
-    parts.push('agents LIKE ?');
-    args.push(`% ${filters.agent.toLowerCase()} %`);
-  }
   if (filters.state) {
-    parts.push('state = ?');
+    parts.push('c.state = ?');
     args.push(filters.state);
   }
   if (filters.flag) {
-    parts.push('flags LIKE ?');
+    parts.push('c.flags LIKE ?');
     args.push(`% ${filters.flag} %`);
   }
   if (filters.q) {
-    parts.push("search LIKE ? ESCAPE '\\'");
+    parts.push("c.search LIKE ? ESCAPE '\\'");
     args.push(`%${filters.q.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
   }
-  return { sql: parts.length ? ` AND ${parts.join(' AND ')}` : '', args };
+  return { sql: parts.map((p) => ` AND ${p}`).join(''), args };
 }
 
 /** Opaque keyset cursor: base64url of [sort_ms, order_id]. */
@@ -90,19 +105,34 @@ export function decodeCursor(c: string): [number, string] | null {
   return null;
 }
 
-/** One page of a lane after `cursor` (null: from the start), with the lane's filtered count. */
+/**
+ * One page of a lane after `cursor` (null: from the start), with the lane's filtered count.
+ * The agent filter (`filters.agent`, compared lowercased) reads the card_agents index: the cards
+ * the agent holds or whose double run or late result involves it, in lane order.
+ */
 export function lanePage(db: DB, lane: Lane, filters: BoardFilters, cursor: [number, string] | null, limit = PAGE_SIZE): LanePage {
-  const w = where(filters);
-  const count = (db.prepare(`SELECT COUNT(*) AS n FROM cards WHERE lane = ?${w.sql}`).get(lane, ...w.args) as { n: number }).n;
-  const after = cursor ? ' AND (sort_ms > ? OR (sort_ms = ? AND order_id > ?))' : '';
-  const rows = db
-    .prepare(`SELECT card, sort_ms, order_id FROM cards WHERE lane = ?${w.sql}${after} ORDER BY sort_ms, order_id LIMIT ?`)
-    .all(lane, ...w.args, ...(cursor ? [cursor[0], cursor[0], cursor[1]] : []), limit + 1) as { card: string; sort_ms: number; order_id: string }[];
+  const w = cardFilters(filters);
+  // CROSS JOIN keeps card_agents the outer loop: its primary key is (agent, lane, sort_ms, order_id).
+  const from = filters.agent ? 'card_agents a CROSS JOIN cards c ON c.order_id = a.order_id WHERE a.agent = ? AND a.lane = ?' : 'cards c WHERE c.lane = ?';
+  const key = filters.agent ? 'a' : 'c';
+  const head = filters.agent ? [filters.agent.toLowerCase(), lane] : [lane];
+  const count = (
+    filters.agent && w.args.length === 0
+      ? stmt(db, 'SELECT COUNT(*) AS n FROM card_agents WHERE agent = ? AND lane = ?').get(...head)
+      : stmt(db, `SELECT COUNT(*) AS n FROM ${from}${w.sql}`).get(...head, ...w.args)
+  ) as { n: number };
+  const after = cursor ? ` AND (${key}.sort_ms, ${key}.order_id) > (?, ?)` : '';
+  const rows = stmt(db, `SELECT c.card, ${key}.sort_ms, ${key}.order_id FROM ${from}${w.sql}${after} ORDER BY ${key}.sort_ms, ${key}.order_id LIMIT ?`).all(
+    ...head,
+    ...w.args,
+    ...(cursor ?? []),
+    limit + 1,
+  ) as { card: string; sort_ms: number; order_id: string }[];
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
     lane,
-    count,
+    count: count.n,
     cards: page.map((r) => JSON.parse(r.card) as Card),
     next_cursor: rows.length > limit && last ? encodeCursor(last.sort_ms, last.order_id) : null,
   };
@@ -117,59 +147,117 @@ export function board(db: DB, filters: BoardFilters, nowMs: number, actionsEnabl
     progress: progressOf(db),
     actions_enabled: actionsEnabled,
     lanes: LANES.map((lane) => lanePage(db, lane, filters, null)),
-    problem_count: (db.prepare('SELECT COUNT(*) AS n FROM problems').get() as { n: number }).n,
-    agents: (db.prepare('SELECT name FROM agents ORDER BY name').all() as { name: string }[]).map((r) => r.name),
-    key_changes: (db.prepare("SELECT name FROM agents WHERE json_extract(summary, '$.key_changed') = 1 ORDER BY name").all() as { name: string }[]).map((r) => r.name),
+    problem_count: (stmt(db, 'SELECT COUNT(*) AS n FROM problems').get() as { n: number }).n,
+    agents: (stmt(db, 'SELECT name FROM agents ORDER BY name').all() as { name: string }[]).map((r) => r.name),
+    key_changes: (stmt(db, "SELECT name FROM agents WHERE json_extract(summary, '$.key_changed') = 1 ORDER BY name").all() as { name: string }[]).map((r) => r.name),
   };
 }
 
-/** The roster as the index knows it (pinned keys, operators), for re-reading a folder on request. */
-function rosterOf(db: DB): Roster {
+/**
+ * A token of this connection's view of the index: the same string as long as nothing has been
+ * committed to the database since (by another connection: PRAGMA data_version; by this one:
+ * total_changes()). Read inside a transaction, it is at most as new as that transaction's snapshot.
+ */
+export function indexVersion(db: DB): string {
+  const r = stmt(db, 'SELECT data_version AS v, total_changes() AS t FROM pragma_data_version').get() as { v: number; t: number };
+  return `${r.v} ${r.t}`;
+}
+
+/** The roster fields a folder's verification reads, one line per agent (the roster's version). */
+const ROSTER_SQL = `SELECT group_concat(name || ' ' || ifnull(json_extract(summary, '$.role'), '') || ' ' || ifnull(json_extract(summary, '$.public_key'), '') || ' ' || json_extract(summary, '$.is_operator'), char(10) ORDER BY name) AS v FROM agents`;
+const rosters = new WeakMap<DB, { seenAt: string; version: string; roster: Roster }>();
+
+/**
+ * The roster as the index knows it (pinned keys, operators), for re-reading a folder on request,
+ * and its version (a string that changes whenever anything the roster holds changes). Built once
+ * per version, and its version read again only when the index changed (`at`: indexVersion).
+ */
+function rosterOf(db: DB, at: string): { version: string; roster: Roster } {
+  const known = rosters.get(db);
+  if (known && known.seenAt === at) return known;
+  const version = (stmt(db, ROSTER_SQL).get() as { v: string | null }).v ?? '';
+  if (known && known.version === version) {
+    known.seenAt = at;
+    return known;
+  }
   const entries = new Map<string, RosterEntry>();
   const operators = new Set<string>();
-  for (const r of db.prepare('SELECT summary FROM agents').all() as { summary: string }[]) {
+  for (const r of stmt(db, 'SELECT summary FROM agents').all() as { summary: string }[]) {
     const a = JSON.parse(r.summary) as AgentSummary;
     entries.set(a.name, { name: a.name, role: a.role, capabilities: [], public_key: a.public_key, folder_key: a.public_key, path: '' });
     if (a.is_operator) operators.add(a.name);
   }
-  return { entries, operators };
+  const built = { seenAt: at, version, roster: { entries, operators } };
+  rosters.set(db, built);
+  return built;
+}
+
+type RunRow = RunSeen & { readonly writer_offset_ms: number | null };
+
+/** Everything the index holds that an order's answer is computed from (besides the folder on disk). */
+interface OrderInputs {
+  /** indexVersion when these were read (at most as new as what they show). */
+  readonly at: string;
+  readonly cardText: string;
+  readonly orderDir: string;
+  readonly files: readonly { path: string; stat: string; sig_key: string | null; sig_ok: number | null }[];
+  readonly runs: readonly RunRow[];
+  readonly dependents: readonly { order_id: string; state: Card['state'] }[];
+  readonly roster: { readonly version: string; readonly roster: Roster };
+  readonly channel: string;
+  readonly staleAfterMs: number;
+}
+
+const inputReaders = new WeakMap<DB, (id: string) => OrderInputs | null>();
+
+/** The inputs of an order's answer, read in one transaction (one snapshot of the index). */
+function orderInputs(db: DB, id: string): OrderInputs | null {
+  let read = inputReaders.get(db);
+  if (!read) inputReaders.set(db, (read = db.transaction((i: string) => readOrderInputs(db, i))));
+  return read(id);
+}
+
+function readOrderInputs(db: DB, id: string): OrderInputs | null {
+  const at = indexVersion(db);
+  const row = stmt(db, 'SELECT card, order_id, order_dir FROM cards WHERE order_id = ?').get(id.toLowerCase()) as { card: string; order_id: string; order_dir: string } | undefined;
+  if (!row) return null;
+  return {
+    at,
+    cardText: row.card,
+    orderDir: row.order_dir,
+    files: stmt(db, 'SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? ORDER BY path').all(row.order_dir) as OrderInputs['files'],
+    runs: stmt(db, 'SELECT agent, run, pid, first_arrival_ms, last_arrival_ms, last_writer_at, beats, writer_offset_ms FROM runs WHERE order_id = ? ORDER BY first_arrival_ms, agent, run').all(row.order_id) as RunRow[],
+    dependents: stmt(db, 'SELECT c.order_id, c.state FROM deps d JOIN cards c ON c.order_id = d.order_id WHERE d.dep = ? ORDER BY c.order_id').all(row.order_id) as OrderInputs['dependents'],
+    roster: rosterOf(db, at),
+    channel: meta(db, 'channel') ?? '',
+    staleAfterMs: Number(meta(db, 'stale_after_ms') ?? 300_000),
+  };
+}
+
+/** A string that differs whenever any of the inputs differs (the cached answer's version). */
+function versionOf(i: OrderInputs): string {
+  return JSON.stringify([i.cardText, i.orderDir, i.files, i.runs, i.dependents, i.roster.version, i.channel]);
 }
 
 /**
- * GET /api/orders/:id, or null when there is no such order. The card comes from the index;
- * the timeline and files are read fresh from the order's folder (signatures checked against
- * the outcomes the index remembers, so no cryptography for unchanged files).
+ * The answer without its clock fields (`now_ms`, `stale_after_ms`, which come last): the card
+ * from the index; the timeline and files read fresh from the order's folder (signatures checked
+ * against the outcomes the index remembers, so no cryptography for unchanged files). Nothing
+ * here depends on the clock: the derivation's own card is replaced by the index's.
  */
-export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
-  const row = db.prepare('SELECT card, order_dir FROM cards WHERE order_id = ?').get(id.toLowerCase()) as { card: string; order_dir: string } | undefined;
-  if (!row) return null;
-  const card = JSON.parse(row.card) as Card;
-  const staleAfterMs = Number(meta(db, 'stale_after_ms') ?? 300_000);
+function orderBody(i: OrderInputs, nowMs: number): Omit<OrderResponse, 'now_ms' | 'stale_after_ms'> {
+  const card = JSON.parse(i.cardText) as Card;
   const remembered = new Map<string, { stat: string; key: string; ok: boolean }>();
-  for (const r of db.prepare('SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? AND sig_key IS NOT NULL').all(row.order_dir) as { path: string; stat: string; sig_key: string; sig_ok: number }[]) {
-    remembered.set(r.path, { stat: r.stat, key: r.sig_key, ok: r.sig_ok === 1 });
-  }
-  const pass = passOrder(row.order_dir, {
-    root: meta(db, 'channel') ?? '',
-    roster: rosterOf(db),
-    derive: { nowMs, staleAfterMs, retired: new Set(), lastArrivalByAgent: new Map() },
+  for (const r of i.files) if (r.sig_key !== null) remembered.set(r.path, { stat: r.stat, key: r.sig_key, ok: r.sig_ok === 1 });
+  const pass = passOrder(i.orderDir, {
+    root: i.channel,
+    roster: i.roster.roster,
+    derive: { nowMs, staleAfterMs: i.staleAfterMs, retired: new Set(), lastArrivalByAgent: new Map() },
     verify: nodeVerify,
     remembered,
   });
   const v = pass.view;
   const o = v?.folder.order.record;
-  const runs = (db.prepare('SELECT * FROM runs WHERE order_id = ? ORDER BY first_arrival_ms').all(card.order_id) as {
-    agent: string;
-    run: string;
-    pid: number;
-    first_arrival_ms: number;
-    last_arrival_ms: number;
-    last_writer_at: string;
-    beats: number;
-  }[]).map((r): RunSeen => ({ agent: r.agent, run: r.run, pid: r.pid, first_arrival_ms: r.first_arrival_ms, last_arrival_ms: r.last_arrival_ms, last_writer_at: r.last_writer_at, beats: r.beats }));
-  const dependents = db
-    .prepare('SELECT c.order_id, c.state FROM deps d JOIN cards c ON c.order_id = d.order_id WHERE d.dep = ? ORDER BY c.order_id')
-    .all(card.order_id) as { order_id: string; state: Card['state'] }[];
   const files: OrderFile[] = (v?.files ?? [])
     .filter((f): f is Extract<FileOutcome, { status: 'record' | 'problem' }> => f.status === 'record' || f.status === 'problem')
     .map((f): OrderFile =>
@@ -191,17 +279,105 @@ export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
       payload: o?.payload ?? null,
     },
     timeline: v ? orderTimeline({ ...v, card }) : [],
-    runs,
+    runs: i.runs.map((r): RunSeen => ({ agent: r.agent, run: r.run, pid: r.pid, first_arrival_ms: r.first_arrival_ms, last_arrival_ms: r.last_arrival_ms, last_writer_at: r.last_writer_at, beats: r.beats })),
     files,
-    dependents,
-    now_ms: nowMs,
-    stale_after_ms: staleAfterMs,
+    dependents: i.dependents,
   };
+}
+
+/**
+ * GET /api/orders/:id, or null when there is no such order: the card from the index, the
+ * timeline and files read fresh from the order's folder. Uncached (see orderJson).
+ */
+export function order(db: DB, id: string, nowMs: number): OrderResponse | null {
+  const i = orderInputs(db, id);
+  return i ? { ...orderBody(i, nowMs), now_ms: nowMs, stale_after_ms: i.staleAfterMs } : null;
+}
+
+/**
+ * Order answers as JSON text without their clock fields, by order id, each with the version of
+ * the index rows it was computed from (the order's card, its files' stat identities and
+ * remembered signature checks, its runs, its dependents' states, the roster, the channel). An
+ * entry is used only while that version is current, so an answer is never older than the
+ * index's last change to anything it shows; a folder changed on disk shows once the index has
+ * read it (within ~100 ms, the same as the board). While nothing at all was committed to the
+ * index since an entry was last checked (indexVersion), it is used without reading its rows.
+ * Least recently used entries go first when the texts exceed `maxBytes` (UTF-16 code units,
+ * roughly bytes).
+ */
+export class OrderAnswerCache {
+  private readonly entries = new Map<string, { version: string; at: string; head: string; staleAfterMs: number }>();
+  private size = 0;
+  /** Answers served from the cache, and computed (tests). */
+  hits = 0;
+  misses = 0;
+  constructor(private readonly maxBytes = 4 * 1024 * 1024) {}
+
+  private take(key: string): { version: string; at: string; head: string; staleAfterMs: number } | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    this.entries.delete(key);
+    this.size -= e.head.length + e.version.length;
+    return e;
+  }
+
+  /** The entry for `key` last checked at index version `at` (nothing committed since), or undefined. */
+  unchanged(key: string, at: string): { head: string; staleAfterMs: number } | undefined {
+    const e = this.entries.get(key);
+    if (!e || e.at !== at) return undefined;
+    this.set(key, e.version, at, e.head, e.staleAfterMs); // most recently used last
+    return e;
+  }
+
+  /** The cached head for `key` at `version` (now checked at `at`), or undefined (an entry of another version is dropped). */
+  get(key: string, version: string, at: string, staleAfterMs: number): string | undefined {
+    const e = this.take(key);
+    if (!e || e.version !== version) return undefined;
+    this.set(key, version, at, e.head, staleAfterMs);
+    return e.head;
+  }
+
+  /** Remembers `head` for `key` at `version`, dropping the least recently used entries over the budget. */
+  set(key: string, version: string, at: string, head: string, staleAfterMs: number): void {
+    this.take(key);
+    this.entries.set(key, { version, at, head, staleAfterMs });
+    this.size += head.length + version.length;
+    for (const [k, e] of this.entries) {
+      if (this.size <= this.maxBytes) break;
+      this.take(k);
+    }
+  }
+}
+
+const withClock = (head: string, nowMs: number, staleAfterMs: number) => `${head},"now_ms":${JSON.stringify(nowMs)},"stale_after_ms":${JSON.stringify(staleAfterMs)}}`;
+
+/**
+ * GET /api/orders/:id as JSON text (what JSON.stringify(order(...)) gives), or null when there is
+ * no such order; computed once per version of the order's index rows (OrderAnswerCache), with
+ * `now_ms` (this request's clock) and `stale_after_ms` appended on every request.
+ */
+export function orderJson(db: DB, id: string, nowMs: number, cache: OrderAnswerCache): string | null {
+  const key = id.toLowerCase();
+  const quick = cache.unchanged(key, indexVersion(db));
+  if (quick) {
+    cache.hits++;
+    return withClock(quick.head, nowMs, quick.staleAfterMs);
+  }
+  const i = orderInputs(db, id);
+  if (!i) return null;
+  const version = versionOf(i);
+  let head = cache.get(key, version, i.at, i.staleAfterMs);
+  if (head === undefined) {
+    cache.misses++;
+    head = JSON.stringify(orderBody(i, nowMs)).slice(0, -1); // without the closing brace
+    cache.set(key, version, i.at, head, i.staleAfterMs);
+  } else cache.hits++;
+  return withClock(head, nowMs, i.staleAfterMs);
 }
 
 /** GET /api/agents */
 export function agents(db: DB, nowMs: number): AgentsResponse {
-  const rows = db.prepare('SELECT summary FROM agents ORDER BY name').all() as { summary: string }[];
+  const rows = stmt(db, 'SELECT summary FROM agents ORDER BY name').all() as { summary: string }[];
   return {
     agents: rows.map((r) => {
       const { capabilities: _c, folder_key: _f, retirement: _r, ...summary } = JSON.parse(r.summary) as StoredAgent;
@@ -214,9 +390,9 @@ export function agents(db: DB, nowMs: number): AgentsResponse {
 /** GET /api/agents/:name, or null when the name is not in the roster and holds nothing. */
 export function agent(db: DB, name: string, nowMs: number): AgentResponse | null {
   const n = name.toLowerCase();
-  const row = db.prepare('SELECT summary FROM agents WHERE name = ?').get(n) as { summary: string } | undefined;
-  const holds = (db.prepare('SELECT card FROM cards WHERE holder = ? ORDER BY sort_ms, order_id').all(n) as { card: string }[]).map((r) => JSON.parse(r.card) as Card);
-  const history = (db.prepare('SELECT history FROM holds WHERE agent = ? ORDER BY order_id').all(n) as { history: string }[]).map((r) => JSON.parse(r.history) as HoldHistory);
+  const row = stmt(db, 'SELECT summary FROM agents WHERE name = ?').get(n) as { summary: string } | undefined;
+  const holds = (stmt(db, 'SELECT card FROM cards WHERE holder = ? ORDER BY sort_ms, order_id').all(n) as { card: string }[]).map((r) => JSON.parse(r.card) as Card);
+  const history = (stmt(db, 'SELECT history FROM holds WHERE agent = ? ORDER BY order_id').all(n) as { history: string }[]).map((r) => JSON.parse(r.history) as HoldHistory);
   if (!row && holds.length === 0 && history.length === 0) return null;
   const stored: StoredAgent = row
     ? (JSON.parse(row.summary) as StoredAgent)
@@ -232,7 +408,7 @@ export function agent(db: DB, name: string, nowMs: number): AgentResponse | null
     holds,
     retire_plan: history.filter((h) => h.ended === null || h.ended === 'lost' || h.ended === 'gave_up').map((h) => h.order_id).sort(),
     looks_alive:
-      ((db.prepare('SELECT MAX(last_arrival_ms) AS t FROM runs WHERE agent = ?').get(n) as { t: number | null }).t ?? -Infinity) >=
+      ((stmt(db, 'SELECT MAX(last_arrival_ms) AS t FROM runs WHERE agent = ?').get(n) as { t: number | null }).t ?? -Infinity) >=
       nowMs - Number(meta(db, 'stale_after_ms') ?? 300_000),
     stale_after_ms: Number(meta(db, 'stale_after_ms') ?? 300_000),
     held: history
@@ -244,7 +420,7 @@ export function agent(db: DB, name: string, nowMs: number): AgentResponse | null
 
 /** GET /api/problems */
 export function problems(db: DB): ProblemsResponse {
-  const rows = db.prepare('SELECT path, problem, detail, line, order_id FROM problems ORDER BY path, line').all() as {
+  const rows = stmt(db, 'SELECT path, problem, detail, line, order_id FROM problems ORDER BY path, line').all() as {
     path: string;
     problem: ProblemsResponse['problems'][number]['problem'];
     detail: string;
@@ -252,7 +428,7 @@ export function problems(db: DB): ProblemsResponse {
     order_id: string | null;
   }[];
   const ledger: Record<string, { entries: number; intact: boolean; broken_at?: number }> = {};
-  for (const r of db.prepare('SELECT * FROM ledger_files ORDER BY path').all() as { path: string; entries: number; intact: number; broken_at: number | null }[]) {
+  for (const r of stmt(db, 'SELECT * FROM ledger_files ORDER BY path').all() as { path: string; entries: number; intact: number; broken_at: number | null }[]) {
     ledger[r.path] = { entries: r.entries, intact: r.intact === 1, ...(r.broken_at !== null ? { broken_at: r.broken_at } : {}) };
   }
   return {
@@ -263,7 +439,7 @@ export function problems(db: DB): ProblemsResponse {
 
 /** The change feed after `seq`: the newest seq and which orders changed (all when '*' or too far behind). */
 export function changesSince(db: DB, seq: number): ChangedEvent | null {
-  const rows = db.prepare('SELECT seq, order_id FROM changes WHERE seq > ? ORDER BY seq LIMIT 2001').all(seq) as { seq: number; order_id: string }[];
+  const rows = stmt(db, 'SELECT seq, order_id FROM changes WHERE seq > ? ORDER BY seq LIMIT 2001').all(seq) as { seq: number; order_id: string }[];
   const last = rows[rows.length - 1];
   if (!last) return null;
   const all = rows.length > 2000 || rows.some((r) => r.order_id === '*');
@@ -272,5 +448,5 @@ export function changesSince(db: DB, seq: number): ChangedEvent | null {
 
 /** The newest change seq (0 when none). */
 export function latestSeq(db: DB): number {
-  return (db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM changes').get() as { s: number }).s;
+  return (stmt(db, 'SELECT COALESCE(MAX(seq), 0) AS s FROM changes').get() as { s: number }).s;
 }

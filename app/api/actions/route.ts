@@ -1,5 +1,5 @@
 import { NextResponse } from 'next/server';
-import { withDb } from '@/lib/api/http';
+import { withDb, withReadToken } from '@/lib/api/http';
 import { applyAction } from '@/lib/actions/apply';
 import { guardRequest, rateLimited, serverContext } from '@/lib/actions/server';
 import { nudgeIndexer } from '@/lib/index/nudge';
@@ -15,7 +15,7 @@ const noStore = { 'Cache-Control': 'no-store' };
  * origin or read-only mode; 409 the folder moved on (body has the current card); 415 not JSON;
  * 422 a rule of LEDGER.md refuses it; 429 too many actions. Every refusal says why and writes nothing.
  */
-export async function POST(req: Request) {
+async function post(req: Request) {
   const guard = guardRequest(req);
   if (guard) return NextResponse.json({ error: guard.status === 415 ? 'unsupported_media_type' : 'forbidden', message: guard.reason }, { status: guard.status, headers: noStore });
   let body: unknown;
@@ -49,3 +49,5 @@ function codeOf(status: 400 | 403 | 409 | 422): string {
       return 'refused';
   }
 }
+
+export const POST = withReadToken(post);

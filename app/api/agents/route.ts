@@ -1,10 +1,12 @@
-import { json, withDb } from '@/lib/api/http';
+import { json, withDb, withReadToken } from '@/lib/api/http';
 import { agents } from '@/lib/index/queries';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/agents: the roster with pinned keys, retirements, holdings, last arrival, clock offset. */
-export function GET() {
+function get() {
   return withDb((db) => json(agents(db, Date.now())));
 }
+
+export const GET = withReadToken(get);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { actionsEnabled, errorResponse, withDb } from '@/lib/api/http';
+import { actionsEnabled, errorResponse, jsonBytes, withDb, withReadToken } from '@/lib/api/http';
 import { board, decodeCursor, lanePage, latestSeq } from '@/lib/index/queries';
 import { AnswerCache } from '@/lib/api/answer-cache';
 import { LANES } from '@/lib/ledger/derive';
@@ -22,21 +22,30 @@ const Query = z.object({
 /** Answers at most 1 s old and never older than the index's last change (`now_ms` may lag by that second). */
 const cache = new AnswerCache(1000);
 
-/** GET /api/board: every lane's count and first page; with `lane` (and `cursor`), one lane's next page. */
-export function GET(req: Request) {
-  const params = Object.fromEntries(new URL(req.url).searchParams);
-  for (const k of Object.keys(params)) if (params[k] === '') delete params[k];
-  const parsed = Query.safeParse(params);
-  if (!parsed.success) return errorResponse('bad_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-  const { lane, cursor, ...filters } = parsed.data;
+/**
+ * GET /api/board: every lane's count and first page; with `lane` (and `cursor`), one lane's next
+ * page. Cached by the raw query string: a query answered before was valid then and parses the
+ * same now, so a hit skips parsing.
+ */
+function get(req: Request) {
+  const url = req.url;
+  const q = url.indexOf('?');
+  const search = q === -1 ? '' : url.slice(q);
   return withDb((db) => {
+    const now = Date.now();
+    const seq = latestSeq(db);
+    const hit = cache.peek(search, seq, now);
+    if (hit) return jsonBytes(hit);
+    const params = Object.fromEntries(new URLSearchParams(search));
+    for (const k of Object.keys(params)) if (params[k] === '') delete params[k];
+    const parsed = Query.safeParse(params);
+    if (!parsed.success) return errorResponse('bad_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    const { lane, cursor, ...filters } = parsed.data;
     const c = cursor ? decodeCursor(cursor) : null;
     if (cursor && !c) return errorResponse('bad_request', 'cursor: not a cursor from this API');
-    const now = Date.now();
-    const key = JSON.stringify(parsed.data);
-    const body = cache.get(key, latestSeq(db), now, () =>
-      JSON.stringify(lane ? lanePage(db, lane as (typeof LANES)[number], filters, c) : board(db, filters, now, actionsEnabled())),
-    );
-    return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
+    const body = JSON.stringify(lane ? lanePage(db, lane as (typeof LANES)[number], filters, c) : board(db, filters, now, actionsEnabled()));
+    return jsonBytes(cache.put(search, seq, now, body));
   });
 }
+
+export const GET = withReadToken(get);

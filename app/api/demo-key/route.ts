@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { errorResponse, json } from '@/lib/api/http';
+import { errorResponse, json, withReadToken } from '@/lib/api/http';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
  * GET /api/demo-key: in demo mode only (`npm start` with no channel), the demo operator's seed,
  * so a newcomer can act within a minute. 404 on a real channel: no key is ever served there.
  */
-export function GET() {
+function get() {
   const file = process.env.CLAIMBOARD_DEMO_OPERATOR_KEY;
   if (!file) return errorResponse('not_found', 'no demo key: this dashboard serves a real channel');
   try {
@@ -18,3 +18,5 @@ export function GET() {
     return errorResponse('not_found', 'the demo key file is missing');
   }
 }
+
+export const GET = withReadToken(get);

@@ -1,4 +1,4 @@
-import { withDb } from '@/lib/api/http';
+import { withDb, withReadToken } from '@/lib/api/http';
 import { changesSince, latestSeq } from '@/lib/index/queries';
 
 export const runtime = 'nodejs';
@@ -11,7 +11,7 @@ const KEEPALIVE_MS = 15_000;
  * GET /api/events: server-sent events. `event: changed` with a ChangedEvent whenever the
  * indexer records changed orders (polled from the index's change feed every 150 ms).
  */
-export function GET(req: Request) {
+function get(req: Request) {
   return withDb((db) => {
     const enc = new TextEncoder();
     let seq = latestSeq(db);
@@ -60,3 +60,5 @@ export function GET(req: Request) {
     });
   });
 }
+
+export const GET = withReadToken(get);

@@ -1,10 +1,12 @@
-import { json, withDb } from '@/lib/api/http';
+import { json, withDb, withReadToken } from '@/lib/api/http';
 import { problems } from '@/lib/index/queries';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/problems: every problem row and every ledger file's integrity. */
-export function GET() {
+function get() {
   return withDb((db) => json(problems(db)));
 }
+
+export const GET = withReadToken(get);

@@ -1,6 +1,6 @@
 import { NextResponse } from 'next/server';
 import { z } from 'zod';
-import { withDb } from '@/lib/api/http';
+import { withDb, withReadToken } from '@/lib/api/http';
 import { applyAction } from '@/lib/actions/apply';
 import { guardRequest, rateLimited, serverContext } from '@/lib/actions/server';
 import { nudgeIndexer } from '@/lib/index/nudge';
@@ -17,7 +17,7 @@ const noStore = { 'Cache-Control': 'no-store' };
  * POST /api/actions does, in order; the ledger lines are chained, so after the first refusal
  * the rest are not applied ("sign again"). 200 `{results: [{order_id, status, written?|reason}]}`.
  */
-export async function POST(req: Request) {
+async function post(req: Request) {
   const guard = guardRequest(req);
   if (guard) return NextResponse.json({ error: 'forbidden', message: guard.reason }, { status: guard.status, headers: noStore });
   let body: unknown;
@@ -54,3 +54,5 @@ export async function POST(req: Request) {
     return NextResponse.json({ results }, { status: 200, headers: noStore });
   });
 }
+
+export const POST = withReadToken(post);

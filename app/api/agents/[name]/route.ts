@@ -1,4 +1,4 @@
-import { errorResponse, json, withDb } from '@/lib/api/http';
+import { errorResponse, json, withDb, withReadToken } from '@/lib/api/http';
 import { agent } from '@/lib/index/queries';
 import { isSafeComponent } from '@/lib/ledger/names';
 
@@ -6,7 +6,7 @@ export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 /** GET /api/agents/:name: roster entry, what it holds, what it held and how each hold ended. */
-export async function GET(_req: Request, { params }: { params: Promise<{ name: string }> }) {
+async function get(_req: Request, { params }: { params: Promise<{ name: string }> }) {
   const { name } = await params;
   if (!isSafeComponent(name)) return errorResponse('bad_request', `"${name}" is not an agent name`);
   return withDb((db) => {
@@ -14,3 +14,5 @@ export async function GET(_req: Request, { params }: { params: Promise<{ name: s
     return a ? json(a) : errorResponse('not_found', `no agent ${name} in this channel`);
   });
 }
+
+export const GET = withReadToken(get);

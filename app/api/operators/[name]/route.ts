@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { errorResponse, json, withDb, actionsEnabled } from '@/lib/api/http';
+import { errorResponse, json, withDb, actionsEnabled, withReadToken } from '@/lib/api/http';
 import { ledgerPrevOf } from '@/lib/actions/write';
 import { ledgerPathOf } from '@/lib/ledger/actions';
 import { canonicalName, isSafeComponent } from '@/lib/ledger/names';
@@ -12,7 +12,7 @@ export const dynamic = 'force-dynamic';
  * its pinned key (to check an imported key against), and the hash of the last line of its ledger
  * file (`ledger_prev`: what the next signed ledger line must chain to).
  */
-export async function GET(_req: Request, { params }: { params: Promise<{ name: string }> }) {
+async function get(_req: Request, { params }: { params: Promise<{ name: string }> }) {
   const { name } = await params;
   if (!isSafeComponent(name)) return errorResponse('bad_request', `"${name}" is not a name`);
   return withDb((db) => {
@@ -32,3 +32,5 @@ export async function GET(_req: Request, { params }: { params: Promise<{ name: s
     });
   });
 }
+
+export const GET = withReadToken(get);

@@ -1,16 +1,21 @@
-import { errorResponse, json, withDb } from '@/lib/api/http';
-import { order } from '@/lib/index/queries';
+import { errorResponse, jsonBytes, withDb, withReadToken } from '@/lib/api/http';
+import { OrderAnswerCache, orderJson } from '@/lib/index/queries';
 import { isSafeComponent } from '@/lib/ledger/names';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
+/** Answers per order, each used while the index rows it was computed from are unchanged. */
+const cache = new OrderAnswerCache();
+
 /** GET /api/orders/:id: card, order fields, timeline, runs seen, files and their problems. */
-export async function GET(_req: Request, { params }: { params: Promise<{ id: string }> }) {
+async function get(_req: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   if (!isSafeComponent(id)) return errorResponse('bad_request', `"${id}" is not an order id`);
   return withDb((db) => {
-    const o = order(db, id, Date.now());
-    return o ? json(o) : errorResponse('not_found', `no order ${id} in this channel`);
+    const body = orderJson(db, id, Date.now(), cache);
+    return body !== null ? jsonBytes(Buffer.from(body, 'utf8')) : errorResponse('not_found', `no order ${id} in this channel`);
   });
 }
+
+export const GET = withReadToken(get);
