@@ -102,7 +102,10 @@ export async function serve(opts: ServeOptions): Promise<number> {
     if (operatorKey) console.log(`claimboard: demo operator key (import it in the page to act as ops): ${operatorKey}`);
   }
 
-  const web = spawn(process.execPath, [nextBin, 'start', '-H', opts.host, '-p', String(opts.port)], {
+  // V8 sized for memory (issue 5; measured at 100,000 orders under 20 clients, ~1,000 requests/s):
+  // a smaller young generation and an old generation grown by 25% of what is live instead of up
+  // to 4x: the web server's peak 309 -> 153 MB, request p95 29 -> 35 ms.
+  const web = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=25', nextBin, 'start', '-H', opts.host, '-p', String(opts.port)], {
     cwd: PROJECT_DIR,
     stdio: ['ignore', 'inherit', 'inherit'],
     env: {

@@ -919,8 +919,16 @@ export class Indexer {
     }
     const results: OrderPassResult[] = [];
     // Results of case siblings wait for each other (foldCaseVariants).
+    // (Only names shared by several folders are kept: a map of every folder would be held for the whole index.)
     const groupSize = new Map<string, number>();
-    for (const d of list) groupSize.set(canonicalName(d), (groupSize.get(canonicalName(d)) ?? 0) + 1);
+    {
+      const seen = new Set<string>();
+      for (const d of list) {
+        const k = canonicalName(d);
+        if (seen.has(k)) groupSize.set(k, (groupSize.get(k) ?? 1) + 1);
+        else seen.add(k);
+      }
+    }
     const waiting = new Map<string, OrderPassResult[]>();
     const take = (r: OrderPassResult) => {
       const k = canonicalName(r.dir);
@@ -1079,16 +1087,11 @@ export class Indexer {
     })();
   }
 
-  private readonly cardNext = new Map<string, number | null>();
-
-  /** Writes a card row if it changed; records the change. */
-  private writeCard(card: Card, dir: string, nextMs: number | null | undefined): void {
+  /** Writes a card row with the local time (ms) it may change with no file changing; records the change. */
+  private writeCard(card: Card, dir: string, next: number | null): void {
     const json = JSON.stringify(card);
     const fp = fingerprint(json);
     const prev = this.orders.get(card.order_id);
-    const next = nextMs === undefined ? (this.cardNext.get(card.order_id) ?? null) : nextMs;
-    if (nextMs !== undefined) this.cardNext.set(card.order_id, nextMs);
-    if (prev && prev.fp === fp && prev.dir === dir && nextMs === undefined) return;
     const stateChanged = !prev || prev.state !== card.state;
     const agents = new Set<string>([...(card.holder ? [card.holder] : []), ...card.other_runs, ...card.late_results]);
     this.opts.db
@@ -1137,7 +1140,7 @@ export class Indexer {
         }
       }
       this.touchedWriters.clear();
-      const cardOf = db.prepare('SELECT card, order_dir FROM cards WHERE order_id = ?');
+      const cardOf = db.prepare('SELECT card, order_dir, next_ms FROM cards WHERE order_id = ?');
       const facts = {
         nowMs: this.clock(),
         staleAfterMs: this.opts.staleAfterMs,
@@ -1151,16 +1154,16 @@ export class Indexer {
       let work = [...ids];
       while (work.length > 0 && rounds++ < 50) {
         for (const id of work) {
-          const row = cardOf.get(id) as { card: string; order_dir: string } | undefined;
+          const row = cardOf.get(id) as { card: string; order_dir: string; next_ms: number | null } | undefined;
           if (!row) continue;
           const c = JSON.parse(row.card) as Card;
           const fixed = withChannelFacts(c, facts);
-          let next = this.cardNext.get(id) ?? null;
+          let next = row.next_ms;
           if (fixed.state === 'stale' && fixed.reason === 'heartbeat_lapsed' && fixed.holder) {
             const t = (this.lastArrival.get(fixed.holder) ?? 0) + this.opts.staleAfterMs;
             if (t > facts.nowMs && (next === null || t < next)) next = t;
           }
-          if (fixed !== c || next !== (this.cardNext.get(id) ?? null)) this.writeCard(fixed, row.order_dir, next);
+          if (fixed !== c || next !== row.next_ms) this.writeCard(fixed, row.order_dir, next);
         }
         work = [...this.touchedOrders];
         this.touchedOrders = new Set();
