@@ -758,11 +758,21 @@ export class Indexer {
   private async readLedgersYielding(): Promise<void> {
     if (!this.channel) return;
     const rows: { path: string; report: LedgerFileReport }[] = [];
-    for (const o of this.ledgerOutcomes()) {
+    for (const o of [...this.ledgerOutcomes()]) {
       rows.push(this.ledgerReport(o));
+      this.forgetLedgerText(o);
       await new Promise((r) => setImmediate(r));
     }
     this.storeLedgerReports(rows);
+  }
+
+  /**
+   * A ledger file reported is not kept in memory (up to 1 MiB each): its outcome stays without
+   * text. Only a fresh readChannelLevel (any channel-level change) reports ledger files again,
+   * from fresh outcomes; a text of null would otherwise read as "not valid UTF-8".
+   */
+  private forgetLedgerText(o: Extract<FileOutcome, { status: 'ledger' }>): void {
+    if (o.text !== null) this.channelFiles.set(o.path, { ...o, text: null });
   }
 
   private *ledgerOutcomes(): Iterable<Extract<FileOutcome, { status: 'ledger' }>> {
@@ -789,9 +799,7 @@ export class Indexer {
   }
 
   private storeLedgerReports(rows: readonly { path: string; report: LedgerFileReport }[]): void {
-    // Reported and remembered: their text (up to 1 MiB each) is not kept; a change to any
-    // channel-level file reads them all again (readChannelLevel).
-    for (const [p, o] of this.channelFiles) if (o.status === 'ledger' && o.text !== null) this.channelFiles.set(p, { ...o, text: null });
+    for (const o of [...this.ledgerOutcomes()]) this.forgetLedgerText(o);
     const db = this.opts.db;
     const lm = this.ledgerMemo;
     db.transaction(() => {
