@@ -448,6 +448,7 @@ export class Indexer {
         if (this.stopped) return;
         this.pending.add(rel);
         if (rel === 'agents' || rel === 'retirements' || rel === 'tasks') this.channelDirsChanged = true;
+        if (rel === 'tasks') this.tasksDirChanged = true;
         this.schedule(30);
       },
       (why) => this.log(`index: ${why}; relying on the periodic looks`),
@@ -460,6 +461,8 @@ export class Indexer {
     this.schedule(0);
   }
   private channelDirsChanged = false;
+  /** tasks/ itself changed (replaced, perhaps): every order folder's watch is made again. */
+  private tasksDirChanged = false;
 
   /** Asks for an update of `rel` (null: a full look at everything) soon. */
   request(rel: string | null): void {
@@ -495,6 +498,11 @@ export class Indexer {
     if (this.channelDirsChanged) {
       this.channelDirsChanged = false;
       this.watchChannelDirs();
+    }
+    if (this.tasksDirChanged && this.watcher) {
+      this.tasksDirChanged = false;
+      for (const rel of this.watcher.list()) if (rel.startsWith('tasks/')) this.watcher.unwatch(rel);
+      for (const d of this.listing.keys()) if (this.wantsWatch(d)) this.watcher.watch(`tasks/${d}`);
     }
     const scanned = all ? this.rescan() : this.refresh(paths);
     const dirty = scanned.dirty;

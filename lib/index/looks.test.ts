@@ -78,6 +78,20 @@ describe('the looks behind folder events', () => {
     expect(await until(() => q.order(db, 't2', Date.now())?.card.holder === null)).toBe(true);
     expect(q.order(db, 't2', Date.now())?.card.flags).toContain('bad_record');
   });
+  it('when tasks/ itself is replaced, the order folders in the new one are watched', async () => {
+    const root = channelCopy('10-review-states');
+    const db = openMemory();
+    // Looks far apart: only folder events can tell of the change below in time.
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: naclVerify, rescanMs: 60_000 });
+    cleanup.push(() => ix.stop());
+    await ix.start();
+    fs.renameSync(path.join(root, 'tasks'), path.join(root, 'tasks-old'));
+    fs.cpSync(path.join(root, 'tasks-old'), path.join(root, 'tasks'), { recursive: true });
+    fs.rmSync(path.join(root, 'tasks-old'), { recursive: true });
+    await sleep(300); // the replacement is seen (an event on the channel root)
+    fs.writeFileSync(path.join(root, 'tasks/rc/claim.zed.json'), '{');
+    expect(await until(() => q.order(db, 'rc', Date.now())?.card.flags.includes('bad_record') ?? false, 3000)).toBe(true);
+  });
 });
 
 describe('FolderWatch', () => {
