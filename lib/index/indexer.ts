@@ -331,7 +331,8 @@ export class Indexer {
     this.setProgress({ phase: 'ready', files_seen: seen, files_read: this.progress.files_read, files_verified: this.verified, ready_at_ms: this.clock() });
     db.prepare("INSERT INTO changes (order_id, at_ms) VALUES ('*', ?)").run(this.clock());
     this.log(
-      `index: ready in ${((this.clock() - t0) / 1000).toFixed(1)} s: ${seen} entries seen, ${dirty.size} folders read, ${this.verified} signatures verified, ${this.orders.size} orders`,
+      `index: ready in ${((this.clock() - t0) / 1000).toFixed(1)} s: ${seen} entries seen, ${dirty.size} folders read, ${this.verified} signatures verified, ${this.orders.size} orders` +
+        (warm ? '' : ` (storing ${(this.storeMs / 1000).toFixed(1)} s, settling ${(this.settleMs / 1000).toFixed(1)} s on this thread)`),
     );
     this.scheduleStaleTimer();
     if (this.stopped) return;
@@ -991,7 +992,7 @@ export class Indexer {
     this.storeResults(results, true);
     const t = performance.now();
     this.settle(true);
-    if (process.env.CLAIMBOARD_TIMING) this.log(`index: settle ${(performance.now() - t).toFixed(0)} ms, store ${this.storeMs.toFixed(0)} ms`);
+    this.settleMs = performance.now() - t;
   }
 
   /** Writers whose latest arrival may have moved, and orders whose facts must be re-applied. */
@@ -999,7 +1000,9 @@ export class Indexer {
   private touchedOrders = new Set<string>();
   private changedIds = new Set<string>();
 
+  /** Time spent storing results and settling channel-wide facts, ms (the cold index's "ready" line says them). */
   private storeMs = 0;
+  private settleMs = 0;
   private storeResults(results: readonly OrderPassResult[], cold: boolean): void {
     if (results.length === 0) return;
     const t0 = performance.now();
