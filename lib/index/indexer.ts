@@ -36,7 +36,7 @@ import type { Ed25519Verify } from '../ledger/verify';
 import { withChannelFacts, type Card, type OrderState } from '../ledger/derive';
 import type { AgentSummary, IndexProgress } from '../api/types';
 import { cyrb53, listingFingerprint, passOrder, statKey, type OrderPassResult, type PassContext } from './order-pass';
-import { listOrderFolder } from './read-channel';
+import { isRealDir, listOrderFolder } from './read-channel';
 import { runPassesInWorkers } from './worker-pool';
 import { FolderWatch } from './folder-watch';
 import type { Lane } from '../ledger/derive';
@@ -342,10 +342,12 @@ export class Indexer {
     this.scheduleSweep(warm ? 0 : undefined);
   }
 
-  /** The names under tasks/ (not starting with '.'), or null when it cannot be listed. */
+  /** The names under tasks/ (not starting with '.'), or null when it is not a folder (a symlink is not followed) or cannot be listed. */
   private tasksNames(): string[] | null {
+    const abs = path.join(this.opts.root, 'tasks');
+    if (!isRealDir(abs)) return null;
     try {
-      return fs.readdirSync(path.join(this.opts.root, 'tasks')).filter((n) => !n.startsWith('.'));
+      return fs.readdirSync(abs).filter((n) => !n.startsWith('.'));
     } catch {
       return null;
     }

@@ -92,6 +92,27 @@ describe('the looks behind folder events', () => {
     fs.writeFileSync(path.join(root, 'tasks/rc/claim.zed.json'), '{');
     expect(await until(() => q.order(db, 'rc', Date.now())?.card.flags.includes('bad_record') ?? false, 3000)).toBe(true);
   });
+  it('a tasks/ replaced by a symlink is never followed: no orders, one symlink problem, live and after a fresh start (LEDGER.md §2)', async () => {
+    const root = channelCopy('10-review-states');
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-looks-elsewhere-'));
+    cleanup.push(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: naclVerify, rescanMs: 100 });
+    cleanup.push(() => ix.stop());
+    await ix.start();
+    expect(q.board(db, {}, Date.now(), false).lanes.reduce((n, l) => n + l.count, 0)).toBe(3);
+    fs.renameSync(path.join(root, 'tasks'), path.join(elsewhere, 'tasks'));
+    fs.symlinkSync(path.join(elsewhere, 'tasks'), path.join(root, 'tasks'));
+    const symlinkProblem = (d: typeof db) => q.problems(d).problems.filter((p) => p.path === 'tasks').map((p) => p.problem);
+    expect(await until(() => q.board(db, {}, Date.now(), false).lanes.every((l) => l.count === 0) && symlinkProblem(db).length === 1)).toBe(true);
+    expect(symlinkProblem(db)).toEqual(['symlink']);
+    const fresh = openMemory();
+    const again = new Indexer({ root, db: fresh, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    await again.start();
+    await again.stop();
+    expect(q.board(fresh, {}, Date.now(), false).lanes.map((l) => l.count)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(symlinkProblem(fresh)).toEqual(['symlink']);
+  });
 });
 
 describe('FolderWatch', () => {

@@ -44,6 +44,15 @@ export function assertChannelRoot(root: string): void {
   }
 }
 
+/** Whether `abs` is a directory itself (lstat: a symlink to one is not). */
+export function isRealDir(abs: string): boolean {
+  try {
+    return fs.lstatSync(abs).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Reads at most `limit` bytes of a regular file without following a symlink; null when unreadable. */
 export function readCapped(abs: string, limit: number): Uint8Array | null {
   let fd: number;
@@ -138,7 +147,8 @@ export function lstatUndecodable(absDir: string, lossy: string): fs.Stats | null
 
 /**
  * Visits the channel-level entries only: everything but the contents of `tasks/<id>/` folders
- * (`tasks/` itself and the names directly in it are not visited either).
+ * (the names directly in `tasks/` are not visited either, nor `tasks/` when it is a folder; a
+ * `tasks` that is not a folder is visited: it is a problem of the channel, never followed).
  */
 export function walkChannelLevel(root: string, visit: (rel: string, st: fs.Stats) => void): void {
   let names: string[];
@@ -148,13 +158,14 @@ export function walkChannelLevel(root: string, visit: (rel: string, st: fs.Stats
     return;
   }
   for (const name of names) {
-    if (name.startsWith('.') || name === 'tasks') continue;
+    if (name.startsWith('.')) continue;
     let st: fs.Stats;
     try {
       st = fs.lstatSync(path.join(root, name));
     } catch {
       continue;
     }
+    if (name === 'tasks' && st.isDirectory()) continue;
     visit(name, st);
     if (st.isDirectory()) {
       walkChannel(path.join(root, name), (rel, s) => {
@@ -175,10 +186,12 @@ export interface FolderListing {
 /**
  * Lists `tasks/<dir>/` without reading content: the folder's lstat, then each entry's lstat
  * in name order (names starting with `.` skipped; a name that is not valid UTF-8 is listed by
- * its bytes, see lstatUndecodable). Null when the folder is gone. Never throws for content.
+ * its bytes, see lstatUndecodable). Null when the folder is gone, or when `tasks/` itself is not
+ * a folder (a symlink there is never followed, LEDGER.md §2). Never throws for content.
  * The same listing passOrder reads, and the one the indexer's looks compare (stat identities).
  */
 export function listOrderFolder(root: string, dir: string): FolderListing | null {
+  if (!isRealDir(path.join(root, 'tasks'))) return null;
   const relDir = `tasks/${dir}`;
   const absDir = path.join(root, 'tasks', dir);
   let self: fs.Stats;
