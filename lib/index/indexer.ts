@@ -624,6 +624,20 @@ export class Indexer {
   }
 
   private quickLookNow(): { dirty: Set<string>; channelDirty: boolean; folders: number } {
+    return this.look(false);
+  }
+
+  /** The full look at everything (request(null)): every entry of every folder and of the channel level. */
+  private rescan(): { dirty: Set<string>; channelDirty: boolean } {
+    return this.look(true);
+  }
+
+  /**
+   * A look at the channel level and every order folder: fully (`full`), or only at folders
+   * whose own stat identity changed since their last pass. Returns the folders whose listing
+   * changed or that are gone, and whether the channel level changed.
+   */
+  private look(full: boolean): { dirty: Set<string>; channelDirty: boolean; folders: number } {
     const dirty = new Set<string>();
     try {
       assertChannelRoot(this.opts.root);
@@ -633,37 +647,22 @@ export class Indexer {
     }
     const channelDirty = this.lookChannelLevel();
     const names = this.tasksNames() ?? [];
-    const present = new Set(names);
     const tasksAbs = path.join(this.opts.root, 'tasks');
     for (const d of names) {
-      let st: Stats | null;
-      try {
-        st = fs.lstatSync(path.join(tasksAbs, d));
-      } catch {
-        st = null; // vanished, or a name that is not valid UTF-8: the full look decides
+      if (!full) {
+        let st: Stats | null;
+        try {
+          st = fs.lstatSync(path.join(tasksAbs, d));
+        } catch {
+          st = null; // vanished, or a name that is not valid UTF-8: the full look at it decides
+        }
+        if (st && cyrb53(statKey(st)) === this.selfOf.get(d)) continue;
       }
-      if (st && cyrb53(statKey(st)) === this.selfOf.get(d)) continue;
       if (this.lookFolder(d)) dirty.add(d);
     }
-    for (const d of this.listing.keys()) if (!present.has(d)) dirty.add(d);
-    return { dirty, channelDirty, folders: names.length };
-  }
-
-  /** The full look at everything (request(null)): every entry of every folder and of the channel level. */
-  private rescan(): { dirty: Set<string>; channelDirty: boolean } {
-    const dirty = new Set<string>();
-    try {
-      assertChannelRoot(this.opts.root);
-    } catch (e) {
-      this.log(`index: ${e instanceof Error ? e.message : String(e)}; keeping the last board`);
-      return { dirty, channelDirty: false };
-    }
-    const channelDirty = this.lookChannelLevel();
-    const names = this.tasksNames() ?? [];
-    for (const d of names) if (this.lookFolder(d)) dirty.add(d);
     const present = new Set(names);
     for (const d of this.listing.keys()) if (!present.has(d)) dirty.add(d);
-    return { dirty, channelDirty };
+    return { dirty, channelDirty, folders: names.length };
   }
 
   /** Folders and channel level named by events: a path under tasks/<dir> marks the folder. */
