@@ -27,19 +27,17 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Stats } from 'node:fs';
 import type { DB } from './db';
-import { assertChannelRoot, entryFromStat, walkChannel, walkChannelLevel } from './read-channel';
+import { assertChannelRoot, entryFromStat, isRealDir, listOrderFolder, walkChannelLevel } from './read-channel';
 import { nodeVerify } from './node-verify';
 import { byCanonicalDir, channelContext, duplicateOrderDir, ledgerReportOf, readEntry, type ChannelContext, type FileOutcome, type Problem } from '../ledger/channel';
 import { canonicalName } from '../ledger/names';
 import type { LedgerFileReport } from '../ledger/ledger-file';
 import type { Ed25519Verify } from '../ledger/verify';
-import { withChannelFacts, type Card, type OrderState } from '../ledger/derive';
+import { withChannelFacts, type Card, type Lane, type OrderState } from '../ledger/derive';
 import type { AgentSummary, IndexProgress } from '../api/types';
 import { cyrb53, listingFingerprint, passOrder, statKey, type OrderPassResult, type PassContext } from './order-pass';
-import { isRealDir, listOrderFolder } from './read-channel';
 import { runPassesInWorkers } from './worker-pool';
 import { FolderWatch } from './folder-watch';
-import type { Lane } from '../ledger/derive';
 
 export interface IndexerOptions {
   /** The channel root. */
