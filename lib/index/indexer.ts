@@ -323,7 +323,10 @@ export class Indexer {
     const rosterChanged = this.readChannelLevel(false);
     if (rosterChanged) for (const d of this.listing.keys()) dirty.add(d);
 
+    const unsettled = (db.prepare("SELECT value FROM meta WHERE key = 'unsettled'").get() as { value: string } | undefined)?.value === '1';
     await this.passDirsCold(dirty, !warm);
+    // The last run was killed between storing cards and settling them: settle every card.
+    if (warm && unsettled) this.settle(true);
     // Folders whose stale time passed while we were not running.
     this.passDue();
     this.setProgress({ phase: 'ready', files_seen: seen, files_read: this.progress.files_read, files_verified: this.verified, ready_at_ms: this.clock() });
@@ -1097,6 +1100,10 @@ export class Indexer {
         if (!existed) for (const d of this.dependents.get(c.order_id) ?? []) this.touchedOrders.add(d);
     };
     db.transaction(() => {
+      // Cards stored here are provisional until settle() applies the channel-wide facts, in a
+      // later transaction: a process killed in between leaves this mark, and the next start
+      // settles every card (its folders look unchanged, so nothing else would).
+      this.setMeta('unsettled', '1');
       for (const r of results) {
         storeOne(r);
         // Watched unless finished (a new watch looks at the folder once more).
@@ -1190,6 +1197,7 @@ export class Indexer {
       if (!cold) for (const id of this.changedIds) add.run(id, this.clock());
       this.changedIds.clear();
       db.prepare('DELETE FROM changes WHERE seq < (SELECT MAX(seq) FROM changes) - 10000').run();
+      this.setMeta('unsettled', '0');
     })();
     this.refreshAgents();
   }

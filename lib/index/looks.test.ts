@@ -113,6 +113,26 @@ describe('the looks behind folder events', () => {
     expect(q.board(fresh, {}, Date.now(), false).lanes.map((l) => l.count)).toEqual([0, 0, 0, 0, 0, 0]);
     expect(symlinkProblem(fresh)).toEqual(['symlink']);
   });
+  it('a start after a run killed between storing cards and settling them settles every card', async () => {
+    // Vector 20: b is blocked on a (LEDGER.md §7), a fact settle() applies after the folder pass.
+    const root = channelCopy('20-dependencies');
+    const db = openMemory();
+    const first = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    await first.start();
+    await first.stop();
+    expect(q.order(db, 'b', Date.now())?.card.state).toBe('blocked');
+    // What a kill between the two transactions leaves: b's card as its own folder derives it
+    // (not yet blocked), and the mark that cards are waiting to be settled.
+    const row = db.prepare("SELECT card FROM cards WHERE order_id = 'b'").get() as { card: string };
+    const provisional = { ...JSON.parse(row.card), state: 'open' };
+    db.prepare("UPDATE cards SET state = 'open', card = ? WHERE order_id = 'b'").run(JSON.stringify(provisional));
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('unsettled', '1')").run();
+    const again = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    await again.start();
+    await again.stop();
+    expect(q.order(db, 'b', Date.now())?.card.state).toBe('blocked');
+    expect((db.prepare("SELECT value FROM meta WHERE key = 'unsettled'").get() as { value: string }).value).toBe('0');
+  });
 });
 
 describe('FolderWatch', () => {
