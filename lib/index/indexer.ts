@@ -1015,9 +1015,10 @@ export class Indexer {
     }
   }
 
-  private storeResultsNow(results: readonly OrderPassResult[], cold: boolean): void {
+  /** The statements storing a pass's results, prepared once per indexer (every pass uses them). */
+  private storeStatementsCache: ReturnType<Indexer['prepareStoreStatements']> | null = null;
+  private prepareStoreStatements() {
     const db = this.opts.db;
-    const now = this.clock();
     const firstSeen = db.prepare('SELECT path, first_seen_ms, arrival_ms, writer FROM files WHERE order_dir = ?');
     const delFiles = db.prepare('DELETE FROM files WHERE order_dir = ?');
     const setDir = db.prepare('INSERT OR REPLACE INTO dirs (dir, self, listing) VALUES (?, ?, ?)');
@@ -1037,6 +1038,13 @@ export class Indexer {
         pid = excluded.pid, last_arrival_ms = excluded.last_arrival_ms, last_writer_at = excluded.last_writer_at,
         writer_offset_ms = excluded.writer_offset_ms,
         beats = runs.beats + (excluded.last_arrival_ms <> runs.last_arrival_ms)`);
+    return { firstSeen, delFiles, setDir, delDir, addFile, delProblems, addProblem, delHolds, addHold, delCard, delDeps, addDep, upsertRun };
+  }
+
+  private storeResultsNow(results: readonly OrderPassResult[], cold: boolean): void {
+    const db = this.opts.db;
+    const now = this.clock();
+    const { firstSeen, delFiles, setDir, delDir, addFile, delProblems, addProblem, delHolds, addHold, delCard, delDeps, addDep, upsertRun } = (this.storeStatementsCache ??= this.prepareStoreStatements());
     const storeOne = (r: OrderPassResult): void => {
         const old = cold && !this.dirToId.has(r.dir) ? [] : (firstSeen.all(r.dir) as { path: string; first_seen_ms: number; arrival_ms: number; writer: string | null }[]);
         const firstSeenOf = new Map(old.map((o) => [o.path, o.first_seen_ms]));
