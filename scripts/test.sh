@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test claimboard has, in order: type check, unit tests (vitest), the shared
-# conformance vectors through the real CLI, the production build, and the end-to-end tests
-# (Playwright driving Debian's Chromium). `npm test` runs this.
+# Runs every test claimboard has, in order: type check, unit tests (vitest), the conformance
+# vectors (conformance/vectors) through the real CLI, the production build, and the end-to-end
+# tests (Playwright driving Debian's Chromium). `npm test` runs this. When the shared contract
+# checkout sits beside the repo (../shared), its vectors are checked too, as an extra step.
 #
 # Works on a fresh clone of a Debian 12 / Node 20 machine: installs node_modules when they
 # are missing or older than package-lock.json, and Debian's chromium and syncthing when missing.
@@ -77,19 +78,17 @@ step "type check" npx tsc --noEmit -p .
 
 step "unit tests" npx vitest run
 
-VECTORS_TOOL="$ROOT/../shared/tools/check-vectors.mjs"
-if [ -f "$VECTORS_TOOL" ]; then
-  step "conformance vectors" node ../shared/tools/check-vectors.mjs . ../shared/vectors
-elif [ ! -d ../shared ]; then
-  header "conformance vectors"
-  warn "../shared is missing (no shared contract checkout beside this repo): skipping the CLI" \
-    "vector run. Tests that read ../shared/vectors (unit tests, the e2e fixture) cannot pass" \
-    "without it: place the shared checkout beside this repo."
-  skipped+=("conformance vectors (../shared missing)")
+step "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
+
+# The shared contract's own vectors, when its checkout sits beside this repo: an extra check
+# (they may be newer than the copy in conformance/vectors), never the only one.
+if [ -d ../shared/vectors ]; then
+  step "shared conformance vectors" node scripts/check-vectors.mjs . ../shared/vectors
 else
-  header "conformance vectors"
-  warn "../shared/tools/check-vectors.mjs is missing: skipping the CLI vector run."
-  skipped+=("conformance vectors (../shared/tools/check-vectors.mjs missing)")
+  header "shared conformance vectors"
+  echo "skipped: no shared contract checkout beside this repo ($(dirname "$ROOT")/shared/vectors" \
+    "is absent); the repo's own copy, conformance/vectors, was checked above."
+  skipped+=("shared conformance vectors (../shared/vectors not beside this repo)")
 fi
 
 step "next build" npx next build

@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+// Runs the project's CLI over the conformance cases through the real filesystem, as a user
+// would: every case's channel is copied to a temp folder, each file is touched (chmod) at the
+// moment its content should arrive (expect.json's `age_s`, scaled down to a few seconds, with
+// the staleness window scaled alike), then `npx claimboard state <copy> --json` is evaluated
+// and its answer compared with expect.json (conformance/vectors/README.md says how to read it).
+//
+//   node scripts/check-vectors.mjs [project-dir] [cases-dir] [case-name-filter]
+//
+// project-dir defaults to this repository, cases-dir to its conformance/vectors. Adapted from
+// the shared contract's tools/check-vectors.mjs. Prints one line per failed expectation and,
+// last, "passed N/M"; exits 0 only when every case passed (and at least one was found),
+// 1 when a case failed, 2 on bad usage (a cases-dir that is missing or holds no case).
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const run = promisify(execFile);
+const repo = path.resolve(import.meta.dirname, '..');
+const [projectArg, casesArg, filter] = process.argv.slice(2);
+const projectDir = path.resolve(projectArg ?? repo);
+const casesDir = path.resolve(casesArg ?? path.join(repo, 'conformance/vectors'));
+const MAX_SPAN_S = Number(process.env.SPAN_S || 6); // real seconds the oldest arrival is placed before evaluation
+const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+function listFiles(root, rel = '') {
+  const out = [];
+  for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+    const r = path.join(rel, e.name);
+    if (e.isSymbolicLink()) out.push(r);
+    else if (e.isDirectory()) out.push(...listFiles(root, r));
+    else out.push(r);
+  }
+  return out;
+}
+/** Copies a tree as it is: symlinks as symlinks (never followed), empty directories kept. */
+function copyTree(src, dst) {
+  fs.mkdirSync(dst, { recursive: true });
+  for (const e of fs.readdirSync(src, { withFileTypes: true })) {
+    const s = path.join(src, e.name), d = path.join(dst, e.name);
+    if (e.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(s), d);
+    else if (e.isDirectory()) copyTree(s, d);
+    else fs.copyFileSync(s, d);
+  }
+}
+/** Sets a file's ctime to now without changing it (chmod to its own mode). */
+const touch = (p) => { try { const st = fs.lstatSync(p); if (!st.isSymbolicLink()) fs.chmodSync(p, st.mode & 0o7777); } catch {} };
+
+async function runCase(name) {
+  const dir = path.join(casesDir, name);
+  const expect = JSON.parse(fs.readFileSync(path.join(dir, 'expect.json'), 'utf8'));
+  const ages = expect.age_s || {};
+  const maxAge = Math.max(1, ...Object.values(ages));
+  const scale = MAX_SPAN_S / Math.max(maxAge, expect.stale_after_s);
+  const window = expect.stale_after_s * scale;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cbvec-'));
+  const ch = path.join(tmp, 'channel');
+  const t0 = Date.now();
+  copyTree(path.join(dir, 'channel'), ch);
+  const all = listFiles(ch);
+  const tEnd = t0 + maxAge * scale * 1000 + 300;
+  const listed = Object.entries(ages).sort((a, b) => b[1] - a[1]);
+  for (const [rel, age] of listed) {
+    await sleep(tEnd - age * scale * 1000 - Date.now());
+    touch(path.join(ch, rel));
+  }
+  await sleep(tEnd - 150 - Date.now());
+  for (const rel of all) if (!(rel in ages)) touch(path.join(ch, rel));
+  await sleep(tEnd - Date.now());
+  const evalAt = Date.now();
+  let out;
+  try {
+    out = (await run('npx', ['--offline', 'claimboard', 'state', ch, '--json', '--now', new Date(evalAt).toISOString(), '--stale-after', window.toFixed(3)], { cwd: projectDir, encoding: 'utf8', timeout: 120000, maxBuffer: 64 << 20 })).stdout;
+  } catch (e) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    return [`${name}: CLI failed: ${(e.stderr || e.message || '').toString().split('\n').slice(-3).join(' ')}`];
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+  let got;
+  try { got = JSON.parse(out); } catch { return [`${name}: output is not JSON`]; }
+  const errs = [];
+  const cards = new Map((got.orders || []).map((c) => [c.order_id, c]));
+  for (const [id, want] of Object.entries(expect.orders || {})) {
+    const c = cards.get(id);
+    if (!c) { errs.push(`${id}: missing`); continue; }
+    for (const k of ['state', 'lane', 'holder']) if ((c[k] ?? null) !== (want[k] ?? null)) errs.push(`${id}.${k}: got ${c[k]} want ${want[k]}`);
+    const gf = [...(c.flags || [])].sort().join(','), wf = [...(want.flags || [])].sort().join(',');
+    if (gf !== wf) errs.push(`${id}.flags: got [${gf}] want [${wf}]`);
+    if (want.reason !== undefined && c.reason !== want.reason) errs.push(`${id}.reason: got ${c.reason} want ${want.reason}`);
+    if (want.since_age_s !== undefined) {
+      const since = Date.parse(c.since);
+      const gotAge = (evalAt - since) / 1000, wantAge = want.since_age_s * scale;
+      if (!(Math.abs(gotAge - wantAge) <= Math.max(0.35, 0.1 * window))) errs.push(`${id}.since: ${gotAge.toFixed(2)}s ago, want ${wantAge.toFixed(2)}s (scaled)`);
+    }
+  }
+  for (const p of expect.problems || []) {
+    const hit = (got.problems || []).find((q) => q.path === p.path && q.problem === p.problem && (p.line === undefined || q.line === p.line));
+    if (!hit) errs.push(`problem ${p.problem} at ${p.path}${p.line ? ':' + p.line : ''} not reported`);
+  }
+  for (const [file, want] of Object.entries(expect.ledger || {})) {
+    const g = (got.ledger || {})[file];
+    if (!g || g.entries !== want.entries || g.intact !== want.intact) errs.push(`ledger ${file}: got ${JSON.stringify(g)} want ${JSON.stringify(want)}`);
+  }
+  return errs.map((e) => `${name}: ${e}`);
+}
+
+if (!fs.existsSync(casesDir) || !fs.statSync(casesDir).isDirectory()) {
+  console.error(`check-vectors: no cases folder at ${casesDir}`);
+  process.exit(2);
+}
+const names = fs.readdirSync(casesDir).filter((n) => fs.existsSync(path.join(casesDir, n, 'expect.json')) && (!filter || n.includes(filter))).sort();
+if (names.length === 0) {
+  console.error(`check-vectors: no case (a folder with expect.json${filter ? ` matching "${filter}"` : ''}) in ${casesDir}`);
+  process.exit(2);
+}
+console.log(`check-vectors: ${names.length} cases from ${casesDir} through \`npx claimboard state\` in ${projectDir}`);
+let passed = 0;
+const results = await Promise.all(names.map((n) => runCase(n)));
+results.forEach((errs) => { if (errs.length === 0) passed++; else errs.forEach((e) => console.log(e)); });
+console.log(`passed ${passed}/${names.length}`);
+process.exit(passed === names.length ? 0 : 1);
