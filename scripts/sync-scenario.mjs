@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs lib/sync/scenario.ts inside a Syncthing pair and writes its report as JSON:
 //
-//   bash ../shared/tools/syncthing-pair.sh BASE -- node scripts/sync-scenario.mjs REPORT.json
+//   bash scripts/syncthing-pair.sh BASE -- node scripts/sync-scenario.mjs REPORT.json
 //
 // (syncthing-pair.sh exports STPAIR_A_DIR / STPAIR_B_DIR.) Like bin/claimboard.mjs, it runs
 // the TypeScript sources through tsx and resolves the `server-only` marker to an empty module.

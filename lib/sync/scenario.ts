@@ -1,7 +1,7 @@
 import 'server-only';
 /**
  * claimboard over real Syncthing (issue 6, item 6): the scenario that runs inside a pair of
- * Syncthing instances started by `../shared/tools/syncthing-pair.sh BASE -- CMD`.
+ * Syncthing instances started by `scripts/syncthing-pair.sh BASE -- CMD`.
  *
  * Side A is a fleet: scripted workers write roster entries, orders, claims, heartbeats,
  * results and a give-up exactly as ferryman does (lib/demo/write.ts: dot-temp file, fsync,

@@ -1,6 +1,6 @@
 /**
  * claimboard over real Syncthing (issue 6, item 6). Two real Syncthing instances share one
- * folder over loopback in a private network namespace (../shared/tools/syncthing-pair.sh);
+ * folder over loopback in a private network namespace (scripts/syncthing-pair.sh);
  * lib/sync/scenario.ts runs inside the pair: scripted workers write on side A as ferryman
  * does, a real Indexer (folder events on) indexes side B, and claimboard's operator releases
  * a stale claim on B. This test runs it, then judges its report and both folders:
@@ -26,7 +26,7 @@ import { channelStateOf } from '../index/channel-state';
 import type { SyncReport, SyncStep } from './scenario';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const PAIR = path.resolve(REPO, '../shared/tools/syncthing-pair.sh');
+const PAIR = path.resolve(REPO, 'scripts/syncthing-pair.sh');
 /** The whole run (pair startup, scenario, shutdown) must end within this. */
 const BOUND_MS = 85_000;
 const CONVERGE_MS = 5_000;
@@ -110,7 +110,7 @@ describe.skipIf(skip)('claimboard over real Syncthing (two instances, loopback, 
   const context = () => (run ? `exit ${run.code} signal ${run.signal} timedOut ${run.timedOut} after ${run.ms} ms\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}` : 'not run');
 
   it('runs the scenario in a Syncthing pair, bounded, and stops both instances', async () => {
-    expect(fs.existsSync(PAIR), `${PAIR} is missing: the shared checkout must sit beside this repo`).toBe(true);
+    expect(fs.existsSync(PAIR), `${PAIR} is missing`).toBe(true);
     const which = spawnSync('bash', ['-c', 'command -v syncthing'], { encoding: 'utf8' });
     expect(which.status, "Debian's syncthing is not installed (apt-get install -y syncthing; scripts/test.sh does it)").toBe(0);
 
