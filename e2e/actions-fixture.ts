@@ -1,10 +1,10 @@
 /**
  * The channel the actions end-to-end server serves (e2e/serve-actions-fixture.mjs): vectors
- * 06-stale-no-heartbeat and 11-give-up-ack-reopen of ../shared/vectors merged into one folder,
+ * 06-stale-no-heartbeat and 11-give-up-ack-reopen of conformance/vectors merged into one folder,
  * freshly copied when the server starts, served with `--stale-after 2` so a claim with no
  * heartbeat is stale within seconds. At start: ichabod-1650 stale (fang, no heartbeat); g1
  * gave up (fang); g2 closed (wisp's give-up acknowledged); g3 claimed by nebra, stale 2 s later.
- * Operator: ops (roster role `operator`); keys in ../shared/vectors/keys.json.
+ * Operator: ops (roster role `operator`); keys in conformance/vectors/keys.json.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,4 +24,4 @@ export interface VectorKey {
   readonly seed: string;
 }
 /** The vectors' keys (ops is the operator; fang, wisp, nebra are workers). */
-export const KEYS = JSON.parse(fs.readFileSync(path.resolve(ROOT, '../shared/vectors/keys.json'), 'utf8')) as Record<'ops' | 'fang' | 'wisp' | 'nebra', VectorKey>;
+export const KEYS = JSON.parse(fs.readFileSync(path.resolve(ROOT, 'conformance/vectors/keys.json'), 'utf8')) as Record<'ops' | 'fang' | 'wisp' | 'nebra', VectorKey>;

@@ -1,5 +1,5 @@
 /**
- * The channel the end-to-end server serves: vectors 10, 11 and 20 of ../shared/vectors merged
+ * The channel the end-to-end server serves: vectors 10, 11 and 20 of conformance/vectors merged
  * into one folder (their order ids do not collide and they share the roster), freshly copied
  * when the server starts, so every file arrives then. Expected lanes, from each vector's
  * expect.json: attention g1, c; running rc, g3; review ra; queue a, b, d; done rb, g2, e.

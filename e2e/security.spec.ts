@@ -10,7 +10,7 @@ import { FIXTURE_CHANNEL } from './fixture';
 import { signFields } from '../lib/ledger/sign';
 import { naclPublicKey, naclSign } from '../lib/ledger/nacl-verify';
 
-const keys = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../shared/vectors/keys.json'), 'utf8')) as Record<string, { seed: string }>;
+const keys = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../conformance/vectors/keys.json'), 'utf8')) as Record<string, { seed: string }>;
 const seed = (n: string) => keys[n]?.seed ?? '';
 const put = (rel: string, value: unknown) => {
   const abs = path.join(FIXTURE_CHANNEL, rel);

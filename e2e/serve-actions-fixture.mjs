@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dir = path.join(os.tmpdir(), `claimboard-e2e-actions-${createHash('sha256').update(root).digest('hex').slice(0, 10)}`);
-const vectors = path.resolve(root, '../shared/vectors');
+const vectors = path.resolve(root, 'conformance/vectors');
 fs.rmSync(dir, { recursive: true, force: true });
 const channel = path.join(dir, 'channel');
 for (const v of ['06-stale-no-heartbeat', '11-give-up-ack-reopen']) {

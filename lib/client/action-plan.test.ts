@@ -5,7 +5,7 @@ import { sha256HexOfText } from '@/lib/ledger/json';
 import { naclSign } from '@/lib/ledger/nacl-verify';
 import { ackCheck, bulkOutcome, chainActions, fleetEffect, plannedFiles, refusalText, reopenCheck, requeueCheck, requeueRelevant, retireCheck } from './action-plan';
 
-const SEED = '6d68517bd645bea101e11cba05adb9d59d0bc49f579c3df82192e1946bb45e4c'; // ops in ../shared/vectors/keys.json
+const SEED = '6d68517bd645bea101e11cba05adb9d59d0bc49f579c3df82192e1946bb45e4c'; // ops in conformance/vectors/keys.json
 
 function card(over: Partial<Card> = {}): Card {
   return {

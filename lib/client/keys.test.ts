@@ -17,7 +17,7 @@ import {
   type StorageLike,
 } from './keys';
 
-const keys = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/vectors/keys.json'), 'utf8')) as Record<string, { public_key: string; seed: string }>;
+const keys = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../conformance/vectors/keys.json'), 'utf8')) as Record<string, { public_key: string; seed: string }>;
 const ops = keys.ops!;
 const fang = keys.fang!;
 

@@ -62,7 +62,7 @@ describe('readChannel', () => {
   });
   it('a file where an order directory belongs is a problem; the rest derives', () => {
     const root = tmp();
-    fs.cpSync(path.resolve(__dirname, '../../../shared/vectors/09-done/channel'), root, { recursive: true });
+    fs.cpSync(path.resolve(__dirname, '../../conformance/vectors/09-done/channel'), root, { recursive: true });
     write(root, 'tasks/stray', 'not a directory');
     const st = channelStateOf(root);
     expect(st.problems.map((p) => [p.path, p.problem])).toEqual([['tasks/stray', 'invalid']]);

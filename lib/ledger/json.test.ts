@@ -40,7 +40,7 @@ function nodeSha(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-const VECTORS = fileURLToPath(new URL('../../../shared/vectors/19-timestamps-and-payloads/channel/', import.meta.url));
+const VECTORS = fileURLToPath(new URL('../../conformance/vectors/19-timestamps-and-payloads/channel/', import.meta.url));
 
 describe('canonicalJson: numbers (serde_json Value + ryu format64)', () => {
   // Notation: value = 0.d × 10^kk, k = kk - len(d) (exponent of the last digit).

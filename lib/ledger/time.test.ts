@@ -418,7 +418,7 @@ describe('the real vector file', () => {
     expect(T('2026-11-20T11:00:00.123456789+02:00')).toBe(expected);
 
     const file = new URL(
-      '../../../shared/vectors/19-timestamps-and-payloads/channel/tasks/t1/order.json',
+      '../../conformance/vectors/19-timestamps-and-payloads/channel/tasks/t1/order.json',
       import.meta.url,
     );
     const order = JSON.parse(readFileSync(file, 'utf8')) as { created_at: string };

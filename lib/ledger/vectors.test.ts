@@ -1,7 +1,7 @@
 /**
- * Every conformance case of ../shared/vectors through the pure derivation, with arrivals
- * from `age_s` (vectors/README.md). The same cases run through the real CLI on real files in
- * `npm test` (../shared/tools/check-vectors.mjs).
+ * Every conformance case of conformance/vectors through the pure derivation, with arrivals
+ * from `age_s` (conformance/vectors/README.md). The same cases run through the real CLI on real
+ * files in `npm test` (scripts/check-vectors.mjs).
  */
 import { describe, expect, it } from 'vitest';
 import { deriveChannel } from './channel';

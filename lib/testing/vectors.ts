@@ -1,13 +1,13 @@
 /**
- * Loading the conformance vectors of ../shared/vectors (vectors/README.md) for tests: a
+ * Loading the conformance vectors of conformance/vectors (its README.md) for tests: a
  * channel folder read from disk, with arrivals placed from `age_s` instead of real ctimes.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ChannelEntry } from '../ledger/channel';
 
-/** ../shared/vectors beside the repository. */
-export const VECTORS_DIR = path.resolve(__dirname, '../../../shared/vectors');
+/** The repository's copy of the conformance cases. */
+export const VECTORS_DIR = path.resolve(__dirname, '../../conformance/vectors');
 
 export interface VectorExpect {
   readonly stale_after_s: number;
@@ -20,7 +20,7 @@ export interface VectorExpect {
   readonly ledger?: Record<string, { entries: number; intact: boolean }>;
 }
 
-/** Names of the vector cases, sorted. Throws when ../shared/vectors is missing. */
+/** Names of the vector cases, sorted. Throws when conformance/vectors is missing. */
 export function vectorNames(): string[] {
   if (!fs.existsSync(VECTORS_DIR)) throw new Error(`conformance vectors not found at ${VECTORS_DIR}`);
   return fs
