@@ -5,6 +5,16 @@
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { channelStateOf, operatorsFromEnv } from '../lib/index/channel-state';
+import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
+
+/** The trust ferry on this machine adds (`--ferryman-state`, default $FERRYMAN_STATE_DIR; `--ferryman-pins`). */
+function ferrymanTrust(stateDir: string | undefined, pinsDir: string | undefined) {
+  const dir = stateDir ?? process.env.FERRYMAN_STATE_DIR;
+  return {
+    ...(dir ? { fleetAgents: readFleetRoster(dir) } : {}),
+    ...(pinsDir ? { pins: readFerryPins(pinsDir) } : {}),
+  };
+}
 import { ChannelUnreadableError } from '../lib/index/read-channel';
 import { parseTimestamp } from '../lib/ledger/time';
 import { isSafeComponent } from '../lib/ledger/names';
@@ -37,12 +47,15 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--json', 'print one JSON object {orders, problems, ledger}')
     .option('--now <rfc3339>', 'evaluate at this time on this machine\'s clock (default: now)', parseNow)
     .option('--stale-after <seconds>', 'heartbeat interval x multiple; decimals allowed (default 300)', parseSeconds)
-    .action((channel: string, opts: { json?: boolean; now?: number; staleAfter?: number }) => {
+    .option('--ferryman-state <dir>', "also trust this machine's ferry fleet roster (<dir>/fleet/agents; default $FERRYMAN_STATE_DIR)")
+    .option('--ferryman-pins <dir>', "keys ferry pinned on this machine (<workspace>/.ferryman/agents-pinned): they override the folder's")
+    .action((channel: string, opts: { json?: boolean; now?: number; staleAfter?: number; ferrymanState?: string; ferrymanPins?: string }) => {
       try {
         const state = channelStateOf(channel, {
           nowMs: opts.now,
           staleAfterMs: opts.staleAfter !== undefined ? opts.staleAfter * 1000 : undefined,
           operators: operatorsFromEnv(),
+          ...ferrymanTrust(opts.ferrymanState, opts.ferrymanPins),
         });
         process.stdout.write(opts.json ? JSON.stringify(stateJson(state)) + '\n' : stateTable(state, opts.now ?? Date.now()));
       } catch (e) {
@@ -67,9 +80,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--host <h>', 'address to bind (default 127.0.0.1)', '127.0.0.1')
     .option('--stale-after <seconds>', 'heartbeat interval x multiple; decimals allowed (default 300; 30 for the demo)', parseSeconds)
     .option('--db <file>', 'index database file (default ./.claimboard/index/<hash>.sqlite)')
-    .action(async (channel: string | undefined, opts: { port: number; host: string; staleAfter?: number; db?: string }) => {
+    .option('--ferryman-state <dir>', "also trust this machine's ferry fleet roster (<dir>/fleet/agents; default $FERRYMAN_STATE_DIR)")
+    .option('--ferryman-pins <dir>', "keys ferry pinned on this machine (<workspace>/.ferryman/agents-pinned): they override the folder's")
+    .action(async (channel: string | undefined, opts: { port: number; host: string; staleAfter?: number; db?: string; ferrymanState?: string; ferrymanPins?: string }) => {
       const { serve } = await import('./serve');
-      code = await serve({ channel, port: opts.port, host: opts.host, staleAfterS: opts.staleAfter, db: opts.db });
+      code = await serve({ channel, port: opts.port, host: opts.host, staleAfterS: opts.staleAfter, db: opts.db, ferrymanState: opts.ferrymanState ?? process.env.FERRYMAN_STATE_DIR, ferrymanPins: opts.ferrymanPins });
     });
 
   program

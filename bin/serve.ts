@@ -11,6 +11,7 @@ import path from 'node:path';
 import { openWriter } from '../lib/index/db';
 import { Indexer } from '../lib/index/indexer';
 import { operatorsFromEnv } from '../lib/index/channel-state';
+import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
 import { ensureDemoChannel } from '../lib/demo/scenario';
 import { startFleet, type Fleet } from '../lib/demo/fleet';
 import { listenForNudges, nudgeSocketPath } from '../lib/index/nudge';
@@ -26,6 +27,10 @@ export interface ServeOptions {
   readonly staleAfterS?: number;
   /** Index database file (default ./.claimboard/index/<hash of the channel path>.sqlite). */
   readonly db?: string;
+  /** A ferry FERRYMAN_STATE_DIR whose fleet roster ferry on this machine trusts (ferryman-state.ts). */
+  readonly ferrymanState?: string;
+  /** A ferry agents-pinned/ folder: its keys are pinned in the index, replacing claimboard's own pins. */
+  readonly ferrymanPins?: string;
 }
 
 /** Where `serve` keeps the index of a channel by default: ./.claimboard/index/<hash of its absolute path>.sqlite. */
@@ -60,11 +65,23 @@ export async function serve(opts: ServeOptions): Promise<number> {
   }
 
   const db = openWriter(dbFile, (why) => console.warn(`claimboard: ${why}`));
+  const fleetAgents = opts.ferrymanState ? readFleetRoster(path.resolve(opts.ferrymanState)) : [];
+  if (opts.ferrymanState) console.log(`claimboard: trusting ferry's fleet roster in ${opts.ferrymanState} (${fleetAgents.length} entries)`);
+  if (opts.ferrymanPins) {
+    // ferry's pins are what ferry on this machine verifies against: they replace claimboard's own.
+    const pins = readFerryPins(path.resolve(opts.ferrymanPins));
+    const put = db.prepare('INSERT OR REPLACE INTO pins (name, public_key, pinned_at_ms) VALUES (?, ?, ?)');
+    db.transaction(() => {
+      for (const [name, key] of pins) put.run(name, key, Date.now());
+    })();
+    console.log(`claimboard: pinned ${pins.size} key(s) from ${opts.ferrymanPins}`);
+  }
   const indexer = new Indexer({
     root: channel,
     db,
     staleAfterMs,
     operators: operatorsFromEnv(),
+    fleetAgents,
     log: (line) => console.log(`claimboard: ${line}`),
   });
   let child: ChildProcess | null = null;
@@ -114,6 +131,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
       CLAIMBOARD_DB: dbFile,
       CLAIMBOARD_CHANNEL: channel,
       CLAIMBOARD_STALE_AFTER_MS: String(staleAfterMs),
+      ...(opts.ferrymanState ? { CLAIMBOARD_FERRYMAN_STATE: path.resolve(opts.ferrymanState) } : {}),
       ...(stopNudges ? { CLAIMBOARD_NUDGE_SOCKET: nudgeSocket } : {}),
       ...(operatorKey ? { CLAIMBOARD_DEMO_OPERATOR_KEY: operatorKey } : {}),
     },

@@ -95,6 +95,9 @@ export function stateSentence(card: Card, ctx: WhyContext): string | null {
 export function flagSentence(card: Card, flag: AttentionFlag, ctx?: WhyContext): string | null {
   const h = card.holder ?? 'nobody';
   const see = ctx?.onOrderPage ? 'see Files below' : 'see the order';
+  // The derivation's own words (ferry's semantics, lib/ledger/derive.ts) come first.
+  const said = card.alerts?.find((a) => a.flag === flag)?.text;
+  if (said !== undefined) return flag === 'gave_up' ? null : said;
   switch (flag) {
     case 'gave_up':
       return null; // the state sentence ("fang gave up: ...")
@@ -124,6 +127,10 @@ export function flagSentence(card: Card, flag: AttentionFlag, ctx?: WhyContext):
       return `a file in its folder is bad: ${see}`;
     case 'sync_conflict':
       return `a file in its folder is conflicted: ${see}`;
+    case 'interrupt_unacknowledged':
+      return 'an interrupt was not acknowledged by the holder';
+    case 'stop_not_holding':
+      return 'a kill or pause was acknowledged, but ferry will run it again';
   }
 }
 

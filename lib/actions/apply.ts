@@ -7,6 +7,7 @@ import 'server-only';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ActionRequestSchema, ackRefusal, agentLooksAlive, decisionPath, LEDGER_KIND, ledgerPathOf, reopenRefusal, requeueRefusal, retirePlan, retireRefusal, type ActionRequest, type Refusal } from '../ledger/actions';
+import type { AgentRecord } from '../ledger/records';
 import { deriveChannel, type ChannelEntry, type ChannelState } from '../ledger/channel';
 import type { Card } from '../ledger/derive';
 import { parseStrictJsonText, toPlain } from '../ledger/json';
@@ -29,6 +30,8 @@ export interface ApplyContext {
   readonly operators: readonly string[];
   /** Pinned keys (the index's); absent: the folder's keys. */
   readonly pins?: ReadonlyMap<string, string>;
+  /** This machine's ferry fleet roster (`--ferryman-state`). */
+  readonly fleetAgents?: readonly { readonly path: string; readonly record: AgentRecord }[];
   readonly verify: Ed25519Verify;
   /**
    * Order ids whose folders must be read besides the action's own: orders depending on an
@@ -75,7 +78,7 @@ export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | nu
       });
     }
   }
-  return deriveChannel(entries, { nowMs: ctx.nowMs, staleAfterMs: ctx.staleAfterMs, operators: ctx.operators, pins: ctx.pins, verify: ctx.verify });
+  return deriveChannel(entries, { nowMs: ctx.nowMs, staleAfterMs: ctx.staleAfterMs, operators: ctx.operators, pins: ctx.pins, fleetAgents: ctx.fleetAgents, verify: ctx.verify });
 }
 
 function kindOf(action: ActionRequest['action']): 'release' | 'retirement' | 'reopen' | 'ack' {

@@ -7,6 +7,7 @@ import 'server-only';
 import type { DB } from '../index/db';
 import { nodeVerify } from '../index/node-verify';
 import { operatorsFromEnv } from '../index/channel-state';
+import { readFleetRoster } from '../index/ferryman-state';
 import { canonicalName } from '../ledger/names';
 import type { ApplyContext } from './apply';
 
@@ -61,6 +62,7 @@ export function serverContext(db: DB, nowMs: number): ApplyContext {
     staleAfterMs: Number(process.env.CLAIMBOARD_STALE_AFTER_MS ?? 300_000),
     operators: operatorsFromEnv(),
     pins,
+    ...(process.env.CLAIMBOARD_FERRYMAN_STATE ? { fleetAgents: readFleetRoster(process.env.CLAIMBOARD_FERRYMAN_STATE) } : {}),
     verify: nodeVerify,
     related: {
       dependentsOf: (id) => (dependents.all(id) as { id: string }[]).map((r) => r.id),

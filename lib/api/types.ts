@@ -137,6 +137,8 @@ export interface AgentSummary {
   readonly name: string;
   readonly role: string;
   readonly is_operator: boolean;
+  /** Whether its release of another's claim or its interrupt counts as deliberate (operator, master, orchestrator). */
+  readonly is_authority?: boolean;
   readonly retired: boolean;
   /** Pinned key (hex) or null. */
   readonly public_key: string | null;

@@ -26,6 +26,9 @@ function card(over: Partial<Card> = {}): Card {
     missing_dependencies: [],
     other_runs: [],
     late_results: [],
+    ferry: { state: 'claimed', holder: 'fang' },
+    alerts: [],
+    notes: [],
     ...over,
   };
 }

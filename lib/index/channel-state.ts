@@ -6,6 +6,7 @@ import 'server-only';
 import { deriveChannel, type ChannelState } from '../ledger/channel';
 import { nodeVerify } from './node-verify';
 import { readChannel } from './read-channel';
+import type { FleetAgent } from './ferryman-state';
 
 /** Options, all on this machine's clock. */
 export interface StateOptions {
@@ -15,6 +16,10 @@ export interface StateOptions {
   readonly staleAfterMs?: number;
   /** Configured operators (CLAIMBOARD_OPERATORS). */
   readonly operators?: readonly string[];
+  /** This machine's ferry fleet roster (ferryman-state.ts). */
+  readonly fleetAgents?: readonly FleetAgent[];
+  /** Keys ferry on this machine pinned (ferryman-state.ts): they override the folder's keys. */
+  readonly pins?: ReadonlyMap<string, string>;
 }
 
 /** Reads and derives the channel at `root`. Throws ChannelUnreadableError when it is not a readable channel. */
@@ -24,6 +29,8 @@ export function channelStateOf(root: string, options: StateOptions = {}): Channe
     nowMs: options.nowMs ?? Date.now(),
     staleAfterMs: options.staleAfterMs,
     operators: options.operators,
+    fleetAgents: options.fleetAgents,
+    pins: options.pins,
     verify: nodeVerify,
   });
 }

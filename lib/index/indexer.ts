@@ -29,7 +29,7 @@ import type { Stats } from 'node:fs';
 import type { DB } from './db';
 import { assertChannelRoot, entryFromStat, isRealDir, listOrderFolder, walkChannelLevel } from './read-channel';
 import { nodeVerify } from './node-verify';
-import { byCanonicalDir, channelContext, duplicateOrderDir, ledgerReportOf, readEntry, type ChannelContext, type FileOutcome, type Problem } from '../ledger/channel';
+import { byCanonicalDir, channelContext, isTrustPath, duplicateOrderDir, ledgerReportOf, readEntry, type ChannelContext, type FileOutcome, type Problem } from '../ledger/channel';
 import { canonicalName } from '../ledger/names';
 import type { LedgerFileReport } from '../ledger/ledger-file';
 import type { Ed25519Verify } from '../ledger/verify';
@@ -38,6 +38,7 @@ import type { AgentSummary, IndexProgress } from '../api/types';
 import { cyrb53, listingFingerprint, passOrder, statKey, type OrderPassResult, type PassContext } from './order-pass';
 import { runPassesInWorkers } from './worker-pool';
 import { FolderWatch } from './folder-watch';
+import type { FleetAgent } from './ferryman-state';
 
 export interface IndexerOptions {
   /** The channel root. */
@@ -47,6 +48,8 @@ export interface IndexerOptions {
   readonly staleAfterMs: number;
   /** Configured operators (CLAIMBOARD_OPERATORS); empty: roster roles. */
   readonly operators?: readonly string[];
+  /** This machine's ferry fleet roster (`--ferryman-state`, ferryman-state.ts). */
+  readonly fleetAgents?: readonly FleetAgent[];
   /** This machine's clock, ms (default Date.now). */
   readonly clock?: () => number;
   /**
@@ -439,7 +442,7 @@ export class Indexer {
   private watchChannelDirs(): void {
     const w = this.watcher;
     if (!w) return;
-    for (const d of ['', 'agents', 'retirements', 'tasks']) {
+    for (const d of ['', 'agents', 'retirements', 'grants', 'tasks']) {
       w.unwatch(d);
       w.watch(d);
     }
@@ -451,7 +454,7 @@ export class Indexer {
       (rel) => {
         if (this.stopped) return;
         this.pending.add(rel);
-        if (rel === 'agents' || rel === 'retirements' || rel === 'tasks') this.channelDirsChanged = true;
+        if (rel === 'agents' || rel === 'retirements' || rel === 'grants' || rel === 'tasks') this.channelDirsChanged = true;
         if (rel === 'tasks') this.tasksDirChanged = true;
         this.schedule(30);
       },
@@ -704,17 +707,17 @@ export class Indexer {
     this.pins.clear();
     for (const r of db.prepare('SELECT name, public_key FROM pins').all() as { name: string; public_key: string }[]) this.pins.set(r.name, r.public_key);
     this.pinsVersion = this.readPinsVersion();
-    const options = { nowMs: this.clock(), staleAfterMs: this.opts.staleAfterMs, operators: this.opts.operators, pins: this.pins, verify: this.verify };
+    const options = { nowMs: this.clock(), staleAfterMs: this.opts.staleAfterMs, operators: this.opts.operators, fleetAgents: this.opts.fleetAgents, pins: this.pins, verify: this.verify };
     const prevRetired = new Set(this.channel?.retirements.map((r) => r.record.agent) ?? []);
     const ch = channelContext(outcomes, options);
     this.channel = ch;
     const problems: Problem[] = [...ch.problems];
     for (const o of outcomes) {
-      if (o.path.startsWith('agents/') || o.path.startsWith('retirements/')) continue;
+      if (isTrustPath(o.path)) continue;
       if (o.status === 'problem') problems.push({ path: o.path, problem: o.problem, detail: o.detail });
     }
     // A file directly at tasks/<name> (where a folder belongs) is found by the folder pass.
-    const sig = [...ch.roster.entries.values()].map((e) => `${e.name}=${e.public_key ?? ''}`).sort().join(',') + '|' + [...ch.roster.operators].sort().join(',');
+    const sig = [...ch.roster.entries.values()].map((e) => `${e.name}=${e.public_key ?? ''}`).sort().join(',') + '|' + [...ch.roster.operators].sort().join(',') + '|' + [...ch.roster.authorities].sort().join(',');
     const changed = sig !== this.rosterSig;
     const retired = new Set(ch.retirements.map((r) => r.record.agent));
     const retiredChanged = [...retired].filter((a) => !prevRetired.has(a)).concat([...prevRetired].filter((a) => !retired.has(a)));
@@ -793,7 +796,7 @@ export class Indexer {
   private ledgerReport(o: Extract<FileOutcome, { status: 'ledger' }>): { path: string; report: LedgerFileReport } {
     const ch = this.channel;
     if (!ch) throw new Error('internal: channel context not read');
-    const options = { nowMs: this.clock(), staleAfterMs: this.opts.staleAfterMs, operators: this.opts.operators, pins: this.pins, verify: this.verify };
+    const options = { nowMs: this.clock(), staleAfterMs: this.opts.staleAfterMs, operators: this.opts.operators, fleetAgents: this.opts.fleetAgents, pins: this.pins, verify: this.verify };
     const lm = this.ledgerMemo;
     const stat = this.channelStats.get(o.path) ?? '';
     const report = ledgerReportOf(o, ch.roster, {
@@ -968,7 +971,8 @@ export class Indexer {
       workers,
       {
         root: this.opts.root,
-        agents: [...this.channelFiles.values()].filter((o) => o.status === 'record' && o.record.kind === 'agent'),
+        agents: [...this.channelFiles.values()].filter((o) => isTrustPath(o.path)),
+        fleetAgents: [...(this.opts.fleetAgents ?? [])],
         pins: [...this.pins],
         operators: [...(this.opts.operators ?? [])],
         retired: this.channel.retirements.map((r) => r.record.agent),
@@ -1261,6 +1265,7 @@ export class Indexer {
         name: e.name,
         role: e.role,
         is_operator: ch.roster.operators.has(e.name),
+        is_authority: ch.roster.authorities.has(e.name),
         retired: retired.has(e.name),
         public_key: e.public_key,
         key_changed: changedKeys.has(e.name),

@@ -1,8 +1,7 @@
 import 'server-only';
 /** An index worker thread: passOrder over the chunks of folders it is sent (see worker-pool.ts). */
 import { parentPort, workerData } from 'node:worker_threads';
-import { buildRoster } from '../ledger/verify';
-import type { AgentRecord } from '../ledger/records';
+import { channelContext } from '../ledger/channel';
 import { nodeVerify } from './node-verify';
 import { passOrder, type OrderPassResult, type PassContext } from './order-pass';
 import type { WorkerMessage, WorkerRequest, WorkerSetup } from './worker-pool';
@@ -12,9 +11,14 @@ const post = (m: WorkerMessage) => parentPort?.postMessage(m);
 let ctx: PassContext | null = null;
 let verified = 0;
 try {
-  const agents: { path: string; record: AgentRecord }[] = [];
-  for (const o of setup.agents) if (o.status === 'record' && o.record.kind === 'agent') agents.push({ path: o.path, record: o.record });
-  const { roster } = buildRoster(agents, { pins: new Map(setup.pins), operators: setup.operators });
+  // The same roster the indexer built: agents, master, grants and this machine's fleet roster.
+  const { roster } = channelContext(setup.agents, {
+    nowMs: setup.nowMs,
+    pins: new Map(setup.pins),
+    operators: setup.operators,
+    fleetAgents: setup.fleetAgents,
+    verify: nodeVerify,
+  });
   ctx = {
     root: setup.root,
     roster,

@@ -164,7 +164,7 @@ export function indexVersion(db: DB): string {
 }
 
 /** The roster fields a folder's verification reads, one line per agent (the roster's version). */
-const ROSTER_SQL = `SELECT group_concat(name || ' ' || ifnull(json_extract(summary, '$.role'), '') || ' ' || ifnull(json_extract(summary, '$.public_key'), '') || ' ' || json_extract(summary, '$.is_operator'), char(10) ORDER BY name) AS v FROM agents`;
+const ROSTER_SQL = `SELECT group_concat(name || ' ' || ifnull(json_extract(summary, '$.role'), '') || ' ' || ifnull(json_extract(summary, '$.public_key'), '') || ' ' || json_extract(summary, '$.is_operator') || ' ' || ifnull(json_extract(summary, '$.is_authority'), 0), char(10) ORDER BY name) AS v FROM agents`;
 const rosters = new WeakMap<DB, { seenAt: string; version: string; roster: Roster }>();
 
 /**
@@ -182,12 +182,15 @@ function rosterOf(db: DB, at: string): { version: string; roster: Roster } {
   }
   const entries = new Map<string, RosterEntry>();
   const operators = new Set<string>();
+  const authorities = new Set<string>();
   for (const r of stmt(db, 'SELECT summary FROM agents').all() as { summary: string }[]) {
     const a = JSON.parse(r.summary) as AgentSummary;
     entries.set(a.name, { name: a.name, role: a.role, capabilities: [], public_key: a.public_key, folder_key: a.public_key, path: '' });
     if (a.is_operator) operators.add(a.name);
+    if (a.is_authority) authorities.add(a.name);
   }
-  const built = { seenAt: at, version, roster: { entries, operators } };
+  const master = [...entries.values()].find((e) => e.role === 'master')?.name ?? null;
+  const built = { seenAt: at, version, roster: { entries, operators, authorities, master } };
   rosters.set(db, built);
   return built;
 }

@@ -8,13 +8,16 @@ import 'server-only';
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import type { FileOutcome } from '../ledger/channel';
+import type { AgentRecord } from '../ledger/records';
 import type { OrderPassResult } from './order-pass';
 
 /** What a worker needs to rebuild the pass context (plain data). */
 export interface WorkerSetup {
   readonly root: string;
-  /** Outcomes of the roster files (agents/). */
+  /** Outcomes of the trust files (agents/, retirements/, master.json, grants/). */
   readonly agents: readonly FileOutcome[];
+  /** This machine's ferry fleet roster. */
+  readonly fleetAgents: readonly { readonly path: string; readonly record: AgentRecord }[];
   readonly pins: readonly (readonly [string, string])[];
   readonly operators: readonly string[];
   readonly retired: readonly string[];

@@ -11,8 +11,26 @@ import {
   MAX_RECORD_BYTES,
   type RecordKind,
 } from './names';
-import { parseRecord, type LedgerRecord, type SignedRecord, type AgentRecord, type RetirementRecord } from './records';
-import { buildRoster, verifyRecord, type Ed25519Verify, type Roster, type KeyChange, type SignatureMemo } from './verify';
+import {
+  parseRecord,
+  type LedgerRecord,
+  type SignedRecord,
+  type AgentRecord,
+  type RetirementRecord,
+  type MasterRecord,
+  type GrantRecord,
+} from './records';
+import {
+  buildRoster,
+  checkSignature,
+  verifyRecord,
+  withMasterAndGrants,
+  type Ed25519Verify,
+  type Roster,
+  type KeyChange,
+  type SignatureMemo,
+} from './verify';
+import { signingPayload } from './payloads';
 import { readLedgerFile, ledgerFileSigner, type LedgerFileReport } from './ledger-file';
 import {
   deriveOrder,
@@ -22,6 +40,7 @@ import {
   type DeriveContext,
   type OrderFolder,
   type OrderState,
+  type FolderProblem,
 } from './derive';
 
 /** One entry of the channel folder as listed on this machine. */
@@ -67,7 +86,21 @@ export interface Problem {
  */
 export type FileOutcome =
   | { readonly path: string; readonly arrivalMs: number; readonly orderId: string | null; readonly status: 'record'; readonly record: LedgerRecord }
-  | { readonly path: string; readonly arrivalMs: number; readonly orderId: string | null; readonly status: 'problem'; readonly problem: ProblemCode; readonly detail: string; readonly kind: RecordKind | null }
+  | {
+      readonly path: string;
+      readonly arrivalMs: number;
+      readonly orderId: string | null;
+      readonly status: 'problem';
+      readonly problem: ProblemCode;
+      readonly detail: string;
+      readonly kind: RecordKind | null;
+      /**
+       * The record as the real ferry still reads it despite the problem (a misnamed claim, a
+       * release by a worker of another's claim): it counts for state, and the problem row
+       * flags the order (docs/channel-format.md "ferry's reading").
+       */
+      readonly ferry?: LedgerRecord;
+    }
   | { readonly path: string; readonly arrivalMs: number; readonly orderId: string | null; readonly status: 'ledger'; readonly text: string | null; readonly signer: string | null }
   | { readonly path: string; readonly arrivalMs: number; readonly orderId: string | null; readonly status: 'skip' };
 
@@ -158,7 +191,10 @@ export function readEntry(entry: ChannelEntry): FileOutcome {
         return problem('invalid', `order directory "${orderId}" is not a safe name`);
       }
       const parsed = parseRecord(cls.kind, entry.bytes, baseName(entry.path), orderId);
-      if (!parsed.ok) return problem(parsed.problem, parsed.detail);
+      if (!parsed.ok) {
+        const p = problem(parsed.problem, parsed.detail);
+        return parsed.misplaced && FERRY_READS.has(parsed.misplaced.kind) && p.status === 'problem' ? { ...p, ferry: parsed.misplaced } : p;
+      }
       return { ...common, orderId, status: 'record', record: parsed.record };
     }
   }
@@ -176,6 +212,11 @@ export interface DeriveOptions {
   readonly operators?: readonly string[];
   /** The Ed25519 primitive. */
   readonly verify: Ed25519Verify;
+  /**
+   * This machine's ferry fleet roster (`$FERRYMAN_STATE_DIR/fleet/agents/*.json`), which ferry on
+   * this machine adds for names the channel's agents/ lacks (C/lib.rs `read_agent_roster`).
+   */
+  readonly fleetAgents?: readonly { readonly path: string; readonly record: AgentRecord }[];
   /** Remembered signature outcomes of unchanged files (an index passes one; the CLI does not). */
   readonly memo?: SignatureMemo;
   /**
@@ -220,7 +261,27 @@ export interface ChannelState {
 /** The default `stale_after`: ferryman's 30 s heartbeat x 10 (LEDGER.md §6), in ms. */
 export const DEFAULT_STALE_AFTER_MS = 300_000;
 
-const isSigned = (r: LedgerRecord): r is SignedRecord => r.kind !== 'agent' && r.kind !== 'claim' && r.kind !== 'heartbeat';
+const isSigned = (r: LedgerRecord): r is SignedRecord =>
+  r.kind !== 'agent' && r.kind !== 'claim' && r.kind !== 'heartbeat' && r.kind !== 'interrupt_ack';
+
+/**
+ * The kinds ferry's `read_task` reads by content, whatever the file's name or `order_id` says
+ * (C/lib.rs `read_task`): claims and heartbeats always, results, reviews, recommendations and
+ * releases when their signature verifies against the roster, whoever signed.
+ */
+const FERRY_READS: ReadonlySet<LedgerRecord['kind']> = new Set<LedgerRecord['kind']>([
+  'claim',
+  'heartbeat',
+  'result',
+  'review',
+  'recommendation',
+  'release',
+]);
+
+/** Channel-level paths whose files make the roster and its authorities (agents, retirements, master, grants). */
+export function isTrustPath(path: string): boolean {
+  return path.startsWith('agents/') || path.startsWith('retirements/') || path.startsWith('grants/') || path === 'master.json';
+}
 
 /** The writer of a record for "files of h" (LEDGER.md §6), or null when it does not count. */
 export function writerOf(r: LedgerRecord): string | null {
@@ -240,7 +301,11 @@ export function writerOf(r: LedgerRecord): string | null {
     case 'reopen':
     case 'ack':
     case 'retirement':
+    case 'master':
+    case 'grant':
       return null;
+    case 'interrupt_ack':
+      return r.agent;
   }
 }
 
@@ -271,13 +336,25 @@ export interface ChannelContext {
 export function channelContext(outcomes: readonly FileOutcome[], options: DeriveOptions): ChannelContext {
   const agents: { path: string; record: AgentRecord }[] = [];
   const problems: Problem[] = [];
+  let master: { path: string; record: MasterRecord } | null = null;
+  const grants: { path: string; record: GrantRecord }[] = [];
   for (const o of outcomes) {
     if (o.status === 'record' && o.record.kind === 'agent') agents.push({ path: o.path, record: o.record });
-    else if (o.status === 'problem' && o.orderId === null && (o.path.startsWith('agents/') || o.path.startsWith('retirements/'))) {
+    else if (o.status === 'record' && o.record.kind === 'master') master = { path: o.path, record: o.record };
+    else if (o.status === 'record' && o.record.kind === 'grant') grants.push({ path: o.path, record: o.record });
+    else if (o.status === 'problem' && o.orderId === null && isTrustPath(o.path)) {
       problems.push({ path: o.path, problem: o.problem, detail: o.detail });
     }
   }
-  const { roster, keyChanges, newPins } = buildRoster(agents, { pins: options.pins, operators: options.operators });
+  // The fleet roster fills in names the channel lacks, as ferry on this machine does.
+  const inChannel = new Set(agents.map((a) => a.record.name));
+  for (const f of options.fleetAgents ?? []) if (!inChannel.has(f.record.name)) agents.push(f);
+  const built = buildRoster(agents, { pins: options.pins, operators: options.operators });
+  const { keyChanges, newPins } = built;
+  const configured = (options.operators ?? []).some((n) => n.trim().length > 0);
+  const trust = withMasterAndGrants(built.roster, master, grants, options.verify, configured);
+  const roster = trust.roster;
+  for (const p of trust.problems) problems.push(p);
   const retirements: Arrived<RetirementRecord>[] = [];
   for (const o of outcomes) {
     if (o.status !== 'record' || o.record.kind !== 'retirement') continue;
@@ -332,11 +409,22 @@ export function assembleOrder(
   roster: Roster,
   options: Pick<DeriveOptions, 'verify' | 'memo'>,
 ): { readonly order: AssembledOrder } | { readonly invalid: Problem } {
+  const memo = (path: string) => (options.memo ? { memo: options.memo, path } : undefined);
   const verified: FileOutcome[] = outcomes.map((o) => {
+    if (o.status === 'problem' && o.ferry && isSigned(o.ferry)) {
+      // Misplaced but signed: ferry reads it only when the signature verifies (whoever signed).
+      const r = o.ferry;
+      const ok = checkSignature(r.signed_by, r.signature, () => signingPayload(r), roster, options.verify, memo(o.path)) === 'valid';
+      if (ok) return o;
+      const { ferry: _dropped, ...rest } = o;
+      return rest;
+    }
     if (o.status !== 'record' || !isSigned(o.record)) return o;
-    const bad = verifyRecord(o.record, roster, options.verify, options.memo ? { memo: options.memo, path: o.path } : undefined);
+    const bad = verifyRecord(o.record, roster, options.verify, memo(o.path));
     if (!bad) return o;
-    return { path: o.path, arrivalMs: o.arrivalMs, orderId: o.orderId, status: 'problem', problem: bad.problem, detail: bad.detail, kind: o.record.kind };
+    const base = { path: o.path, arrivalMs: o.arrivalMs, orderId: o.orderId, status: 'problem' as const, problem: bad.problem, detail: bad.detail, kind: o.record.kind };
+    // A valid signature by someone claimboard would not authorise: ferry honours it (any roster member).
+    return bad.problem === 'unauthorized_signer' && FERRY_READS.has(o.record.kind) ? { ...base, ferry: o.record } : base;
   });
   const files = verified.filter((f) => f.status !== 'skip');
   const orderFile = files.find((f) => baseName(f.path) === 'order.json');
@@ -364,6 +452,9 @@ export function assembleOrder(
     giveups: [] as Arrived<Extract<LedgerRecord, { kind: 'giveup' }>>[],
     reopens: [] as Arrived<Extract<LedgerRecord, { kind: 'reopen' }>>[],
     acks: [] as Arrived<Extract<LedgerRecord, { kind: 'ack' }>>[],
+    interruptAcks: [] as Arrived<Extract<LedgerRecord, { kind: 'interrupt_ack' }>>[],
+    interrupts: [] as Arrived<Extract<LedgerRecord, { kind: 'interrupt' }>>[],
+    problems: [] as FolderProblem[],
     problemCount: 0,
     conflictCount: 0,
   };
@@ -372,14 +463,16 @@ export function assembleOrder(
   const interrupts: Arrived<Extract<LedgerRecord, { kind: 'interrupt' }>>[] = [];
   const recommendations: Arrived<Extract<LedgerRecord, { kind: 'recommendation' }>>[] = [];
   for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+    let r: LedgerRecord;
     if (f.status === 'problem') {
       problems.push({ path: f.path, problem: f.problem, detail: f.detail, order_id: orderRecord.id });
+      folder.problems.push({ path: f.path, problem: f.problem, detail: f.detail, kind: f.kind, ferry_reads: f.ferry !== undefined, signer: signerOf(outcomes, f.path) });
       if (f.problem === 'sync_conflict') folder.conflictCount++;
       else folder.problemCount++;
-      continue;
-    }
-    if (f.status !== 'record') continue;
-    const r = f.record;
+      if (!f.ferry) continue;
+      r = f.ferry;
+    } else if (f.status !== 'record') continue;
+    else r = f.record;
     const w = writerOf(r);
     if (w) writers.push([w, f.arrivalMs]);
     const a = { arrivalMs: f.arrivalMs, path: f.path };
@@ -410,6 +503,10 @@ export function assembleOrder(
         break;
       case 'interrupt':
         interrupts.push({ ...a, record: r });
+        folder.interrupts.push({ ...a, record: r });
+        break;
+      case 'interrupt_ack':
+        folder.interruptAcks.push({ ...a, record: r });
         break;
       case 'recommendation':
         recommendations.push({ ...a, record: r });
@@ -417,10 +514,19 @@ export function assembleOrder(
       case 'order':
       case 'agent':
       case 'retirement':
+      case 'master':
+      case 'grant':
         break;
     }
   }
   return { order: { folder, files, problems, interrupts, recommendations, writers } };
+}
+
+/** Who signed the file at `path` as written (for a problem's explanation), or null. */
+function signerOf(outcomes: readonly FileOutcome[], path: string): string | null {
+  const o = outcomes.find((x) => x.path === path);
+  const r = o?.status === 'record' ? o.record : o?.status === 'problem' ? o.ferry : undefined;
+  return r && 'signed_by' in r && r.signed_by ? canonicalName(r.signed_by) : null;
 }
 
 /** The order directories named by a set of entries: every `tasks/<id>` directory, and any id files sit under. */
@@ -462,7 +568,7 @@ export function deriveOutcomes(
       else byOrder.set(o.orderId, [o]);
       continue;
     }
-    if (o.path.startsWith('agents/') || o.path.startsWith('retirements/')) continue; // in ctxChannel
+    if (isTrustPath(o.path)) continue; // in ctxChannel
     if (o.status === 'problem') problems.push({ path: o.path, problem: o.problem, detail: o.detail });
     else if (o.status === 'ledger') {
       if (o.signer) bump(o.signer, o.arrivalMs);

@@ -13,6 +13,8 @@ import type {
   ClaimRecord,
   GiveupRecord,
   HeartbeatRecord,
+  InterruptAckRecord,
+  InterruptRecord,
   OrderRecord,
   ReleaseRecord,
   ReopenRecord,
@@ -48,7 +50,9 @@ export type AttentionFlag =
   | 'released_assignee'
   | 'bad_record'
   | 'sync_conflict'
-  | 'missing_dependency';
+  | 'missing_dependency'
+  | 'interrupt_unacknowledged'
+  | 'stop_not_holding';
 
 /** Why a claimed order is stale (LEDGER.md §6). */
 export type StaleReason = 'no_heartbeat' | 'agent_silent' | 'heartbeat_lapsed';
@@ -78,10 +82,38 @@ export interface OrderFolder {
   readonly giveups: readonly Arrived<GiveupRecord>[];
   readonly reopens: readonly Arrived<ReopenRecord>[];
   readonly acks: readonly Arrived<AckRecord>[];
+  /** ferry's interrupts (kill / pause / steer) and their acknowledgements. */
+  readonly interrupts: readonly Arrived<InterruptRecord>[];
+  readonly interruptAcks: readonly Arrived<InterruptAckRecord>[];
+  /** The folder's problem rows, for the words of `bad_record`. */
+  readonly problems: readonly FolderProblem[];
   /** Problem rows in this folder other than conflict copies (`bad_record`). */
   readonly problemCount: number;
   /** Syncthing conflict copies in this folder (`sync_conflict`). */
   readonly conflictCount: number;
+}
+
+/** One problem row of an order's folder, as derivation sees it (for the words of `bad_record`). */
+export interface FolderProblem {
+  readonly path: string;
+  /** A ProblemCode (lib/ledger/channel.ts). */
+  readonly problem: string;
+  readonly detail: string;
+  /** The record kind the file was read as, or null. */
+  readonly kind: string | null;
+  /** True when the real ferry still reads the record despite the problem (it counts for state). */
+  readonly ferry_reads: boolean;
+  /** Who signed it as written (canonical), or null. */
+  readonly signer: string | null;
+}
+
+/** ferry's own states (C/lib.rs `TaskState`), its Stale folded into Claimed (ferry decides it by the writer's clock). */
+export type FerryState = 'open' | 'offered' | 'claimed' | 'awaiting_review' | 'changes_requested' | 'accepted' | 'done';
+
+/** An attention flag with the reason a person reads on the card. */
+export interface Alert {
+  readonly flag: AttentionFlag;
+  readonly text: string;
 }
 
 /** What deriving one order needs from the rest of the channel. */
@@ -131,6 +163,30 @@ export interface Card {
   readonly other_runs: readonly string[];
   /** Agents with a valid result that are not the holder (`late_result`). */
   readonly late_results: readonly string[];
+  /** ferry's own reading of this order (state, holder as ferry computes them). */
+  readonly ferry: { readonly state: FerryState; readonly holder: string | null };
+  /** "ferry reads this as …; claimboard shows … because …" when claimboard's state differs; else absent. */
+  readonly ferry_note?: string;
+  /** Each flag's reason in words, in flag order. */
+  readonly alerts: readonly Alert[];
+  /** Facts worth a line on the order page that are not alarms (e.g. an interrupt not yet seen). */
+  readonly notes: readonly string[];
+}
+
+/** Whether a ferry state and a claimboard state are the same up to the documented differences (Stale by arrival; blocked is Open). */
+export function agreesWithFerry(ferry: FerryState, state: OrderState): boolean {
+  switch (ferry) {
+    case 'open':
+      return state === 'open' || state === 'blocked';
+    case 'claimed':
+      return state === 'claimed' || state === 'stale';
+    case 'offered':
+    case 'awaiting_review':
+    case 'changes_requested':
+    case 'accepted':
+    case 'done':
+      return state === ferry;
+  }
 }
 
 /** The lane of a state with its flags, first match wins (LEDGER.md §7 "Lanes"). */
@@ -285,21 +341,129 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     holderFresh = isFresh(holderHeartbeat.arrivalMs, ctx);
   }
 
+  // A heartbeat its own writer released after writing it (same clock: `release.at >= heartbeat.at`)
+  // is what a dead run leaves behind (ferry's "worker died mid-run" keeps the file), not a live run.
+  const leftover = (h: Arrived<HeartbeatRecord>) =>
+    folder.releases.some(
+      (r) =>
+        r.record.released === h.record.agent &&
+        r.record.releaser === h.record.agent &&
+        compareTimestamps(r.record.at, h.record.at) >= 0,
+    );
   const otherRuns = holder
-    ? [...new Set(folder.heartbeats.filter((h) => h.record.agent !== holder && isFresh(h.arrivalMs, ctx)).map((h) => h.record.agent))].sort()
+    ? [
+        ...new Set(
+          folder.heartbeats
+            .filter((h) => h.record.agent !== holder && isFresh(h.arrivalMs, ctx) && !leftover(h))
+            .map((h) => h.record.agent),
+        ),
+      ].sort()
     : [];
-  const lateResults = [...new Set(folder.results.map((r) => r.record.agent).filter((a) => a !== holder))].sort();
+  // A result decides the state when it is at the latest revision with no review yet; one by an
+  // agent that does not hold the order is work the fleet did not hand out (ferry counts it all the same).
+  const reviewedLatest = latest !== null && folder.reviews.some((r) => r.record.revision === latest);
+  const lateResults =
+    latest === null || reviewedLatest
+      ? []
+      : [...new Set(folder.results.filter((r) => r.record.revision === latest && r.record.agent !== holder).map((r) => r.record.agent))].sort();
   const missing = order.depends_on.filter((d) => !isOrder(d));
 
-  const flags: AttentionFlag[] = [];
-  if (state === 'gave_up') flags.push('gave_up');
-  if (otherRuns.length > 0) flags.push('double_run');
-  if (lateResults.length > 0) flags.push('late_result');
-  if (holder !== null && ctx.retired.has(holder)) flags.push('retired_holder');
-  if (order.assigned_to !== null && released.has(order.assigned_to)) flags.push('released_assignee');
-  if (folder.problemCount > 0) flags.push('bad_record');
-  if (folder.conflictCount > 0) flags.push('sync_conflict');
-  if (missing.length > 0) flags.push('missing_dependency');
+  // Releases of an assignee: its own (ferry's restart "orphaned at startup", a dead run) are
+  // routine; a retire's (reason "retired", by another) retires the name here; any other by another
+  // is an operator's re-queue that ferry does not honour for an addressed order.
+  const assignee = order.assigned_to;
+  const byOthers = assignee === null ? [] : folder.releases.filter((r) => r.record.released === assignee && r.record.releaser !== assignee);
+  const retiredHere = byOthers.find((r) => r.record.reason.trim() === 'retired');
+  const retiredHolder = holder !== null && (ctx.retired.has(holder) || (retiredHere !== undefined && holder === assignee));
+  const unfinished = UNFINISHED.has(state);
+
+  const alerts: Alert[] = [];
+  const notes: string[] = [];
+  const raise = (flag: AttentionFlag, text: string) => {
+    if (!alerts.some((a) => a.flag === flag)) alerts.push({ flag, text });
+  };
+  if (state === 'gave_up') raise('gave_up', `${holder ?? 'the holder'} gave up: ${reason?.trim() || 'no reason given'}; acknowledge it or re-queue it`);
+  if (otherRuns.length > 0) {
+    raise('double_run', `${words(otherRuns)} ${otherRuns.length > 1 ? 'are' : 'is'} also running it (a fresh heartbeat here) while ${holder} holds it: two machines are doing one task`);
+  }
+  if (lateResults.length > 0) {
+    raise(
+      'late_result',
+      holder === null
+        ? `result by ${words(lateResults)}, whose claim was released: ferry reads the order as open and will hand it out again`
+        : `result by ${words(lateResults)}, who does not hold it (${holder} does): ferry counts it all the same`,
+    );
+  }
+  if (retiredHolder && holder !== null && unfinished) {
+    const how = ctx.retired.has(holder) ? 'retired' : `retired by ${retiredHere?.record.releaser ?? 'an operator'}`;
+    raise(
+      'retired_holder',
+      holder === assignee
+        ? `addressed to ${holder}, ${how}: ferry offers it to ${holder} for ever and to nobody else; supersede it with a new order`
+        : `held by ${holder}, ${how}: nobody will finish it; re-queue it`,
+    );
+  }
+  if (assignee !== null && !retiredHolder && state === 'offered') {
+    const other = byOthers.find((r) => r.record.reason.trim() !== 'retired');
+    if (other) {
+      raise(
+        'released_assignee',
+        `${other.record.releaser} released ${assignee}'s claim, but the order is addressed to ${assignee}: ferry keeps offering it to ${assignee}, whose next start runs it again; to move it, supersede it with a new order`,
+      );
+    }
+  }
+  if (folder.problemCount > 0) raise('bad_record', badRecordText(folder, holder, state));
+  if (folder.conflictCount > 0) raise('sync_conflict', 'two machines wrote one path here (a Syncthing conflict copy): see Files');
+  if (missing.length > 0) raise('missing_dependency', missingText(missing));
+
+  // Interrupts (C/interrupt.rs): a worker reads them only when a run starts, acknowledges each
+  // with interrupt.<issuer>.<agent>.acked.json, and a kill or pause only deletes its own claim.
+  for (const i of folder.interrupts) {
+    const it = i.record;
+    const acks = folder.interruptAcks.filter((a) => a.record.issued_by === it.issued_by);
+    const ackedBy = [...new Set(acks.map((a) => a.record.agent))].sort();
+    const verb = it.action === 'kill' ? 'kill' : it.action === 'pause' ? 'pause' : 'steer';
+    if (!unfinished) continue;
+    if ((it.action === 'kill' || it.action === 'pause') && ackedBy.length > 0) {
+      const who = words(ackedBy);
+      const next =
+        state === 'claimed' || state === 'stale' || state === 'changes_requested'
+          ? `${holder} is running it again`
+          : assignee !== null
+            ? `ferry still offers it to ${assignee}, whose next poll runs it again`
+            : 'ferry offers it to every worker again';
+      raise('stop_not_holding', `${it.issued_by}'s ${verb} ("${it.note}") was acknowledged by ${who}, but ferry has no way to withdraw an order: ${next}`);
+      continue;
+    }
+    const running = holder !== null && (state === 'claimed' || state === 'stale' || state === 'changes_requested');
+    if (running && !ackedBy.includes(holder)) {
+      if (ctx.nowMs - i.arrivalMs > ctx.staleAfterMs) {
+        raise(
+          'interrupt_unacknowledged',
+          `${it.issued_by}'s ${verb} ("${it.note}") arrived ${Math.round((ctx.nowMs - i.arrivalMs) / 60000)} min ago and ${holder} has not acknowledged it: ferry reads interrupts only when a run starts, so the run going now continues`,
+        );
+      } else {
+        notes.push(`${it.issued_by}'s ${verb} is not acknowledged by ${holder} yet (ferry reads interrupts when a run starts)`);
+      }
+    }
+  }
+  alerts.sort(byFlagOrder);
+  const flags: AttentionFlag[] = alerts.map((a) => a.flag);
+
+  // ferry's own verdict (C/lib.rs Task::state_at), with its Stale folded into claimed.
+  const ferryState: FerryState =
+    holder === null
+      ? 'open'
+      : latest === null
+        ? activeClaim(holder)
+          ? 'claimed'
+          : 'offered'
+        : (() => {
+            const review = pick(folder.reviews, (r) => r.revision === latest);
+            if (review) return review.record.accepted ? 'accepted' : 'changes_requested';
+            return order.requires_review ? 'awaiting_review' : 'done';
+          })();
+  const ferryNote = agreesWithFerry(ferryState, state) ? undefined : ferryDifference(ferryState, state, holder);
 
   return {
     order_id: order.id,
@@ -329,7 +493,96 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     missing_dependencies: missing,
     other_runs: otherRuns,
     late_results: lateResults,
+    ferry: { state: ferryState, holder },
+    ...(ferryNote !== undefined ? { ferry_note: ferryNote } : {}),
+    alerts,
+    notes,
   };
+}
+
+/** States in which the work is still to be done (or being done): where a missed stop or a lost holder matters. */
+const UNFINISHED: ReadonlySet<OrderState> = new Set<OrderState>(['open', 'offered', 'blocked', 'claimed', 'stale', 'changes_requested']);
+
+/** Flags in the order cards list them (the order of LEDGER.md §7, ferry's interrupt flags last). */
+const FLAG_ORDER: readonly AttentionFlag[] = [
+  'gave_up',
+  'double_run',
+  'late_result',
+  'retired_holder',
+  'released_assignee',
+  'bad_record',
+  'sync_conflict',
+  'missing_dependency',
+  'interrupt_unacknowledged',
+  'stop_not_holding',
+];
+const byFlagOrder = (a: Alert, b: Alert) => FLAG_ORDER.indexOf(a.flag) - FLAG_ORDER.indexOf(b.flag);
+
+const missingText = (missing: readonly string[]): string =>
+  `depends on ${words(missing)}, not ${missing.length > 1 ? 'orders' : 'an order'} of this channel: ferry never offers it`;
+
+const words = (names: readonly string[]): string =>
+  names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+
+const FERRY_WORD: Record<FerryState, string> = {
+  open: 'Open',
+  offered: 'Offered',
+  claimed: 'Claimed',
+  awaiting_review: 'AwaitingReview',
+  changes_requested: 'ChangesRequested',
+  accepted: 'Accepted',
+  done: 'Done',
+};
+
+/** The order page's line where claimboard's state differs from ferry's (only extension records make it differ). */
+function ferryDifference(ferry: FerryState, state: OrderState, holder: string | null): string {
+  const f = `ferry reads this as ${FERRY_WORD[ferry]}${holder ? ` (${holder})` : ''}`;
+  switch (state) {
+    case 'gave_up':
+      return `${f}; claimboard shows gave up because ${holder} wrote a signed give-up, a claimboard record ferry does not read`;
+    case 'closed':
+      return `${f}; claimboard shows closed because an operator acknowledged ${holder}'s give-up (a claimboard record ferry does not read)`;
+    case 'open':
+    case 'blocked':
+    case 'offered':
+    case 'claimed':
+    case 'stale':
+    case 'changes_requested':
+    case 'awaiting_review':
+    case 'accepted':
+    case 'done':
+      return `${f}; claimboard shows ${state.replace('_', ' ')} because an operator reopened it (a claimboard record ferry does not read: ferry has no reopen)`;
+  }
+}
+
+/** The words of `bad_record`: what the bad files mean for the fleet, the first two of them. */
+function badRecordText(folder: OrderFolder, holder: string | null, state: OrderState): string {
+  const lines: string[] = [];
+  for (const p of folder.problems) {
+    if (p.problem === 'sync_conflict') continue;
+    const name = p.path.slice(p.path.lastIndexOf('/') + 1);
+    const sig = p.problem === 'unsigned' || p.problem === 'unknown_signer' || p.problem === 'invalid_signature';
+    const why =
+      p.problem === 'unsigned' ? 'is unsigned' : p.problem === 'unknown_signer' ? `is signed by ${p.signer ?? 'a name'} with a key the roster does not hold` : 'has a signature that does not verify';
+    if (p.kind === 'order' && sig) {
+      lines.push(`order.json ${why}: ferry workers refuse to run it, so it waits for ever; issue it again, signed`);
+    } else if (p.kind === 'result' && sig) {
+      lines.push(
+        `${name} ${why}: ferry drops it${state === 'claimed' || state === 'stale' ? `, so the order stays ${state} by ${holder} for ever` : ''}`,
+      );
+    } else if (p.ferry_reads && p.problem === 'unauthorized_signer') {
+      lines.push(`${name}: ${p.detail}`);
+    } else if (p.ferry_reads) {
+      lines.push(`${name} is misplaced (${p.detail}); ferry reads it by its content all the same`);
+    } else if (sig) {
+      lines.push(`${name} ${why}: ferry ignores it`);
+    } else {
+      lines.push(`${name}: ${p.detail}`);
+    }
+  }
+  const shown = lines.slice(0, 2);
+  if (lines.length > 2) shown.push(`and ${lines.length - 2} more (see Files)`);
+  return shown.join('; ') || 'a file in its folder is bad: see Files';
 }
 
 /**
@@ -377,9 +630,11 @@ export function withChannelFacts(
   const missing = c.depends_on.filter((d) => !facts.isOrder(d));
   const hadMissing = c.flags.includes('missing_dependency');
   if ((missing.length > 0) !== hadMissing || missing.join(',') !== c.missing_dependencies.join(',')) {
-    const flags: AttentionFlag[] = c.flags.filter((f) => f !== 'missing_dependency');
-    if (missing.length > 0) flags.push('missing_dependency');
-    c = { ...c, flags, missing_dependencies: missing, lane: laneOf(c.state, flags) };
+    const alerts: Alert[] = (c.alerts ?? []).filter((a) => a.flag !== 'missing_dependency');
+    if (missing.length > 0) alerts.push({ flag: 'missing_dependency', text: missingText(missing) });
+    alerts.sort(byFlagOrder);
+    const flags: AttentionFlag[] = alerts.map((a) => a.flag);
+    c = { ...c, flags, alerts, missing_dependencies: missing, lane: laneOf(c.state, flags) };
   }
   if (c.holder === null && (c.state === 'open' || c.state === 'blocked')) {
     const blocked = c.depends_on.some((d) => {

@@ -53,10 +53,14 @@ export type TaskRecordKind =
   | 'interrupt'
   | 'giveup'
   | 'reopen'
-  | 'ack';
+  | 'ack'
+  | 'interrupt_ack';
 
-/** Every record kind claimboard reads (LEDGER.md §3). */
-export type RecordKind = TaskRecordKind | 'agent' | 'retirement' | 'ledger';
+/**
+ * Every record kind claimboard reads (LEDGER.md §3). `interrupt_ack`, `master` and `grant` are
+ * what the real ferry writes beside the claim records (docs/channel-format.md).
+ */
+export type RecordKind = TaskRecordKind | 'agent' | 'retirement' | 'ledger' | 'master' | 'grant';
 
 const TASK_PREFIXES: ReadonlySet<string> = new Set<TaskRecordKind>([
   'order',
@@ -71,6 +75,14 @@ const TASK_PREFIXES: ReadonlySet<string> = new Set<TaskRecordKind>([
   'reopen',
   'ack',
 ]);
+
+/**
+ * `interrupt.<issued_by>.<agent>.acked.json`: ferry's acknowledgement of an interrupt
+ * (C/interrupt.rs `ack_path`). Shares the interrupt prefix; never an interrupt itself.
+ */
+export function isInterruptAckName(base: string): boolean {
+  return base.startsWith('interrupt.') && base.endsWith('.acked.json');
+}
 
 /**
  * Where a path sits in the layout, decided from the path alone (LEDGER.md §2).
@@ -124,6 +136,7 @@ export function classifyPath(rel: string): PathClass {
   }
   if (parts.length === 1) {
     if (base === 'agents' || base === 'retirements' || base === 'tasks') return { class: 'layout_dir' };
+    if (base === 'master.json') return { class: 'record', kind: 'master', orderId: null };
     if (base === 'ledger.jsonl' || (base.startsWith('ledger.') && base.endsWith('.jsonl'))) {
       return { class: 'record', kind: 'ledger', orderId: null };
     }
@@ -132,10 +145,13 @@ export function classifyPath(rel: string): PathClass {
   if (parts.length === 2) {
     if (top === 'agents' && base.endsWith('.json')) return { class: 'record', kind: 'agent', orderId: null };
     if (top === 'retirements') return { class: 'record', kind: 'retirement', orderId: null };
+    // ferry's member_grants reads only `*.json` there.
+    if (top === 'grants' && base.endsWith('.json')) return { class: 'record', kind: 'grant', orderId: null };
     if (top === 'tasks') return { class: 'task_dir_file' };
     return { class: 'skip' };
   }
   if (parts.length === 3 && top === 'tasks') {
+    if (isInterruptAckName(base)) return { class: 'record', kind: 'interrupt_ack', orderId };
     const dot = base.indexOf('.');
     const prefix = dot < 0 ? base : base.slice(0, dot);
     if (base === 'order.json' || (prefix !== 'order' && TASK_PREFIXES.has(prefix))) {

@@ -95,6 +95,20 @@ export function signingPayload(record: SignedRecord): string {
       return ['claimboard-ack-v1', S(r.order_id), S(r.operator), S(r.target), S(r.note), rfc3339(record.at)].join('\n');
     case 'retirement':
       return ['claimboard-retirement-v1', S(r.agent), S(r.operator), S(r.reason), rfc3339(record.at)].join('\n');
+    case 'master':
+      return ['ferryman-master-v1', S(r.project_id), S(r.master), S(r.folder), rfc3339(record.created_at)].join('\n');
+    case 'grant': {
+      const list = (v: unknown) => (Array.isArray(v) ? v.join(',') : '');
+      return [
+        'ferryman-master-grant-v1',
+        S(r.grantee),
+        S(r.public_key),
+        list(r.projects),
+        list(r.roles),
+        list(r.capabilities),
+        rfc3339(record.granted_at),
+      ].join('\n');
+    }
   }
 }
 

@@ -143,6 +143,37 @@ export interface RetirementRecord extends Signed {
   readonly at: Timestamp;
 }
 
+/**
+ * ferry's acknowledgement of an interrupt (`interrupt.<issued_by>.<agent>.acked.json`, unsigned,
+ * C/interrupt.rs `acknowledge`): `agent` saw the interrupt and acted on it when its run started.
+ */
+export interface InterruptAckRecord {
+  readonly kind: 'interrupt_ack';
+  readonly order_id: string;
+  readonly issued_by: string;
+  readonly agent: string;
+  /** The agent's clock (ferry writes `+00:00`). */
+  readonly acknowledged_at: Timestamp;
+}
+/** `master.json`: who is this project's master (signed, C/master.rs `MasterDeclaration`). */
+export interface MasterRecord extends Signed {
+  readonly kind: 'master';
+  readonly project_id: string;
+  readonly master: string;
+  readonly folder: string;
+  readonly created_at: Timestamp;
+}
+/** `grants/<grantee>.json`: roles the master grants a member (signed by the master, C/master.rs `MasterGrant`). */
+export interface GrantRecord extends Signed {
+  readonly kind: 'grant';
+  readonly grantee: string;
+  readonly public_key: string;
+  readonly projects: readonly string[];
+  readonly roles: readonly string[];
+  readonly capabilities: readonly string[];
+  readonly granted_at: Timestamp;
+}
+
 /** Every file record kind (ledger lines are handled in ledger-file.ts). */
 export type LedgerRecord =
   | AgentRecord
@@ -157,14 +188,23 @@ export type LedgerRecord =
   | GiveupRecord
   | ReopenRecord
   | AckRecord
-  | RetirementRecord;
+  | RetirementRecord
+  | InterruptAckRecord
+  | MasterRecord
+  | GrantRecord;
 
 export type SignedRecord = Extract<LedgerRecord, Signed>;
 
 /** Outcome of parsing one record file: the record, or a problem code and its reason. */
 export type RecordParse =
   | { readonly ok: true; readonly record: LedgerRecord }
-  | { readonly ok: false; readonly problem: 'invalid' | 'name_mismatch'; readonly detail: string };
+  | {
+      readonly ok: false;
+      readonly problem: 'invalid' | 'name_mismatch';
+      readonly detail: string;
+      /** The record, when only its place is wrong (its directory or file name): ferry reads it by content. */
+      readonly misplaced?: LedgerRecord;
+    };
 
 // ---- shapes -------------------------------------------------------------------------------
 
@@ -238,6 +278,17 @@ const SHAPES = {
   reopen: z.object({ order_id: str, operator: str, target: str, reason: str, at: str, ...sig }),
   ack: z.object({ order_id: str, operator: str, target: str, note: str, at: str, ...sig }),
   retirement: z.object({ agent: str, operator: str, reason: str, at: str, ...sig }),
+  interrupt_ack: z.object({ order_id: str, issued_by: str, agent: str, acknowledged_at: str }),
+  master: z.object({ project_id: str, master: str, folder: str, created_at: str, ...sig }),
+  grant: z.object({
+    grantee: str,
+    public_key: str,
+    projects: strList.optional(),
+    roles: strList.optional(),
+    capabilities: strList.optional(),
+    granted_at: str,
+    ...sig,
+  }),
 } as const;
 
 /** Fields that serde reads as u32: the token must be a plain non-negative integer in range. */
@@ -263,6 +314,9 @@ const NAME_FIELDS: Record<Exclude<RecordKind, 'ledger'>, readonly string[]> = {
   reopen: ['order_id', 'operator'],
   ack: ['order_id', 'operator'],
   retirement: ['agent', 'operator'],
+  interrupt_ack: ['order_id', 'issued_by', 'agent'],
+  master: ['master'],
+  grant: ['grantee'],
 };
 /** Timestamp fields per kind. */
 const TIME_FIELDS: Record<Exclude<RecordKind, 'ledger'>, readonly string[]> = {
@@ -279,6 +333,9 @@ const TIME_FIELDS: Record<Exclude<RecordKind, 'ledger'>, readonly string[]> = {
   reopen: ['at'],
   ack: ['at'],
   retirement: ['at'],
+  interrupt_ack: ['acknowledged_at'],
+  master: ['created_at'],
+  grant: ['granted_at'],
 };
 
 const U32_MAX = 4294967295;
@@ -330,6 +387,12 @@ export function expectedFileNames(record: LedgerRecord): readonly string[] {
       return [`ack.${record.operator}.json`];
     case 'retirement':
       return [`${record.agent}.${record.operator}.json`];
+    case 'interrupt_ack':
+      return [`interrupt.${record.issued_by}.${record.agent}.acked.json`];
+    case 'master':
+      return ['master.json'];
+    case 'grant':
+      return [`${record.grantee}.json`];
   }
 }
 
@@ -402,6 +465,7 @@ export function parseRecord(
         ok: false,
         problem: 'invalid',
         detail: `${record.kind === 'order' ? 'id' : 'order_id'} "${own}" differs from its directory "${dirOrderId}"`,
+        ...(record.kind === 'order' ? {} : { misplaced: record }),
       };
     }
   }
@@ -411,6 +475,7 @@ export function parseRecord(
       ok: false,
       problem: 'name_mismatch',
       detail: `its fields say it should be named ${expected.map((e) => `"${e}"`).join(' or ')}`,
+      misplaced: record,
     };
   }
   return { ok: true, record };
@@ -561,5 +626,33 @@ function buildRecord(
       };
     case 'retirement':
       return { kind, agent: n('agent'), operator: n('operator'), reason: s('reason'), at: t(times, 'at'), ...signed };
+    case 'interrupt_ack':
+      return {
+        kind,
+        order_id: n('order_id'),
+        issued_by: n('issued_by'),
+        agent: n('agent'),
+        acknowledged_at: t(times, 'acknowledged_at'),
+      };
+    case 'master':
+      return {
+        kind,
+        project_id: s('project_id'),
+        master: n('master'),
+        folder: s('folder'),
+        created_at: t(times, 'created_at'),
+        ...signed,
+      };
+    case 'grant':
+      return {
+        kind,
+        grantee: n('grantee'),
+        public_key: s('public_key'),
+        projects: (d.projects as string[] | undefined) ?? [],
+        roles: (d.roles as string[] | undefined) ?? [],
+        capabilities: (d.capabilities as string[] | undefined) ?? [],
+        granted_at: t(times, 'granted_at'),
+        ...signed,
+      };
   }
 }

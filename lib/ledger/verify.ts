@@ -7,7 +7,7 @@
  */
 import { canonicalName } from './names';
 import { signingPayload } from './payloads';
-import type { AgentRecord, SignedRecord } from './records';
+import type { AgentRecord, GrantRecord, MasterRecord, SignedRecord } from './records';
 
 /**
  * Strict Ed25519 verification of `message` (UTF-8) against a 32-byte public key and 64-byte
@@ -48,7 +48,19 @@ export interface Roster {
   readonly entries: ReadonlyMap<string, RosterEntry>;
   /** Canonical names whose signed actions count as an operator's. */
   readonly operators: ReadonlySet<string>;
+  /**
+   * Canonical names whose release of another agent's claim, or interrupt, is a deliberate act
+   * rather than a forgery: the operators, plus roles `orchestrator`, `operator` and `master`
+   * (roster or master-signed grant) and the declared master. `ferry channel retire` signs its
+   * releases as the machine that runs it, an orchestrator in practice (docs/channel-format.md).
+   */
+  readonly authorities: ReadonlySet<string>;
+  /** The master declared by a valid `master.json`, canonical, or null. */
+  readonly master: string | null;
 }
+
+/** Roles whose holders act for the fleet (see Roster.authorities). */
+export const AUTHORITY_ROLES: ReadonlySet<string> = new Set(['operator', 'master', 'orchestrator']);
 
 /** A channel-level `key_changed` problem found while building the roster. */
 export interface KeyChange {
@@ -117,7 +129,53 @@ export function buildRoster(
       ? configured
       : [...entries.values()].filter((e) => e.role === 'operator' || e.role === 'master').map((e) => e.name),
   );
-  return { roster: { entries, operators }, keyChanges, newPins };
+  // Configured operators replace the operator/master roles here too; an orchestrator always acts for the fleet.
+  const authorities = new Set<string>(operators);
+  for (const e of entries.values()) if (e.role === 'orchestrator' || (configured.length === 0 && AUTHORITY_ROLES.has(e.role))) authorities.add(e.name);
+  return { roster: { entries, operators, authorities, master: null }, keyChanges, newPins };
+}
+
+/**
+ * The roster with ferry's master declaration and grants applied (C/master.rs): `master.json` counts
+ * when its signature is valid (any roster member may sign it, as ferry reads it) and names this
+ * roster's member; a grant counts when signed by that master. The master and grantees of the roles
+ * operator/master/orchestrator become authorities; they become operators too unless operators
+ * were configured. Returns the problems of the files that do not count, with reasons.
+ */
+export function withMasterAndGrants(
+  roster: Roster,
+  master: { readonly path: string; readonly record: MasterRecord } | null,
+  grants: readonly { readonly path: string; readonly record: GrantRecord }[],
+  verify: Ed25519Verify,
+  configuredOperators: boolean,
+): { readonly roster: Roster; readonly problems: readonly { path: string; problem: SignatureProblem; detail: string }[] } {
+  const problems: { path: string; problem: SignatureProblem; detail: string }[] = [];
+  let masterName: string | null = null;
+  if (master) {
+    const bad = verifyRecord(master.record, roster, verify);
+    if (bad) problems.push({ path: master.path, ...bad });
+    else masterName = master.record.master;
+  }
+  const operators = new Set(roster.operators);
+  const authorities = new Set(roster.authorities);
+  if (masterName) {
+    authorities.add(masterName);
+    if (!configuredOperators) operators.add(masterName);
+  }
+  const withMaster: Roster = { ...roster, master: masterName, operators, authorities };
+  for (const g of grants) {
+    const bad = verifyRecord(g.record, withMaster, verify);
+    if (bad) {
+      problems.push({ path: g.path, ...bad });
+      continue;
+    }
+    for (const role of g.record.roles) {
+      if (!AUTHORITY_ROLES.has(role)) continue;
+      authorities.add(g.record.grantee);
+      if (!configuredOperators && role !== 'orchestrator') operators.add(g.record.grantee);
+    }
+  }
+  return { roster: { ...withMaster, operators, authorities }, problems };
 }
 
 /**
@@ -160,6 +218,8 @@ export function isOperator(roster: Roster, name: string): boolean {
  * who is also the record's `issued_by` / `operator`. `signer` is canonical.
  */
 export function maySign(record: SignedRecord, signer: string, roster: Roster): boolean {
+  // Who may sign what, with ferry's roles (docs/channel-format.md): a release of another's claim
+  // and an interrupt need an authority (operator, master, orchestrator); a grant, the master.
   switch (record.kind) {
     case 'order':
       return roster.entries.has(signer);
@@ -170,9 +230,13 @@ export function maySign(record: SignedRecord, signer: string, roster: Roster): b
     case 'recommendation':
       return signer === record.reviewer;
     case 'release':
-      return signer === record.releaser && (record.releaser === record.released || isOperator(roster, signer));
+      return signer === record.releaser && (record.releaser === record.released || roster.authorities.has(signer));
     case 'interrupt':
-      return signer === record.issued_by && isOperator(roster, signer);
+      return signer === record.issued_by && roster.authorities.has(signer);
+    case 'master':
+      return roster.entries.has(signer); // ferry's read_master: any valid signature
+    case 'grant':
+      return roster.master !== null && signer === roster.master; // member_grants: the master's key only
     case 'reopen':
     case 'ack':
       return signer === record.operator && isOperator(roster, signer);
@@ -213,12 +277,12 @@ export function verifyRecord(
   }
   const signer = canonicalName(record.signed_by ?? '');
   if (!maySign(record, signer, roster)) {
-    return { problem: 'unauthorized_signer', detail: unauthorizedReason(record, signer) };
+    return { problem: 'unauthorized_signer', detail: unauthorizedReason(record, signer, roster) };
   }
   return null;
 }
 
-function unauthorizedReason(record: SignedRecord, signer: string): string {
+function unauthorizedReason(record: SignedRecord, signer: string, roster: Roster): string {
   switch (record.kind) {
     case 'order':
       return `${signer} is not in the roster`;
@@ -231,9 +295,15 @@ function unauthorizedReason(record: SignedRecord, signer: string): string {
     case 'release':
       return signer !== record.releaser
         ? `a release must be signed by its releaser ${record.releaser}, not ${signer}`
-        : `${signer} released ${record.released}'s claim but is neither ${record.released} nor an operator`;
+        : `${signer} released ${record.released}'s claim but is neither ${record.released} nor an operator or orchestrator; ferry honours the release all the same`;
     case 'interrupt':
-      return `an interrupt must be signed by an operator who issued it; ${signer} is not`;
+      return `an interrupt must be signed by the operator who issued it; ${signer} is not an operator or orchestrator`;
+    case 'master':
+      return `${signer} is not in the roster`;
+    case 'grant':
+      return roster.master === null
+        ? 'no valid master.json declares a master, so no grant counts'
+        : `a grant must be signed by the master ${roster.master}, not ${signer}`;
     case 'reopen':
     case 'ack':
     case 'retirement':

@@ -47,6 +47,8 @@ export const FLAG_LABEL: Record<AttentionFlag, string> = {
   bad_record: 'bad record',
   sync_conflict: 'sync conflict',
   missing_dependency: 'missing dependency',
+  interrupt_unacknowledged: 'interrupt not seen',
+  stop_not_holding: 'stop did not hold',
 };
 
 export const PROBLEM_LABEL: Record<ProblemCode, string> = {
