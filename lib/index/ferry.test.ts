@@ -1,0 +1,83 @@
+/**
+ * claimboard against the real ferry (issue 10): on every channel ferry 0.4.1 wrote
+ * (conformance/ferry), each order's state and holder equal ferry's own verdict up to the two
+ * documented differences (Stale by arrival here; blocked is ferry's Open), and the
+ * Needs-attention lane holds exactly the orders a person marked as needing a human.
+ */
+import { describe, expect, it } from 'vitest';
+import { argValue, FERRY_TO_CLAIMBOARD, ferryCases } from '../testing/ferry-cases';
+import { channelStateOf } from './channel-state';
+import { readFleetRoster } from './ferryman-state';
+
+const cases = ferryCases();
+
+describe('channels the real ferry wrote', () => {
+  it('are in the repository (alpha, beta, gamma at least)', () => {
+    const names = cases.map((c) => c.name);
+    for (const n of ['alpha', 'beta', 'gamma']) expect(names).toContain(n);
+  });
+  for (const c of cases) {
+    describe(c.name, () => {
+      const stateDir = argValue(c.args, '--ferryman-state');
+      const state = channelStateOf(c.channel, { ...(stateDir ? { fleetAgents: readFleetRoster(stateDir) } : {}) });
+      const cards = new Map(state.orders.map((o) => [o.order_id, o]));
+      it("every order's state and holder are ferry's", () => {
+        expect(c.verdict.size).toBeGreaterThan(0);
+        for (const [id, v] of c.verdict) {
+          const card = cards.get(id);
+          expect(card, `${id} is missing`).toBeDefined();
+          expect(FERRY_TO_CLAIMBOARD[v.state], `${id}: ferry ${v.state}, claimboard ${card?.state}`).toContain(card?.state);
+          expect(card?.holder ?? null, `${id} holder`).toBe(v.holder);
+          // the card's own record of ferry's reading is ferry's word (its Stale folded into claimed)
+          const word = v.state === 'Stale' ? 'claimed' : v.state.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+          expect(card?.ferry.state, `${id}: card.ferry`).toBe(word);
+        }
+      });
+      it('Needs attention holds exactly the orders that need a human, each with its reason in words', () => {
+        if (!c.truth) return;
+        for (const [id, t] of c.truth) {
+          const card = cards.get(id);
+          const lane = card?.lane;
+          switch (t.operator_view) {
+            case 'needs_human':
+              expect(lane === 'attention' || (t.or_stale === true && lane === 'stale'), `${id} needs a human (${t.why}) but is in ${lane}`).toBe(true);
+              expect(card?.alerts.length, `${id} has no reason`).toBeGreaterThan(0);
+              for (const a of card?.alerts ?? []) expect(a.text.length).toBeGreaterThan(20);
+              break;
+            case 'stale':
+              expect(['stale', 'running'], id).toContain(lane);
+              break;
+            case 'fine':
+              expect(lane, `${id} is fine but flagged ${card?.flags.join(',')}`).not.toBe('attention');
+              break;
+          }
+        }
+      });
+    });
+  }
+});
+
+describe('the reasons, under ferry\'s semantics (channel alpha)', () => {
+  const alpha = cases.find((c) => c.name === 'alpha');
+  const cards = new Map(alpha ? channelStateOf(alpha.channel).orders.map((o) => [o.order_id, o]) : []);
+  it('an order addressed to a name ferry retire released is retired_holder, with the way out', () => {
+    // `ferry channel retire` released wisp here (reason "retired", signed by the orchestrator);
+    // holder() is still wisp, the assignee: offered to wisp for ever.
+    const c = cards.get('a-wisp-offered');
+    expect(c?.flags).toEqual(['retired_holder']);
+    expect(c?.alerts[0]?.text).toContain('supersede');
+  });
+  it('a kill or pause acknowledged on an order still offered is stop_not_holding', () => {
+    // interrupt.ops.fang.acked.json exists and fang's claim is gone: work_for offers it to fang again.
+    expect(cards.get('a-killed')?.flags).toEqual(['stop_not_holding']);
+    expect(cards.get('a-paused')?.flags).toEqual(['stop_not_holding']);
+  });
+  it('routine writes raise nothing: restart self-releases, a dead run\'s leftover heartbeat, retire releases, a steer acknowledged', () => {
+    for (const id of ['a-changes', 'a-released', 'a-retired', 'a-steered']) expect(cards.get(id)?.flags, id).toEqual([]);
+    expect(state(cards.get('a-retired'))).toEqual(['open', null]);
+  });
+});
+
+function state(c: { state: string; holder: string | null } | undefined) {
+  return [c?.state, c?.holder ?? null];
+}

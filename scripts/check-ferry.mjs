@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// claimboard against the real ferry, through the CLI as a user runs it: for each case of
+// conformance/ferry (a channel ferry 0.4.1 wrote, with ferry's own verdict `tasks.txt`, a
+// person's reading `truth.json` and the CLI arguments `args.txt`), `npx claimboard state <copy>
+// --json` must give every order ferry's state and holder, up to the two documented differences
+// (Stale is decided by arrival here; blocked is ferry's Open), and put in Needs attention exactly
+// the orders the person marked needs_human (conformance/ferry/README.md).
+//
+//   node scripts/check-ferry.mjs [project-dir] [case-dir...]
+//
+// With no case given, every case of conformance/ferry. A case may also be a channel folder X
+// with X.tasks.txt (and X.truth.json) beside it, as make-channels.sh writes them. Prints one line
+// per disagreement, then a summary; exits 0 when all agree, 1 otherwise, 2 on bad usage.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const repo = path.resolve(import.meta.dirname, '..');
+const [projectArg, ...caseArgs] = process.argv.slice(2);
+const projectDir = path.resolve(projectArg ?? repo);
+const root = path.join(repo, 'conformance/ferry');
+const cases = caseArgs.length
+  ? caseArgs.map((c) => path.resolve(c))
+  : fs.readdirSync(root).filter((n) => fs.existsSync(path.join(root, n, 'tasks.txt'))).sort().map((n) => path.join(root, n));
+if (cases.length === 0) {
+  console.error('check-ferry: no case found');
+  process.exit(2);
+}
+const SAME = {
+  Open: ['open', 'blocked'],
+  Offered: ['offered'],
+  Claimed: ['claimed', 'stale'],
+  Stale: ['claimed', 'stale'],
+  AwaitingReview: ['awaiting_review'],
+  ChangesRequested: ['changes_requested'],
+  Accepted: ['accepted'],
+  Done: ['done'],
+};
+const verdict = (text) => {
+  const out = new Map();
+  for (const line of text.split('\n')) {
+    const m = /^ {2}(\S+)\s+(\S+)\s+(\w+)/.exec(line);
+    if (m) out.set(m[1], { holder: m[2] === '-' ? null : m[2].toLowerCase(), state: m[3] });
+  }
+  return out;
+};
+const caseFile = (c, f) => (fs.existsSync(path.join(c, 'channel')) ? path.join(c, f) : `${c.replace(/\/+$/, '')}.${f}`);
+
+let bad = 0;
+let orders = 0;
+let agree = 0;
+let shown = 0;
+let wanted = 0;
+let right = 0;
+for (const c of cases) {
+  const name = path.basename(c);
+  const src = fs.existsSync(path.join(c, 'channel')) ? path.join(c, 'channel') : c;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-ferry-'));
+  const copy = path.join(tmp, 'channel');
+  fs.cpSync(src, copy, { recursive: true, verbatimSymlinks: true });
+  const argsFile = path.join(c, 'args.txt');
+  const extra = fs.existsSync(argsFile)
+    ? fs.readFileSync(argsFile, 'utf8').trim().split(/\s+/).filter(Boolean).map((a) => (a.startsWith('@') ? path.join(c, a.slice(1)) : a))
+    : [];
+  let state;
+  try {
+    state = JSON.parse(
+      execFileSync('npx', ['--offline', 'claimboard', 'state', copy, '--json', ...extra], { cwd: projectDir, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
+  } catch (e) {
+    console.log(`${name}: claimboard state failed: ${String(e.stderr || e.message).trim().split('\n').pop()}`);
+    bad++;
+    continue;
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  const cards = new Map(state.orders.map((o) => [o.order_id, o]));
+  for (const [id, w] of verdict(fs.readFileSync(caseFile(c, 'tasks.txt'), 'utf8'))) {
+    orders++;
+    const got = cards.get(id);
+    if (got && (SAME[w.state] ?? []).includes(got.state) && (got.holder ?? null) === w.holder) agree++;
+    else {
+      bad++;
+      console.log(`${name} ${id}: ferry ${w.state}/${w.holder ?? '-'}, claimboard ${got ? `${got.state}/${got.holder ?? '-'}` : 'missing'}`);
+    }
+  }
+  const truthFile = caseFile(c, 'truth.json');
+  if (!fs.existsSync(truthFile)) continue;
+  for (const [id, t] of Object.entries(JSON.parse(fs.readFileSync(truthFile, 'utf8')))) {
+    if (id.startsWith('_')) continue;
+    const got = cards.get(id);
+    const inAttention = got?.lane === 'attention';
+    const needed = t.operator_view === 'needs_human';
+    if (inAttention) shown++;
+    if (needed) wanted++;
+    if (inAttention && needed) right++;
+    const ok = needed
+      ? inAttention || (t.or_stale === true && got?.lane === 'stale')
+      : t.operator_view === 'stale'
+        ? got?.lane === 'stale' || got?.lane === 'running'
+        : !inAttention;
+    if (!ok) {
+      bad++;
+      console.log(`${name} ${id}: ${needed ? `needs a human (${t.why ?? ''}) but shown in ${got?.lane}` : `false alarm: ${(got?.alerts ?? []).map((a) => a.text).join('; ')}`}`);
+    }
+  }
+}
+console.log(`check-ferry: ${cases.length} cases; ferry agreement ${agree}/${orders} orders; Needs attention ${right} true of ${shown} shown, ${wanted} wanted`);
+process.exit(bad ? 1 : 0);
