@@ -9,7 +9,7 @@ import { applyAction, deriveSubset, type ApplyContext } from '../lib/actions/app
 import { ledgerPrevOf } from '../lib/actions/write';
 import { nodeVerify } from '../lib/index/node-verify';
 import { operatorsFromEnv } from '../lib/index/channel-state';
-import { buildAction, ledgerPathOf, retirePlan, type ActionInput } from '../lib/ledger/actions';
+import { buildAction, ferryConsequence, ledgerPathOf, nextOrderId, retirePlan, type ActionInput } from '../lib/ledger/actions';
 import { naclSign, naclPublicKey } from '../lib/ledger/nacl-verify';
 import { canonicalName, isSafeComponent } from '../lib/ledger/names';
 import { isOperator } from '../lib/ledger/verify';
@@ -21,6 +21,10 @@ export interface ActionCliOptions {
   readonly note?: string;
   readonly confirmAlive?: boolean;
   readonly staleAfter?: number;
+  /** supersede: whom the new order is addressed to (default: nobody, any worker). */
+  readonly to?: string;
+  /** supersede: the new order's id (default `<order>-2`, or the next free `-N`). */
+  readonly id?: string;
 }
 
 /** An action refused before or by the rules: the message is printed on one line. */
@@ -48,9 +52,10 @@ export function operatorName(keyFile: string, as?: string): string {
 
 /**
  * Runs one action on the channel at `root` for `subject` (an order id, or an agent for retire).
- * Returns the channel-relative paths written. Throws ActionCliError with the reason on refusal.
+ * Returns the channel-relative paths written and what the ferry fleet will do with them. Throws
+ * ActionCliError with the reason on refusal.
  */
-export function runAction(kind: ActionInput['action'], root: string, subject: string, opts: ActionCliOptions): string[] {
+export function runAction(kind: ActionInput['action'], root: string, subject: string, opts: ActionCliOptions): { written: string[]; ferry: string } {
   const seed = readSeed(opts.key);
   const op = operatorName(opts.key, opts.as);
   const ctx: ApplyContext = {
@@ -97,6 +102,14 @@ export function runAction(kind: ActionInput['action'], root: string, subject: st
             ? { action: 'reopen', card, reason: opts.reason ?? '' }
             : { action: 'ack', card, note: opts.note ?? '' };
       break;
+    case 'supersede': {
+      const view = card ? state.views.get(card.order_id) : undefined;
+      if (!card || !view) throw new ActionCliError(`there is no order ${id} in ${root}`);
+      const newId = opts.id ?? nextOrderId(card.order_id, (x) => state.views.has(x) || fs.existsSync(path.join(root, 'tasks', x)));
+      if (!isSafeComponent(newId)) throw new ActionCliError(`"${newId}" is not a valid order id`);
+      input = { action: 'supersede', card, order: view.folder.order.record, newId, assignTo: opts.to ?? null, reason: opts.reason ?? '' };
+      break;
+    }
   }
   let request;
   try {
@@ -106,5 +119,5 @@ export function runAction(kind: ActionInput['action'], root: string, subject: st
   }
   const res = applyAction(request, ctx);
   if (res.status !== 201) throw new ActionCliError(`refused (${res.status}): ${res.reason}`);
-  return [...res.written];
+  return { written: [...res.written], ferry: ferryConsequence(kind, card ?? null) };
 }

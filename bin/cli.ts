@@ -136,7 +136,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       );
     });
 
-  const action = (name: 'requeue' | 'retire' | 'reopen' | 'ack', subject: string, description: string, textOption: '--reason <text>' | '--note <text>') =>
+  const action = (name: 'requeue' | 'retire' | 'reopen' | 'ack' | 'supersede', subject: string, description: string, textOption: '--reason <text>' | '--note <text>') =>
     program
       .command(name)
       .description(description)
@@ -146,7 +146,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       .option('--as <name>', 'the operator name (default: the key file name without .key)')
       .option(textOption, textOption.startsWith('--reason') ? 'why (recorded in the record and the ledger)' : 'a note')
       .option('--stale-after <seconds>', 'heartbeat interval x multiple; decimals allowed (default 300)', parseSeconds)
-      .action(async (channel: string, id: string, opts: { key: string; as?: string; reason?: string; note?: string; staleAfter?: number; confirmAlive?: boolean }) => {
+      .action(async (channel: string, id: string, opts: { key: string; as?: string; reason?: string; note?: string; staleAfter?: number; confirmAlive?: boolean; to?: string; id?: string }) => {
         const { runAction, ActionCliError } = await import('./actions');
         if (textOption.startsWith('--reason') && !opts.reason?.trim()) {
           process.stderr.write(`claimboard: ${name} needs --reason <text>\n`);
@@ -154,7 +154,9 @@ export async function main(argv: readonly string[]): Promise<number> {
           return;
         }
         try {
-          for (const p of runAction(name, channel, id, opts)) process.stdout.write(p + '\n');
+          const done = runAction(name, channel, id, opts);
+          for (const p of done.written) process.stdout.write(p + '\n');
+          process.stderr.write(`claimboard: what ferry does now: ${done.ferry}\n`);
         } catch (e) {
           if (!(e instanceof ActionCliError)) throw e;
           process.stderr.write(`claimboard: ${e.message.replace(/\s*\n\s*/g, ' ')}\n`);
@@ -167,7 +169,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     'retire even though one of its heartbeats is fresh (it looks alive)',
   );
   action('reopen', 'order', 'reopen a done, accepted or closed order', '--reason <text>');
-  action('ack', 'order', 'acknowledge a give-up: the order is closed', '--note <text>');
+  action('ack', 'order', 'acknowledge a give-up: the order is closed (board only: ferry does not read it)', '--note <text>');
+  action('supersede', 'order', 'issue a new signed order that does this order\'s work (ferry cannot move an addressed order or reopen a finished one)', '--reason <text>')
+    .option('--to <agent>', 'address the new order to this agent (default: any worker)')
+    .option('--id <new-id>', 'the new order id (default <order>-2, or the next free -N)');
 
   program
     .command('repin')

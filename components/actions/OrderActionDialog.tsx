@@ -74,7 +74,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Order
   const plan: PlanInput | null =
     kind === 'requeue'
       ? card.holder
-        ? { action: 'requeue', orderId: card.order_id, holder: card.holder }
+        ? { action: 'requeue', orderId: card.order_id, holder: card.holder, assignedTo: card.assigned_to }
         : null
       : card.target
         ? { action: kind, orderId: card.order_id, target: card.target }

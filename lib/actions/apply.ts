@@ -6,14 +6,14 @@ import 'server-only';
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ActionRequestSchema, ackRefusal, agentLooksAlive, decisionPath, LEDGER_KIND, ledgerPathOf, reopenRefusal, requeueRefusal, retirePlan, retireRefusal, type ActionRequest, type Refusal } from '../ledger/actions';
+import { ActionRequestSchema, ackRefusal, agentLooksAlive, decisionPath, LEDGER_KIND, ledgerPathOf, reopenRefusal, requeueRefusal, retirePlan, retireRefusal, supersedeRefusal, type ActionRequest, type Refusal } from '../ledger/actions';
 import type { AgentRecord } from '../ledger/records';
 import { deriveChannel, type ChannelEntry, type ChannelState } from '../ledger/channel';
 import type { Card } from '../ledger/derive';
 import { parseStrictJsonText, toPlain } from '../ledger/json';
 import { canonicalName } from '../ledger/names';
 import { ledgerLinePayload } from '../ledger/payloads';
-import { parseRecord, shapeRecord, type LedgerRecord, type SignedRecord } from '../ledger/records';
+import { parseRecord, shapeRecord, type LedgerRecord, type OrderRecord, type SignedRecord } from '../ledger/records';
 import { parseTimestamp } from '../ledger/time';
 import { checkSignature, isOperator, verifyRecord, type Ed25519Verify } from '../ledger/verify';
 import { assertChannelRoot, statEntry, walkChannel } from '../index/read-channel';
@@ -81,7 +81,7 @@ export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | nu
   return deriveChannel(entries, { nowMs: ctx.nowMs, staleAfterMs: ctx.staleAfterMs, operators: ctx.operators, pins: ctx.pins, fleetAgents: ctx.fleetAgents, verify: ctx.verify });
 }
 
-function kindOf(action: ActionRequest['action']): 'release' | 'retirement' | 'reopen' | 'ack' {
+function kindOf(action: ActionRequest['action']): 'release' | 'retirement' | 'reopen' | 'ack' | 'supersede' {
   switch (action) {
     case 'requeue':
       return 'release';
@@ -91,6 +91,8 @@ function kindOf(action: ActionRequest['action']): 'release' | 'retirement' | 're
       return 'reopen';
     case 'ack':
       return 'ack';
+    case 'supersede':
+      return 'supersede';
   }
 }
 
@@ -120,6 +122,13 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
     releases.push(s.record as SignedRecord);
   }
   if (req.action !== 'retire' && releases.length > 0) return refuse(400, 'only a retirement carries extra releases');
+  let newOrder: OrderRecord | null = null;
+  if (req.action === 'supersede') {
+    if (!req.order) return refuse(400, 'a supersede carries the new order');
+    const s = shapeRecord('order', bytesOf(req.order));
+    if (!s.ok || s.record.kind !== 'order') return refuse(400, `the new order is not valid: ${s.ok ? 'not an order' : s.detail}`);
+    newOrder = s.record;
+  } else if (req.order) return refuse(400, 'only a supersede carries a new order');
   const signer = canonicalName(record.signed_by ?? '');
 
   // Which folders to read fresh.
@@ -130,7 +139,7 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
       ids = [...ctx.related.claimsOf(agent), ...(req.expect.retire?.orders ?? [])];
     } else {
       const id = 'order_id' in record ? record.order_id : '';
-      ids = [id, ...ctx.related.dependentsOf(id)];
+      ids = [id, ...ctx.related.dependentsOf(id), ...(newOrder ? [newOrder.id] : [])];
     }
   }
   let state: ChannelState;
@@ -144,7 +153,7 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
   if (!isOperator(state.roster, signer)) {
     return refuse(403, record.signed_by ? `${signer} is not an operator of this channel` : 'the record is not signed');
   }
-  for (const r of [record, ...releases]) {
+  for (const r of [record, ...releases, ...(newOrder ? [newOrder] : [])]) {
     const bad = verifyRecord(r, state.roster, ctx.verify);
     if (bad) return refuse(403, `${r.kind} refused: ${bad.problem.replace('_', ' ')}: ${bad.detail}`);
   }
@@ -177,8 +186,32 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
     if (c.state !== e.state || c.holder !== e.holder || (c.target ?? null) !== e.target) {
       return refuse(409, `${c.order_id} is now ${c.state}${c.holder ? ` held by ${c.holder}` : ''}; you saw ${e.state}${e.holder ? ` held by ${e.holder}` : ''}`, c);
     }
+    if (newOrder) {
+      const o = view.folder.order.record;
+      const why =
+        newOrder.issued_by !== signer
+          ? 'the new order must be issued by the signing operator'
+          : newOrder.id === o.id
+            ? 'the new order needs an id of its own'
+            : state.views.has(newOrder.id)
+              ? `there is already an order ${newOrder.id}; choose another id`
+              : newOrder.supersedes !== o.id
+                ? `the new order must say it supersedes ${o.id}`
+                : newOrder.project_id !== o.project_id || newOrder.payload_digest !== o.payload_digest
+                  ? `the new order must carry ${o.id}'s project and task unchanged (its payload could not be copied exactly)`
+                  : record.kind === 'supersede' && record.by !== newOrder.id
+                    ? `the supersede record names ${record.by}, not the new order ${newOrder.id}`
+                    : newOrder.assigned_to !== null && !state.roster.entries.has(newOrder.assigned_to)
+                      ? `${newOrder.assigned_to} is not in the roster`
+                      : newOrder.assigned_to !== null && state.retirements.some((r) => r.record.agent === newOrder?.assigned_to)
+                        ? `${newOrder.assigned_to} is retired`
+                        : null;
+      if (why) return refuse(why.startsWith('there is already') ? 409 : 400, why, c);
+    }
     const rule =
-      req.action === 'requeue'
+      req.action === 'supersede'
+        ? supersedeRefusal(c)
+        : req.action === 'requeue'
         ? requeueRefusal(view)
         : req.action === 'reopen'
           ? reopenRefusal(c, ctx.related ? ctx.related.dependentsOf(c.order_id).map((d) => state.views.get(d)?.card).filter((x): x is Card => !!x) : state.orders.filter((o) => o.depends_on.includes(c.order_id)))
@@ -196,8 +229,8 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
 
   // Paths: only the operator's own, never over another writer's file.
   const plans: { rel: string; bytes: Uint8Array; replace: boolean }[] = [];
-  for (const r of [record, ...releases]) {
-    const rel = decisionPath(r.kind as 'release' | 'retirement' | 'reopen' | 'ack', r.raw);
+  for (const r of [...(newOrder ? [newOrder] : []), record, ...releases]) {
+    const rel = decisionPath(r.kind as 'release' | 'retirement' | 'reopen' | 'ack' | 'supersede' | 'order', r.raw);
     if (!rel) return refuse(400, `cannot name a file for this ${r.kind}`);
     const abs = path.join(/*turbopackIgnore: true*/ ctx.root, rel);
     const replace = r.kind === 'reopen' || r.kind === 'ack';
@@ -244,7 +277,7 @@ function inTheWay(abs: string, rel: string, operator: string): 'none' | 'own' | 
     return 'none';
   }
   if (!st.isFile() || st.size > 1024 * 1024) return 'foreign';
-  const kind = rel.startsWith('retirements/') ? 'retirement' : (path.basename(rel).split('.')[0] as 'release' | 'reopen' | 'ack');
+  const kind = rel.startsWith('retirements/') ? 'retirement' : (path.basename(rel).split('.')[0] as 'release' | 'reopen' | 'ack' | 'supersede' | 'order');
   const parsed = parseRecord(kind, new Uint8Array(fs.readFileSync(abs)), path.basename(rel), rel.startsWith('tasks/') ? (rel.split('/')[1] ?? null) : null);
   if (!parsed.ok) return 'foreign';
   const r: LedgerRecord = parsed.record;
@@ -271,6 +304,13 @@ function recordMismatch(req: ActionRequest, record: SignedRecord, releases: read
       if (record.order_id !== e.order_id) return `the ${record.kind} is for ${record.order_id}, not ${e.order_id}`;
       if (record.target !== e.target) return `the ${record.kind} targets ${record.target}, not what you saw (${e.target ?? 'nothing'})`;
       if (record.operator !== signer) return `the ${record.kind}'s operator must be the signer`;
+      return null;
+    }
+    case 'supersede': {
+      const e = req.expect.order;
+      if (record.kind !== 'supersede' || !e) return 'a supersede is a supersede record';
+      if (record.order_id !== e.order_id) return `the supersede is for ${record.order_id}, not ${e.order_id}`;
+      if (record.operator !== signer) return "the supersede's operator must be the signer";
       return null;
     }
     case 'retire': {

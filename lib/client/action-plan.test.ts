@@ -94,15 +94,15 @@ describe('the files each action writes', () => {
     ]);
   });
 
-  it('says what the fleet does: releases are honoured, extensions only by LEDGER.md followers', () => {
-    expect(fleetEffect({ action: 'requeue', orderId: 'a', holder: 'fang' }).join(' ')).toMatch(/honour releases.*Open/);
-    for (const a of [
-      { action: 'ack', orderId: 'a', target: 'giveup:x' },
-      { action: 'reopen', orderId: 'a', target: 'result:1' },
-      { action: 'retire', agent: 'nebra', orders: ['g3'] },
-    ] as const) {
-      expect(fleetEffect(a).join(' ')).toMatch(/only workers that follow claimboard’s LEDGER.md extensions/);
-    }
+  it('says what the real ferry does: releases honoured, an addressed order stays its assignee\'s, claimboard records unread', () => {
+    // ferry's holder() returns assigned_to whatever releases exist (C/lib.rs Task::holder)
+    expect(fleetEffect({ action: 'requeue', orderId: 'a', holder: 'fang' }).join(' ')).toMatch(/honours the release: a is Open again/);
+    expect(fleetEffect({ action: 'requeue', orderId: 'a', holder: 'fang', assignedTo: 'fang' }).join(' ')).toMatch(/keeps offering it to fang.*supersede/);
+    // read_task reads none of claimboard's extension kinds
+    expect(fleetEffect({ action: 'ack', orderId: 'a', target: 'giveup:x' }).join(' ')).toMatch(/ferry does not read give-ups/);
+    expect(fleetEffect({ action: 'reopen', orderId: 'a', target: 'result:1' }).join(' ')).toMatch(/ferry has no reopen.*supersede/);
+    expect(fleetEffect({ action: 'retire', agent: 'nebra', orders: ['g3'] }).join(' ')).toMatch(/does not read the retirement record/);
+    expect(fleetEffect({ action: 'supersede', orderId: 'a', newId: 'a-2', assignTo: 'nebra' }).join(' ')).toMatch(/offered to nebra alone.*cannot withdraw/);
   });
 });
 

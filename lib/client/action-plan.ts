@@ -18,6 +18,7 @@ export const ACTION_TITLE: Record<ActionKind, string> = {
   retire: 'Retire',
   reopen: 'Reopen',
   ack: 'Acknowledge give-up',
+  supersede: 'Supersede with a new order',
 };
 
 // ---- when each action is offered ---------------------------------------------------------
@@ -80,7 +81,8 @@ export interface PlannedFile {
 }
 
 export type PlanInput =
-  | { readonly action: 'requeue'; readonly orderId: string; readonly holder: string }
+  | { readonly action: 'requeue'; readonly orderId: string; readonly holder: string; readonly assignedTo?: string | null }
+  | { readonly action: 'supersede'; readonly orderId: string; readonly newId: string; readonly assignTo: string | null }
   | { readonly action: 'reopen'; readonly orderId: string; readonly target: string }
   | { readonly action: 'ack'; readonly orderId: string; readonly target: string }
   | { readonly action: 'retire'; readonly agent: string; readonly orders: readonly string[] };
@@ -94,6 +96,12 @@ export function plannedFiles(input: PlanInput, operator: string): PlannedFile[] 
       const h = canonicalName(input.holder);
       return [{ path: `tasks/${input.orderId}/release.${op}.${h}.json`, how: 'new', what: `release of ${h}'s claim (reason "requeued: <your note>")` }, ledger];
     }
+    case 'supersede':
+      return [
+        { path: `tasks/${input.newId}/order.json`, how: 'new', what: `a new order ${input.newId} with ${input.orderId}'s task, issued by ${op}${input.assignTo ? `, addressed to ${canonicalName(input.assignTo)}` : ', open to any worker'}` },
+        { path: `tasks/${input.orderId}/supersede.${op}.json`, how: 'new', what: `supersede record naming ${input.newId}` },
+        ledger,
+      ];
     case 'reopen':
       return [{ path: `tasks/${input.orderId}/reopen.${op}.json`, how: 'replace', what: `reopen naming ${input.target}` }, ledger];
     case 'ack':
@@ -113,26 +121,36 @@ export function plannedFiles(input: PlanInput, operator: string): PlannedFile[] 
 export function fleetEffect(input: PlanInput): string[] {
   switch (input.action) {
     case 'requeue':
+      return input.assignedTo
+        ? [
+            `ferry honours the release, but ${input.orderId} is addressed to ${input.assignedTo}: ferry keeps offering it to ${input.assignedTo} and to nobody else, and ${input.assignedTo}'s next start runs it again.`,
+            `To give the work to another agent, supersede it with a new order instead.`,
+          ]
+        : [
+            `ferry honours the release: ${input.orderId} is Open again and the next worker that polls claims it.`,
+            `Nothing is stopped: if ${input.holder}'s run is somehow still going, ferry counts a result it writes later (claimboard flags it as a late result).`,
+          ];
+    case 'supersede':
       return [
-        `Ferryman workers honour releases: ${input.orderId} returns to Open (or Offered, when it is assigned) and another worker may claim it.`,
-        `Nothing is stopped: if ${input.holder}'s run is somehow still going, a result it writes later is flagged as a late result and not counted.`,
+        `ferry runs ${input.newId} like any order${input.assignTo ? `, offered to ${input.assignTo} alone` : ', offered to every worker'}.`,
+        `ferry cannot withdraw an order: it keeps reading ${input.orderId} as before; claimboard stops alarming on it and links the two. Orders that depend on ${input.orderId} still wait for it.`,
       ];
     case 'ack':
       return [
         `${input.orderId} is closed and moves to Done; the give-up stays in its history.`,
-        'Acknowledging is a claimboard extension: only workers that follow claimboard’s LEDGER.md extensions act on it. Plain ferryman workers ignore the file, and the holder keeps its claim.',
+        'Board only: ferry does not read give-ups or acknowledgements; in ferry the holder keeps its claim.',
       ];
     case 'reopen':
       return [
-        `The terminal state ${input.orderId} is in (named by ${input.target}) no longer holds: the order leaves Done and its state is derived again without it.`,
-        'Reopen is a claimboard extension: only workers that follow claimboard’s LEDGER.md extensions act on it. Plain ferryman workers ignore the file.',
+        `The terminal state ${input.orderId} is in (named by ${input.target}) no longer holds on this board: the order leaves Done and its state is derived again without it.`,
+        'ferry has no reopen: its workers keep reading the order as finished. To have the fleet do the work again, supersede it with a new order.',
       ];
     case 'retire':
       return [
         input.orders.length > 0
-          ? `Ferryman workers honour the release${input.orders.length === 1 ? '' : 's'}: ${input.orders.join(', ')} return${input.orders.length === 1 ? 's' : ''} to Open (or Offered) and another worker may claim ${input.orders.length === 1 ? 'it' : 'them'}.`
-          : `${input.agent} holds no order by an active claim without a result: no release is written.`,
-        'The retirement itself is a claimboard extension: only workers that follow claimboard’s LEDGER.md extensions act on it. Nothing stops a machine still running as this identity.',
+          ? `ferry honours the release${input.orders.length === 1 ? '' : 's'} of ${input.orders.join(', ')}: an order held by claim is Open again; one addressed to ${input.agent} stays offered to it in ferry (supersede it).`
+          : `${input.agent} holds no order without a result: no release is written.`,
+        'ferry does not read the retirement record itself (it is claimboard’s); nothing stops a machine still running as this identity.',
       ];
   }
 }
@@ -142,12 +160,12 @@ export function bulkFleetEffect(kind: 'requeue' | 'ack', n: number): string[] {
   const them = n === 1 ? 'it' : 'them';
   return kind === 'requeue'
     ? [
-        `Ferryman workers honour releases: ${n === 1 ? 'the order returns' : `the ${n} orders return`} to Open (or Offered, when assigned) and another worker may claim ${them}.`,
-        'Nothing is stopped: a result a released run writes later is flagged as a late result and not counted.',
+        `ferry honours releases: ${n === 1 ? 'the order is' : `the ${n} orders are`} Open again and the next worker claims ${them}; an order addressed to an agent stays offered to that agent (supersede it to move it).`,
+        'Nothing is stopped: ferry counts a result a released run writes later (claimboard flags it as a late result).',
       ]
     : [
         `${n === 1 ? 'The order is' : `The ${n} orders are`} closed and move${n === 1 ? 's' : ''} to Done; each give-up stays in its history.`,
-        'Acknowledging is a claimboard extension: only workers that follow claimboard’s LEDGER.md extensions act on it. Plain ferryman workers ignore the files.',
+        'Board only: ferry does not read give-ups or acknowledgements.',
       ];
 }
 

@@ -6,20 +6,48 @@
 import { z } from 'zod';
 import type { ChannelState, OrderView } from './channel';
 import type { Card, OrderState } from './derive';
+import type { OrderRecord } from './records';
 import { canonicalName, isSafeComponent } from './names';
 import { signFields, signLedgerLineAfter, type Signer } from './sign';
 
-/** The four operator actions (LEDGER.md §8). */
-export type ActionKind = 'requeue' | 'retire' | 'reopen' | 'ack';
-export const ACTION_KINDS: readonly ActionKind[] = ['requeue', 'retire', 'reopen', 'ack'];
+/**
+ * The operator actions (LEDGER.md §8), plus supersede: a new signed order that does an old one's
+ * work, the act that moves work in ferry where a release cannot (docs/channel-format.md).
+ */
+export type ActionKind = 'requeue' | 'retire' | 'reopen' | 'ack' | 'supersede';
+export const ACTION_KINDS: readonly ActionKind[] = ['requeue', 'retire', 'reopen', 'ack', 'supersede'];
 
 /** The ledger line kind each action appends (LEDGER.md §8). */
-export const LEDGER_KIND: Record<ActionKind, 'release' | 'retire' | 'reopen' | 'ack'> = {
+export const LEDGER_KIND: Record<ActionKind, 'release' | 'retire' | 'reopen' | 'ack' | 'supersede'> = {
   requeue: 'release',
   retire: 'retire',
   reopen: 'reopen',
   ack: 'ack',
+  supersede: 'supersede',
 };
+
+/**
+ * What the real ferry fleet does after an action, in words for the dialog and the CLI
+ * (docs/channel-format.md): ferry honours releases, but an addressed order stays its assignee's,
+ * and ferry reads none of claimboard's reopen, ack, give-up or retirement records.
+ */
+export function ferryConsequence(action: ActionKind, card: Card | null): string {
+  const a = card?.assigned_to ?? null;
+  switch (action) {
+    case 'requeue':
+      return a !== null
+        ? `ferry honours the release, but ${card?.order_id} is addressed to ${a}: ferry keeps offering it to ${a} (and to nobody else), whose next start runs it again. To give it to another agent, supersede it with a new order.`
+        : `ferry honours the release: ${card?.order_id ?? 'the order'} is Open again and the next worker that polls claims it.`;
+    case 'retire':
+      return 'ferry honours the releases: the orders it held by claim are Open again. Orders addressed to it stay offered to it in ferry (an addressed order belongs to its assignee): supersede each with a new order. ferry does not read the retirement record itself; it is claimboard\'s.';
+    case 'reopen':
+      return `ferry has no reopen: its workers keep reading ${card?.order_id ?? 'the order'} as ${card?.ferry.state ?? 'finished'}; only this board shows it reopened. To have the fleet do the work again, supersede it with a new order.`;
+    case 'ack':
+      return 'board only: ferry does not read give-ups or their acknowledgements; the holder keeps its claim in ferry.';
+    case 'supersede':
+      return `ferry runs the new order like any other${card?.assigned_to ? '' : ''}; it keeps reading ${card?.order_id ?? 'the old order'} as before (ferry cannot withdraw an order), and orders that depend on ${card?.order_id ?? 'it'} still wait for it.`;
+  }
+}
 
 /** States in which an order's result has been consumed by work in progress (LEDGER.md §8 reopen). */
 export const WORKING_STATES: ReadonlySet<OrderState> = new Set<OrderState>(['claimed', 'stale', 'changes_requested', 'awaiting_review', 'gave_up']);
@@ -56,6 +84,8 @@ export interface ActionRequest {
   readonly record: Record<string, unknown>;
   /** Retire only: one release per order it holds by an active claim with no result. */
   readonly releases?: readonly Record<string, unknown>[];
+  /** Supersede only: the new signed order (its order.json). */
+  readonly order?: Record<string, unknown>;
   /** The signed ledger line (JSON text, no newline). */
   readonly ledger_line: string;
   readonly expect: Expect;
@@ -65,9 +95,10 @@ const Name = z.string().min(1).max(200).refine((s) => isSafeComponent(s), 'not a
 const Obj = z.record(z.string(), z.unknown());
 /** zod schema of an ActionRequest (the trust boundary of POST /api/actions). */
 export const ActionRequestSchema = z.object({
-  action: z.enum(['requeue', 'retire', 'reopen', 'ack']),
+  action: z.enum(['requeue', 'retire', 'reopen', 'ack', 'supersede']),
   record: Obj,
   releases: z.array(Obj).max(10_000).optional(),
+  order: Obj.optional(),
   ledger_line: z.string().min(2).max(64 * 1024),
   expect: z.object({
     order: z
@@ -118,20 +149,64 @@ export function requeueRefusal(view: OrderView): string | null {
 }
 
 /**
- * LEDGER.md §8 retire: the orders `agent` holds by an active claim with no result of its own,
- * each of which gets a release (reason `retired`). Sorted by order id.
+ * LEDGER.md §8 retire, as `ferry channel retire` does it: the orders `agent` holds by an active
+ * claim with no result of its own, and the orders addressed to it with no result at all (ferry's
+ * holder() is the assignee), each of which gets a release (reason `retired`) unless it already
+ * has one. Sorted by order id.
  */
 export function retirePlan(state: ChannelState, agent: string): string[] {
   const a = canonicalName(agent);
   const out: string[] = [];
   for (const [id, view] of state.views) {
     const f = view.folder;
-    if (!f.claims.some((c) => c.record.agent === a)) continue;
     if (f.releases.some((r) => r.record.released === a)) continue;
-    if (f.results.some((r) => r.record.agent === a)) continue;
-    out.push(id);
+    const byClaim = f.claims.some((c) => c.record.agent === a) && !f.results.some((r) => r.record.agent === a);
+    const byAddress = f.order.record.assigned_to === a && f.results.length === 0;
+    if (byClaim || byAddress) out.push(id);
   }
   return out.sort();
+}
+
+/**
+ * Supersede (docs/channel-format.md): allowed where a new order is the only way the ferry fleet
+ * does the work: an addressed order nobody is running (offered, or stale, or held by a retired
+ * agent), a give-up, or a finished order to be done again (ferry has no reopen). Refused for an
+ * open order (ferry would run both) and while the holder's heartbeat is fresh. Returns null when
+ * allowed, else the reason.
+ */
+export function supersedeRefusal(card: Card): string | null {
+  if (card.superseded_by) return `${card.order_id} is already superseded by ${card.superseded_by}`;
+  if (card.holder_fresh === true && card.state !== 'done' && card.state !== 'accepted') {
+    return `${card.holder}'s heartbeat on ${card.order_id} is fresh: it is being run; a new order would be run as well`;
+  }
+  switch (card.state) {
+    case 'done':
+    case 'accepted':
+    case 'closed':
+    case 'gave_up':
+      return null;
+    case 'offered':
+    case 'stale':
+    case 'claimed':
+    case 'changes_requested':
+      if (card.assigned_to !== null) return null;
+      return card.flags.includes('retired_holder')
+        ? null
+        : `${card.order_id} is not addressed to anyone: re-queue it instead (ferry would run both orders)`;
+    case 'open':
+    case 'blocked':
+    case 'awaiting_review':
+      return `${card.order_id} is ${card.state.replace('_', ' ')}: ferry would run both orders${card.state === 'awaiting_review' ? ' (review it instead)' : ''}`;
+  }
+}
+
+/** The id a supersede of `id` proposes: `<id>-2`, or the next `-N` not taken in `taken`. */
+export function nextOrderId(id: string, taken: (id: string) => boolean): string {
+  const m = /^(.*)-(\d+)$/.exec(id);
+  const stem = m && m[1] ? m[1] : id;
+  let n = m && m[2] ? Number(m[2]) + 1 : 2;
+  while (taken(`${stem}-${n}`)) n++;
+  return `${stem}-${n}`;
 }
 
 /** Whether any heartbeat of `agent` anywhere is fresh (LEDGER.md §8 retire: "it looks alive"). */
@@ -172,7 +247,7 @@ export function ackRefusal(card: Card): string | null {
 }
 
 /** Channel-relative path of a decision record written by claimboard (LEDGER.md §2, §4). */
-export function decisionPath(kind: 'release' | 'retirement' | 'reopen' | 'ack', f: Record<string, unknown>): string | null {
+export function decisionPath(kind: 'release' | 'retirement' | 'reopen' | 'ack' | 'supersede' | 'order', f: Record<string, unknown>): string | null {
   const s = (k: string) => (typeof f[k] === 'string' ? canonicalName(f[k] as string) : '');
   const safe = (...v: string[]) => v.every(isSafeComponent);
   switch (kind) {
@@ -184,6 +259,10 @@ export function decisionPath(kind: 'release' | 'retirement' | 'reopen' | 'ack', 
       return safe(s('order_id'), s('operator')) ? `tasks/${s('order_id')}/reopen.${s('operator')}.json` : null;
     case 'ack':
       return safe(s('order_id'), s('operator')) ? `tasks/${s('order_id')}/ack.${s('operator')}.json` : null;
+    case 'supersede':
+      return safe(s('order_id'), s('operator')) ? `tasks/${s('order_id')}/supersede.${s('operator')}.json` : null;
+    case 'order':
+      return typeof f.id === 'string' && isSafeComponent(f.id) ? `tasks/${f.id}/order.json` : null;
   }
 }
 
@@ -197,6 +276,16 @@ export type ActionInput =
   | { readonly action: 'requeue'; readonly card: Card; readonly note: string }
   | { readonly action: 'reopen'; readonly card: Card; readonly reason: string }
   | { readonly action: 'ack'; readonly card: Card; readonly note: string }
+  | {
+      readonly action: 'supersede';
+      readonly card: Card;
+      /** The old order's record as read (its payload, project, review and dependency fields are copied). */
+      readonly order: OrderRecord;
+      readonly newId: string;
+      /** Whom the new order is addressed to, or null for any worker. */
+      readonly assignTo: string | null;
+      readonly reason: string;
+    }
   | { readonly action: 'retire'; readonly agent: string; readonly orders: readonly string[]; readonly reason: string; readonly confirmAlive: number };
 
 /**
@@ -244,6 +333,38 @@ export function buildAction(input: ActionInput, operator: string, sign: Signer, 
         action: 'ack',
         record,
         ledger_line: line(`acknowledged the give-up on ${input.card.order_id}${input.note ? `: ${input.note}` : ''}`, input.card.order_id),
+        expect: { order: expectOrder(input.card), ledger_prev: previousLedger.prev },
+      };
+    }
+    case 'supersede': {
+      const o = input.order;
+      const newId = canonicalName(input.newId);
+      const assign = input.assignTo ? canonicalName(input.assignTo) : null;
+      // A ferry order, field for field as ferry writes one, issued by the operator.
+      const order = signFields(
+        'order',
+        {
+          id: newId,
+          project_id: o.project_id,
+          issued_by: op,
+          ...(assign ? { assigned_to: assign } : {}),
+          created_at: nowIso,
+          payload: o.payload,
+          requires_review: o.requires_review,
+          requires_approval: o.requires_approval,
+          ...(o.depends_on.length ? { depends_on: [...o.depends_on] } : {}),
+          ...(o.result_contract ? { result_contract: { required: [...o.result_contract.required] } } : {}),
+          supersedes: input.card.order_id,
+        },
+        op,
+        sign,
+      );
+      const record = signFields('supersede', { order_id: input.card.order_id, operator: op, by: newId, reason: input.reason, at: nowIso }, op, sign);
+      return {
+        action: 'supersede',
+        record,
+        order,
+        ledger_line: line(`superseded ${input.card.order_id} by ${newId}${assign ? ` (addressed to ${assign})` : ''}: ${input.reason}`, input.card.order_id),
         expect: { order: expectOrder(input.card), ledger_prev: previousLedger.prev },
       };
     }

@@ -300,6 +300,7 @@ export function writerOf(r: LedgerRecord): string | null {
     case 'interrupt':
     case 'reopen':
     case 'ack':
+    case 'supersede':
     case 'retirement':
     case 'master':
     case 'grant':
@@ -453,6 +454,7 @@ export function assembleOrder(
     reopens: [] as Arrived<Extract<LedgerRecord, { kind: 'reopen' }>>[],
     acks: [] as Arrived<Extract<LedgerRecord, { kind: 'ack' }>>[],
     interruptAcks: [] as Arrived<Extract<LedgerRecord, { kind: 'interrupt_ack' }>>[],
+    supersedes: [] as Arrived<Extract<LedgerRecord, { kind: 'supersede' }>>[],
     interrupts: [] as Arrived<Extract<LedgerRecord, { kind: 'interrupt' }>>[],
     problems: [] as FolderProblem[],
     problemCount: 0,
@@ -507,6 +509,9 @@ export function assembleOrder(
         break;
       case 'interrupt_ack':
         folder.interruptAcks.push({ ...a, record: r });
+        break;
+      case 'supersede':
+        folder.supersedes.push({ ...a, record: r });
         break;
       case 'recommendation':
         recommendations.push({ ...a, record: r });

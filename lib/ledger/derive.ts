@@ -16,6 +16,7 @@ import type {
   InterruptAckRecord,
   InterruptRecord,
   OrderRecord,
+  SupersedeRecord,
   ReleaseRecord,
   ReopenRecord,
   ResultRecord,
@@ -85,6 +86,8 @@ export interface OrderFolder {
   /** ferry's interrupts (kill / pause / steer) and their acknowledgements. */
   readonly interrupts: readonly Arrived<InterruptRecord>[];
   readonly interruptAcks: readonly Arrived<InterruptAckRecord>[];
+  /** Valid supersede records (extension): operators who issued a new order for this one's work. */
+  readonly supersedes: readonly Arrived<SupersedeRecord>[];
   /** The folder's problem rows, for the words of `bad_record`. */
   readonly problems: readonly FolderProblem[];
   /** Problem rows in this folder other than conflict copies (`bad_record`). */
@@ -171,6 +174,10 @@ export interface Card {
   readonly alerts: readonly Alert[];
   /** Facts worth a line on the order page that are not alarms (e.g. an interrupt not yet seen). */
   readonly notes: readonly string[];
+  /** The order an operator issued to do this one's work (a valid supersede record here), or absent. */
+  readonly superseded_by?: string;
+  /** The order this one says it replaces (its order.json's `supersedes`, unsigned; the old order's card says so signed). */
+  readonly supersedes?: string;
 }
 
 /** Whether a ferry state and a claimboard state are the same up to the documented differences (Stale by arrival; blocked is Open). */
@@ -394,7 +401,10 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
         : `result by ${words(lateResults)}, who does not hold it (${holder} does): ferry counts it all the same`,
     );
   }
-  if (retiredHolder && holder !== null && unfinished) {
+  // A supersede moved the work to a new order: what ferry still does with this one is no longer a person's to fix.
+  const supersede = [...folder.supersedes].sort((a, b) => (a.record.by < b.record.by ? -1 : 1))[0]?.record;
+  if (supersede) notes.push(`superseded by ${supersede.by} (${supersede.operator}: ${supersede.reason}); ferry still reads this order as before`);
+  if (retiredHolder && holder !== null && unfinished && !supersede) {
     const how = ctx.retired.has(holder) ? 'retired' : `retired by ${retiredHere?.record.releaser ?? 'an operator'}`;
     raise(
       'retired_holder',
@@ -403,7 +413,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
         : `held by ${holder}, ${how}: nobody will finish it; re-queue it`,
     );
   }
-  if (assignee !== null && !retiredHolder && state === 'offered') {
+  if (assignee !== null && !retiredHolder && state === 'offered' && !supersede) {
     const other = byOthers.find((r) => r.record.reason.trim() !== 'retired');
     if (other) {
       raise(
@@ -497,6 +507,8 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     ...(ferryNote !== undefined ? { ferry_note: ferryNote } : {}),
     alerts,
     notes,
+    ...(supersede ? { superseded_by: supersede.by } : {}),
+    ...(order.supersedes ? { supersedes: order.supersedes } : {}),
   };
 }
 

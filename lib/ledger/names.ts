@@ -54,6 +54,7 @@ export type TaskRecordKind =
   | 'giveup'
   | 'reopen'
   | 'ack'
+  | 'supersede'
   | 'interrupt_ack';
 
 /**
@@ -74,6 +75,7 @@ const TASK_PREFIXES: ReadonlySet<string> = new Set<TaskRecordKind>([
   'giveup',
   'reopen',
   'ack',
+  'supersede',
 ]);
 
 /**

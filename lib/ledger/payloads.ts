@@ -95,6 +95,8 @@ export function signingPayload(record: SignedRecord): string {
       return ['claimboard-ack-v1', S(r.order_id), S(r.operator), S(r.target), S(r.note), rfc3339(record.at)].join('\n');
     case 'retirement':
       return ['claimboard-retirement-v1', S(r.agent), S(r.operator), S(r.reason), rfc3339(record.at)].join('\n');
+    case 'supersede':
+      return ['claimboard-supersede-v1', S(r.order_id), S(r.operator), S(r.by), S(r.reason), rfc3339(record.at)].join('\n');
     case 'master':
       return ['ferryman-master-v1', S(r.project_id), S(r.master), S(r.folder), rfc3339(record.created_at)].join('\n');
     case 'grant': {

@@ -47,6 +47,11 @@ export interface OrderRecord extends Signed {
   readonly requires_approval: boolean;
   readonly depends_on: readonly string[];
   readonly result_contract: { readonly required: readonly string[] } | null;
+  /**
+   * The order this one was issued to replace, as its issuer wrote it (claimboard's supersede; not
+   * covered by the signature, ferry ignores it; shown only beside the old order's signed supersede record).
+   */
+  readonly supersedes: string | null;
   /** The order's payload as a plain value, for display only. */
   readonly payload: unknown;
 }
@@ -155,6 +160,20 @@ export interface InterruptAckRecord {
   /** The agent's clock (ferry writes `+00:00`). */
   readonly acknowledged_at: Timestamp;
 }
+/**
+ * supersede (extension) `supersede.<operator>.json`: the operator issued order `by` to do this
+ * order's work instead (ferry cannot move an addressed order nor reopen a finished one; a new
+ * order is what its workers act on). ferry ignores the file.
+ */
+export interface SupersedeRecord extends Signed {
+  readonly kind: 'supersede';
+  readonly order_id: string;
+  readonly operator: string;
+  /** The new order's id. */
+  readonly by: string;
+  readonly reason: string;
+  readonly at: Timestamp;
+}
 /** `master.json`: who is this project's master (signed, C/master.rs `MasterDeclaration`). */
 export interface MasterRecord extends Signed {
   readonly kind: 'master';
@@ -190,6 +209,7 @@ export type LedgerRecord =
   | AckRecord
   | RetirementRecord
   | InterruptAckRecord
+  | SupersedeRecord
   | MasterRecord
   | GrantRecord;
 
@@ -227,6 +247,7 @@ const SHAPES = {
     requires_approval: bool.optional(),
     depends_on: strList.optional(),
     result_contract: z.object({ required: strList }).nullish(),
+    supersedes: optStr,
     ...sig,
   }),
   claim: z.object({ order_id: str, agent: str, claimed_at: str }),
@@ -278,6 +299,7 @@ const SHAPES = {
   reopen: z.object({ order_id: str, operator: str, target: str, reason: str, at: str, ...sig }),
   ack: z.object({ order_id: str, operator: str, target: str, note: str, at: str, ...sig }),
   retirement: z.object({ agent: str, operator: str, reason: str, at: str, ...sig }),
+  supersede: z.object({ order_id: str, operator: str, by: str, reason: str, at: str, ...sig }),
   interrupt_ack: z.object({ order_id: str, issued_by: str, agent: str, acknowledged_at: str }),
   master: z.object({ project_id: str, master: str, folder: str, created_at: str, ...sig }),
   grant: z.object({
@@ -302,7 +324,7 @@ const U32_FIELDS: Partial<Record<Exclude<RecordKind, 'ledger'>, readonly string[
 /** Fields that must be safe components (names and ids), checked after the shape. */
 const NAME_FIELDS: Record<Exclude<RecordKind, 'ledger'>, readonly string[]> = {
   agent: ['name'],
-  order: ['id', 'issued_by', 'assigned_to'],
+  order: ['id', 'issued_by', 'assigned_to', 'supersedes'],
   claim: ['order_id', 'agent'],
   heartbeat: ['order_id', 'agent'],
   result: ['order_id', 'agent'],
@@ -314,6 +336,7 @@ const NAME_FIELDS: Record<Exclude<RecordKind, 'ledger'>, readonly string[]> = {
   reopen: ['order_id', 'operator'],
   ack: ['order_id', 'operator'],
   retirement: ['agent', 'operator'],
+  supersede: ['order_id', 'operator', 'by'],
   interrupt_ack: ['order_id', 'issued_by', 'agent'],
   master: ['master'],
   grant: ['grantee'],
@@ -333,6 +356,7 @@ const TIME_FIELDS: Record<Exclude<RecordKind, 'ledger'>, readonly string[]> = {
   reopen: ['at'],
   ack: ['at'],
   retirement: ['at'],
+  supersede: ['at'],
   interrupt_ack: ['acknowledged_at'],
   master: ['created_at'],
   grant: ['granted_at'],
@@ -387,6 +411,8 @@ export function expectedFileNames(record: LedgerRecord): readonly string[] {
       return [`ack.${record.operator}.json`];
     case 'retirement':
       return [`${record.agent}.${record.operator}.json`];
+    case 'supersede':
+      return [`supersede.${record.operator}.json`];
     case 'interrupt_ack':
       return [`interrupt.${record.issued_by}.${record.agent}.acked.json`];
     case 'master':
@@ -530,6 +556,7 @@ function buildRecord(
         requires_approval: (d.requires_approval as boolean | undefined) ?? false,
         depends_on: ((d.depends_on as string[] | undefined) ?? []).map(canonicalName),
         result_contract: rc ? { required: rc.required } : null,
+        supersedes: nameOrNull(d.supersedes),
         ...signed,
       };
     }
@@ -626,6 +653,8 @@ function buildRecord(
       };
     case 'retirement':
       return { kind, agent: n('agent'), operator: n('operator'), reason: s('reason'), at: t(times, 'at'), ...signed };
+    case 'supersede':
+      return { kind, order_id: n('order_id'), operator: n('operator'), by: n('by'), reason: s('reason'), at: t(times, 'at'), ...signed };
     case 'interrupt_ack':
       return {
         kind,

@@ -14,7 +14,7 @@ import type { RecordKind } from './names';
 export type Signer = (payload: string) => string;
 
 /** Kinds that carry a signature. */
-export type SignedKind = Exclude<RecordKind, 'agent' | 'claim' | 'heartbeat' | 'ledger'>;
+export type SignedKind = Exclude<RecordKind, 'agent' | 'claim' | 'heartbeat' | 'ledger' | 'interrupt_ack'>;
 
 /**
  * Returns `fields` with `signed_by` and `signature` added, signed over the kind's §3.1

@@ -239,6 +239,7 @@ export function maySign(record: SignedRecord, signer: string, roster: Roster): b
       return roster.master !== null && signer === roster.master; // member_grants: the master's key only
     case 'reopen':
     case 'ack':
+    case 'supersede':
       return signer === record.operator && isOperator(roster, signer);
     case 'retirement':
       return signer === record.operator && isOperator(roster, signer);
@@ -306,6 +307,7 @@ function unauthorizedReason(record: SignedRecord, signer: string, roster: Roster
         : `a grant must be signed by the master ${roster.master}, not ${signer}`;
     case 'reopen':
     case 'ack':
+    case 'supersede':
     case 'retirement':
       return signer !== record.operator
         ? `a ${record.kind} must be signed by its operator ${record.operator}, not ${signer}`
