@@ -9,6 +9,7 @@ import { parseTimestamp } from '../ledger/time';
 import {
   ChannelWriteError,
   appendLedgerLine,
+  ferryAckTime,
   generateSeed,
   publicKeyOf,
   readKeyFile,
@@ -17,7 +18,10 @@ import {
   writeClaim,
   writeGiveup,
   writeHeartbeat,
+  removeOwnClaim,
+  removeOwnHeartbeat,
   writeInterrupt,
+  writeInterruptAck,
   writeKeyFile,
   writeOrder,
   writeRecommendation,
@@ -122,6 +126,55 @@ describe('record writers', () => {
     writeHeartbeat(root, fang, 't1', { ...run, pid: 4243 });
     expect(fs.readdirSync(path.join(root, 'tasks/t1')).sort()).toEqual(['claim.fang.json', 'heartbeat.fang.json', 'order.json']);
     clean(derive());
+  });
+});
+
+describe('what only ferry writes', () => {
+  it('an interrupt acknowledgement: unsigned, keys alphabetical, +00:00, no trailing newline, rewritten in place', () => {
+    const at = Date.parse('2026-12-01T08:34:50.700Z');
+    expect(ferryAckTime(fang, at)).toBe('2026-12-01T08:34:50.700+00:00');
+    expect(ferryAckTime(wisp, Date.parse('2026-12-01T08:34:50Z'))).toBe('2026-12-01T11:34:50+00:00'); // chrono prints no fraction for whole seconds
+    order('t1');
+    writeInterrupt(root, ops, 't1', 'kill', 'Not wanted after all.');
+    const w = writeInterruptAck(root, fang, 't1', 'ops', { atMs: at });
+    expect(w.rel).toBe('tasks/t1/interrupt.ops.fang.acked.json');
+    const text = fs.readFileSync(w.path, 'utf8');
+    expect(text).toBe(
+      '{\n  "acknowledged_at": "2026-12-01T08:34:50.700+00:00",\n  "agent": "fang",\n  "issued_by": "ops",\n  "order_id": "t1"\n}',
+    );
+    writeInterruptAck(root, fang, 't1', 'ops', { atMs: at + 1000 });
+    expect(JSON.parse(fs.readFileSync(w.path, 'utf8'))).toMatchObject({ acknowledged_at: '2026-12-01T08:34:51.700+00:00' });
+    const s = clean(derive());
+    expect(s.views.get('t1')?.folder.interruptAcks.map((a) => a.record.agent)).toEqual(['fang']);
+    expect(() => writeInterruptAck(root, fang, 'nope', 'ops')).toThrow(/no order nope/);
+  });
+
+  it("a release under ferry's own name is rewritten, claimboard's is write-once", () => {
+    order('t1');
+    writeClaim(root, fang, 't1');
+    const at = Date.parse('2026-12-01T09:00:00Z');
+    writeRelease(root, fang, 't1', 'fang', 'orphaned at startup', { fileName: 'ferryman', atMs: at });
+    writeRelease(root, fang, 't1', 'fang', 'worker died mid-run', { fileName: 'ferryman', atMs: at + 60_000 });
+    expect(JSON.parse(fs.readFileSync(path.join(root, 'tasks/t1/release.fang.json'), 'utf8'))).toMatchObject({
+      reason: 'worker died mid-run',
+      at: '2026-12-01T09:01:00.000Z',
+      signed_by: 'fang',
+    });
+    writeRelease(root, ops, 't1', 'fang', 'requeued: stale');
+    expect(() => writeRelease(root, ops, 't1', 'fang', 'again')).toThrow(/already exists/);
+    clean(derive());
+  });
+
+  it("deletes only the writer's own claim and heartbeat, and says when there was none", () => {
+    order('t1');
+    writeClaim(root, fang, 't1');
+    writeClaim(root, wisp, 't1');
+    writeHeartbeat(root, fang, 't1', run);
+    expect(removeOwnHeartbeat(root, fang, 't1')).toBe(true);
+    expect(removeOwnClaim(root, fang, 't1')).toBe(true);
+    expect(removeOwnClaim(root, fang, 't1')).toBe(false);
+    expect(fs.readdirSync(path.join(root, 'tasks/t1')).sort()).toEqual(['claim.wisp.json', 'order.json']);
+    expect(() => removeOwnClaim(root, { ...fang, name: '../x' }, 't1')).toThrow(/not a safe name/);
   });
 });
 
@@ -237,9 +290,11 @@ describe('sequences derive as LEDGER.md §7 predicts', () => {
     writeClaim(root, nebra, 'assigned');
     writeRelease(root, ops, 'assigned', 'nebra', 'requeued: stale');
 
-    order('retired-one', { requires_review: true });
+    order('retired-one');
     writeClaim(root, fang, 'retired-one');
-    writeResult(root, fang, 'retired-one', 1, { summary: 'x' });
+    order('retired-delivered', { requires_review: true });
+    writeClaim(root, fang, 'retired-delivered');
+    writeResult(root, fang, 'retired-delivered', 1, { summary: 'x' });
     writeRetirement(root, ops, 'fang', 'machine rebuilt');
 
     order('dep');
@@ -248,7 +303,9 @@ describe('sequences derive as LEDGER.md §7 predicts', () => {
     const s = clean(derive());
     expect(card(s, 'late')).toMatchObject({ state: 'open', lane: 'attention', flags: ['late_result'] });
     expect(card(s, 'assigned')).toMatchObject({ state: 'offered', lane: 'attention', flags: ['released_assignee'] });
-    expect(card(s, 'retired-one')).toMatchObject({ state: 'awaiting_review', lane: 'attention', flags: ['retired_holder'] });
+    expect(card(s, 'retired-one')).toMatchObject({ state: 'claimed', lane: 'attention', flags: ['retired_holder'] });
+    // delivered work of a retired holder waits for its review like any other (nothing left to finish)
+    expect(card(s, 'retired-delivered')).toMatchObject({ state: 'awaiting_review', lane: 'review', flags: [] });
     expect(card(s, 'child')).toMatchObject({ state: 'blocked', lane: 'queue' });
 
     writeClaim(root, wisp, 'dep');

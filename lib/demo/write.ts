@@ -23,7 +23,13 @@ import 'server-only';
  * `review.<rev>.json` and `order.json`, which are write-once). Write-once kinds (order, claim,
  * result, review, recommendation, release, retirement) refuse to replace an existing file
  * (`ChannelWriteError` code `exists`); kinds ferryman rewrites (agent, heartbeat, interrupt,
- * giveup, reopen, ack, ledger) replace the writer's own file atomically. Nothing is deleted.
+ * interrupt acknowledgement, giveup, reopen, ack, ledger, and a release under ferry's own name
+ * `release.<releaser>.json`) replace the writer's own file atomically.
+ *
+ * Deleting. ferry removes exactly two paths, both its own: its claim when it honours a kill or
+ * pause (C/interrupt.rs `abandon_claim`) and its heartbeat when a run ends (C/lib.rs
+ * `remove_heartbeat`, the run's `Drop`). {@link removeOwnClaim} and {@link removeOwnHeartbeat} do
+ * that for the demo's simulated workers only; claimboard's operator code never deletes anything.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,7 +37,7 @@ import { randomBytes } from 'node:crypto';
 import { parseRecord, type SignedRecord } from '../ledger/records';
 import { signingPayload, ledgerLinePayload } from '../ledger/payloads';
 import { naclPublicKey, naclSign } from '../ledger/nacl-verify';
-import { formatLocalInstant, parseTimestamp } from '../ledger/time';
+import { formatLocalInstant, parseTimestamp, rfc3339 } from '../ledger/time';
 import { sha256Hex, sha256HexOfText } from '../ledger/json';
 import { isSafeComponent, revisionComponent, type RecordKind } from '../ledger/names';
 import { splitLines } from '../ledger/ledger-file';
@@ -206,7 +212,7 @@ function jsonBytes(value: unknown): Uint8Array {
 }
 
 type FileKind = Exclude<RecordKind, 'ledger'>;
-type SignedKind = Exclude<FileKind, 'agent' | 'claim' | 'heartbeat'>;
+type SignedKind = Exclude<FileKind, 'agent' | 'claim' | 'heartbeat' | 'interrupt_ack'>;
 
 /** Kinds ferryman writes once; every other kind is rewritten in place by its own writer. */
 const WRITE_ONCE: ReadonlySet<FileKind> = new Set<FileKind>([
@@ -234,6 +240,7 @@ function writeRecord(
   rel: string,
   fields: Record<string, unknown>,
   signer: Identity | null,
+  mode: 'replace' | 'once' = WRITE_ONCE.has(kind) ? 'once' : 'replace',
 ): Written {
   const parts = rel.split('/');
   const base = parts[parts.length - 1] ?? rel;
@@ -259,12 +266,18 @@ function writeRecord(
   }
   fs.mkdirSync(dir, { recursive: true });
   const bytes = jsonBytes(value);
-  writeFileAtomic(abs, bytes, WRITE_ONCE.has(kind) ? 'once' : 'replace');
+  writeFileAtomic(abs, bytes, mode);
   return { rel, path: abs, bytes, digest: sha256Hex(bytes) };
 }
 
-const signedRecord = (root: string, kind: SignedKind, rel: string, fields: Record<string, unknown>, signer: Identity) =>
-  writeRecord(root, kind, rel, fields, signer);
+const signedRecord = (
+  root: string,
+  kind: SignedKind,
+  rel: string,
+  fields: Record<string, unknown>,
+  signer: Identity,
+  mode?: 'replace' | 'once',
+) => writeRecord(root, kind, rel, fields, signer, mode);
 
 // ---- record writers (LEDGER.md §3, §4) ------------------------------------------------------------
 
@@ -444,9 +457,11 @@ export function writeRecommendation(
 
 /**
  * Writes a release of `released`'s claim, signed by the releaser (LEDGER.md §3 `release`, §4).
- * `fileName`: `claimboard` (default) writes `release.<releaser>.<released>.json`, `ferryman`
- * writes ferryman's own `release.<releaser>.json`. The releaser must be the released agent
- * itself or an operator, else readers report `unauthorized_signer`. Write-once.
+ * `fileName`: `claimboard` (default) writes `release.<releaser>.<released>.json`, write-once;
+ * `ferryman` writes ferry's own `release.<releaser>.json` and, as ferry's `write_release` does
+ * (C/lib.rs `write_task_file`), rewrites it when it is already there (a worker's second restart
+ * releases again). The releaser must be the released agent itself or an authority (an operator,
+ * or an `orchestrator` as `ferry channel retire` signs), else readers report `unauthorized_signer`.
  */
 export function writeRelease(
   root: string,
@@ -467,6 +482,7 @@ export function writeRelease(
     `tasks/${orderId}/${base}`,
     { order_id: orderId, released, releaser: releaser.name, reason, at: writerTime(releaser, opts.atMs) },
     releaser,
+    opts.fileName === 'ferryman' ? 'replace' : 'once',
   );
 }
 
@@ -488,6 +504,70 @@ export function writeInterrupt(
     { order_id: orderId, action, note, issued_by: operator.name, created_at: writerTime(operator, opts.atMs) },
     operator,
   );
+}
+
+/**
+ * The writer's clock as chrono's `Utc::now().to_rfc3339()` renders it: UTC with `+00:00` and
+ * 0/3/6/9 fraction digits (e.g. `2026-12-01T08:34:50.700+00:00`), what ferry writes in an
+ * interrupt acknowledgement (C/interrupt.rs `acknowledge`) where every other kind has `Z`.
+ */
+export function ferryAckTime(identity: Pick<Identity, 'clockOffsetMs'>, atMs: number = Date.now()): string {
+  const t = parseTimestamp(writerTime(identity, atMs));
+  if (!t.ok) throw new ChannelWriteError('invalid_record', `acknowledged_at: ${t.reason}`);
+  return rfc3339(t.value);
+}
+
+/**
+ * Writes `tasks/<order>/interrupt.<issued_by>.<agent>.acked.json`: `agent` saw `issued_by`'s
+ * interrupt when its run of the order started (C/interrupt.rs `acknowledge`). Unsigned; a
+ * `json!` map, so the keys are alphabetical (`acknowledged_at`, `agent`, `issued_by`,
+ * `order_id`) and `acknowledged_at` ends in `+00:00` ({@link ferryAckTime}). Rewrites its own.
+ */
+export function writeInterruptAck(root: string, agent: Identity, orderId: string, issuedBy: string, opts: At = {}): Written {
+  requireName('agent', agent.name);
+  requireName('issuer', issuedBy);
+  requireName('order id', orderId);
+  return writeRecord(
+    root,
+    'interrupt_ack',
+    `tasks/${orderId}/interrupt.${issuedBy}.${agent.name}.acked.json`,
+    { acknowledged_at: ferryAckTime(agent, opts.atMs), agent: agent.name, issued_by: issuedBy, order_id: orderId },
+    null,
+  );
+}
+
+function removeOwn(root: string, rel: string): boolean {
+  const abs = path.join(root, ...rel.split('/'));
+  try {
+    fs.unlinkSync(abs);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
+  fsyncDir(path.dirname(abs));
+  return true;
+}
+
+/**
+ * Deletes `tasks/<order>/claim.<agent>.json`, the agent's own claim, as a ferry worker does when
+ * it honours a kill or pause (C/interrupt.rs `abandon_claim`). For the demo's simulated workers
+ * only. Returns false when there was no such file (ferry ignores NotFound too).
+ */
+export function removeOwnClaim(root: string, agent: Identity, orderId: string): boolean {
+  requireName('agent', agent.name);
+  requireName('order id', orderId);
+  return removeOwn(root, `tasks/${orderId}/claim.${agent.name}.json`);
+}
+
+/**
+ * Deletes `tasks/<order>/heartbeat.<agent>.json`, the agent's own heartbeat, as ferry does when a
+ * run ends (C/lib.rs `remove_heartbeat`); a run that dies leaves it behind. For the demo's
+ * simulated workers only. Returns false when there was no such file.
+ */
+export function removeOwnHeartbeat(root: string, agent: Identity, orderId: string): boolean {
+  requireName('agent', agent.name);
+  requireName('order id', orderId);
+  return removeOwn(root, `tasks/${orderId}/heartbeat.${agent.name}.json`);
 }
 
 /** A give-up's fields (LEDGER.md §4). */
