@@ -6,6 +6,7 @@ import { deriveChannel, type ChannelState } from '../ledger/channel';
 import { LANES, type Lane } from '../ledger/derive';
 import { naclPublicKey, naclVerify } from '../ledger/nacl-verify';
 import { readChannel } from '../index/read-channel';
+import { compareTimestamps, parseTimestamp } from '../ledger/time';
 import { demoKeysDir, ensureDemoChannel, loadDemoIdentity, readDemoManifest, writeDemoChannel } from './scenario';
 import { readKeyFile, writeHeartbeat } from './write';
 
@@ -36,14 +37,29 @@ describe('writeDemoChannel', () => {
     expect(s.problems).toEqual([]);
     for (const [file, r] of Object.entries(s.ledger)) expect(r.intact, file).toBe(true);
     const l = lanes(s);
-    expect(l.attention.sort()).toEqual(['audit-deps-215', 'export-csv-1033', 'flaky-test-web-880', 'hotfix-api-1041', 'ingest-api-1035']);
+    expect(l.attention.sort()).toEqual([
+      'export-csv-1033',
+      'flaky-test-web-880',
+      'hotfix-api-1041',
+      'ingest-api-1035',
+      'pentest-vpn-79',
+      'purge-cdn-516',
+    ]);
     expect(l.stale).toEqual([]);
     for (const lane of ['running', 'review', 'queue', 'done'] as const) expect(l[lane].length, lane).toBeGreaterThanOrEqual(3);
     expect(byId(s, 'flaky-test-web-880')?.flags).toEqual(['gave_up']);
     expect(byId(s, 'ingest-api-1035')).toMatchObject({ holder: 'fang', flags: ['double_run'] });
     expect(byId(s, 'export-csv-1033')?.flags).toEqual(['late_result']);
-    expect(byId(s, 'audit-deps-215')?.flags).toEqual(['retired_holder']);
+    // a retired name's delivered work waits for review like any other; what is addressed to it is an alarm
+    expect(byId(s, 'audit-deps-215')).toMatchObject({ state: 'awaiting_review', lane: 'review', flags: [] });
+    expect(byId(s, 'pentest-vpn-79')).toMatchObject({ state: 'offered', holder: 'moth', flags: ['retired_holder'] });
+    expect(byId(s, 'purge-cdn-516')).toMatchObject({ state: 'offered', holder: 'ghost', flags: ['stop_not_holding'] });
     expect(byId(s, 'hotfix-api-1041')).toMatchObject({ state: 'offered', flags: ['released_assignee'] });
+    // what a healthy ferry fleet leaves behind is routine: self-releases, a leftover heartbeat, an acknowledged steer
+    expect(byId(s, 'sdk-gen-214')).toMatchObject({ state: 'done', lane: 'done', holder: 'fang', flags: [] });
+    expect(byId(s, 'docs-api-1030')).toMatchObject({ state: 'done', lane: 'done', holder: 'nebra', flags: [], other_runs: [] });
+    expect(byId(s, 'rename-crate-63')).toMatchObject({ state: 'done', lane: 'done', holder: 'wisp', flags: [] });
+    for (const c of s.orders.filter((o) => o.lane === 'attention')) expect(c.alerts.length, c.order_id).toBe(c.flags.length);
     expect(byId(s, 'bench-api-1018')?.state).toBe('closed');
     expect(byId(s, 'docs-sdk-212')?.state).toBe('accepted');
     expect(byId(s, 'i18n-web-879')?.state).toBe('changes_requested');
@@ -60,9 +76,75 @@ describe('writeDemoChannel', () => {
     expect(fs.statSync(demo.operatorKeyPath ?? '').mode & 0o777).toBe(0o600);
     expect(s.roster.entries.get('ops')?.public_key).toBe(naclPublicKey(seed));
     expect([...s.roster.operators]).toEqual(['ops']);
+    expect(s.roster.entries.get('orchestrator')?.role).toBe('orchestrator');
     const walk = (d: string): string[] =>
       fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [e.name]));
     expect(walk(dir).filter((n) => n.endsWith('.key') || n.startsWith('.'))).toEqual([]);
+  });
+
+  it('writes what the real ferry writes: start self-releases, a leftover heartbeat, acknowledgements, a retire', () => {
+    const nowMs = Date.parse('2026-12-01T11:00:00.250Z');
+    writeDemoChannel(dir, { nowMs });
+    const task = (id: string) => path.join(dir, 'tasks', id);
+    const json = (id: string, name: string) => JSON.parse(fs.readFileSync(path.join(task(id), name), 'utf8')) as Record<string, unknown>;
+    const ts = (v: unknown) => {
+      const t = parseTimestamp(String(v));
+      if (!t.ok) throw new Error(t.reason);
+      return t.value;
+    };
+
+    // fang's start, 110 min before now: its orphan, addressed to it while it was down, released
+    // before it ever claimed it, then claimed and done all the same; no heartbeat left (the run ended)
+    expect(fs.readdirSync(task('sdk-gen-214')).sort()).toEqual(['claim.fang.json', 'order.json', 'release.fang.json', 'result.fang.001.json']);
+    const orphan = json('sdk-gen-214', 'release.fang.json');
+    expect(orphan).toMatchObject({ order_id: 'sdk-gen-214', released: 'fang', releaser: 'fang', reason: 'orphaned at startup', at: '2026-12-01T09:10:00.250Z', signed_by: 'fang' });
+    expect(compareTimestamps(ts(orphan.at), ts(json('sdk-gen-214', 'claim.fang.json').claimed_at))).toBeLessThan(0);
+    expect(json('sdk-gen-214', 'order.json')).toMatchObject({ assigned_to: 'fang', issued_by: 'orchestrator', signed_by: 'orchestrator' });
+
+    // ... and its dead run: released by itself after its last heartbeat, the heartbeat left in place, nebra finished it
+    expect(fs.readdirSync(task('docs-api-1030')).sort()).toEqual([
+      'claim.fang.json',
+      'claim.nebra.json',
+      'heartbeat.fang.json',
+      'order.json',
+      'release.fang.json',
+      'result.nebra.001.json',
+    ]);
+    const dead = json('docs-api-1030', 'release.fang.json');
+    expect(dead).toMatchObject({ released: 'fang', releaser: 'fang', reason: 'worker died mid-run', at: '2026-12-01T09:10:00.250Z', signed_by: 'fang' });
+    expect(json('docs-api-1030', 'heartbeat.fang.json').at).toBe('2026-12-01T08:50:00.250Z');
+
+    // the kill: ghost (clock 7 min behind) acknowledged it 21 min ago, unsigned, keys alphabetical,
+    // `+00:00`, no trailing newline; its claim is gone
+    expect(fs.readdirSync(task('purge-cdn-516')).sort()).toEqual(['interrupt.ops.ghost.acked.json', 'interrupt.ops.json', 'order.json']);
+    expect(fs.readFileSync(path.join(task('purge-cdn-516'), 'interrupt.ops.ghost.acked.json'), 'utf8')).toBe(
+      '{\n  "acknowledged_at": "2026-12-01T10:32:00.250+00:00",\n  "agent": "ghost",\n  "issued_by": "ops",\n  "order_id": "purge-cdn-516"\n}',
+    );
+    expect(json('purge-cdn-516', 'interrupt.ops.json')).toMatchObject({ action: 'kill', issued_by: 'ops', signed_by: 'ops' });
+    expect(fs.readFileSync(path.join(dir, 'ledger.ghost.jsonl'), 'utf8')).toContain('"summary":"killed purge-cdn-516 on interrupt from ops"');
+
+    // the steer: acknowledged by wisp when its run started, the run went on to a result
+    expect(json('rename-crate-63', 'interrupt.ops.json')).toMatchObject({ action: 'steer' });
+    expect(json('rename-crate-63', 'interrupt.ops.wisp.acked.json')).toEqual({
+      acknowledged_at: '2026-12-01T11:50:00.250+00:00',
+      agent: 'wisp',
+      issued_by: 'ops',
+      order_id: 'rename-crate-63',
+    });
+
+    // `ferry channel retire --agent moth` by the orchestrator: the claimed order and the addressed
+    // one, not the order moth delivered
+    const retired = { released: 'moth', releaser: 'orchestrator', reason: 'retired', at: '2026-12-01T09:10:00.250Z', signed_by: 'orchestrator' };
+    expect(json('rotate-keys-77', 'release.orchestrator.json')).toMatchObject({ order_id: 'rotate-keys-77', ...retired });
+    expect(json('pentest-vpn-79', 'release.orchestrator.json')).toMatchObject({ order_id: 'pentest-vpn-79', ...retired });
+    expect(fs.readdirSync(task('audit-deps-215')).filter((n) => n.startsWith('release.'))).toEqual([]);
+    expect(fs.existsSync(path.join(dir, 'retirements', 'moth.ops.json'))).toBe(true);
+
+    // finished and given-up runs removed their heartbeats; only dead runs and live ones keep one
+    expect(fs.existsSync(path.join(task('build-api-1031'), 'heartbeat.fang.json'))).toBe(false);
+    expect(fs.existsSync(path.join(task('flaky-test-web-880'), 'heartbeat.kestrel.json'))).toBe(false);
+    expect(fs.existsSync(path.join(task('rotate-keys-77'), 'heartbeat.moth.json'))).toBe(true);
+    expect(derive().problems).toEqual([]);
   });
 
   it('stale after stale_after where the fleet stops touching files, with the §6 reasons', async () => {

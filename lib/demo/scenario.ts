@@ -19,10 +19,18 @@ import 'server-only';
  * simulated fleet (fleet.ts) never touches them, so they turn stale once `stale_after` has
  * passed, while the runs it keeps heartbeating stay in Running. Without a fleet, every claimed
  * order goes stale after `stale_after`.
+ *
+ * The story is written as the real ferry would have written it (ferry.ts): a worker's start
+ * releases its own dead runs (`worker died mid-run`, leaving the heartbeat) and its orphans
+ * (`orphaned at startup`, addressed orders included, before it ever claimed them); a run that
+ * ends removes its heartbeat; a run's start acknowledges the order's interrupts, and a kill or
+ * pause deletes the worker's own claim; the orchestrator's `ferry channel retire` releases
+ * (`retired`) every order the retired name holds or is addressed to with no result.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { channelRetire, claimOrder, endRun, readFerryView, startRun, submitResult, workerStart } from './ferry';
 import {
   appendLedgerLine,
   generateSeed,
@@ -30,15 +38,14 @@ import {
   readKeyFile,
   writeAck,
   writeAgent,
-  writeClaim,
   writeFileAtomic,
   writeGiveup,
   writeHeartbeat,
+  writeInterrupt,
   writeKeyFile,
   writeOrder,
   writeRelease,
   writeReopen,
-  writeResult,
   writeRetirement,
   writeReview,
   type Identity,
@@ -51,6 +58,8 @@ const HOUR = 60 * MIN;
 
 /** The demo's operator (role `operator`, LEDGER.md §5). */
 export const DEMO_OPERATOR = 'ops';
+/** The fleet's orchestrator (role `orchestrator`): issues some orders and runs `ferry channel retire`. */
+export const DEMO_ORCHESTRATOR = 'orchestrator';
 /** Workers the simulated fleet runs. */
 export const DEMO_WORKERS: readonly string[] = ['fang', 'wisp', 'nebra', 'kestrel'];
 /** A worker that holds work and never comes back (its claims go stale: `agent_silent`). */
@@ -64,6 +73,7 @@ export const DEMO_RETIRED: readonly string[] = ['moth'];
  */
 export const DEMO_CLOCK_OFFSETS_MS: Readonly<Record<string, number>> = {
   ops: 0,
+  orchestrator: 0,
   fang: 0,
   wisp: 3 * HOUR,
   nebra: -2 * HOUR,
@@ -74,6 +84,7 @@ export const DEMO_CLOCK_OFFSETS_MS: Readonly<Record<string, number>> = {
 
 const ROLES: Readonly<Record<string, { role: string; capabilities: string[] }>> = {
   ops: { role: 'operator', capabilities: [] },
+  orchestrator: { role: 'orchestrator', capabilities: ['messages.receive'] },
   fang: { role: 'worker', capabilities: ['rust', 'docker', 'api'] },
   wisp: { role: 'worker', capabilities: ['typescript', 'playwright', 'web'] },
   nebra: { role: 'worker', capabilities: ['postgres', 'python', 'db'] },
@@ -108,6 +119,11 @@ export interface DemoManifest {
   readonly clock_offsets_ms: Readonly<Record<string, number>>;
   readonly runs: readonly DemoRun[];
   readonly abandoned: readonly string[];
+  /**
+   * Workers the fleet let die (fleet.ts), with the local time (ms) of their next start; absent or
+   * empty: every worker is up.
+   */
+  readonly down?: Readonly<Record<string, number>>;
 }
 
 /** Where a demo channel's pieces live and whether this call created it. */
@@ -155,6 +171,7 @@ export function readDemoManifest(dir: string): DemoManifest {
     clock_offsets_ms: m.clock_offsets_ms ?? {},
     runs: m.runs,
     abandoned: m.abandoned ?? [],
+    down: m.down ?? {},
   };
 }
 
@@ -224,7 +241,8 @@ interface Step {
 
 /**
  * Writes the demo channel at `dir` (LEDGER.md §2-§4): a roster of `ops` (operator) and the
- * workers fang, wisp, nebra, kestrel, ghost (silent) and moth (retired), 34 orders whose cards
+ * orchestrator and the workers fang, wisp, nebra, kestrel, ghost (silent) and moth (retired),
+ * 39 orders whose cards
  * fill every lane, signed records, and ledger lines. Seeds are generated fresh into
  * `<parent>/keys/` (an existing valid seed file there is reused, so resetting the demo by
  * deleting the channel keeps the operator key already imported in a browser). Writer times are
@@ -240,7 +258,7 @@ export function writeDemoChannel(dir: string, opts: DemoOptions = {}): DemoChann
   fs.mkdirSync(keysDir, { recursive: true, mode: 0o700 });
 
   // --- identities: seeds outside the channel, roster inside it
-  const names = [DEMO_OPERATOR, ...DEMO_WORKERS, ...DEMO_SILENT, ...DEMO_RETIRED];
+  const names = [DEMO_OPERATOR, DEMO_ORCHESTRATOR, ...DEMO_WORKERS, ...DEMO_SILENT, ...DEMO_RETIRED];
   const ids: Record<string, Identity> = {};
   for (const name of names) {
     const file = path.join(keysDir, `${name}.key`);
@@ -262,6 +280,7 @@ export function writeDemoChannel(dir: string, opts: DemoOptions = {}): DemoChann
     return i;
   };
   const ops = who(DEMO_OPERATOR);
+  const orchestrator = who(DEMO_ORCHESTRATOR);
   const at = (t: number) => ({ atMs: nowMs - t * MIN });
   const newRun = (): RunFields => ({ run: randomBytes(16).toString('hex'), pid: 2000 + randomBytes(2).readUInt16BE(0) });
 
@@ -272,22 +291,28 @@ export function writeDemoChannel(dir: string, opts: DemoOptions = {}): DemoChann
   let orderCount = 0;
 
   // --- building blocks, each one step with its ledger line
-  const issue = (t: number, o: OrderFields) =>
+  const issue = (t: number, o: OrderFields, issuer: Identity = ops) =>
     step(t, () => {
-      writeOrder(abs, ops, o, at(t));
+      writeOrder(abs, issuer, o, at(t));
       orderCount++;
-      appendLedgerLine(abs, ops, { kind: 'order', summary: `issued ${o.id}`, reference: o.id }, at(t));
+      appendLedgerLine(abs, issuer, { kind: 'order', summary: `issued order ${o.id}`, reference: o.id }, at(t));
     });
-  const claim = (t: number, agent: string, id: string) =>
-    step(t, () => {
-      writeClaim(abs, who(agent), id, at(t));
-      appendLedgerLine(abs, who(agent), { kind: 'claim', summary: `claimed ${id}`, reference: id }, at(t));
-    });
+  /** ferry's claim_order and the worker's ledger line (ferry.ts). */
+  const claim = (t: number, agent: string, id: string) => step(t, () => claimOrder(abs, who(agent), id, at(t)));
   const beat = (t: number, agent: string, id: string, r: RunFields) => step(t, () => writeHeartbeat(abs, who(agent), id, r, at(t)));
+  /** A finished run: its heartbeat removed, the signed result, the ledger line (ferry.ts). */
   const result = (t: number, agent: string, id: string, rev: number, payload: unknown) =>
+    step(t, () => submitResult(abs, who(agent), id, rev, payload, at(t)));
+  /** A worker (re)starts: ferry's recovery of its own dead runs and orphans (ferry.ts). */
+  const start = (t: number, agent: string) => step(t, () => void workerStart(abs, who(agent), at(t)));
+  /** A run starts: the order's interrupts are acknowledged; a kill or pause deletes the claim (ferry.ts). */
+  const runStart = (t: number, agent: string, id: string) =>
+    step(t, () => void startRun(abs, who(agent), id, readFerryView(abs).views.get(id), at(t)));
+  /** `ferry channel interrupt` by the operator: the signed interrupt and its ledger line. */
+  const interrupt = (t: number, id: string, action: 'kill' | 'pause' | 'steer', note: string) =>
     step(t, () => {
-      writeResult(abs, who(agent), id, rev, payload, at(t));
-      appendLedgerLine(abs, who(agent), { kind: 'result', summary: `submitted ${id} revision ${rev}`, reference: id }, at(t));
+      writeInterrupt(abs, ops, id, action, note, at(t));
+      appendLedgerLine(abs, ops, { kind: 'interrupt', summary: `${action} interrupt on ${id}`, reference: id }, at(t));
     });
   const review = (t: number, id: string, rev: number, accepted: boolean, notes?: string) =>
     step(t, () => {
@@ -355,6 +380,7 @@ export function writeDemoChannel(dir: string, opts: DemoOptions = {}): DemoChann
     beat(264, 'kestrel', 'bench-api-1018', r);
     let digest = '';
     step(200, () => {
+      endRun(abs, who('kestrel'), 'bench-api-1018');
       digest = writeGiveup(abs, who('kestrel'), 'bench-api-1018', { run: r.run, reason: 'benchmark host unreachable after 4 attempts', attempts: 4 }, at(200)).digest;
       appendLedgerLine(abs, who('kestrel'), { kind: 'giveup', summary: 'gave up bench-api-1018', reference: 'bench-api-1018' }, at(200));
     });
@@ -440,6 +466,7 @@ export function writeDemoChannel(dir: string, opts: DemoOptions = {}): DemoChann
     const r = newRun();
     beat(60, 'kestrel', 'flaky-test-web-880', r);
     step(55, () => {
+      endRun(abs, who('kestrel'), 'flaky-test-web-880');
       writeGiveup(abs, who('kestrel'), 'flaky-test-web-880', { run: r.run, reason: 'run ceiling reached: 3 attempts, checkout.spec.ts still fails 1 in 6', attempts: 3 }, at(55));
       appendLedgerLine(abs, who('kestrel'), { kind: 'giveup', summary: 'gave up flaky-test-web-880', reference: 'flaky-test-web-880' }, at(55));
     });
@@ -458,24 +485,67 @@ export function writeDemoChannel(dir: string, opts: DemoOptions = {}): DemoChann
   release(120, 'export-csv-1033', 'wisp', 'requeued: heartbeat stopped 60 min ago');
   result(15, 'wisp', 'export-csv-1033', 1, { summary: 'export done', commit: sha() });
   abandoned.push('export-csv-1033/wisp');
-  // a retired holder: moth delivered, then was retired; its other claim released as `retired`
+  // a retired name: moth delivered one order, died mid-run on another (claim and heartbeat left),
+  // and an order was addressed to it after; the orchestrator ran `ferry channel retire --agent
+  // moth` (a release `retired` of each order moth holds or is addressed to with no result: the
+  // claimed one goes back to the pool, the addressed one stays offered to moth for ever), then ops
+  // recorded the retirement in claimboard (its extension: the Agents page shows moth retired).
   issue(220, { id: 'audit-deps-215', project_id: 'infra', requires_review: true, payload: { task: 'Audit third-party licences', repo: infra } });
   claim(215, 'moth', 'audit-deps-215');
   result(130, 'moth', 'audit-deps-215', 1, { summary: '3 GPL transitive deps flagged', commit: sha() });
   issue(210, { id: 'rotate-keys-77', project_id: 'infra', payload: { task: 'Rotate the staging TLS keys', repo: infra } });
   claim(205, 'moth', 'rotate-keys-77');
   beat(200, 'moth', 'rotate-keys-77', newRun());
-  step(110, () => {
-    writeRetirement(abs, ops, 'moth', 'machine rebuilt; identity replaced', at(110));
-    appendLedgerLine(abs, ops, { kind: 'retire', summary: 'retired moth', reference: 'moth' }, at(110));
+  issue(190, { id: 'pentest-vpn-79', project_id: 'infra', assigned_to: 'moth', payload: { task: 'Pen-test the staging VPN', repo: infra } }, orchestrator);
+  step(110, () => void channelRetire(abs, orchestrator, 'moth', at(110)));
+  step(105, () => {
+    writeRetirement(abs, ops, 'moth', 'machine rebuilt; identity replaced', at(105));
+    appendLedgerLine(abs, ops, { kind: 'retire', summary: 'retired moth', reference: 'moth' }, at(105));
   });
-  release(110, 'rotate-keys-77', 'moth', 'retired');
+  // a kill acknowledged, the order still offered to its assignee: addressed to ghost, killed by
+  // ops; ghost's next run of it acknowledged the kill and deleted its claim, then ghost's machine
+  // went silent. ferry has no way to withdraw an order: ghost's next poll runs it again.
+  issue(32, { id: 'purge-cdn-516', project_id: 'infra', assigned_to: 'ghost', payload: { task: 'Purge the CDN cache for the old asset paths', repo: infra } }, orchestrator);
+  interrupt(26, 'purge-cdn-516', 'kill', 'Not wanted after all: the old paths are served from the new bucket.');
+  claim(21, 'ghost', 'purge-cdn-516');
+  runStart(21, 'ghost', 'purge-cdn-516');
   // a released assignee: assigned to nebra, whose claim the operator released
   issue(75, { id: 'hotfix-api-1041', project_id: 'atlas', assigned_to: 'nebra', payload: { task: 'Hotfix: rounding in EUR invoices', repo: api, branch: 'hotfix/2.3.3' } });
   claim(72, 'nebra', 'hotfix-api-1041');
   beat(70, 'nebra', 'hotfix-api-1041', newRun());
   release(28, 'hotfix-api-1041', 'nebra', 'requeued: stale for 25 min');
   abandoned.push('hotfix-api-1041/nebra');
+
+  // ===== What a healthy ferry fleet leaves behind (all Done, none needs a person) =====
+  // fang's worker died mid-run on docs-api-1030 (claim and heartbeat left); its next start
+  // released the dead run ("worker died mid-run", the heartbeat stays for ever) and its orphan
+  // sdk-gen-214, addressed to it while it was down ("orphaned at startup", before it ever claimed
+  // it); it then ran sdk-gen-214 all the same (ferry's holder is the assignee), and nebra took
+  // docs-api-1030.
+  issue(165, { id: 'docs-api-1030', project_id: 'atlas', payload: { task: 'Regenerate the API reference docs', repo: api } });
+  claim(160, 'fang', 'docs-api-1030');
+  {
+    const r = newRun();
+    beat(159, 'fang', 'docs-api-1030', r);
+    beat(130, 'fang', 'docs-api-1030', r); // its last: the worker died here
+  }
+  issue(125, { id: 'sdk-gen-214', project_id: 'atlas', assigned_to: 'fang', payload: { task: 'Regenerate the SDK from the 2.4 OpenAPI spec', repo: 'acme/atlas-sdk' } }, orchestrator);
+  start(110, 'fang');
+  claim(109, 'fang', 'sdk-gen-214');
+  runStart(109, 'fang', 'sdk-gen-214');
+  beat(108, 'fang', 'sdk-gen-214', newRun());
+  result(92, 'fang', 'sdk-gen-214', 1, { summary: 'SDK regenerated from openapi 2.4.0', commit: sha() });
+  claim(105, 'nebra', 'docs-api-1030');
+  runStart(105, 'nebra', 'docs-api-1030');
+  beat(104, 'nebra', 'docs-api-1030', newRun());
+  result(85, 'nebra', 'docs-api-1030', 1, { summary: 'reference docs regenerated', commit: sha() });
+  // a steer, acknowledged when wisp's run started, folded into the run: done.
+  issue(140, { id: 'rename-crate-63', project_id: 'atlas', payload: { task: 'Rename the atlas-cli crate', repo: cli } });
+  interrupt(135, 'rename-crate-63', 'steer', 'Call it atlas, not atlas-cli-core.');
+  claim(130, 'wisp', 'rename-crate-63');
+  runStart(130, 'wisp', 'rename-crate-63');
+  beat(129, 'wisp', 'rename-crate-63', newRun());
+  result(100, 'wisp', 'rename-crate-63', 1, { summary: 'crate renamed to atlas', commit: sha() });
 
   // ===== Queue: blocked, open, offered =====
   issue(85, { id: 'deploy-api-1043', project_id: 'atlas', depends_on: ['build-api-1042'], payload: { task: 'Deploy atlas-api 2.4.0 to production', repo: infra } });
@@ -502,6 +572,7 @@ export function writeDemoChannel(dir: string, opts: DemoOptions = {}): DemoChann
     clock_offsets_ms: { ...DEMO_CLOCK_OFFSETS_MS },
     runs,
     abandoned,
+    down: {},
   };
   writeDemoManifest(abs, manifest);
 
