@@ -74,6 +74,12 @@ step() {
   fi
 }
 
+# Fresh channels from the real ferry take 3-4 minutes of real heartbeat waits: written in the
+# background meanwhile (scripts/fresh-ferry.sh says plainly when the binary is not beside the repo).
+FRESH_LOG="$(mktemp)"
+bash scripts/fresh-ferry.sh >"$FRESH_LOG" 2>&1 &
+FRESH_PID=$!
+
 step "type check" npx tsc --noEmit -p .
 
 step "unit tests" npx vitest run
@@ -91,6 +97,16 @@ else
   skipped+=("shared conformance vectors (../shared/vectors not beside this repo)")
 fi
 
+# Channels the real ferry wrote (conformance/ferry): ferry's verdict and a person's reading.
+step "ferry channels" node scripts/check-ferry.mjs .
+if [ -d ../shared/ferryman/channels/alpha ]; then
+  step "shared ferry channels" node scripts/check-ferry.mjs . ../shared/ferryman/channels/alpha ../shared/ferryman/channels/beta
+else
+  header "shared ferry channels"
+  echo "skipped: no ../shared/ferryman/channels beside this repo; conformance/ferry was checked above."
+  skipped+=("shared ferry channels (../shared/ferryman not beside this repo)")
+fi
+
 step "next build" npx next build
 
 if [[ " ${failed[*]-} " == *" next build "* ]]; then
@@ -100,6 +116,17 @@ if [[ " ${failed[*]-} " == *" next build "* ]]; then
 else
   step "end-to-end tests" npx playwright test
 fi
+
+header "fresh ferry channels: scripts/fresh-ferry.sh (started in the background at the beginning)"
+fresh_rc=0
+wait "$FRESH_PID" || fresh_rc=$?
+cat "$FRESH_LOG"
+rm -f "$FRESH_LOG"
+case "$fresh_rc" in
+  0) passed+=("fresh ferry channels") ;;
+  3) skipped+=("fresh ferry channels (no real ferry beside this repo)") ;;
+  *) failed+=("fresh ferry channels") ;;
+esac
 
 # ---- summary ---------------------------------------------------------------------------
 
