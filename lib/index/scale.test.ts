@@ -17,7 +17,7 @@ import { openMemory, type DB } from './db';
 import { Indexer } from './indexer';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-scale-'));
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }), 120_000); // ~60,000 files: longer than the 10 s default on a slow disk
 
 /** Everything a reader can see, in a comparable form. */
 function board(db: DB) {
