@@ -81,3 +81,23 @@ describe('the reasons, under ferry\'s semantics (channel alpha)', () => {
 function state(c: { state: string; holder: string | null } | undefined) {
   return [c?.state, c?.holder ?? null];
 }
+
+describe('the index reads the ferry channels as `claimboard state` does', () => {
+  for (const c of cases) {
+    it(`${c.name}: every card of the index equals the one-shot derivation`, async () => {
+      const { openMemory } = await import('./db');
+      const { Indexer } = await import('./indexer');
+      const { naclVerify } = await import('../ledger/nacl-verify');
+      const stateDir = argValue(c.args, '--ferryman-state');
+      const fleetAgents = stateDir ? readFleetRoster(stateDir) : [];
+      const now = Date.now();
+      const db = openMemory();
+      const ix = new Indexer({ root: c.channel, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, fleetAgents, workers: 0 });
+      await ix.start();
+      await ix.stop();
+      const indexed = (db.prepare('SELECT card FROM cards ORDER BY order_id').all() as { card: string }[]).map((r) => JSON.parse(r.card) as unknown);
+      const derived = channelStateOf(c.channel, { nowMs: now, fleetAgents }).orders;
+      expect(indexed).toEqual(JSON.parse(JSON.stringify(derived)));
+    });
+  }
+});
