@@ -1,7 +1,7 @@
 'use client';
 import type { TimelineEvent } from '@/lib/api/types';
 import { Badge } from '@/components/ui/badges';
-import { AgentLink } from '@/components/ui/links';
+import { AgentLink, OrderLink } from '@/components/ui/links';
 import { Ago, WriterClock } from '@/components/ui/time';
 import type { Tone } from '@/lib/ui/labels';
 import { utcClock } from '@/lib/ui/time';
@@ -18,6 +18,8 @@ const KIND_TONE: Record<TimelineEvent['kind'], Tone> = {
   reopen: 'active',
   ack: 'done',
   interrupt: 'warn',
+  interrupt_ack: 'neutral',
+  supersede: 'active',
   retirement: 'danger',
 };
 
@@ -33,8 +35,13 @@ const KIND_LABEL: Record<TimelineEvent['kind'], string> = {
   reopen: 'reopen',
   ack: 'acknowledge',
   interrupt: 'interrupt',
+  interrupt_ack: 'interrupt seen',
+  supersede: 'superseded',
   retirement: 'retirement',
 };
+
+/** Detail fields that name another order: shown as a link to it. */
+const ORDER_FIELDS: ReadonlySet<string> = new Set(['by', 'supersedes']);
 
 /**
  * An order's story, oldest arrival first: each row shows when the file arrived here (this
@@ -79,7 +86,11 @@ export function Timeline({ events, now }: { events: readonly TimelineEvent[]; no
                     {details.map(([k, v]) => (
                       <li key={k}>
                         <span className="text-zinc-500">{k.replaceAll('_', ' ')}</span>{' '}
-                        <span className="font-mono break-all text-zinc-800 dark:text-zinc-200">{String(v)}</span>
+                        {ORDER_FIELDS.has(k) && typeof v === 'string' ? (
+                          <OrderLink id={v} className="break-all text-zinc-800 dark:text-zinc-200" />
+                        ) : (
+                          <span className="font-mono break-all text-zinc-800 dark:text-zinc-200">{String(v)}</span>
+                        )}
                       </li>
                     ))}
                   </ul>

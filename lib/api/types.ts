@@ -6,8 +6,9 @@
  */
 import type { AttentionFlag, Card, Lane, OrderState } from '../ledger/derive';
 import type { ProblemCode } from '../ledger/channel';
+import type { TimelineEvent } from '../ledger/timeline';
 
-export type { AttentionFlag, Card, Lane, OrderState, ProblemCode };
+export type { AttentionFlag, Card, Lane, OrderState, ProblemCode, TimelineEvent };
 
 /** Indexing progress (first index of a large folder). */
 export interface IndexProgress {
@@ -52,35 +53,6 @@ export interface BoardFilters {
   readonly flag?: AttentionFlag;
   /** Free text: order id, holder, project, reason. */
   readonly q?: string;
-}
-
-/** One event of an order's story (GET /api/orders/:id `timeline`), oldest arrival first. */
-export interface TimelineEvent {
-  readonly kind:
-    | 'order'
-    | 'claim'
-    | 'heartbeat'
-    | 'result'
-    | 'review'
-    | 'recommendation'
-    | 'release'
-    | 'giveup'
-    | 'reopen'
-    | 'ack'
-    | 'interrupt'
-    | 'retirement';
-  /** Who wrote it (canonical). */
-  readonly writer: string;
-  /** The writer's own timestamp (RFC 3339 text as written). */
-  readonly writer_time: string;
-  /** When the file (its current content) arrived here, ms local. */
-  readonly arrival_ms: number;
-  /** One plain sentence, e.g. "ops released fang's claim: requeued: stale". */
-  readonly summary: string;
-  /** Channel-relative path of the file. */
-  readonly path: string;
-  /** Extra facts for this kind (run, pid, revision, target, reason, accepted...). */
-  readonly detail: Readonly<Record<string, string | number | boolean | null>>;
 }
 
 /** A file of an order's folder with what claimboard made of it. */

@@ -3,10 +3,40 @@
  * folder as one event, with its writer, the writer's clock and the local arrival side by side.
  * Ordered by local arrival (this machine's clock), never by writer clocks (LEDGER.md §1.3).
  */
-import type { TimelineEvent } from '../api/types';
 import type { OrderView } from './channel';
 import type { Card, OrderState } from './derive';
 import { canonicalName } from './names';
+
+/** One event of an order's story (GET /api/orders/:id `timeline`, re-exported by lib/api/types.ts), oldest arrival first. */
+export interface TimelineEvent {
+  readonly kind:
+    | 'order'
+    | 'claim'
+    | 'heartbeat'
+    | 'result'
+    | 'review'
+    | 'recommendation'
+    | 'release'
+    | 'giveup'
+    | 'reopen'
+    | 'ack'
+    | 'interrupt'
+    | 'interrupt_ack'
+    | 'supersede'
+    | 'retirement';
+  /** Who wrote it (canonical). */
+  readonly writer: string;
+  /** The writer's own timestamp (RFC 3339 text as written). */
+  readonly writer_time: string;
+  /** When the file (its current content) arrived here, ms local. */
+  readonly arrival_ms: number;
+  /** One plain sentence, e.g. "ops released fang's claim: requeued: stale". */
+  readonly summary: string;
+  /** Channel-relative path of the file. */
+  readonly path: string;
+  /** Extra facts for this kind (run, pid, revision, target, reason, accepted...). */
+  readonly detail: Readonly<Record<string, string | number | boolean | null>>;
+}
 
 /** The events of one order's folder, oldest arrival first (ties by path). */
 export function orderTimeline(view: OrderView): TimelineEvent[] {
@@ -18,9 +48,9 @@ export function orderTimeline(view: OrderView): TimelineEvent[] {
     writer: o.record.signed_by ? canonicalName(o.record.signed_by) : o.record.issued_by,
     writer_time: o.record.created_at.text,
     arrival_ms: o.arrivalMs,
-    summary: `${o.record.issued_by} issued ${o.record.id}${o.record.assigned_to ? ` to ${o.record.assigned_to}` : ''}${o.record.depends_on.length ? `, after ${o.record.depends_on.join(', ')}` : ''}`,
+    summary: `${o.record.issued_by} issued ${o.record.id}${o.record.assigned_to ? ` to ${o.record.assigned_to}` : ''}${o.record.depends_on.length ? `, after ${o.record.depends_on.join(', ')}` : ''}${o.record.supersedes ? `, to do ${o.record.supersedes}'s work` : ''}`,
     path: o.path,
-    detail: { project: o.record.project_id, requires_review: o.record.requires_review },
+    detail: { project: o.record.project_id, requires_review: o.record.requires_review, ...(o.record.supersedes ? { supersedes: o.record.supersedes } : {}) },
   });
   for (const c of f.claims) {
     ev.push({ kind: 'claim', writer: c.record.agent, writer_time: c.record.claimed_at.text, arrival_ms: c.arrivalMs, summary: `${c.record.agent} claimed it`, path: c.path, detail: {} });
@@ -123,6 +153,30 @@ export function orderTimeline(view: OrderView): TimelineEvent[] {
       summary: `${i.record.issued_by} asked to ${i.record.action}${i.record.note ? `: ${i.record.note}` : ''}`,
       path: i.path,
       detail: { action: i.record.action, note: i.record.note },
+    });
+  }
+  for (const a of f.interruptAcks) {
+    // Matched to the interrupt by its issuer (one interrupt file per issuer, interrupt.<issuer>.json).
+    const it = view.interrupts.find((i) => i.record.issued_by === a.record.issued_by)?.record;
+    ev.push({
+      kind: 'interrupt_ack',
+      writer: a.record.agent,
+      writer_time: a.record.acknowledged_at.text,
+      arrival_ms: a.arrivalMs,
+      summary: `${a.record.agent} acknowledged ${a.record.issued_by}'s ${it ? it.action : 'interrupt'}${it?.note ? ` (“${it.note}”)` : ''} when its run started`,
+      path: a.path,
+      detail: { issued_by: a.record.issued_by },
+    });
+  }
+  for (const s of f.supersedes) {
+    ev.push({
+      kind: 'supersede',
+      writer: s.record.operator,
+      writer_time: s.record.at.text,
+      arrival_ms: s.arrivalMs,
+      summary: `${s.record.operator} superseded it by ${s.record.by}${s.record.reason ? `: ${s.record.reason}` : ''}`,
+      path: s.path,
+      detail: { by: s.record.by, reason: s.record.reason },
     });
   }
   ev.sort((a, b) => a.arrival_ms - b.arrival_ms || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

@@ -1,0 +1,60 @@
+/**
+ * An order's story (timeline.ts): interrupt acknowledgements (ferry's
+ * `interrupt.<issuer>.<agent>.acked.json`, on the agent's clock) and supersede records are events
+ * of their own, and an order issued to replace another says so.
+ */
+import { describe, expect, it } from 'vitest';
+import { ChannelBuilder } from '../testing/channel-builder';
+import { orderTimeline } from './timeline';
+
+function view(b: ChannelBuilder, id: string) {
+  const v = b.derive().views.get(id);
+  if (!v) throw new Error(`no view ${id}`);
+  return v;
+}
+
+describe('orderTimeline', () => {
+  it('an interrupt acknowledgement is an event by the agent, on its clock, naming the interrupt it saw', () => {
+    const b = new ChannelBuilder()
+      .roster()
+      .order('k1', { assigned_to: 'fang' }, { age: 60 })
+      .claim('k1', 'fang', { age: 50 })
+      .signed('tasks/k1/interrupt.ops.json', 'interrupt', { order_id: 'k1', action: 'kill', note: 'Not wanted after all.', issued_by: 'ops', created_at: '2026-11-20T09:10:00Z' }, 'ops', { age: 40 })
+      .json('tasks/k1/interrupt.ops.fang.acked.json', { acknowledged_at: '2026-11-20T09:12:30.700227738+00:00', agent: 'fang', issued_by: 'ops', order_id: 'k1' }, { age: 30 });
+    const ev = orderTimeline(view(b, 'k1'));
+    expect(ev.map((e) => e.kind)).toEqual(['order', 'claim', 'interrupt', 'interrupt_ack']);
+    expect(ev[3]).toEqual({
+      kind: 'interrupt_ack',
+      writer: 'fang',
+      writer_time: '2026-11-20T09:12:30.700227738+00:00',
+      arrival_ms: b.nowMs - 30_000,
+      summary: 'fang acknowledged ops\'s kill (“Not wanted after all.”) when its run started',
+      path: 'tasks/k1/interrupt.ops.fang.acked.json',
+      detail: { issued_by: 'ops' },
+    });
+  });
+
+  it('a supersede record is the operator\'s event on the old order; the new order says whose work it does', () => {
+    const b = new ChannelBuilder()
+      .roster()
+      .order('w1', { assigned_to: 'wisp' }, { age: 60 })
+      .order('w1-2', { assigned_to: 'nebra', supersedes: 'w1', created_at: '2026-11-20T12:00:00Z' }, { age: 10 })
+      .signed('tasks/w1/supersede.ops.json', 'supersede', { order_id: 'w1', operator: 'ops', by: 'w1-2', reason: 'wisp is gone', at: '2026-11-20T12:00:00Z' }, 'ops', { age: 10 });
+    const old = orderTimeline(view(b, 'w1'));
+    expect(old.map((e) => e.kind)).toEqual(['order', 'supersede']);
+    expect(old[1]).toEqual({
+      kind: 'supersede',
+      writer: 'ops',
+      writer_time: '2026-11-20T12:00:00Z',
+      arrival_ms: b.nowMs - 10_000,
+      summary: 'ops superseded it by w1-2: wisp is gone',
+      path: 'tasks/w1/supersede.ops.json',
+      detail: { by: 'w1-2', reason: 'wisp is gone' },
+    });
+    const neu = orderTimeline(view(b, 'w1-2'));
+    expect(neu[0]?.summary).toBe("ops issued w1-2 to nebra, to do w1's work");
+    expect(neu[0]?.detail).toEqual({ project: 'demo', requires_review: false, supersedes: 'w1' });
+    // An order that replaces nothing has no such field.
+    expect(old[0]?.detail).toEqual({ project: 'demo', requires_review: false });
+  });
+});
