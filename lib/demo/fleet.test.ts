@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { channelStateOf } from '../index/channel-state';
-import { parseTimestamp } from '../ledger/time';
 import { LANES, type Lane } from '../ledger/derive';
-import { writeDemoChannel } from './scenario';
+import { compareTimestamps } from '../ledger/time';
+import { demoKeysDir, writeDemoChannel, writeDemoManifest } from './scenario';
 import { startFleet, type FleetEvent } from './fleet';
+import { generateSeed, publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeInterrupt, writeKeyFile, writeOrder, type Identity } from './write';
 
 let tmp: string;
 let dir: string;
@@ -34,6 +35,7 @@ describe('startFleet', () => {
     const seen = new Map<Lane, number>(LANES.map((l) => [l, 0]));
     const start = Date.now();
     let last: ReturnType<typeof channelStateOf> | null = null;
+    let wispAhead = -Infinity;
     try {
       while (Date.now() - start < 3200) {
         await sleep(200);
@@ -41,6 +43,9 @@ describe('startFleet', () => {
         expect(s.problems).toEqual([]);
         for (const [file, r] of Object.entries(s.ledger)) expect(r.intact, file).toBe(true);
         for (const c of s.orders) seen.set(c.lane, (seen.get(c.lane) ?? 0) + 1);
+        for (const v of s.views.values()) {
+          for (const h of v.folder.heartbeats) if (h.record.agent === 'wisp') wispAhead = Math.max(wispAhead, h.record.at.epochMs - Date.now());
+        }
         last = s;
       }
     } finally {
@@ -59,11 +64,22 @@ describe('startFleet', () => {
     const kinds = new Set(events.map((e) => e.kind));
     for (const k of ['heartbeat', 'result', 'claim', 'giveup'] as const) expect(kinds.has(k), k).toBe(true);
     expect(last?.orders.find((c) => c.order_id === 'perf-api-1039')?.state).toBe('gave_up');
+    // the story's alarms are still there, and every card in Needs attention says why
+    const attention = last?.orders.filter((c) => c.lane === 'attention') ?? [];
+    expect(attention.map((c) => c.order_id)).toEqual(
+      expect.arrayContaining(['export-csv-1033', 'flaky-test-web-880', 'hotfix-api-1041', 'ingest-api-1035', 'pentest-vpn-79', 'purge-cdn-516']),
+    );
+    for (const c of attention) expect(c.alerts.map((a) => a.flag), c.order_id).toEqual(c.flags);
+    // a finished run leaves no heartbeat behind (ferry removes it when the run ends), unless a later run beat there
+    const results = events.map((e, i) => ({ e, i })).filter(({ e }) => e.kind === 'result');
+    expect(results.length).toBeGreaterThan(0);
+    for (const { e, i } of results) {
+      const later = events.slice(i + 1).some((h) => h.kind === 'heartbeat' && h.order_id === e.order_id && h.agent === e.agent);
+      if (!later) expect(fs.existsSync(path.join(dir, 'tasks', e.order_id, `heartbeat.${e.agent}.json`)), e.order_id).toBe(false);
+    }
 
-    // wisp's clock runs 3 h ahead: its heartbeat's `at` is ~3 h after this machine's now
-    const hbFile = path.join(dir, 'tasks', 'i18n-web-879', 'heartbeat.wisp.json');
-    const at = parseTimestamp((JSON.parse(fs.readFileSync(hbFile, 'utf8')) as { at: string }).at);
-    expect(at.ok && at.value.epochMs - Date.now()).toBeGreaterThan(2.9 * 3_600_000);
+    // wisp's clock runs 3 h ahead: the heartbeats it wrote say ~3 h after this machine's now
+    expect(wispAhead).toBeGreaterThan(2.9 * 3_600_000);
 
     // stopped: nothing more is written, and no temp file is left behind
     const before = listing(dir).map((f) => `${f}:${fs.statSync(path.join(dir, f)).ctimeMs}`);
@@ -72,12 +88,118 @@ describe('startFleet', () => {
     expect(listing(dir).filter((f) => path.basename(f).startsWith('.'))).toEqual([]);
   });
 
+  it("a worker that dies stays down, then its start releases its dead run and its orphans, runs what is addressed to it and honours interrupts", async () => {
+    // a small channel: ops and wisp; wisp runs a1 (its run dies), a2 (addressed to wisp, killed) and a3 (addressed, steered) wait
+    const keys = demoKeysDir(dir);
+    fs.mkdirSync(dir, { recursive: true });
+    const ident = (name: string): Identity => {
+      const seedHex = generateSeed();
+      writeKeyFile(path.join(keys, `${name}.key`), seedHex);
+      return { name, seedHex };
+    };
+    const ops = ident('ops');
+    const wisp = ident('wisp');
+    writeAgent(dir, { name: 'ops', role: 'operator', publicKey: publicKeyOf(ops) });
+    writeAgent(dir, { name: 'wisp', role: 'worker', publicKey: publicKeyOf(wisp) });
+    for (const [id, to] of [['a1', null], ['a2', 'wisp'], ['a3', 'wisp']] as const) {
+      writeOrder(dir, ops, { id, project_id: 'atlas', payload: { task: id }, ...(to ? { assigned_to: to } : {}) });
+    }
+    writeInterrupt(dir, ops, 'a2', 'kill', 'not wanted');
+    writeInterrupt(dir, ops, 'a3', 'steer', 'keep it small');
+    const r1 = { run: 'a'.repeat(32), pid: 4001 };
+    writeClaim(dir, wisp, 'a1');
+    writeHeartbeat(dir, wisp, 'a1', r1);
+    writeDemoManifest(dir, {
+      version: 1,
+      operator: 'ops',
+      workers: ['wisp'],
+      silent: [],
+      retired: [],
+      clock_offsets_ms: {},
+      runs: [{ order_id: 'a1', agent: 'wisp', ...r1, fate: 'die' }],
+      abandoned: [],
+      down: {},
+    });
+
+    const events: FleetEvent[] = [];
+    const staleAfterMs = 500;
+    const fleet = startFleet(dir, {
+      staleAfterMs,
+      tickMs: 20,
+      seed: 5,
+      maxOrders: 3,
+      maxDeaths: 0,
+      maxGiveups: 0,
+      maxSteers: 0,
+      restartAfterMs: 700,
+      onEvent: (e) => events.push(e),
+      onError: (e) => {
+        throw e;
+      },
+    });
+    const card = (id: string) => channelStateOf(dir, { staleAfterMs }).orders.find((c) => c.order_id === id);
+    let sawStale = false;
+    try {
+      for (let i = 0; i < 150 && !(card('a2')?.state === 'done' && card('a3')?.state === 'done'); i++) {
+        await sleep(50);
+        if (card('a1')?.state === 'stale') sawStale = true;
+      }
+    } finally {
+      await fleet.stop();
+    }
+    const s = channelStateOf(dir, { staleAfterMs });
+    expect(s.problems).toEqual([]);
+    for (const [file, r] of Object.entries(s.ledger)) expect(r.intact, file).toBe(true);
+
+    // down: nothing of wisp arrived, so its dead run read stale (agent_silent) before the restart
+    expect(sawStale).toBe(true);
+    const restart = events.find((e) => e.kind === 'restart');
+    expect(restart?.detail).toBe('a1 (worker died mid-run), a2 (orphaned at startup), a3 (orphaned at startup)');
+    expect(events.findIndex((e) => e.kind === 'die')).toBeLessThan(events.indexOf(restart as FleetEvent));
+
+    // a1: released by wisp after its last heartbeat, which stays; nobody else may take it (wisp's claim is released for good)
+    const read = (o: string, n: string) => JSON.parse(fs.readFileSync(path.join(dir, 'tasks', o, n), 'utf8')) as Record<string, string>;
+    const rel = read('a1', 'release.wisp.json');
+    expect(rel).toMatchObject({ released: 'wisp', releaser: 'wisp', reason: 'worker died mid-run', signed_by: 'wisp' });
+    const hb = s.views.get('a1')?.folder.heartbeats[0]?.record;
+    const relRec = s.views.get('a1')?.folder.releases[0]?.record;
+    expect(hb && relRec && compareTimestamps(relRec.at, hb.at)).toBeGreaterThan(0);
+    expect(fs.readdirSync(path.join(dir, 'tasks', 'a1')).sort()).toEqual(['claim.wisp.json', 'heartbeat.wisp.json', 'order.json', 'release.wisp.json']);
+    expect(s.orders.find((c) => c.order_id === 'a1')).toMatchObject({ state: 'open', flags: [] });
+
+    // a2: orphan-released, claimed, the kill acknowledged and the claim deleted; ferry has no way
+    // to withdraw an addressed order, so wisp's next poll claimed it again and ran it to the end
+    expect(read('a2', 'release.wisp.json')).toMatchObject({ reason: 'orphaned at startup' });
+    expect(Object.keys(read('a2', 'interrupt.ops.wisp.acked.json'))).toEqual(['acknowledged_at', 'agent', 'issued_by', 'order_id']);
+    expect(read('a2', 'interrupt.ops.wisp.acked.json').acknowledged_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?\+00:00$/);
+    expect(events.filter((e) => e.kind === 'interrupt').map((e) => `${e.order_id}:${e.detail}`).sort()).toEqual(['a2:kill', 'a3:steer']);
+    expect(fs.readFileSync(path.join(dir, 'ledger.wisp.jsonl'), 'utf8')).toContain('"summary":"killed a2 on interrupt from ops"');
+    expect(fs.readdirSync(path.join(dir, 'tasks', 'a2')).sort()).toEqual([
+      'claim.wisp.json',
+      'interrupt.ops.json',
+      'interrupt.ops.wisp.acked.json',
+      'order.json',
+      'release.wisp.json',
+      'result.wisp.001.json',
+    ]);
+    // a3: the steer acknowledged at the run's start, the run went on; its heartbeat removed at the end
+    expect(fs.readdirSync(path.join(dir, 'tasks', 'a3')).sort()).toEqual([
+      'claim.wisp.json',
+      'interrupt.ops.json',
+      'interrupt.ops.wisp.acked.json',
+      'order.json',
+      'release.wisp.json',
+      'result.wisp.001.json',
+    ]);
+    for (const o of ['a2', 'a3']) expect(s.orders.find((c) => c.order_id === o)).toMatchObject({ state: 'done', flags: [] });
+  });
+
   it('stays bounded by maxOrders and refuses a folder that is not a demo channel', async () => {
     writeDemoChannel(dir);
-    const fleet = startFleet(dir, { staleAfterMs: 200, tickMs: 20, seed: 3, maxOrders: 36, onError: (e) => { throw e; } });
+    const fleet = startFleet(dir, { staleAfterMs: 200, tickMs: 20, seed: 3, maxOrders: 41, onError: (e) => { throw e; } });
     await sleep(2500);
     await fleet.stop();
-    expect(fs.readdirSync(path.join(dir, 'tasks')).length).toBe(36); // 34 written + 2 issued, then no more
+    expect(fs.readdirSync(path.join(dir, 'tasks')).length).toBe(41); // 39 written + 2 issued, then no more
     expect(channelStateOf(dir, { staleAfterMs: 200 }).problems).toEqual([]);
     expect(() => startFleet(path.join(tmp, 'nowhere'))).toThrow();
   });

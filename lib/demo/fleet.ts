@@ -1,22 +1,36 @@
 import 'server-only';
 /**
  * A small simulated fleet writing into a demo channel (DESIGN.md "The embedded default"), with
- * ferryman's formats and signatures (write.ts), on timers:
+ * ferryman's formats and signatures (write.ts) and what the real ferry writes at each step
+ * (ferry.ts), on timers:
  *
- * - workers (fang, wisp, nebra, kestrel) claim open orders and orders offered to them, heartbeat
- *   every `staleAfterMs / 10` (a temp+rename rewrite of `heartbeat.<agent>.json`, which gives
- *   it a new ctime, LEDGER.md §6), and finish (result), die mid-run (stop heartbeating: the card
- *   goes stale `staleAfterMs` later, `heartbeat_lapsed` while the worker's other runs go on), or
- *   give up (giveup);
- * - the operator `ops` reviews results of orders that require review, and issues a new order
- *   now and then so the queue never empties;
+ * - workers (fang, wisp, nebra, kestrel) claim open orders and orders offered to them (an order
+ *   addressed to a worker is claimed and run even after the worker released it itself: ferry's
+ *   holder is the assignee), heartbeat every `staleAfterMs / 10` (a temp+rename rewrite of
+ *   `heartbeat.<agent>.json`, which gives it a new ctime, LEDGER.md §6), and finish (result),
+ *   give up (giveup), or die;
+ * - a run's start acknowledges the order's interrupts (`interrupt.<issuer>.<agent>.acked.json`);
+ *   a kill or pause deletes the worker's own claim and the run does not happen, a steer is folded in;
+ * - a run that ends removes its own heartbeat, as ferry does; one that dies leaves claim and
+ *   heartbeat: the worker is down (nothing of it arrives, so the card goes stale `agent_silent`)
+ *   until its restart, 1.5 to 3 x `staleAfterMs` later, which releases its dead runs (`worker died
+ *   mid-run`, the heartbeat stays for ever) and its orphans (`orphaned at startup`, orders
+ *   addressed to it that it has not run yet included), and then runs what is addressed to it;
+ * - the operator `ops` reviews results of orders that require review, issues a new order now and
+ *   then (some addressed to a worker) so the queue never empties, and now and then steers an
+ *   order still waiting in the queue (its claimant acknowledges the steer when its run starts);
  * - each identity writes on its own skewed clock (wisp +3 h, nebra −2 h by default).
+ *
+ * The story's runs meant to look dead (the manifest's `abandoned`) stay as they are: a worker
+ * whose restart would release one of them never dies here (ferry's restart releases every order
+ * the worker holds with no live run, and the board would lose the stale cards the demo shows).
  *
  * What it decides from: the channel itself, derived every tick exactly as the board derives it
  * (this machine's clock, file ctimes), plus the demo manifest (scenario.ts) that lists the runs
  * to keep alive and the ones never to touch. Ground rules kept (LEDGER.md §1): it only writes
  * files named with the acting identity (or write-once files that do not exist yet), never
- * rewrites another writer's file, never deletes, honours releases and retirements made by an
+ * rewrites another writer's file, deletes only what ferry deletes of its own (a worker's claim on
+ * a kill or pause, its heartbeat when a run ends), honours releases and retirements made by an
  * operator from the dashboard, and stays bounded (at most `maxOrders` orders; revisions capped).
  *
  * Timers: one `setTimeout` chain; a tick is synchronous, so `stop()` never interrupts a write
@@ -31,14 +45,14 @@ import { readChannel } from '../index/read-channel';
 import { DEFAULT_STALE_AFTER_MS } from '../ledger/channel';
 import {
   appendLedgerLine,
-  writeClaim,
   writeGiveup,
   writeHeartbeat,
+  writeInterrupt,
   writeOrder,
-  writeResult,
   writeReview,
   type Identity,
 } from './write';
+import { claimOrder, endRun, startRun as ferryRunStart, submitResult, workerStart } from './ferry';
 import {
   demoKeysDir,
   loadDemoIdentity,
@@ -65,6 +79,10 @@ export interface FleetOptions {
   readonly maxDeaths?: number;
   /** Give-ups the fleet itself writes over its life besides the manifest's (default 1). */
   readonly maxGiveups?: number;
+  /** Steers ops writes over the fleet's life on orders still in the queue (default 2). */
+  readonly maxSteers?: number;
+  /** A worker that died starts again after this many ms (default between 1.5 and 3 x staleAfterMs). */
+  readonly restartAfterMs?: number;
   /** Called with every error a tick meets (the tick is skipped, the fleet goes on); default: one line on stderr. */
   readonly onError?: (error: unknown) => void;
   /** Called after each write, for logs and tests. */
@@ -73,7 +91,21 @@ export interface FleetOptions {
 
 /** One thing the fleet did. */
 export interface FleetEvent {
-  readonly kind: 'issue' | 'claim' | 'adopt' | 'heartbeat' | 'result' | 'review' | 'giveup' | 'die';
+  readonly kind:
+    | 'issue'
+    | 'claim'
+    | 'adopt'
+    | 'heartbeat'
+    | 'result'
+    | 'review'
+    | 'giveup'
+    | 'die'
+    /** A worker started again; `detail` lists what its start released (`<order> (<reason>)`). */
+    | 'restart'
+    /** A run's start acknowledged interrupts; `detail`: `kill`/`pause` (the run stopped) or `steer`. */
+    | 'interrupt'
+    /** ops steered an order still in the queue. */
+    | 'steer';
   readonly agent: string;
   readonly order_id: string;
   readonly detail?: string;
@@ -131,6 +163,15 @@ const TEMPLATES: readonly Template[] = [
 const REJECT_NOTES = ['tests missing for the error path', 'please split the refactor from the fix', 'the changelog entry is missing', 'fails on the Safari job'];
 
 const WORKING: ReadonlySet<Card['state']> = new Set(['claimed', 'stale', 'changes_requested']);
+const STEER_NOTES = ['Keep the public API unchanged.', 'Target the release branch, not main.', 'Add a changelog entry.', 'Write the tests first.'];
+
+/**
+ * Whether ferry would run `c` as `agent`: a working state it holds, or an order addressed to it
+ * that ferry offers it (its claim released by itself: a restart's `orphaned at startup`).
+ */
+function runnable(c: Card, agent: string): boolean {
+  return WORKING.has(c.state) || (c.state === 'offered' && c.assigned_to === agent);
+}
 
 /**
  * Starts the simulated fleet on the demo channel at `dir` (written by scenario.ts). Reads the
@@ -156,13 +197,18 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
   const verify = memoVerify(nodeVerify);
 
   const abandoned = new Set(manifest.abandoned);
+  /** Orders with a run the story left to go stale (`<order>/<agent>` keys): the fleet claims none of them. */
+  const pinned = new Set(manifest.abandoned.map((k) => k.slice(0, k.lastIndexOf('/'))));
   const runs = new Map<string, Run>();
   const reviewSeen = new Map<string, number>();
   let pending = [...manifest.runs]; // adopted on the first tick when still valid
+  const down = new Map<string, number>(Object.entries(manifest.down ?? {}).filter(([w]) => workers.has(w)));
   let deaths = 0;
   let giveups = 0;
+  let steers = 0;
   let lastIssue = Date.now();
   let lastReview = 0;
+  let lastSteer = Date.now();
 
   const between = (lo: number, hi: number) => lo + random() * (hi - lo);
   const pick = <T>(xs: readonly T[]): T | undefined => xs[Math.floor(random() * xs.length)];
@@ -171,9 +217,10 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
 
   const durationOf = (fate: RunFate) =>
     fate === 'linger' ? Infinity : fate === 'die' ? between(3, 8) * hb : fate === 'giveup' ? between(4, 10) * hb : between(5, 15) * hb;
-  const newFate = (): RunFate => {
+  /** `mayDie`: whether this worker may die at all (see the module comment). */
+  const newFate = (mayDie: boolean): RunFate => {
     const r = random();
-    if (r < 0.1 && deaths < (options.maxDeaths ?? 2)) {
+    if (r < 0.1 && mayDie && deaths < (options.maxDeaths ?? 2)) {
       deaths++;
       return 'die';
     }
@@ -199,29 +246,53 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
     emit({ kind: 'heartbeat', agent: agent.name, order_id: order });
   };
 
-  const persistAbandoned = () => {
-    manifest = { ...manifest, abandoned: [...abandoned] };
+  const persistDown = () => {
+    manifest = { ...manifest, down: Object.fromEntries(down) };
     writeDemoManifest(dir, manifest);
   };
 
   /** One step of the simulation; synchronous. */
   const tick = () => {
     const now = Date.now();
+
+    // 0. workers that died start again: ferry's startup recovery (ferry.ts), then back to work
+    for (const [name, at] of [...down]) {
+      const agent = workers.get(name);
+      if (now < at || !agent) continue;
+      const released = workerStart(dir, agent, { atMs: now, verify });
+      down.delete(name);
+      persistDown();
+      emit({ kind: 'restart', agent: name, order_id: '', detail: released.map((r) => `${r.order_id} (${r.reason})`).join(', ') });
+    }
+
     const state: ChannelState = deriveChannel(readChannel(dir), { nowMs: now, staleAfterMs, verify });
     const cards = new Map(state.orders.map((c) => [c.order_id, c]));
     const retired = new Set(state.retirements.map((r) => r.record.agent));
-    const live = (name: string) => workers.has(name) && !retired.has(name);
+    const up = (name: string) => workers.has(name) && !retired.has(name) && !down.has(name);
     const releasedOn = (order: string, agent: string) =>
       state.views.get(order)?.folder.releases.some((r) => r.record.released === agent) ?? false;
+    /** Released by someone else (an operator's re-queue or retire): the fleet honours it. */
+    const releasedByOther = (order: string, agent: string) =>
+      state.views.get(order)?.folder.releases.some((r) => r.record.released === agent && r.record.releaser !== agent) ?? false;
     const claimedBy = (order: string, agent: string) =>
       state.views.get(order)?.folder.claims.some((c) => c.record.agent === agent) ?? false;
+    /** A worker may die when its restart would release none of the story's pinned runs, and it runs no double run. */
+    const mayDie = (name: string) =>
+      !state.orders.some((c) => c.holder === name && abandoned.has(keyOf(c.order_id, name))) &&
+      ![...runs.values()].some((r) => r.agent === name && r.fate === 'linger');
+    /** The start of a run (ferry's do_work): interrupts acknowledged; false when a kill or pause stopped it. */
+    const begin = (order: string, agent: Identity): boolean => {
+      const s0 = ferryRunStart(dir, agent, order, state.views.get(order), { atMs: now });
+      if (s0.acknowledged.length > 0) emit({ kind: 'interrupt', agent: agent.name, order_id: order, detail: s0.stopped ?? 'steer' });
+      return s0.stopped === null;
+    };
 
-    // 0. adopt the manifest's runs once, if the order still needs them
+    // 0. adopt the manifest's runs once, if the order still needs them (runs already going: no new start)
     if (pending.length > 0) {
       for (const p of pending) {
         const c = cards.get(p.order_id);
         const agent = workers.get(p.agent);
-        if (!c || !agent || !live(p.agent) || releasedOn(p.order_id, p.agent) || !claimedBy(p.order_id, p.agent)) continue;
+        if (!c || !agent || !up(p.agent) || releasedOn(p.order_id, p.agent) || !claimedBy(p.order_id, p.agent)) continue;
         if (!WORKING.has(c.state) || (p.fate !== 'linger' && c.holder !== p.agent)) continue;
         startRun(now, p.order_id, agent, p.fate, p);
       }
@@ -236,9 +307,9 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
       const valid =
         c !== undefined &&
         agent !== undefined &&
-        live(r.agent) &&
-        !releasedOn(r.order, r.agent) &&
-        WORKING.has(c.state) &&
+        up(r.agent) &&
+        !releasedByOther(r.order, r.agent) &&
+        runnable(c, r.agent) &&
         (r.fate === 'linger' || c.holder === r.agent);
       if (!valid || !agent || !c) {
         runs.delete(k);
@@ -249,17 +320,19 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
         resolved.add(r.order);
         if (r.fate === 'finish') {
           const rev = (c.latest_revision ?? 0) + 1;
-          writeResult(dir, agent, r.order, rev, { summary: `${r.order}: done`, commit: hex(7), run: r.run }, { atMs: now });
-          appendLedgerLine(dir, agent, { kind: 'result', summary: `submitted ${r.order} revision ${rev}`, reference: r.order }, { atMs: now });
+          submitResult(dir, agent, r.order, rev, { summary: `${r.order}: done`, commit: hex(7), run: r.run }, { atMs: now });
           emit({ kind: 'result', agent: r.agent, order_id: r.order, detail: `revision ${rev}` });
         } else if (r.fate === 'giveup') {
           const attempts = 2 + Math.floor(random() * 3);
+          endRun(dir, agent, r.order);
           writeGiveup(dir, agent, r.order, { run: r.run, reason: `run ceiling reached: ${attempts} attempts, still failing`, attempts }, { atMs: now });
           appendLedgerLine(dir, agent, { kind: 'giveup', summary: `gave up ${r.order}`, reference: r.order }, { atMs: now });
           emit({ kind: 'giveup', agent: r.agent, order_id: r.order });
         } else {
-          abandoned.add(k);
-          persistAbandoned();
+          // The worker dies with the run: its claim and heartbeat stay; nothing of it arrives until it starts again.
+          for (const [k2, r2] of [...runs]) if (r2.agent === r.agent) runs.delete(k2);
+          down.set(r.agent, now + (options.restartAfterMs ?? between(1.5, 3) * staleAfterMs));
+          persistDown();
           emit({ kind: 'die', agent: r.agent, order_id: r.order });
         }
         continue;
@@ -273,35 +346,41 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
 
     // 2. adopt work a live worker holds and nobody runs: changes requested, reopened, revived
     for (const c of state.orders) {
-      if (!c.holder || !WORKING.has(c.state) || !live(c.holder) || resolved.has(c.order_id)) continue;
+      if (!c.holder || !WORKING.has(c.state) || !up(c.holder) || resolved.has(c.order_id)) continue;
       const k = keyOf(c.order_id, c.holder);
       if (runs.has(k) || abandoned.has(k) || !claimedBy(c.order_id, c.holder) || releasedOn(c.order_id, c.holder)) continue;
       const agent = workers.get(c.holder);
       if (!agent) continue;
-      startRun(now, c.order_id, agent, newFate());
+      if (!begin(c.order_id, agent)) continue;
+      startRun(now, c.order_id, agent, newFate(mayDie(c.holder)));
       emit({ kind: 'adopt', agent: c.holder, order_id: c.order_id, detail: c.state });
     }
 
-    // 3. idle workers claim open orders and orders offered to them
+    // 3. idle workers claim open orders and orders offered to them (ferry's work_for)
     const taken = new Set<string>();
     for (const [name, agent] of workers) {
-      if (!live(name)) continue;
+      if (!up(name)) continue;
       const busy = [...runs.values()].some((r) => r.agent === name && r.fate !== 'linger');
       if (busy || random() > Math.min(1, tickMs / (1.5 * hb))) continue;
+      // ferry offers every open order and every order addressed to the worker, whatever the board
+      // flags (a dead run's release can leave an open order with a result: ferry hands it out
+      // again); the story's pinned orders are left as they are.
       const candidates = state.orders.filter(
         (c) =>
-          c.lane === 'queue' &&
+          !pinned.has(c.order_id) &&
           !taken.has(c.order_id) &&
-          !claimedBy(c.order_id, name) &&
-          ((c.state === 'open' && c.assigned_to === null) || (c.state === 'offered' && c.holder === name)),
+          !resolved.has(c.order_id) &&
+          !abandoned.has(keyOf(c.order_id, name)) &&
+          ((c.state === 'open' && c.assigned_to === null && !claimedBy(c.order_id, name)) ||
+            (c.state === 'offered' && c.holder === name)),
       );
       const c = pick(candidates);
       if (!c) continue;
       taken.add(c.order_id);
-      writeClaim(dir, agent, c.order_id, { atMs: now });
-      appendLedgerLine(dir, agent, { kind: 'claim', summary: `claimed ${c.order_id}`, reference: c.order_id }, { atMs: now });
+      claimOrder(dir, agent, c.order_id, { atMs: now });
       emit({ kind: 'claim', agent: name, order_id: c.order_id });
-      startRun(now, c.order_id, agent, newFate());
+      if (!begin(c.order_id, agent)) continue;
+      startRun(now, c.order_id, agent, newFate(mayDie(name)));
     }
 
     // 4. ops reviews what waits in Review (not what needs attention), one at a time, slowly
@@ -343,6 +422,7 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
         const id = `${t.prefix}-${n}`;
         const working = state.orders.filter((c) => c.lane === 'running').map((c) => c.order_id);
         const dep = random() < 0.2 ? pick(working) : undefined;
+        const to = !dep && random() < 0.25 ? pick([...workers.keys()].filter(up)) : undefined;
         writeOrder(
           dir,
           ops,
@@ -352,12 +432,28 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
             payload: { task: pick(t.tasks) ?? t.prefix, repo: t.repo },
             requires_review: random() < 0.35,
             ...(dep ? { depends_on: [dep] } : {}),
+            ...(to ? { assigned_to: to } : {}),
           },
           { atMs: now },
         );
-        appendLedgerLine(dir, ops, { kind: 'order', summary: `issued ${id}`, reference: id }, { atMs: now });
+        appendLedgerLine(dir, ops, { kind: 'order', summary: `issued order ${id}`, reference: id }, { atMs: now });
         lastIssue = now;
-        emit({ kind: 'issue', agent: ops.name, order_id: id });
+        emit({ kind: 'issue', agent: ops.name, order_id: id, ...(to ? { detail: `to ${to}` } : {}) });
+      }
+    }
+
+    // 6. ops steers an order still waiting in the queue, rarely: its claimant acknowledges it when its run starts
+    if (steers < (options.maxSteers ?? 2) && now - lastSteer >= 8 * hb) {
+      const waiting = state.orders.filter(
+        (c) => c.lane === 'queue' && c.state === 'open' && c.assigned_to === null && !taken.has(c.order_id) && (state.views.get(c.order_id)?.folder.interrupts.length ?? 0) === 0,
+      );
+      const c = pick(waiting);
+      if (c) {
+        writeInterrupt(dir, ops, c.order_id, 'steer', pick(STEER_NOTES) ?? 'Keep it small.', { atMs: now });
+        appendLedgerLine(dir, ops, { kind: 'interrupt', summary: `steer interrupt on ${c.order_id}`, reference: c.order_id }, { atMs: now });
+        steers++;
+        lastSteer = now;
+        emit({ kind: 'steer', agent: ops.name, order_id: c.order_id });
       }
     }
   };
