@@ -89,7 +89,17 @@ export interface OrderResponse {
     readonly requires_review: boolean;
     readonly requires_approval: boolean;
     readonly depends_on: readonly string[];
+    /** The result fields the order requires (ferry's `result_contract.required`), or null. */
+    readonly result_contract: { readonly required: readonly string[] } | null;
+    /** The order this one says it replaces (its order.json's `supersedes`), or null. */
+    readonly supersedes: string | null;
+    /**
+     * The payload as a plain value (what JSON gives a browser: a number beyond double precision,
+     * or -0, does not survive it) and D(payload) of the payload as written, to tell whether the
+     * plain value is still the same task (lib/client/supersede.ts `payloadCopiesExactly`).
+     */
     readonly payload: unknown;
+    readonly payload_digest: string;
   };
   readonly timeline: readonly TimelineEvent[];
   readonly runs: readonly RunSeen[];

@@ -15,6 +15,7 @@ import { mulberry32 } from '../util/prng';
 import { Indexer } from './indexer';
 import { naclSign, naclVerify } from '../ledger/nacl-verify';
 import { signFields } from '../ledger/sign';
+import { objectGet, parseStrictJsonText, payloadDigest } from '../ledger/json';
 import { VECTORS_DIR, vectorKeys } from '../testing/vectors';
 
 let cleanup: (() => void)[] = [];
@@ -320,6 +321,43 @@ describe('orderJson', () => {
     before = cache.misses;
     served();
     expect(cache.misses).toBe(before + ids.length);
+  });
+
+  it('carries what a supersede copies: the result contract, the payload and its digest as written, the order it says it replaces', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-q-'));
+    const dbFile = path.join(root, '..', `${path.basename(root)}.sqlite`);
+    cleanup.push(() => {
+      fs.rmSync(root, { recursive: true, force: true });
+      for (const s of ['', '-wal', '-shm']) fs.rmSync(`${dbFile}${s}`, { force: true });
+    });
+    fs.cpSync(path.join(VECTORS_DIR, '19-timestamps-and-payloads', 'channel'), root, { recursive: true });
+    const now = Date.parse('2026-11-30T12:00:00Z');
+    const db = openWriter(dbFile);
+    cleanup.push(() => db.close());
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, vanishGraceMs: 0 });
+    await ix.start();
+    cleanup.push(() => void ix.stop());
+    const digestOf = (id: string) => {
+      const p = parseStrictJsonText(fs.readFileSync(path.join(root, 'tasks', id, 'order.json'), 'utf8'));
+      const payload = p.ok ? objectGet(p.node, 'payload') : undefined;
+      return payload ? payloadDigest(payload) : '';
+    };
+    const t2 = order(db, 't2', now)?.order;
+    expect(t2).toMatchObject({ result_contract: { required: ['summary', 'ratio'] }, supersedes: null, payload: {}, payload_digest: digestOf('t2'), requires_approval: true, depends_on: ['t1'] });
+    const t1 = order(db, 't1', now)?.order;
+    expect([t1?.result_contract, t1?.payload_digest]).toEqual([null, digestOf('t1')]);
+    // A new order saying it supersedes t1, once indexed: its answer says so, cached or not.
+    const cache = new OrderAnswerCache();
+    const ops = vectorKeys().ops?.seed ?? '';
+    fs.mkdirSync(path.join(root, 'tasks', 't1-2'));
+    fs.writeFileSync(
+      path.join(root, 'tasks/t1-2/order.json'),
+      JSON.stringify(signFields('order', { id: 't1-2', project_id: 'demo', issued_by: 'ops', created_at: '2026-11-30T11:00:00Z', payload: { again: true }, requires_review: false, requires_approval: false, supersedes: 't1' }, 'ops', (p) => naclSign(ops, p))),
+    );
+    ix.request('tasks/t1-2/order.json');
+    ix.pump();
+    for (let i = 0; i < 2; i++) expect(JSON.parse(orderJson(db, 't1-2', now, cache) ?? '{}').order).toMatchObject({ supersedes: 't1', payload: { again: true }, payload_digest: digestOf('t1-2'), result_contract: null });
+    expect([cache.misses, cache.hits]).toEqual([1, 1]);
   });
 
   it('keeps the most recently used answers within its budget; an entry unchanged only at the index version it was last checked at', () => {

@@ -271,6 +271,9 @@ export function ledgerPathOf(operator: string): string {
   return `ledger.${canonicalName(operator)}.jsonl`;
 }
 
+/** The fields of the old order a supersede copies into the new one (the CLI passes the record; the page, the order answer's fields). */
+export type SupersedeSource = Pick<OrderRecord, 'project_id' | 'payload' | 'requires_review' | 'requires_approval' | 'depends_on' | 'result_contract'>;
+
 /** What the operator decided on, as the page or the CLI saw it. */
 export type ActionInput =
   | { readonly action: 'requeue'; readonly card: Card; readonly note: string }
@@ -280,7 +283,7 @@ export type ActionInput =
       readonly action: 'supersede';
       readonly card: Card;
       /** The old order's record as read (its payload, project, review and dependency fields are copied). */
-      readonly order: OrderRecord;
+      readonly order: SupersedeSource;
       readonly newId: string;
       /** Whom the new order is addressed to, or null for any worker. */
       readonly assignTo: string | null;
