@@ -39,7 +39,7 @@ afterEach(() => {
   for (const p of live) if (p.exitCode === null && p.signalCode === null && p.pid) process.kill(p.pid, 'SIGKILL');
   live.clear();
 });
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }), 120_000); // many copies of the channel: longer than the 10 s default under load
 
 interface Worker {
   readonly proc: ChildProcess;
