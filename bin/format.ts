@@ -51,6 +51,9 @@ export function stateTable(state: ChannelState, nowMs: number): string {
       out.push(
         `  ${c.order_id.padEnd(w)}  ${c.state.padEnd(17)}  ${(c.holder ?? '-').padEnd(12)}  ${why.join('; ')}`.trimEnd(),
       );
+      // Each attention flag's reason in words, and where ferry reads the order otherwise.
+      for (const a of c.alerts ?? []) out.push(`      ${a.flag}: ${a.text}`);
+      if (c.ferry_note) out.push(`      ${c.ferry_note}`);
     }
   }
   out.push(`PROBLEMS (${state.problems.length})`);

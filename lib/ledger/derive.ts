@@ -570,7 +570,9 @@ function ferryDifference(ferry: FerryState, state: OrderState, holder: string | 
 /** The words of `bad_record`: what the bad files mean for the fleet, the first two of them. */
 function badRecordText(folder: OrderFolder, holder: string | null, state: OrderState): string {
   const lines: string[] = [];
-  for (const p of folder.problems) {
+  // What decides the order first: the order itself, then results, then the rest (by path).
+  const rank = (p: FolderProblem) => (p.kind === 'order' ? 0 : p.kind === 'result' ? 1 : 2);
+  for (const p of [...folder.problems].sort((a, b) => rank(a) - rank(b))) {
     if (p.problem === 'sync_conflict') continue;
     const name = p.path.slice(p.path.lastIndexOf('/') + 1);
     const sig = p.problem === 'unsigned' || p.problem === 'unknown_signer' || p.problem === 'invalid_signature';
@@ -580,7 +582,7 @@ function badRecordText(folder: OrderFolder, holder: string | null, state: OrderS
       lines.push(`order.json ${why}: ferry workers refuse to run it, so it waits for ever; issue it again, signed`);
     } else if (p.kind === 'result' && sig) {
       lines.push(
-        `${name} ${why}: ferry drops it${state === 'claimed' || state === 'stale' ? `, so the order stays ${state} by ${holder} for ever` : ''}`,
+        `${name} ${why}: ferry drops it${state === 'claimed' || state === 'stale' ? `, so the order stays claimed by ${holder} for ever` : ''}`,
       );
     } else if (p.ferry_reads && p.problem === 'unauthorized_signer') {
       lines.push(`${name}: ${p.detail}`);
