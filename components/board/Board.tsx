@@ -13,6 +13,8 @@ import type { WhyContext } from './why';
 interface FocusPos {
   readonly lane: LaneName;
   readonly index: number;
+  /** Moved by j/k/h/l (the lane then focuses the card and brings it into view), not by a focus inside the card. */
+  readonly byKey?: boolean;
 }
 
 /**
@@ -54,17 +56,17 @@ export function Board() {
       setFocus((cur) => {
         const lanes = nonEmpty();
         if (lanes.length === 0) return null;
-        if (!cur || !lanes.includes(cur.lane)) return { lane: lanes[0]!, index: 0 };
+        if (!cur || !lanes.includes(cur.lane)) return { lane: lanes[0]!, index: 0, byKey: true };
         const li = lanes.indexOf(cur.lane);
         if (byLane) {
           const next = lanes[li + dir];
-          return next ? { lane: next, index: Math.min(cur.index, count(next) - 1) } : cur;
+          return next ? { lane: next, index: Math.min(cur.index, count(next) - 1), byKey: true } : cur;
         }
         const index = cur.index + dir;
-        if (index >= 0 && index < count(cur.lane)) return { lane: cur.lane, index };
+        if (index >= 0 && index < count(cur.lane)) return { lane: cur.lane, index, byKey: true };
         const next = lanes[li + dir];
         if (!next) return cur;
-        return { lane: next, index: dir === 1 ? 0 : count(next) - 1 };
+        return { lane: next, index: dir === 1 ? 0 : count(next) - 1, byKey: true };
       });
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.metaKey || e.ctrlKey || e.altKey) return;
@@ -170,7 +172,7 @@ export function Board() {
               page={page}
               filters={filters}
               ctx={ctx}
-              focusIndex={focus?.lane === page.lane ? focus.index : null}
+              focusIndex={focus?.lane === page.lane && focus.byKey ? focus.index : null}
               onFocusCard={(index) => setFocus((cur) => (cur?.lane === page.lane && cur.index === index ? cur : { lane: page.lane, index }))}
               onLoaded={(n) => onLoaded(page.lane, n)}
             />

@@ -16,7 +16,7 @@ export interface LaneProps {
   page: LanePage;
   filters: BoardFilters;
   ctx: WhyContext;
-  /** Index of the card the keyboard focus should be on, in this lane, or null. */
+  /** Index of the card j/k/h/l moved the focus to in this lane (focused and scrolled into view), or null. */
   focusIndex: number | null;
   /** A card of this lane got focus (keyboard, Tab or click). */
   onFocusCard: (index: number) => void;
