@@ -79,6 +79,19 @@ describe('why: flags (LEDGER.md §7)', () => {
     ).toBe('assigned to fang, whose claim was released: ferryman will offer it to fang for ever');
   });
 
+  it("an offered order's state sentence is left out where the flag's own words say whom ferry offers it to", () => {
+    const text = "ops's pause (\"Hold\") was acknowledged by fang, but ferry has no way to withdraw an order: ferry still offers it to fang, whose next poll runs it again";
+    const paused = card({ state: 'offered', lane: 'attention', holder: 'fang', assigned_to: 'fang', flags: ['stop_not_holding'], alerts: [{ flag: 'stop_not_holding', text }] });
+    expect(whyLines(paused, ctx)).toEqual([text]);
+    const retired = 'addressed to wisp, retired by orchestrator: ferry offers it to wisp for ever and to nobody else; supersede it with a new order';
+    expect(whyLines(card({ state: 'offered', lane: 'attention', holder: 'wisp', assigned_to: 'wisp', flags: ['retired_holder'], alerts: [{ flag: 'retired_holder', text: retired }] }), ctx)).toEqual([retired]);
+    // Without the derivation's words (an older card), the state sentence stays.
+    expect(whyLines(card({ state: 'offered', lane: 'attention', holder: 'wisp', assigned_to: 'wisp', flags: ['retired_holder'] }), ctx)).toEqual([
+      'held by wisp, which is retired',
+      'offered to wisp, who has not claimed it',
+    ]);
+  });
+
   it('missing_dependency and blocked', () => {
     const c = card({ state: 'blocked', lane: 'attention', holder: null, flags: ['missing_dependency'], depends_on: ['nope', 'a', 'b'], missing_dependencies: ['nope'] });
     expect(whyLines(c, ctx)).toEqual(['depends on nope, which is not an order here', 'waiting for a and b']);

@@ -31,6 +31,9 @@ function staleReference(card: Card, ctx: WhyContext): number | null {
   return card.heartbeat?.arrival_ms ?? null;
 }
 
+/** Flags whose reason (the card's `alerts`) says to whom ferry keeps offering an offered order. */
+const OFFER_SAYING: ReadonlySet<AttentionFlag> = new Set<AttentionFlag>(['retired_holder', 'released_assignee', 'stop_not_holding']);
+
 /** The sentence of the card's state, or null when a flag already says it all. */
 export function stateSentence(card: Card, ctx: WhyContext): string | null {
   const h = card.holder ?? 'nobody';
@@ -81,7 +84,8 @@ export function stateSentence(card: Card, ctx: WhyContext): string | null {
     case 'open':
       return 'open: nobody has claimed it';
     case 'offered':
-      if (card.flags.includes('released_assignee')) return null;
+      // The derivation's words of these flags already say to whom ferry keeps offering it.
+      if (card.flags.includes('released_assignee') || (card.alerts ?? []).some((a) => OFFER_SAYING.has(a.flag))) return null;
       return `offered to ${card.assigned_to ?? h}, who has not claimed it`;
     case 'blocked': {
       const waiting = card.depends_on.filter((d) => !card.missing_dependencies.includes(d));
