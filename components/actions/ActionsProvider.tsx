@@ -12,6 +12,7 @@ import { BulkDialog } from './BulkDialog';
 import { KeyPanel } from './KeyPanel';
 import { OrderActionDialog } from './OrderActionDialog';
 import { RetireDialog } from './RetireDialog';
+import { SupersedeDialog } from './SupersedeDialog';
 import { ToastProvider } from './Toast';
 import { ActionsContext, type OrderActionKind, type Selection } from './context';
 
@@ -73,7 +74,8 @@ function ActionsHost({ children }: { children: ReactNode }) {
   return (
     <ActionsContext.Provider value={api}>
       {children}
-      {open?.dialog === 'order' ? <OrderActionDialog key={open.key} kind={open.kind} card={open.card} onClose={close} /> : null}
+      {open?.dialog === 'order' && open.kind !== 'supersede' ? <OrderActionDialog key={open.key} kind={open.kind} card={open.card} onClose={close} /> : null}
+      {open?.dialog === 'order' && open.kind === 'supersede' ? <SupersedeDialog key={open.key} card={open.card} onClose={close} /> : null}
       {open?.dialog === 'retire' ? <RetireDialog key={open.key} agent={open.agent} onClose={close} /> : null}
       {open?.dialog === 'bulk' ? <BulkDialog key={open.key} kind={open.kind} lane={open.lane} cards={open.cards} onClose={close} /> : null}
       {keyPanel ? <KeyPanel key={keyPanel} onClose={() => setKeyPanel(0)} /> : null}

@@ -1,7 +1,7 @@
 'use client';
 /**
  * Actions on a board card in the Needs attention and Stale lanes: a small menu (re-queue,
- * acknowledge give-up) and a checkbox for bulk actions. Items the operator may not take are
+ * acknowledge give-up, supersede with a new order) and a checkbox for bulk actions. Items the operator may not take are
  * shown disabled with the reason in words.
  */
 import { useEffect, useId, useLayoutEffect, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
@@ -9,6 +9,7 @@ import { createPortal } from 'react-dom';
 import type { Card, Lane } from '@/lib/api/types';
 import { ackCheck, requeueCheck, requeueRelevant } from '@/lib/client/action-plan';
 import { useKeyGate } from '@/lib/client/operator';
+import { supersedeCheck, supersedeLabel, supersedeRelevant } from '@/lib/client/supersede';
 import { useActions, type OrderActionKind } from './context';
 
 interface Item {
@@ -24,6 +25,7 @@ export function useCardItems(card: Card): Item[] {
   const items: Item[] = [];
   if (requeueRelevant(card)) items.push({ kind: 'requeue', label: 'Re-queue…', blocked: gate.ok ? requeueCheck(card) : gate.message });
   if (card.state === 'gave_up') items.push({ kind: 'ack', label: 'Acknowledge give-up…', blocked: gate.ok ? ackCheck(card) : gate.message });
+  if (supersedeRelevant(card)) items.push({ kind: 'supersede', label: supersedeLabel(card), blocked: gate.ok ? supersedeCheck(card) : gate.message });
   return items;
 }
 

@@ -11,6 +11,7 @@ import type { Card } from '@/lib/api/types';
 import { ackCheck, ACTION_TITLE, fleetEffect, plannedFiles, refusalText, reopenCheck, requeueCheck, type PlanInput } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSend } from '@/lib/client/actions';
 import { useOrder } from '@/lib/client/api';
+import { supersedeCheck, supersedeRelevant } from '@/lib/client/supersede';
 import { useKeyGate } from '@/lib/client/operator';
 import type { ActionInput } from '@/lib/ledger/actions';
 import { StateBadge } from '@/components/ui/badges';
@@ -18,9 +19,12 @@ import { useActions, type OrderActionKind } from './context';
 import { Dialog } from './Dialog';
 import { DialogFooter, FilesToWrite, FleetEffect, GateNote, Refusal, writtenTitle } from './parts';
 import { useToast } from './Toast';
-import { field, note } from './ui';
+import { btn, field, note } from './ui';
 
-const PROMPT: Record<OrderActionKind, { label: string; placeholder: string; required: boolean; help: string }> = {
+/** The kinds this dialog takes (supersede has its own, SupersedeDialog). */
+type Kind = Exclude<OrderActionKind, 'supersede'>;
+
+const PROMPT: Record<Kind, { label: string; placeholder: string; required: boolean; help: string }> = {
   requeue: {
     label: 'Why re-queue it? (required)',
     placeholder: 'e.g. the machine was rebooted; the run is gone',
@@ -47,11 +51,11 @@ function short(target: string): string {
   return target.length > 30 ? `${target.slice(0, 30)}…` : target;
 }
 
-export function OrderActionDialog({ kind, card: opened, onClose }: { kind: OrderActionKind; card: Card; onClose: () => void }) {
+export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind; card: Card; onClose: () => void }) {
   const gate = useKeyGate();
   const qc = useQueryClient();
   const toast = useToast();
-  const { written } = useActions();
+  const { written, openOrderAction } = useActions();
   const reasonId = useId();
   const helpId = useId();
   // What the operator decides on: the card as seen when the dialog opened (or after "reload").
@@ -79,6 +83,13 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Order
       : card.target
         ? { action: kind, orderId: card.order_id, target: card.target }
         : null;
+  // Where a new order is what makes the fleet do it (ferry has no reopen; an addressed order stays its assignee's).
+  const instead =
+    supersedeRelevant(card) && supersedeCheck(card) === null && (kind === 'reopen' || (kind === 'requeue' && card.assigned_to !== null))
+      ? kind === 'reopen'
+        ? `To have the fleet do ${card.order_id} again, issue a new order for its work.`
+        : `To give ${card.order_id} to another agent, issue a new order for its work.`
+      : null;
   // After a 409 the decision is on a card that no longer holds: reload it first.
   const canSend = gate.ok && !rule && !missingText && !sending && plan !== null && refusal?.status !== 409;
 
@@ -169,6 +180,14 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Order
         {plan && gate.key ? <FilesToWrite files={plannedFiles(plan, gate.key.name)} /> : null}
         {plan && !gate.key ? <FilesToWrite files={plannedFiles(plan, '<operator>')} title="It would write these files (your name in place of <operator>)" /> : null}
         {plan ? <FleetEffect lines={fleetEffect(plan)} /> : null}
+        {instead ? (
+          <div className={`${note.info} flex flex-wrap items-center justify-between gap-2`} data-supersede-instead="">
+            <p>{instead}</p>
+            <button type="button" className={btn.secondary} onClick={() => openOrderAction('supersede', card)}>
+              Supersede instead…
+            </button>
+          </div>
+        ) : null}
 
         {refusal ? (
           <Refusal
@@ -202,7 +221,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Order
 }
 
 /** What the decision is on: the order's state, holder and target as the operator sees them. */
-function DecisionLine({ kind, card }: { kind: OrderActionKind; card: Card }) {
+function DecisionLine({ kind, card }: { kind: Kind; card: Card }) {
   const why = card.reason && (card.state === 'gave_up' || card.state === 'stale') ? (card.state === 'stale' ? card.reason.replace('_', ' ') : `“${card.reason}”`) : null;
   return (
     <span data-decision="">

@@ -2,15 +2,19 @@
 /**
  * Operator actions on an order's page: re-queue (a held order that is stale, given up, or held by
  * a retired agent; shown disabled with the reason while the holder's run is live), acknowledge
- * (a give-up), reopen (done, accepted or closed). Each opens its dialog; each the operator may
- * not take is disabled with the reason in words.
+ * (a give-up), reopen (done, accepted or closed: board only), supersede (a new order for its work:
+ * what moves an addressed order in ferry, and "do it again in ferry" for a finished one). Each
+ * opens its dialog; each the operator may not take is disabled with the reason in words.
  */
 import type { Card, OrderState } from '@/lib/api/types';
 import { ackCheck, reopenCheck, reopenRelevant, requeueCheck } from '@/lib/client/action-plan';
 import { useKeyGate } from '@/lib/client/operator';
+import { supersedeCheck, supersedeLabel, supersedeRelevant } from '@/lib/client/supersede';
 import { useActions, type OrderActionKind } from './context';
 import { GateLine } from './parts';
 import { btn } from './ui';
+
+const RULE_WORD: Record<OrderActionKind, string> = { requeue: 'Re-queue', ack: 'Acknowledge', reopen: 'Reopen', supersede: 'Supersede' };
 
 const HELD: ReadonlySet<OrderState> = new Set<OrderState>(['claimed', 'stale', 'gave_up', 'changes_requested']);
 
@@ -23,6 +27,7 @@ export function OrderActions({ card, dependents }: { card: Card; dependents: rea
   }
   if (card.state === 'gave_up') items.push({ kind: 'ack', label: 'Acknowledge the give-up…', rule: ackCheck(card), tone: 'primary' });
   if (reopenRelevant(card)) items.push({ kind: 'reopen', label: `Reopen ${card.order_id}…`, rule: reopenCheck(card, dependents), tone: 'primary' });
+  if (supersedeRelevant(card)) items.push({ kind: 'supersede', label: supersedeLabel(card), rule: supersedeCheck(card), tone: 'primary' });
   if (items.length === 0) return null;
 
   return (
@@ -52,7 +57,7 @@ export function OrderActions({ card, dependents }: { card: Card; dependents: rea
           .filter((it) => it.rule)
           .map((it) => (
             <p key={it.kind} className="mt-1.5 text-sm text-zinc-700 dark:text-zinc-300" data-rule={it.kind}>
-              {it.kind === 'requeue' ? 'Re-queue' : it.kind === 'ack' ? 'Acknowledge' : 'Reopen'} is not allowed now: {it.rule}.
+              {RULE_WORD[it.kind]} is not allowed now: {it.rule}.
             </p>
           ))
       )}

@@ -3,8 +3,8 @@
 import { createContext, useContext } from 'react';
 import type { AgentResponse, Card, Lane } from '@/lib/api/types';
 
-/** Which order action dialog: re-queue, reopen, acknowledge. */
-export type OrderActionKind = 'requeue' | 'reopen' | 'ack';
+/** Which order action dialog: re-queue, reopen, acknowledge (OrderActionDialog), supersede (SupersedeDialog). */
+export type OrderActionKind = 'requeue' | 'reopen' | 'ack' | 'supersede';
 
 /** Selected cards per lane, each as it was when selected (what the operator saw). */
 export type Selection = ReadonlyMap<Lane, ReadonlyMap<string, Card>>;

@@ -2,7 +2,7 @@
  * Words for the names of LEDGER.md §6-§7 as the pages show them. Exhaustive maps
  * (`Record<Union, ...>`), so a new state, flag or lane fails to compile until it has words.
  */
-import type { AttentionFlag, Lane, OrderState } from '../ledger/derive';
+import type { AttentionFlag, FerryState, Lane, OrderState } from '../ledger/derive';
 import type { ProblemCode } from '../ledger/channel';
 
 export const LANE_TITLE: Record<Lane, string> = {
@@ -36,6 +36,17 @@ export const STATE_LABEL: Record<OrderState, string> = {
   awaiting_review: 'awaiting review',
   accepted: 'accepted',
   done: 'done',
+};
+
+/** ferry's own state words, as `ferry channel tasks` prints them (a card's `ferry.state`). */
+export const FERRY_STATE_LABEL: Record<FerryState, string> = {
+  open: 'Open',
+  offered: 'Offered',
+  claimed: 'Claimed',
+  awaiting_review: 'AwaitingReview',
+  changes_requested: 'ChangesRequested',
+  accepted: 'Accepted',
+  done: 'Done',
 };
 
 export const FLAG_LABEL: Record<AttentionFlag, string> = {
