@@ -5,6 +5,9 @@ import { FlagBadge, StateBadge } from '@/components/ui/badges';
 import { AgentLink, OrderLink } from '@/components/ui/links';
 import { ADVISORY_NOTE, heartbeatNote, isAdvisory, shownFlags, whyLines, type WhyContext } from './why';
 
+/** An order id after "superseded by": whole on the next line when it does not fit, cut only when longer than the card. */
+const SUPERSEDE_LINK = 'inline-block max-w-full truncate align-bottom text-zinc-800 dark:text-zinc-200';
+
 /**
  * One order on the board: id (to its page), state, the sentence saying why it is where it is,
  * holder (to the agent page), flags, and the holder's heartbeat with both clocks.
@@ -90,6 +93,19 @@ export function OrderCard({
           </>
         ) : null}
       </p>
+      {card.superseded_by || card.supersedes ? (
+        <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400" title={card.superseded_by ? `superseded by ${card.superseded_by}` : `supersedes ${card.supersedes}`}>
+          {card.superseded_by ? (
+            <span data-superseded-by={card.superseded_by}>
+              superseded by <OrderLink id={card.superseded_by} className={SUPERSEDE_LINK} />
+            </span>
+          ) : (
+            <span data-supersedes={card.supersedes}>
+              supersedes <OrderLink id={card.supersedes ?? ''} className={SUPERSEDE_LINK} />
+            </span>
+          )}
+        </p>
+      ) : null}
       {hb ? <p className="mt-0.5 text-xs text-zinc-500 dark:text-zinc-400">{hb}</p> : null}
       {actionsLane ? <CardActions card={card} /> : null}
     </article>

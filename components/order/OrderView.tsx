@@ -8,9 +8,10 @@ import { FlagBadge, LaneBadge, StateBadge } from '@/components/ui/badges';
 import { AgentLink, OrderLink } from '@/components/ui/links';
 import { Crumb, Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';
 import { Ago, WriterClock } from '@/components/ui/time';
-import { PROBLEM_LABEL } from '@/lib/ui/labels';
+import { FERRY_STATE_LABEL, PROBLEM_LABEL } from '@/lib/ui/labels';
 import { utcClock } from '@/lib/ui/time';
 import { OrderActions } from '@/components/actions/OrderActions';
+import { LinkedText, linkedIds, SupersedeLinks } from './Supersede';
 import { Timeline } from './Timeline';
 
 /** The order page: why it is where it is, its fields, its story, its runs and files. */
@@ -63,6 +64,21 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
               </span>
             ))}
           </p>
+          {card.notes && card.notes.length > 0 ? (
+            <ul className="mt-1 space-y-0.5 text-sm text-zinc-700 dark:text-zinc-300" aria-label="notes" data-notes="">
+              {card.notes.map((n) => (
+                <li key={n}>
+                  <LinkedText text={n} ids={linkedIds(card)} />
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          {card.ferry_note ? (
+            <p className="mt-1 text-sm text-zinc-700 dark:text-zinc-300" data-ferry-note="">
+              <span className="mr-1.5 rounded bg-zinc-200/80 px-1 py-px text-xs font-semibold text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300">ferry</span>
+              {card.ferry_note}
+            </p>
+          ) : null}
           {isAdvisory(card) ? <p className="mt-1 text-sm text-amber-800 dark:text-amber-300">{ADVISORY_NOTE}</p> : null}
           {hb ? <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{hb}</p> : null}
           {card.since_ms !== undefined ? (
@@ -89,6 +105,7 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
             </>
           ) : null}
         </p>
+        <SupersedeLinks card={card} />
         <OrderActions card={card} dependents={data.dependents} />
       </header>
 
@@ -105,6 +122,13 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
           <Fact term="review">
             {order.requires_review ? 'required' : 'not required'}
             {order.requires_approval ? ' · approval required' : ''}
+          </Fact>
+          <Fact term="ferry reads">
+            <span data-ferry-state={card.ferry.state}>
+              {FERRY_STATE_LABEL[card.ferry.state]}
+              {card.ferry.holder ? ` (${card.ferry.holder})` : ''}
+            </span>
+            {card.ferry_note ? <span className="text-xs text-zinc-500"> (claimboard differs: see above)</span> : null}
           </Fact>
           <Fact term="latest result">{card.latest_revision === null ? 'none' : `revision ${card.latest_revision}`}</Fact>
           <Fact term="depends on">
