@@ -42,5 +42,15 @@ export default defineConfig({
       stderr: 'pipe',
       env: { NEXT_TELEMETRY_DISABLED: '1' },
     },
+    {
+      // Supersede (e2e/supersede.spec.ts): a copy of conformance/ferry/alpha with an operator of ours, on 3125 (e2e/ferry-fixture.ts).
+      command: 'node e2e/serve-ferry-fixture.mjs',
+      url: 'http://127.0.0.1:3125/api/board',
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+      env: { NEXT_TELEMETRY_DISABLED: '1' },
+    },
   ],
 });
