@@ -162,7 +162,7 @@ test('re-queue the stale ichabod-1650: it moves to Queue; a page that still saw 
   const db = await openRequeue(b);
   await expect(db).toContainText('You see ichabod-1650 stale held by fang');
   await expect(db.locator('[data-path]')).toHaveText(['tasks/ichabod-1650/release.ops.fang.json', 'ledger.ops.jsonl']);
-  await expect(db).toContainText('Ferryman workers honour releases: ichabod-1650 returns to Open');
+  await expect(db).toContainText('ferry honours the release: ichabod-1650 is Open again and the next worker that polls claims it.');
   await expect(db.getByRole('button', { name: 'Sign and re-queue' })).toBeDisabled(); // a reason is required
   await db.getByLabel(/Why re-queue it/).fill('no heartbeat since the claim: the run never started');
   await shot(b, testInfo, 'actions-dialog');
@@ -201,7 +201,7 @@ test('acknowledge the give-up on g1: it moves to Done, closed', async ({ page })
   await page.getByRole('menuitem', { name: /Acknowledge give-up/ }).click();
   const dialog = page.getByRole('dialog', { name: 'Acknowledge the give-up on g1' });
   await expect(dialog.locator('[data-path]')).toHaveText(['tasks/g1/ack.ops.json', 'ledger.ops.jsonl']);
-  await expect(dialog).toContainText('only workers that follow claimboard’s LEDGER.md extensions act on it');
+  await expect(dialog).toContainText('Board only: ferry does not read give-ups or acknowledgements; in ferry the holder keeps its claim.');
   await dialog.getByLabel('Note (optional)').fill('will re-issue smaller');
   await dialog.getByRole('button', { name: 'Sign and acknowledge' }).click();
   await expect(dialog).toBeHidden();
