@@ -217,10 +217,13 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
 
   const durationOf = (fate: RunFate) =>
     fate === 'linger' ? Infinity : fate === 'die' ? between(3, 8) * hb : fate === 'giveup' ? between(4, 10) * hb : between(5, 15) * hb;
-  /** `mayDie`: whether this worker may die at all (see the module comment). */
+  /**
+   * `mayDie`: whether this worker may die at all (see the module comment). Few may, so those that
+   * may die a quarter of their runs (until maxDeaths): the demo shows a restart's releases early.
+   */
   const newFate = (mayDie: boolean): RunFate => {
     const r = random();
-    if (r < 0.1 && mayDie && deaths < (options.maxDeaths ?? 2)) {
+    if (r < 0.25 && mayDie && deaths < (options.maxDeaths ?? 2)) {
       deaths++;
       return 'die';
     }
