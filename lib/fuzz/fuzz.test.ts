@@ -249,7 +249,7 @@ describe('truncation at every offset (in memory)', () => {
       const flags = c.flags.filter((f) => f !== 'bad_record');
       // bad_record's words name the cut file; the rest of the card must be as without it.
       const alerts = c.alerts.filter((a) => a.flag !== 'bad_record');
-      return { ...c, flags, alerts, lane: laneOf(c.state, flags) };
+      return { ...c, flags, alerts, lane: laneOf(c.state, flags, c.run_lane) };
     };
     let cuts = 0;
     for (const [kind, p] of byKind) {

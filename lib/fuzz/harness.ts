@@ -214,7 +214,7 @@ function normalizeCard(c: Card): Card {
   const flags = c.flags.filter((f) => !QUIET_FLAGS.has(f));
   // The words of a flag name the bad files; the flags themselves are compared.
   const alerts = c.alerts.filter((a) => !QUIET_FLAGS.has(a.flag)).map((a) => ({ flag: a.flag, text: '' }));
-  return { ...c, flags, alerts, lane: laneOf(c.state, flags) };
+  return { ...c, flags, alerts, lane: laneOf(c.state, flags, c.run_lane) };
 }
 
 /**

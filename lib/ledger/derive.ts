@@ -174,6 +174,13 @@ export interface Card {
   readonly alerts: readonly Alert[];
   /** Facts worth a line on the order page that are not alarms (e.g. an interrupt not yet seen). */
   readonly notes: readonly string[];
+  /**
+   * The lane of a run ferry's state does not show: the assignee runs an order ferry reads
+   * Offered (it claimed it again after releasing itself: same writer's clock), or the holder runs
+   * the next revision of a changes-requested order. `stale` (with `reason`, `since`) when that
+   * run's heartbeat (or claim) stopped arriving here; absent otherwise.
+   */
+  readonly run_lane?: 'running' | 'stale';
   /** The order an operator issued to do this one's work (a valid supersede record here), or absent. */
   readonly superseded_by?: string;
   /** The order this one says it replaces (its order.json's `supersedes`, unsigned; the old order's card says so signed). */
@@ -196,9 +203,14 @@ export function agreesWithFerry(ferry: FerryState, state: OrderState): boolean {
   }
 }
 
-/** The lane of a state with its flags, first match wins (LEDGER.md §7 "Lanes"). */
-export function laneOf(state: OrderState, flags: readonly AttentionFlag[]): Lane {
+/**
+ * The lane of a state with its flags, first match wins (LEDGER.md §7 "Lanes"). `runLane` is the
+ * lane of a run ferry's state does not show (an assignee running an order ferry reads Offered,
+ * a run of a changes-requested revision): `running`, or `stale` when it stopped (Card.run_lane).
+ */
+export function laneOf(state: OrderState, flags: readonly AttentionFlag[], runLane?: 'running' | 'stale'): Lane {
   if (flags.length > 0) return 'attention';
+  if (runLane !== undefined) return runLane;
   switch (state) {
     case 'stale':
       return 'stale';
@@ -304,6 +316,22 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   let target: string | undefined;
   let holderFresh: boolean | null = null;
   const holderHeartbeat = holder ? pick(folder.heartbeats, (h) => h.agent === holder) : undefined;
+  let runLane: 'running' | 'stale' | undefined;
+  let runNote: string | undefined;
+  // The latest release of an agent by itself (its own clock orders its own files).
+  const ownRelease = (agent: string) =>
+    folder.releases
+      .filter((r) => r.record.released === agent && r.record.releaser === agent)
+      .reduce<Arrived<ReleaseRecord> | undefined>((a, r) => (!a || compareTimestamps(r.record.at, a.record.at) > 0 ? r : a), undefined);
+  const runOf = (agent: string, claim: Arrived<ClaimRecord> | undefined) => {
+    const stale = staleness(agent, holderHeartbeat, claim, ctx);
+    holderFresh = stale === null;
+    runLane = stale ? 'stale' : 'running';
+    if (stale) {
+      reason = stale.reason;
+      sinceMs = stale.sinceMs;
+    }
+  };
 
   if (holder === null) {
     state = 'open'; // `blocked` is decided by resolveDependencies
@@ -313,6 +341,16 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     const giveupTarget = giveup ? `giveup:${giveup.record.file_digest}` : null;
     if (!claim) {
       state = 'offered';
+      // ferry's worker releases an order addressed to itself at startup, then claims and runs it
+      // anyway (holder() is the assignee); its claim never counts again, so ferry reads Offered. A
+      // heartbeat (or, before one, a claim) written after that release is that run.
+      const own = order.assigned_to === holder ? ownRelease(holder) : undefined;
+      const c = pick(folder.claims, (x) => x.agent === holder);
+      const hb = holderHeartbeat;
+      if (own && (hb ? compareTimestamps(hb.record.at, own.record.at) > 0 : c !== undefined && compareTimestamps(c.record.claimed_at, own.record.at) > 0)) {
+        runOf(holder, c);
+        runNote = `${holder} claimed it again after releasing itself ("${own.record.reason}"): ferry reads it Offered (a released claim never counts again), yet ${holder} runs it`;
+      }
     } else if (giveup && giveupTarget && !reopened(giveupTarget)) {
       target = giveupTarget;
       if (folder.acks.some((a) => normTarget(a.record.target) === giveupTarget)) {
@@ -337,6 +375,11 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     if (review) {
       state = review.record.accepted ? 'accepted' : 'changes_requested';
       if (review.record.accepted) target = `review:${latest}`;
+      // A run of the next revision leaves its heartbeat until it ends; one its writer released is over.
+      const own = holder ? ownRelease(holder) : undefined;
+      if (!review.record.accepted && holder && holderHeartbeat && !(own && compareTimestamps(own.record.at, holderHeartbeat.record.at) >= 0)) {
+        runOf(holder, pick(folder.claims, (x) => x.agent === holder));
+      }
     } else if (order.requires_review) {
       state = 'awaiting_review';
     } else {
@@ -357,7 +400,9 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
         r.record.releaser === h.record.agent &&
         compareTimestamps(r.record.at, h.record.at) >= 0,
     );
-  const otherRuns = holder
+  // Only while the work is still to be done: a second run of a finished order is waste, and a
+  // result it writes later is flagged as a late result then (a dead loser's heartbeat stays for ever).
+  const otherRuns = holder && UNFINISHED.has(state)
     ? [
         ...new Set(
           folder.heartbeats
@@ -433,7 +478,20 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     const acks = folder.interruptAcks.filter((a) => a.record.issued_by === it.issued_by);
     const ackedBy = [...new Set(acks.map((a) => a.record.agent))].sort();
     const verb = it.action === 'kill' ? 'kill' : it.action === 'pause' ? 'pause' : 'steer';
-    if (!unfinished) continue;
+    if (!unfinished) {
+      // Done all the same: the kill held for one pass only, or came while a run was going (ferry
+      // reads interrupts only when a run starts). The result stands; a person should know.
+      const done = state === 'done' || state === 'accepted' || state === 'awaiting_review';
+      if (done && (it.action === 'kill' || it.action === 'pause')) {
+        raise(
+          'stop_not_holding',
+          ackedBy.length > 0
+            ? `${it.issued_by}'s ${verb} ("${it.note}") was acknowledged by ${words(ackedBy)}, but the work was done anyway (ferry ran it again on a later pass): the result stands`
+            : `${it.issued_by}'s ${verb} ("${it.note}") was never read: the run that finished had started before it (ferry reads interrupts only when a run starts), so the result stands`,
+        );
+      }
+      continue;
+    }
     if ((it.action === 'kill' || it.action === 'pause') && ackedBy.length > 0) {
       const who = words(ackedBy);
       const next =
@@ -459,6 +517,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   }
   alerts.sort(byFlagOrder);
   const flags: AttentionFlag[] = alerts.map((a) => a.flag);
+  if (runNote) notes.unshift(runNote);
 
   // ferry's own verdict (C/lib.rs Task::state_at), with its Stale folded into claimed.
   const ferryState: FerryState =
@@ -478,7 +537,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   return {
     order_id: order.id,
     state,
-    lane: laneOf(state, flags),
+    lane: laneOf(state, flags, runLane),
     holder,
     flags,
     ...(reason !== undefined ? { reason } : {}),
@@ -505,6 +564,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     late_results: lateResults,
     ferry: { state: ferryState, holder },
     ...(ferryNote !== undefined ? { ferry_note: ferryNote } : {}),
+    ...(runLane !== undefined ? { run_lane: runLane } : {}),
     alerts,
     notes,
     ...(supersede ? { superseded_by: supersede.by } : {}),
@@ -636,7 +696,7 @@ export function withChannelFacts(
   },
 ): Card {
   let c: Card = card;
-  if (c.state === 'stale' && c.holder && (c.reason === 'agent_silent' || c.reason === 'heartbeat_lapsed')) {
+  if ((c.state === 'stale' || c.run_lane === 'stale') && c.holder && (c.reason === 'agent_silent' || c.reason === 'heartbeat_lapsed')) {
     const last = Math.max(facts.lastArrivalOf(c.holder) ?? -Infinity, c.heartbeat?.arrival_ms ?? -Infinity);
     const reason: StaleReason = facts.nowMs - last > facts.staleAfterMs ? 'agent_silent' : 'heartbeat_lapsed';
     if (reason !== c.reason) c = { ...c, reason };
@@ -648,7 +708,7 @@ export function withChannelFacts(
     if (missing.length > 0) alerts.push({ flag: 'missing_dependency', text: missingText(missing) });
     alerts.sort(byFlagOrder);
     const flags: AttentionFlag[] = alerts.map((a) => a.flag);
-    c = { ...c, flags, alerts, missing_dependencies: missing, lane: laneOf(c.state, flags) };
+    c = { ...c, flags, alerts, missing_dependencies: missing, lane: laneOf(c.state, flags, c.run_lane) };
   }
   if (c.holder === null && (c.state === 'open' || c.state === 'blocked')) {
     const blocked = c.depends_on.some((d) => {
