@@ -37,6 +37,8 @@ export function CardActions({ card }: { card: Card }) {
   const menuId = useId();
   const buttonRef = useRef<HTMLButtonElement>(null);
   const menuRef = useRef<HTMLDivElement>(null);
+  /** Where the button was when the menu was placed beside it (viewport px). */
+  const anchor = useRef<{ left: number; top: number } | null>(null);
 
   // The menu is rendered at the end of <body> with fixed coordinates next to its button, so a
   // lane's scroll box (or a virtualized row) never clips it; it opens upwards near the bottom.
@@ -48,6 +50,7 @@ export function CardActions({ card }: { card: Card }) {
     }
     const b = buttonRef.current?.getBoundingClientRect();
     if (!b) return;
+    anchor.current = { left: b.left, top: b.top };
     const width = 256;
     const left = Math.max(8, Math.min(b.right - width, window.innerWidth - width - 8));
     const below = window.innerHeight - b.bottom;
@@ -61,9 +64,14 @@ export function CardActions({ card }: { card: Card }) {
       const t = e.target as Node;
       if (!menuRef.current?.contains(t) && !buttonRef.current?.contains(t)) setOpen(false);
     };
-    // Its place follows the button only while nothing scrolls: scrolling closes it.
+    // Its place follows the button only while nothing scrolls: a scroll that moves the button
+    // closes it (a scroll event that arrives after the menu was placed, from a scroll that came
+    // before, does not).
     const onScroll = (e: Event) => {
-      if (!menuRef.current?.contains(e.target as Node)) setOpen(false);
+      if (menuRef.current?.contains(e.target as Node)) return;
+      const b = buttonRef.current?.getBoundingClientRect();
+      const a = anchor.current;
+      if (!b || !a || Math.abs(b.left - a.left) > 1 || Math.abs(b.top - a.top) > 1) setOpen(false);
     };
     const onResize = () => setOpen(false);
     document.addEventListener('pointerdown', onDown);
