@@ -4,10 +4,11 @@
  * retired by `ferry channel retire`, so ferry offers it to wisp for ever. The operator supersedes
  * it with a new order addressed to nebra: the new order is offered to nebra, the old card leaves
  * Needs attention, and the two pages link each other. Also: a payload a browser cannot copy
- * exactly is refused by the server, verbatim; a reopen offers "Supersede instead".
+ * exactly is refused by the server, verbatim; a reopen offers "Supersede instead"; the order page
+ * says what ferry reads (an interrupt's acknowledgement, a reopen ferry does not read).
  * Screenshots: test-results/supersede-board-before.png, supersede-dialog.png,
  * supersede-board-after.png, supersede-old-order.png, supersede-new-order.png,
- * supersede-refusal.png.
+ * supersede-refusal.png, supersede-killed-order.png, supersede-ferry-note.png.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -170,4 +171,28 @@ test('reopen says ferry has no reopen and offers "Supersede instead": a new orde
   // The order page offers the same directly.
   await page.keyboard.press('Escape');
   await expect(page.getByRole('button', { name: 'Do it again in ferry: supersede with a new order…' })).toBeEnabled();
+});
+
+test('the order page says what ferry reads: a kill acknowledged (and not holding) on the timeline; a reopen ferry does not read', async ({ page }, testInfo) => {
+  await page.goto('/orders/a-killed');
+  await expect(page.locator('header [data-flag="stop_not_holding"]')).toHaveText('stop did not hold');
+  const story = page.getByRole('list', { name: 'timeline' });
+  await expect(story.locator('li[data-kind="interrupt_ack"]')).toContainText('fang acknowledged ops\'s kill (“Not wanted after all.”) when its run started');
+  await expect(story.locator('li[data-kind="interrupt_ack"]')).toContainText('interrupt seen');
+  await expect(page.locator('[data-ferry-state]')).toHaveText('Offered (fang)');
+  await signInAsCbops(page);
+  await expect(page.getByRole('button', { name: 'Supersede with a new order…' })).toBeEnabled();
+  await shot(page, testInfo, 'supersede-killed-order', true);
+
+  // Reopen a-steered: the board shows it running again; ferry still reads it Done, and the page says so.
+  await page.goto('/orders/a-steered');
+  await page.getByRole('button', { name: 'Reopen a-steered…' }).click();
+  const reopen = page.getByRole('dialog', { name: 'Reopen a-steered' });
+  await expect(reopen.locator('[data-decision]')).toContainText('ferry reads it as Done (fang)');
+  await reopen.getByLabel(/Why reopen it/).fill('the steer was not followed');
+  await reopen.getByRole('button', { name: 'Sign and reopen' }).click();
+  await expect(reopen).toBeHidden();
+  await expect(page.locator('[data-ferry-note]')).toContainText('ferry reads this as Done (fang); claimboard shows claimed because an operator reopened it', { timeout: 5_000 });
+  await expect(page.locator('dt', { hasText: /^ferry reads$/ }).locator('xpath=following-sibling::dd[1]')).toHaveText('Done (fang) (claimboard differs: see above)');
+  await shot(page, testInfo, 'supersede-ferry-note');
 });

@@ -15,6 +15,7 @@ import { supersedeCheck, supersedeRelevant } from '@/lib/client/supersede';
 import { useKeyGate } from '@/lib/client/operator';
 import type { ActionInput } from '@/lib/ledger/actions';
 import { StateBadge } from '@/components/ui/badges';
+import { FERRY_STATE_LABEL } from '@/lib/ui/labels';
 import { useActions, type OrderActionKind } from './context';
 import { Dialog } from './Dialog';
 import { DialogFooter, FilesToWrite, FleetEffect, GateNote, Refusal, writtenTitle } from './parts';
@@ -227,6 +228,7 @@ function DecisionLine({ kind, card }: { kind: Kind; card: Card }) {
     <span data-decision="">
       You see <span className="font-mono">{card.order_id}</span> <StateBadge state={card.state} /> {card.holder ? `held by ${card.holder}` : 'with no holder'}
       {why ? ` (${why})` : ''}
+      {card.ferry ? ` · ferry reads it as ${FERRY_STATE_LABEL[card.ferry.state]}${card.ferry.holder ? ` (${card.ferry.holder})` : ''}` : ''}
       {kind !== 'requeue' && card.target ? (
         <>
           {' · decision names '}

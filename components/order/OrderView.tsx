@@ -75,7 +75,6 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
           ) : null}
           {card.ferry_note ? (
             <p className="mt-1 text-sm text-zinc-700 dark:text-zinc-300" data-ferry-note="">
-              <span className="mr-1.5 rounded bg-zinc-200/80 px-1 py-px text-xs font-semibold text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300">ferry</span>
               {card.ferry_note}
             </p>
           ) : null}
