@@ -135,6 +135,8 @@ export function flagSentence(card: Card, flag: AttentionFlag, ctx?: WhyContext):
       return 'an interrupt was not acknowledged by the holder';
     case 'stop_not_holding':
       return 'a kill or pause was acknowledged, but ferry will run it again';
+    case 'no_worker_left':
+      return 'every worker released its own claim: none will take it again';
   }
 }
 

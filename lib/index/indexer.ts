@@ -29,7 +29,7 @@ import type { Stats } from 'node:fs';
 import type { DB } from './db';
 import { assertChannelRoot, entryFromStat, isRealDir, listOrderFolder, walkChannelLevel } from './read-channel';
 import { nodeVerify } from './node-verify';
-import { byCanonicalDir, channelContext, isTrustPath, duplicateOrderDir, ledgerReportOf, readEntry, type ChannelContext, type FileOutcome, type Problem } from '../ledger/channel';
+import { byCanonicalDir, channelContext, isTrustPath, workersOf, duplicateOrderDir, ledgerReportOf, readEntry, type ChannelContext, type FileOutcome, type Problem } from '../ledger/channel';
 import { canonicalName } from '../ledger/names';
 import type { LedgerFileReport } from '../ledger/ledger-file';
 import type { Ed25519Verify } from '../ledger/verify';
@@ -750,7 +750,7 @@ export class Indexer {
     // A retirement appearing or going away changes the flags of the orders that agent holds.
     if (!changed && retiredChanged.length > 0) {
       const dirs = new Set<string>();
-      for (const a of retiredChanged) for (const info of this.orders.values()) if (info.holder === a) dirs.add(info.dir);
+      for (const a of retiredChanged) for (const info of this.orders.values()) if (info.holder === a || info.holder === null) dirs.add(info.dir); // open orders: the workers left changed
       if (this.progress.phase === 'ready') this.passDirs(dirs);
     }
     if (withLedgers) this.readLedgers();
@@ -868,6 +868,8 @@ export class Indexer {
         nowMs: this.clock(),
         staleAfterMs: this.opts.staleAfterMs,
         retired: new Set(ch.retirements.map((r) => r.record.agent)),
+        ferryRetired: new Set(this.ferryRetired),
+        workers: workersOf(ch.roster, this.retiredNow()),
         lastArrivalByAgent: new Map(),
       },
       verify: this.verify,
@@ -976,6 +978,7 @@ export class Indexer {
         pins: [...this.pins],
         operators: [...(this.opts.operators ?? [])],
         retired: this.channel.retirements.map((r) => r.record.agent),
+        ferryRetired: [...this.ferryRetired],
         nowMs: this.clock(),
         staleAfterMs: this.opts.staleAfterMs,
       },
@@ -1212,6 +1215,33 @@ export class Indexer {
       this.setMeta('unsettled', '0');
     })();
     this.refreshAgents();
+    this.followFerryRetires();
+  }
+
+  /** Names retired by a `ferry channel retire` release in some folder (cards' `retires`), as last settled. */
+  private ferryRetired = new Set<string>();
+
+  /** Every retired name: retirements, and ferry retire releases anywhere (DeriveContext.retired). */
+  private retiredNow(): Set<string> {
+    const out = new Set(this.channel?.retirements.map((r) => r.record.agent) ?? []);
+    for (const a of this.ferryRetired) out.add(a);
+    return out;
+  }
+
+  /**
+   * After a settle: when the names retired by ferry retire releases changed, the orders those
+   * names hold are derived again (their retired_holder flag, and every open order's workers).
+   */
+  private followFerryRetires(): void {
+    const rows = this.opts.db.prepare("SELECT DISTINCT j.value AS a FROM cards, json_each(cards.card, '$.retires') j").all() as { a: string }[];
+    const now = new Set(rows.map((r) => r.a));
+    const diff = [...now].filter((a) => !this.ferryRetired.has(a)).concat([...this.ferryRetired].filter((a) => !now.has(a)));
+    if (diff.length === 0) return;
+    this.ferryRetired = now;
+    const gone = new Set(diff);
+    const dirs = new Set<string>();
+    for (const info of this.orders.values()) if ((info.holder !== null && gone.has(info.holder)) || info.holder === null) dirs.add(info.dir);
+    this.passDirs(dirs);
   }
 
   /** Re-derives the folders whose cards may have changed with the clock (next_ms passed). */

@@ -1,7 +1,7 @@
 import 'server-only';
 /** An index worker thread: passOrder over the chunks of folders it is sent (see worker-pool.ts). */
 import { parentPort, workerData } from 'node:worker_threads';
-import { channelContext } from '../ledger/channel';
+import { channelContext, workersOf } from '../ledger/channel';
 import { nodeVerify } from './node-verify';
 import { passOrder, type OrderPassResult, type PassContext } from './order-pass';
 import type { WorkerMessage, WorkerRequest, WorkerSetup } from './worker-pool';
@@ -22,7 +22,14 @@ try {
   ctx = {
     root: setup.root,
     roster,
-    derive: { nowMs: setup.nowMs, staleAfterMs: setup.staleAfterMs, retired: new Set(setup.retired), lastArrivalByAgent: new Map<string, number>() },
+    derive: {
+      nowMs: setup.nowMs,
+      staleAfterMs: setup.staleAfterMs,
+      retired: new Set(setup.retired),
+      ferryRetired: new Set(setup.ferryRetired),
+      workers: workersOf(roster, new Set([...setup.retired, ...setup.ferryRetired])),
+      lastArrivalByAgent: new Map<string, number>(),
+    },
     verify: (k: string, m: string, s: string) => {
       verified++;
       return nodeVerify(k, m, s);

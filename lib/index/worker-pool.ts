@@ -21,6 +21,8 @@ export interface WorkerSetup {
   readonly pins: readonly (readonly [string, string])[];
   readonly operators: readonly string[];
   readonly retired: readonly string[];
+  /** Names retired by `ferry channel retire` releases, as the indexer knows them so far. */
+  readonly ferryRetired: readonly string[];
   readonly nowMs: number;
   readonly staleAfterMs: number;
 }

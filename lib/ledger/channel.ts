@@ -606,10 +606,14 @@ export function deriveOutcomes(
     const t = o.arrivalMs + staleAfterMs;
     if (o.status !== 'skip' && t > options.nowMs && (nextChangeMs === null || t < nextChangeMs)) nextChangeMs = t;
   }
+  const retired = new Set(ctxChannel.retirements.map((r) => r.record.agent));
+  const ferryRetired = ferryRetiredNames([...folders.values()].map((f) => f.folder));
   const ctx: DeriveContext = {
     nowMs: options.nowMs,
     staleAfterMs,
-    retired: new Set(ctxChannel.retirements.map((r) => r.record.agent)),
+    retired,
+    ferryRetired,
+    workers: workersOf(roster, new Set([...retired, ...ferryRetired])),
     lastArrivalByAgent: lastArrival,
   };
   const isOrder = (id: string) => folders.has(id);
@@ -638,6 +642,18 @@ export function deriveOutcomes(
     lastArrivalByAgent: lastArrival,
     nextChangeMs,
   };
+}
+
+/** The agents a `ferry channel retire` release names in any folder (reason `retired`, by someone else): DeriveContext.ferryRetired. */
+export function ferryRetiredNames(folders: readonly OrderFolder[]): Set<string> {
+  const out = new Set<string>();
+  for (const f of folders) for (const r of f.releases) if (r.record.reason.trim() === 'retired' && r.record.releaser !== r.record.released) out.add(r.record.released);
+  return out;
+}
+
+/** The roster's workers (role `worker`) that are not retired (DeriveContext.workers). */
+export function workersOf(roster: Roster, retired: ReadonlySet<string>): Set<string> {
+  return new Set([...roster.entries.values()].filter((e) => e.role === 'worker' && !retired.has(e.name)).map((e) => e.name));
 }
 
 /**

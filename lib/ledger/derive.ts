@@ -53,7 +53,8 @@ export type AttentionFlag =
   | 'sync_conflict'
   | 'missing_dependency'
   | 'interrupt_unacknowledged'
-  | 'stop_not_holding';
+  | 'stop_not_holding'
+  | 'no_worker_left';
 
 /** Why a claimed order is stale (LEDGER.md §6). */
 export type StaleReason = 'no_heartbeat' | 'agent_silent' | 'heartbeat_lapsed';
@@ -127,6 +128,17 @@ export interface DeriveContext {
   readonly staleAfterMs: number;
   /** Canonical names with a valid retirement (LEDGER.md §4). */
   readonly retired: ReadonlySet<string>;
+  /**
+   * Names a `ferry channel retire` release (reason `retired`, by another) names in any order's
+   * folder (Card.retires). ferry keeps no retired state: such a name is treated as gone only where
+   * its run is not live here.
+   */
+  readonly ferryRetired?: ReadonlySet<string>;
+  /**
+   * The roster's workers (role `worker`), canonical, not retired: who could still claim an open
+   * order. Absent: not known (no `no_worker_left` then).
+   */
+  readonly workers?: ReadonlySet<string>;
   /** Latest local arrival (ms) of any file written by each agent (LEDGER.md §6 "files of h"). */
   readonly lastArrivalByAgent: ReadonlyMap<string, number>;
 }
@@ -181,6 +193,8 @@ export interface Card {
    * run's heartbeat (or claim) stopped arriving here; absent otherwise.
    */
   readonly run_lane?: 'running' | 'stale';
+  /** Names this folder's `ferry channel retire` releases retire (reason `retired`, by another), sorted; absent when none. */
+  readonly retires?: readonly string[];
   /** The order an operator issued to do this one's work (a valid supersede record here), or absent. */
   readonly superseded_by?: string;
   /** The order this one says it replaces (its order.json's `supersedes`, unsigned; the old order's card says so signed). */
@@ -349,7 +363,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
       const hb = holderHeartbeat;
       if (own && (hb ? compareTimestamps(hb.record.at, own.record.at) > 0 : c !== undefined && compareTimestamps(c.record.claimed_at, own.record.at) > 0)) {
         runOf(holder, c);
-        runNote = `${holder} claimed it again after releasing itself ("${own.record.reason}"): ferry reads it Offered (a released claim never counts again), yet ${holder} runs it`;
+        runNote = `${holder} released itself ("${own.record.reason}") and claimed it after: ferry reads it Offered (a released claim never counts again), yet ${holder} ${runLane === 'stale' ? 'ran it, and that run stopped' : 'runs it'}`;
       }
     } else if (giveup && giveupTarget && !reopened(giveupTarget)) {
       target = giveupTarget;
@@ -426,7 +440,9 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   const assignee = order.assigned_to;
   const byOthers = assignee === null ? [] : folder.releases.filter((r) => r.record.released === assignee && r.record.releaser !== assignee);
   const retiredHere = byOthers.find((r) => r.record.reason.trim() === 'retired');
-  const retiredHolder = holder !== null && (ctx.retired.has(holder) || (retiredHere !== undefined && holder === assignee));
+  const retiredHolder =
+    holder !== null &&
+    (ctx.retired.has(holder) || (retiredHere !== undefined && holder === assignee) || (ctx.ferryRetired?.has(holder) === true && holderFresh !== true));
   const unfinished = UNFINISHED.has(state);
 
   const alerts: Alert[] = [];
@@ -450,7 +466,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   const supersede = [...folder.supersedes].sort((a, b) => (a.record.by < b.record.by ? -1 : 1))[0]?.record;
   if (supersede) notes.push(`superseded by ${supersede.by} (${supersede.operator}: ${supersede.reason}); ferry still reads this order as before`);
   if (retiredHolder && holder !== null && unfinished && !supersede) {
-    const how = ctx.retired.has(holder) ? 'retired' : `retired by ${retiredHere?.record.releaser ?? 'an operator'}`;
+    const how = ctx.retired.has(holder) ? 'retired' : retiredHere ? `retired by ${retiredHere.record.releaser}` : 'released elsewhere by ferry channel retire';
     raise(
       'retired_holder',
       holder === assignee
@@ -463,7 +479,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     if (other) {
       raise(
         'released_assignee',
-        `${other.record.releaser} released ${assignee}'s claim, but the order is addressed to ${assignee}: ferry keeps offering it to ${assignee}, whose next start runs it again; to move it, supersede it with a new order`,
+        `${other.record.releaser} released ${assignee}'s claim, but the order is addressed to ${assignee}: ferry keeps offering it to ${assignee}, whose next poll runs it again; to move it, supersede it with a new order`,
       );
     }
   }
@@ -516,8 +532,21 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     }
   }
   alerts.sort(byFlagOrder);
+  // An open order every worker of the roster has released itself from: ferry never counts a
+  // released claim again and claim_order never rewrites one, so none of them will take it.
+  if (holder === null && ctx.workers && ctx.workers.size > 0 && state === 'open' && !supersede) {
+    const selfReleased = new Set(folder.releases.filter((r) => r.record.releaser === r.record.released).map((r) => r.record.released));
+    if ([...ctx.workers].every((w) => selfReleased.has(w))) {
+      raise(
+        'no_worker_left',
+        `every worker of the roster (${words([...ctx.workers].sort())}) released its own claim on it: ferry never lets an agent claim an order again once its claim is released, so no worker will take it; supersede it with a new order`,
+      );
+      alerts.sort(byFlagOrder);
+    }
+  }
   const flags: AttentionFlag[] = alerts.map((a) => a.flag);
   if (runNote) notes.unshift(runNote);
+  const retires = [...new Set(folder.releases.filter((r) => r.record.reason.trim() === 'retired' && r.record.releaser !== r.record.released).map((r) => r.record.released))].sort();
 
   // ferry's own verdict (C/lib.rs Task::state_at), with its Stale folded into claimed.
   const ferryState: FerryState =
@@ -565,6 +594,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     ferry: { state: ferryState, holder },
     ...(ferryNote !== undefined ? { ferry_note: ferryNote } : {}),
     ...(runLane !== undefined ? { run_lane: runLane } : {}),
+    ...(retires.length > 0 ? { retires } : {}),
     alerts,
     notes,
     ...(supersede ? { superseded_by: supersede.by } : {}),
@@ -587,6 +617,7 @@ const FLAG_ORDER: readonly AttentionFlag[] = [
   'missing_dependency',
   'interrupt_unacknowledged',
   'stop_not_holding',
+  'no_worker_left',
 ];
 const byFlagOrder = (a: Alert, b: Alert) => FLAG_ORDER.indexOf(a.flag) - FLAG_ORDER.indexOf(b.flag);
 

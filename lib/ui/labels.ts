@@ -60,6 +60,7 @@ export const FLAG_LABEL: Record<AttentionFlag, string> = {
   missing_dependency: 'missing dependency',
   interrupt_unacknowledged: 'interrupt not seen',
   stop_not_holding: 'stop did not hold',
+  no_worker_left: 'no worker left',
 };
 
 export const PROBLEM_LABEL: Record<ProblemCode, string> = {
