@@ -21,7 +21,7 @@ export const isFinished = (card: Card): boolean => TERMINAL.has(card.state);
  */
 export function supersedeRelevant(card: Card): boolean {
   if (card.superseded_by) return false;
-  return supersedeRefusal(card) === null || card.flags.includes('retired_holder') || card.flags.includes('released_assignee') || isFinished(card);
+  return supersedeRefusal(card) === null || card.flags.includes('retired_holder') || card.flags.includes('released_assignee') || card.flags.includes('no_worker_left') || isFinished(card);
 }
 
 /** LEDGER.md-style refusal of a supersede, from the card alone (the same rule the server applies); null when allowed. */

@@ -196,6 +196,8 @@ export function supersedeRefusal(card: Card): string | null {
     case 'open':
     case 'blocked':
     case 'awaiting_review':
+      // No worker will ever take it (each released itself): a new order is the way out.
+      if (card.state === 'open' && card.flags.includes('no_worker_left')) return null;
       return `${card.order_id} is ${card.state.replace('_', ' ')}: ferry would run both orders${card.state === 'awaiting_review' ? ' (review it instead)' : ''}`;
   }
 }
