@@ -165,7 +165,8 @@ describe('startFleet', () => {
     const relRec = s.views.get('a1')?.folder.releases[0]?.record;
     expect(hb && relRec && compareTimestamps(relRec.at, hb.at)).toBeGreaterThan(0);
     expect(fs.readdirSync(path.join(dir, 'tasks', 'a1')).sort()).toEqual(['claim.wisp.json', 'heartbeat.wisp.json', 'order.json', 'release.wisp.json']);
-    expect(s.orders.find((c) => c.order_id === 'a1')).toMatchObject({ state: 'open', flags: [] });
+    // wisp is this roster's only worker: no worker is left who may claim it (no_worker_left)
+    expect(s.orders.find((c) => c.order_id === 'a1')).toMatchObject({ state: 'open', flags: ['no_worker_left'] });
 
     // a2: orphan-released, claimed, the kill acknowledged and the claim deleted; ferry has no way
     // to withdraw an addressed order, so wisp's next poll claimed it again and ran it to the end
