@@ -4,12 +4,23 @@
  * documented differences (Stale by arrival here; blocked is ferry's Open), and the
  * Needs-attention lane holds exactly the orders a person marked as needing a human.
  */
-import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { argValue, FERRY_TO_CLAIMBOARD, ferryCases } from '../testing/ferry-cases';
 import { channelStateOf } from './channel-state';
 import { readFleetRoster } from './ferryman-state';
 
-const cases = ferryCases();
+// Each channel is read from a fresh copy, as check-ferry.mjs does: its files arrive now, so a
+// reading does not depend on how long ago the repository was checked out (arrival is a file's ctime).
+const copies = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-ferry-cases-'));
+afterAll(() => fs.rmSync(copies, { recursive: true, force: true }), 60_000);
+const cases = ferryCases().map((c) => {
+  const channel = path.join(copies, c.name);
+  fs.cpSync(c.channel, channel, { recursive: true });
+  return { ...c, channel };
+});
 
 describe('channels the real ferry wrote', () => {
   it('are in the repository (alpha, beta, gamma, and the scenarios a helper wrote with the real ferry, rt-*)', () => {
