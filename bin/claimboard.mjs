@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// claimboard's command line. Bundles the TypeScript sources (bin/cli.ts, and the index worker
-// thread's script) with esbuild into plain JavaScript under node_modules/.cache/claimboard/
-// (about 0.1 s), then runs it: no loader thread and no transpiler in memory, which matters for
-// a server that indexes 100,000 orders within its memory budget (issue 5). The `server-only`
-// marker (which throws outside Next's react-server build) resolves to an empty module: the CLI
-// is server-side by nature. Where the bundle cannot be written, the sources run through tsx.
+// claimboard's command line. Runs the CLI bundle under dist/ (plain JavaScript built once by
+// scripts/build-cli.mjs at install or pack time): no bundler and no transpiler at run time,
+// which keeps a `claimboard state` call short and a 100,000-order index within its memory
+// budget (issues 5 and 11). In a checkout whose sources are newer than the bundle, it is
+// rebuilt first (esbuild is a dev dependency there); where that cannot be done, the sources
+// run through tsx.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,48 +20,60 @@ v8.setFlagsFromString('--heap-growing-percent=25');
 
 const projectDir = path.resolve(import.meta.dirname, '..');
 process.env.CLAIMBOARD_PROJECT_DIR ??= projectDir;
+const dist = path.join(projectDir, 'dist');
+const cli = path.join(dist, 'cli.mjs');
+const worker = path.join(dist, 'order-worker.mjs');
 
-/** Builds `entry` into `outfile` atomically (a temp file renamed into place); throws on failure. */
-function bundle(esbuild, entry, outfile) {
-  const tmp = path.join(path.dirname(outfile), `.${path.basename(outfile)}.${process.pid}.tmp`);
-  esbuild.buildSync({
-    entryPoints: [path.join(projectDir, entry)],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    alias: { 'server-only': path.join(projectDir, 'bin', 'server-only-stub.mjs') },
-    outfile: tmp,
-    logLevel: 'silent',
-  });
-  fs.renameSync(tmp, outfile);
+/** True when the bundle is missing, or (in a checkout) one of the sources it was built from changed since. */
+function stale() {
+  let builtMs;
+  try {
+    builtMs = Math.min(fs.statSync(cli).mtimeMs, fs.statSync(worker).mtimeMs);
+  } catch {
+    return true;
+  }
+  // An installed package ships the bundle without its sources: nothing to compare.
+  if (!fs.existsSync(path.join(projectDir, 'bin', 'cli.ts'))) return false;
+  try {
+    const { inputs } = JSON.parse(fs.readFileSync(path.join(dist, 'inputs.json'), 'utf8'));
+    return inputs.some((p) => fs.statSync(path.join(projectDir, p)).mtimeMs > builtMs);
+  } catch {
+    return true; // no list, or a source moved away: build again
+  }
 }
 
 async function load() {
-  try {
-    const { default: esbuild } = await import('esbuild');
-    const out = path.join(projectDir, 'node_modules', '.cache', 'claimboard');
-    fs.mkdirSync(out, { recursive: true });
-    const cli = path.join(out, 'cli.mjs');
-    const worker = path.join(out, 'order-worker.mjs');
-    bundle(esbuild, 'bin/cli.ts', cli);
-    bundle(esbuild, 'lib/index/order-worker.ts', worker);
-    await esbuild.stop?.(); // no esbuild service process left running beside the server
-    process.env.CLAIMBOARD_WORKER_SCRIPT = worker;
-    return await import(pathToFileURL(cli).href);
-  } catch {
-    const { register } = await import('node:module');
-    const { register: registerTsx } = await import('tsx/esm/api');
-    register(
-      'data:text/javascript,' +
-        encodeURIComponent(
-          "export async function resolve(s, c, next) { if (s === 'server-only') return { url: 'data:text/javascript,export{}', shortCircuit: true }; return next(s, c); }",
-        ),
-    );
-    registerTsx();
-    return await import('./cli.ts');
+  if (stale() && fs.existsSync(path.join(projectDir, 'scripts', 'build-cli.mjs'))) {
+    try {
+      const { buildCli } = await import('../scripts/build-cli.mjs');
+      await buildCli();
+    } catch (e) {
+      process.stderr.write(`claimboard: could not build the CLI bundle (${e instanceof Error ? e.message : String(e)}); running the sources through tsx\n`);
+      return await loadSources();
+    }
   }
+  if (!fs.existsSync(cli)) return await loadSources();
+  process.env.CLAIMBOARD_WORKER_SCRIPT ??= worker;
+  return await import(pathToFileURL(cli).href);
+}
+
+async function loadSources() {
+  const { register } = await import('node:module');
+  let registerTsx;
+  try {
+    ({ register: registerTsx } = await import('tsx/esm/api'));
+  } catch {
+    process.stderr.write(`claimboard: ${cli} is missing and tsx is not installed: reinstall the package (npm i claimboard), or run \`npm ci\` in a checkout\n`);
+    process.exit(1);
+  }
+  register(
+    'data:text/javascript,' +
+      encodeURIComponent(
+        "export async function resolve(s, c, next) { if (s === 'server-only') return { url: 'data:text/javascript,export{}', shortCircuit: true }; return next(s, c); }",
+      ),
+  );
+  registerTsx();
+  return await import('./cli.ts');
 }
 
 const { main } = await load();

@@ -2,6 +2,7 @@
  * `claimboard <command>`: the command-line contract of DESIGN.md ("CLI").
  * Exit codes: 0 done; 1 the folder could not be read or an action was refused; 2 bad usage.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { channelStateOf, operatorsFromEnv } from '../lib/index/channel-state';
@@ -32,11 +33,23 @@ function parseSeconds(v: string): number {
   return s;
 }
 
+/** The version in the package.json of the installed package or checkout (bin/ and dist/ both sit one level below it). */
+function packageVersion(): string {
+  const dir = process.env.CLAIMBOARD_PROJECT_DIR ?? path.resolve(import.meta.dirname, '..');
+  try {
+    const v: unknown = (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: unknown }).version;
+    return typeof v === 'string' ? v : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 /** Runs the CLI with `argv` (without node and script). Resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   let code = 0;
   const program = new Command('claimboard')
     .description('Operator console for fleets that coordinate through a synced ferryman channel folder.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 

@@ -5,6 +5,7 @@
  * `./.claimboard/demo` once and runs a simulated fleet in it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,6 +37,29 @@ export interface ServeOptions {
 /** Where `serve` keeps the index of a channel by default: ./.claimboard/index/<hash of its absolute path>.sqlite. */
 export function defaultDbFile(channel: string): string {
   return path.resolve('.claimboard', 'index', `${createHash('sha256').update(path.resolve(channel)).digest('hex').slice(0, 16)}.sqlite`);
+}
+
+/**
+ * Finds Next's CLI where Node would (npm may hoist `next` beside the package instead of inside
+ * it) and makes sure the dashboard is built: an installed package ships its `.next` build
+ * (npm pack runs `next build --webpack` first); a checkout builds it on its first start.
+ */
+function ensureDashboard(): { ok: true; nextBin: string } | { ok: false; why: string } {
+  let nextBin: string;
+  try {
+    nextBin = createRequire(path.join(PROJECT_DIR, 'package.json')).resolve('next/dist/bin/next');
+  } catch {
+    return { ok: false, why: `next is not installed beside ${PROJECT_DIR}: run \`npm ci\` there (or reinstall the package)` };
+  }
+  if (fs.existsSync(path.join(PROJECT_DIR, '.next', 'BUILD_ID'))) return { ok: true, nextBin };
+  if (!fs.existsSync(path.join(PROJECT_DIR, 'app'))) {
+    return { ok: false, why: `the package in ${PROJECT_DIR} has no built dashboard (.next/BUILD_ID): it was packed without \`npm pack\`'s prepack build; reinstall it` };
+  }
+  console.log('claimboard: building the dashboard (first start only)...');
+  // Webpack, not Turbopack: Turbopack names native externals by a hash behind a symlink in
+  // .next/node_modules that a package tarball cannot carry (docs/deploy.md).
+  const b = spawnSync(process.execPath, [nextBin, 'build', '--webpack'], { cwd: PROJECT_DIR, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  return b.status === 0 ? { ok: true, nextBin } : { ok: false, why: 'next build failed' };
 }
 
 const isLoopback = (h: string) => h === '127.0.0.1' || h === 'localhost' || h === '::1' || h.startsWith('127.');
@@ -92,17 +116,14 @@ export async function serve(opts: ServeOptions): Promise<number> {
     child?.kill('SIGTERM');
   });
 
-  const nextBin = path.join(PROJECT_DIR, 'node_modules', 'next', 'dist', 'bin', 'next');
-  if (!fs.existsSync(path.join(PROJECT_DIR, '.next', 'BUILD_ID'))) {
-    console.log('claimboard: building the dashboard (first start only)...');
-    const b = spawnSync(process.execPath, [nextBin, 'build'], { cwd: PROJECT_DIR, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-    if (b.status !== 0) {
-      console.error('claimboard: next build failed');
-      await indexer.stop();
-      db.close();
-      return 1;
-    }
+  const built = ensureDashboard();
+  if (!built.ok) {
+    console.error(`claimboard: ${built.why}`);
+    await indexer.stop();
+    db.close();
+    return 1;
   }
+  const nextBin = built.nextBin;
 
   // The web server tells the indexer what an operator action wrote (lib/index/nudge.ts).
   const nudgeSocket = nudgeSocketPath();

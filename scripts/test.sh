@@ -107,7 +107,7 @@ else
   skipped+=("shared ferry channels (../shared/ferryman not beside this repo)")
 fi
 
-step "next build" npx next build
+step "next build" npm run build --silent
 
 if [[ " ${failed[*]-} " == *" next build "* ]]; then
   header "end-to-end tests"
