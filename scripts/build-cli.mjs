@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // Builds the CLI (bin/cli.ts) and the index worker thread (lib/index/order-worker.ts) into plain
-// JavaScript under dist/, once: at `npm ci`/`npm install` (the `prepare` script), before
-// `npm pack` (`prepack`), and again by bin/claimboard.mjs in a checkout whose sources are newer
-// than the bundle. A claimboard start then loads one file and no bundler (issue 11: `state` on a
+// JavaScript under dist/, once: before `npm pack` (`prepack`, with --clean: dist/ from nothing),
+// and by bin/claimboard.mjs in a checkout where the bundle is missing or its sources are newer. A claimboard start then loads one file and no bundler (issue 11: `state` on a
 // small channel spent 0.7-1.0 s of every call in esbuild). dist/inputs.json lists the source
 // files each bundle was built from, so the freshness check stats exactly those.
 import fs from 'node:fs';
@@ -23,11 +22,13 @@ const ENTRIES = [
  * ~0.45 s with the dependencies loaded from node_modules (zod alone ~0.13 s). Chunks are named
  * by content and written before the entries (each a temp file renamed into place), so a process
  * still running an older build keeps finding its own chunks. Throws when esbuild is not
- * installed or a source does not compile.
+ * installed or a source does not compile. `clean`: remove dist/ first.
  */
-export async function buildCli() {
+export async function buildCli({ clean = false } = {}) {
   const { default: esbuild } = await import('esbuild');
   const out = path.join(projectDir, 'dist');
+  // A package ships dist/ whole: built from nothing, it holds no chunk of an earlier build.
+  if (clean) fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
   let r;
   try {
@@ -82,7 +83,7 @@ function writeAtomic(file, contents) {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
-    await buildCli();
+    await buildCli({ clean: process.argv.includes('--clean') });
     console.log(`claimboard: built dist/cli.mjs and dist/order-worker.mjs`);
   } catch (e) {
     if (e?.code === 'ERR_MODULE_NOT_FOUND') {

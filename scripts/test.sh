@@ -115,6 +115,8 @@ if [[ " ${failed[*]-} " == *" next build "* ]]; then
   failed+=("end-to-end tests (not run)")
 else
   step "end-to-end tests" npx playwright test
+  # Packed and installed into an empty folder, used from there (scripts/check-package.sh).
+  step "package" bash scripts/check-package.sh
 fi
 
 header "fresh ferry channels: scripts/fresh-ferry.sh (started in the background at the beginning)"

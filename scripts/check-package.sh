@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Installs claimboard as a user would and uses it outside the repo (issue 11): packs this
+# checkout (`npm pack`), installs the tarball into an empty temp folder (`npm i ./claimboard-*.tgz`),
+# then, from there only:
+#   - `claimboard --version` prints package.json's version;
+#   - `claimboard state <copy of conformance vector 11> --json` reads g1 as gave_up in Needs
+#     attention, g2 closed, g3 claimed (the vector's expect.json);
+#   - `claimboard serve <that copy>` answers /api/board with g1 in the attention lane;
+#   - `claimboard ack <copy> g1 --key ops.key` writes tasks/g1/ack.ops.json and ledger.ops.jsonl,
+#     after which `state` reads g1 closed (LEDGER.md: an acknowledged give-up is closed) and the
+#     running server's board moves g1 out of attention;
+#   - the time of `state --json` on that 17-file channel is printed (npm run bench measures it).
+#
+# `npm pack --ignore-scripts`: the dashboard was just built by the "next build" step of
+# scripts/test.sh (prepack would build it again); the CLI bundle is rebuilt here from clean.
+# The install compiles better-sqlite3 from source (~1-2 min) and takes packages from npm's cache
+# when it has them (--prefer-offline). CLAIMBOARD_PACKAGE_KEEP=1 keeps the temp folder.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT="$(pwd)"
+fail() { echo "package: FAILED: $*" >&2; exit 1; }
+
+[ -f .next/BUILD_ID ] || fail "no dashboard build (.next/BUILD_ID): run npm run build first"
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/claimboard-package.XXXXXX")"
+SERVER_PID=""
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+  if [ "${CLAIMBOARD_PACKAGE_KEEP:-}" = 1 ]; then echo "package: kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+node scripts/build-cli.mjs --clean
+npm pack --ignore-scripts --silent --pack-destination "$WORK" >/dev/null
+TGZ="$(ls "$WORK"/claimboard-*.tgz)"
+echo "package: $(basename "$TGZ"), $(du -k "$TGZ" | cut -f1) KiB"
+
+mkdir "$WORK/app"
+cd "$WORK/app"
+echo '{"name":"claimboard-user","private":true}' >package.json
+t0=$SECONDS
+npm i --prefer-offline --no-audit --no-fund --loglevel=error "$TGZ" >/dev/null
+echo "package: installed in $((SECONDS - t0)) s into $WORK/app"
+CB="$WORK/app/node_modules/.bin/claimboard"
+[ -x "$CB" ] || fail "no node_modules/.bin/claimboard after install"
+
+want_version="$(node -p "require('$ROOT/package.json').version")"
+got_version="$("$CB" --version)"
+[ "$got_version" = "$want_version" ] || fail "--version printed '$got_version', want '$want_version'"
+echo "package: claimboard --version -> $got_version"
+
+CH="$WORK/channel"
+cp -r "$ROOT/conformance/vectors/11-give-up-ack-reopen/channel" "$CH"
+mkdir "$WORK/keys"
+node -e "process.stdout.write(require('$ROOT/conformance/vectors/keys.json').ops.seed + '\n')" >"$WORK/keys/ops.key"
+chmod 600 "$WORK/keys/ops.key"
+
+# lanes <json-file>: "g1=gave_up/attention g2=... " from a `state --json` answer.
+states() { node -e '
+  const s = JSON.parse(require("fs").readFileSync(0, "utf8"));
+  console.log(s.orders.map((o) => `${o.order_id}=${o.state}/${o.lane}`).sort().join(" "));'; }
+
+got="$("$CB" state "$CH" --json | states)"
+[ "$got" = "g1=gave_up/attention g2=closed/done g3=claimed/running" ] || fail "state read: $got"
+echo "package: state -> $got"
+
+times="$(for _ in 1 2 3 4 5; do
+  s=$(date +%s%N); "$CB" state "$CH" --json >/dev/null; e=$(date +%s%N); echo $(((e - s) / 1000000))
+done | sort -n | tr '\n' ' ')"
+echo "package: state --json wall ms, 5 runs sorted: $times(npm run bench measures it)"
+
+PORT="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+timeout 180 "$CB" serve "$CH" --port "$PORT" --db "$WORK/index.sqlite" >"$WORK/serve.log" 2>&1 &
+SERVER_PID=$!
+
+# attention <id>: waits (up to 60 s) until the served board's attention lane does (yes) or
+# does not (no) hold order <id>.
+board_attention() {
+  local want="$1" id="$2"
+  for _ in $(seq 1 120); do
+    if body="$(curl -sf "http://127.0.0.1:$PORT/api/board")"; then
+      has="$(printf '%s' "$body" | node -e '
+        const b = JSON.parse(require("fs").readFileSync(0, "utf8"));
+        if (b.progress?.phase !== "ready") { console.log("wait"); process.exit(); }
+        const a = b.lanes.find((l) => l.lane === "attention");
+        console.log(a.cards.some((c) => c.order_id === process.argv[1]) ? "yes" : "no");' "$id")"
+      [ "$has" = "$want" ] && return 0
+    fi
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/serve.log"; fail "serve exited"; }
+    sleep 0.5
+  done
+  cat "$WORK/serve.log"
+  fail "the served board's attention lane: g1 present=$want never held"
+}
+board_attention yes g1
+echo "package: serve -> /api/board has g1 in Needs attention"
+
+out="$("$CB" ack "$CH" g1 --key "$WORK/keys/ops.key" --note "seen at 3am" 2>/dev/null)"
+[ "$out" = "$(printf 'tasks/g1/ack.ops.json\nledger.ops.jsonl')" ] || fail "ack printed: $out"
+got="$("$CB" state "$CH" --json | states)"
+[ "$got" = "g1=closed/done g2=closed/done g3=claimed/running" ] || fail "state after ack: $got"
+echo "package: ack g1 -> state $got"
+board_attention no g1
+echo "package: serve -> the board moved g1 out of Needs attention"
+echo "package: passed"
