@@ -34,12 +34,13 @@ interface Options {
   skipPaint: boolean;
   keep: boolean;
   cpuProf: boolean;
+  cliOnly: boolean;
   cache: string;
   timeoutS: number;
 }
 
 const USAGE = `usage: npm run bench -- [--orders N] [--load-s S] [--writes W] [--clients C] [--stale-after S]
-                         [--skip-paint] [--keep] [--cpu-prof] [--cache DIR] [--timeout-s S]
+                         [--skip-paint] [--keep] [--cpu-prof] [--cli-only] [--cache DIR] [--timeout-s S]
   --orders N       orders in the generated channel (default 100000; generated once, cached)
   --load-s S       seconds of API load (default 20)
   --writes W       incremental single-file writes (default 200)
@@ -48,6 +49,7 @@ const USAGE = `usage: npm run bench -- [--orders N] [--load-s S] [--writes W] [-
   --skip-paint     skip the Chromium first-paint measurement
   --keep           keep the index database (its path is printed)
   --cpu-prof       write V8 CPU profiles of the indexer process (cold and serving runs) and print the top functions
+  --cli-only       only the CLI start row: \`claimboard state --json\` on a 20-file channel
   --cache DIR      where generated channels live (default bench/.cache)
   --timeout-s S    give up on the cold index after S seconds (default max(300, N/50))`;
 
@@ -61,6 +63,7 @@ function parseOptions(argv: readonly string[]): Options {
     skipPaint: false,
     keep: false,
     cpuProf: false,
+    cliOnly: false,
     cache: path.join(import.meta.dirname, '.cache'),
     timeoutS: 0,
   };
@@ -83,6 +86,7 @@ function parseOptions(argv: readonly string[]): Options {
       case '--skip-paint': o.skipPaint = true; break;
       case '--keep': o.keep = true; break;
       case '--cpu-prof': o.cpuProf = true; break;
+      case '--cli-only': o.cliOnly = true; break;
       case '--help': case '-h': console.log(USAGE); process.exit(0); break;
       default: throw new Error(`unknown option ${a}\n${USAGE}`);
     }
@@ -724,11 +728,38 @@ async function firstPaint(port: number, runs: number): Promise<{ cardMs: number[
 
 // ---- the run -------------------------------------------------------------------------
 
+/**
+ * `claimboard state <channel> --json` as a script calls it (issue 11: <= 0.3 s on a small
+ * channel): a fresh `node bin/claimboard.mjs` process per call, wall milliseconds from spawn to
+ * exit, on a 20-file channel made of two conformance vectors (11's folder and 04's order t1,
+ * signed by the same keys). One call first, not counted (it builds dist/ if a source changed).
+ */
+function cliStart(runs: number): { files: number; ms: number[] } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'claimboard-bench-cli-'));
+  try {
+    const vectors = path.join(PROJECT_DIR, 'conformance', 'vectors');
+    fs.cpSync(path.join(vectors, '11-give-up-ack-reopen', 'channel'), dir, { recursive: true });
+    fs.cpSync(path.join(vectors, '04-stale-heartbeat-lapsed', 'channel', 'tasks', 't1'), path.join(dir, 'tasks', 't1'), { recursive: true });
+    const files = (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((e) => e.isFile()).length;
+    const call = () => {
+      const t0 = performance.now();
+      const r = spawnSync(process.execPath, [path.join(PROJECT_DIR, 'bin', 'claimboard.mjs'), 'state', dir, '--json'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+      const ms = performance.now() - t0;
+      if (r.status !== 0) throw new Error(`claimboard state failed (${r.status}): ${r.stderr}`);
+      return ms;
+    };
+    call();
+    return { files, ms: Array.from({ length: runs }, call) };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function ensureBuild(): void {
   const buildId = path.join(PROJECT_DIR, '.next', 'BUILD_ID');
   if (!fs.existsSync(buildId)) {
     log('no production build (.next/BUILD_ID): running next build first');
-    const b = spawnSync(process.execPath, [path.join(PROJECT_DIR, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
+    const b = spawnSync(process.execPath, [path.join(PROJECT_DIR, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build', '--webpack'], {
       cwd: PROJECT_DIR,
       stdio: 'inherit',
       env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_OPTIONS: '' },
@@ -763,6 +794,13 @@ async function main(): Promise<void> {
     log(`${figure}: ${value}`);
   };
   log(`orders=${o.orders} load=${o.loadS}s writes=${o.writes} clients=${o.clients} stale_after=${o.staleAfterS}s on ${os.cpus().length} cores, node ${process.version}`);
+  const cli = cliStart(10);
+  const cliS = stats(cli.ms);
+  row('CLI start', `p50 ${Math.round(cliS.p50)} ms, max ${Math.round(cliS.max)} ms`, `\`claimboard state <channel> --json\` on a ${cli.files}-file channel, a new process per call, spawn to exit, ${cliS.n} calls (dist/ bundle, no bundler at run time)`);
+  if (o.cliOnly) {
+    console.log(`\nbench cli_state_ms=${Math.round(cliS.p50)} cli_state_max_ms=${Math.round(cliS.max)} files=${cli.files}`);
+    return;
+  }
   ensureBuild();
 
   // Channel (generated once, cached).
@@ -793,7 +831,7 @@ async function main(): Promise<void> {
   const db = path.join(work, 'index.sqlite');
   const profDir = o.cpuProf ? path.join(o.cache, `profiles-${o.orders}-${new Date().toISOString().replace(/[:.]/g, '-')}`) : null;
   let server: Server | null = null;
-  const result: Record<string, unknown> = { orders: o.orders, files: floor.files };
+  const result: Record<string, unknown> = { orders: o.orders, files: floor.files, cli_state_ms: cliS.p50 };
   const profiles: string[] = [];
   let finalLine = '';
   try {
@@ -912,7 +950,7 @@ async function main(): Promise<void> {
     const line =
       `bench orders=${o.orders} files=${floor.files} floor_s=${fmt(r.floor_s!, 2)} cold_s=${fmt(r.cold_s!, 2)} cold_ratio=${fmt(r.cold_ratio!, 2)} ` +
       `warm_s=${fmt(r.warm_s!, 2)} verify_per_s=${fmt(r.verify_per_s!, 0)} incr_p95_ms=${fmt(r.incr_p95_ms!, 0)} ` +
-      `api_board_p95_ms=${fmt(r.api_board_p95_ms!, 1)} api_order_p95_ms=${fmt(r.api_order_p95_ms!, 1)} rss_mb=${fmt(r.rss_mb!, 0)} paint_ms=${fmt(r.paint_ms!, 0)}`;
+      `api_board_p95_ms=${fmt(r.api_board_p95_ms!, 1)} api_order_p95_ms=${fmt(r.api_order_p95_ms!, 1)} rss_mb=${fmt(r.rss_mb!, 0)} paint_ms=${fmt(r.paint_ms!, 0)} cli_state_ms=${fmt(r.cli_state_ms!, 0)}`;
     fs.writeFileSync(path.join(o.cache, `bench-last-${o.orders}.json`), JSON.stringify({ ...result, table: rows, line, at: new Date().toISOString() }, null, 2));
     finalLine = line;
   } finally {
