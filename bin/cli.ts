@@ -44,6 +44,12 @@ function packageVersion(): string {
   }
 }
 
+/** `serve`'s default port: $PORT when it is a port number (an empty or unset PORT is not port 0), else 3000. */
+function defaultPort(): number {
+  const n = Number(process.env.PORT?.trim() || NaN);
+  return Number.isInteger(n) && n >= 1 && n <= 65535 ? n : 3000;
+}
+
 /** Runs the CLI with `argv` (without node and script). Resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   let code = 0;
@@ -89,7 +95,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError('a port number');
       return n;
-    }, Number(process.env.PORT ?? 3000))
+    }, defaultPort())
     .option('--host <h>', 'address to bind (default 127.0.0.1)', '127.0.0.1')
     .option('--stale-after <seconds>', 'heartbeat interval x multiple; decimals allowed (default 300; 30 for the demo)', parseSeconds)
     .option('--db <file>', 'index database file (default ./.claimboard/index/<hash>.sqlite)')
@@ -193,12 +199,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     .argument('<channel>', 'the channel root')
     .argument('<agent>', 'the agent whose key changed')
     .option('--key <hex>', 'the key you checked out of band; refused unless it is the one in the folder')
-    .option('--db <file>', 'index database file (default: the one `claimboard serve` uses for this channel)')
+    .option('--db <file>', 'index database file (default: $CLAIMBOARD_DB, else the one `claimboard serve` uses for this channel)')
     .action(async (channel: string, agent: string, opts: { key?: string; db?: string }) => {
       const { repin } = await import('../lib/index/repin');
       const { openWriter } = await import('../lib/index/db');
       const { defaultDbFile } = await import('./serve');
-      const db = openWriter(opts.db ?? defaultDbFile(channel));
+      const db = openWriter(opts.db ?? process.env.CLAIMBOARD_DB ?? defaultDbFile(channel));
       try {
         const r = repin(db, channel, agent, opts.key);
         process.stdout.write(`pinned ${r.name}: ${r.from ? `${r.from.slice(0, 16)}… -> ` : ''}${r.to}\n`);
