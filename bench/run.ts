@@ -175,14 +175,14 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 function descendants(pid: number): number[] {
   const out: number[] = [];
   const visit = (p: number) => {
-    let tasks: string[] = [];
+    let tasks: string[];
     try {
       tasks = fs.readdirSync(`/proc/${p}/task`);
     } catch {
       return;
     }
     for (const t of tasks) {
-      let kids = '';
+      let kids: string;
       try {
         kids = fs.readFileSync(`/proc/${p}/task/${t}/children`, 'utf8');
       } catch {
@@ -711,9 +711,9 @@ async function firstPaint(port: number, runs: number): Promise<{ cardMs: number[
         await page.locator('[data-lane] article[data-order]').first().waitFor({ state: 'visible', timeout: 60_000 });
         out.wallMs.push(performance.now() - t);
         await page.waitForFunction('window.__cbCard !== undefined', undefined, { timeout: 10_000 });
-        const m = (await page.evaluate(
+        const m = await page.evaluate<{ card: number; fcp: number }>(
           "({ card: window.__cbCard, fcp: (performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint') || { startTime: NaN }).startTime })",
-        )) as { card: number; fcp: number };
+        );
         out.cardMs.push(m.card);
         out.fcpMs.push(m.fcp);
       } finally {
@@ -740,7 +740,7 @@ function cliStart(runs: number): { files: number; ms: number[] } {
     const vectors = path.join(PROJECT_DIR, 'conformance', 'vectors');
     fs.cpSync(path.join(vectors, '11-give-up-ack-reopen', 'channel'), dir, { recursive: true });
     fs.cpSync(path.join(vectors, '04-stale-heartbeat-lapsed', 'channel', 'tasks', 't1'), path.join(dir, 'tasks', 't1'), { recursive: true });
-    const files = (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((e) => e.isFile()).length;
+    const files = fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
     const call = () => {
       const t0 = performance.now();
       const r = spawnSync(process.execPath, [path.join(PROJECT_DIR, 'bin', 'claimboard.mjs'), 'state', dir, '--json'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
@@ -833,7 +833,7 @@ async function main(): Promise<void> {
   let server: Server | null = null;
   const result: Record<string, unknown> = { orders: o.orders, files: floor.files, cli_state_ms: cliS.p50 };
   const profiles: string[] = [];
-  let finalLine = '';
+  let finalLine: string;
   try {
     // Cold index: a fresh database, the real `claimboard serve`.
     const port = await freePort();

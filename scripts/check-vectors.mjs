@@ -46,7 +46,7 @@ function copyTree(src, dst) {
   }
 }
 /** Sets a file's ctime to now without changing it (chmod to its own mode). */
-const touch = (p) => { try { const st = fs.lstatSync(p); if (!st.isSymbolicLink()) fs.chmodSync(p, st.mode & 0o7777); } catch {} };
+const touch = (p) => { try { const st = fs.lstatSync(p); if (!st.isSymbolicLink()) fs.chmodSync(p, st.mode & 0o7777); } catch { /* best effort: a path that is gone keeps no age */ } };
 
 async function runCase(name) {
   const dir = path.join(casesDir, name);

@@ -74,6 +74,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
     for (const t of taken) ids.add(t);
     return ids;
     // The cache is read again whenever the order's answer or the probes change.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- live.dataUpdatedAt is not read inside: it says when the query cache (outside React) holds a new answer
   }, [qc, taken, live.dataUpdatedAt]);
   const proposal = proposedId(card, known);
   const newIdRaw = idText ?? proposal;

@@ -25,7 +25,9 @@ export function Filters({
   const pathname = usePathname();
   const [text, setText] = useState(filters.q ?? '');
   const latest = useRef(filters);
-  latest.current = filters;
+  useEffect(() => {
+    latest.current = filters;
+  });
 
   const apply = (next: BoardFilters) => {
     const qs = filtersToParams(next).toString();
@@ -38,7 +40,7 @@ export function Filters({
     if (q === (latest.current.q ?? '')) return;
     const t = setTimeout(() => apply({ ...latest.current, q: q || undefined }), 250);
     return () => clearTimeout(t);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- typing alone arms the timer (a URL change from elsewhere must not re-send the text); apply is remade every render and the filters are read at fire time through `latest`
   }, [text]);
 
   // The URL changed from elsewhere (back, clear): follow it.

@@ -78,7 +78,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded }: 
   // Scrolling near the end of a long lane loads the next page.
   useEffect(() => {
     if (virtual && hasMore && !loading && lastVisible >= cards.length - 5) loadMore();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- loadMore is remade every render: the effect runs when what it reads (scroll position, paging state) changes
   }, [virtual, hasMore, loading, lastVisible, cards.length]);
 
   // Keyboard focus (j/k): bring the card into view, then focus its link.
@@ -96,8 +96,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded }: 
     };
     raf = requestAnimationFrame(tick);
     return () => cancelAnimationFrame(raf);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [focusIndex, virtual]);
+  }, [focusIndex, virtual, v]);
 
   const headingId = `lane-${page.lane}`;
   const renderCard = (card: Card, index: number) => (

@@ -59,6 +59,7 @@ export function stateSentence(card: Card, ctx: WhyContext): string | null {
           return ref === null
             ? `claimed by ${h}; no heartbeat was ever written`
             : `claimed by ${h} ${ago(ref, ctx.nowMs)}; no heartbeat was ever written`;
+        case undefined:
         default:
           return card.reason ? `stale: ${card.reason}` : `${h}'s run looks stopped`;
       }

@@ -50,13 +50,12 @@ const ORDER_FIELDS: ReadonlySet<string> = new Set(['by', 'supersedes']);
  */
 export function Timeline({ events, now }: { events: readonly TimelineEvent[]; now: number }) {
   if (events.length === 0) return <p className="text-sm text-zinc-500 dark:text-zinc-400">No records yet.</p>;
-  let lastDate = '';
+  const dates = events.map((ev) => utcClock(ev.arrival_ms, { date: true }).slice(0, 10));
   return (
     <ol className="relative ml-1 border-l border-zinc-200 dark:border-zinc-800" aria-label="timeline">
       {events.map((ev, i) => {
-        const date = utcClock(ev.arrival_ms, { date: true }).slice(0, 10);
-        const showDate = date !== lastDate;
-        lastDate = date;
+        const date = dates[i] ?? '';
+        const showDate = date !== dates[i - 1];
         const details = Object.entries(ev.detail).filter(([, v]) => v !== null && v !== '');
         return (
           <li key={`${ev.path}:${i}`} data-kind={ev.kind} className="relative pb-4 pl-5 last:pb-0">

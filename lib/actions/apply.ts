@@ -339,7 +339,7 @@ function ledgerLineProblem(req: ActionRequest, signer: string, state: ChannelSta
   const p = parseStrictJsonText(req.ledger_line);
   if (!p.ok || p.node.t !== 'obj') return refuse(400, `the ledger line is not a JSON object${p.ok ? '' : `: ${p.reason}`}`);
   const l = toPlain(p.node) as Record<string, unknown>;
-  const str = (k: string) => (typeof l[k] === 'string' ? (l[k] as string) : null);
+  const str = (k: string) => (typeof l[k] === 'string' ? l[k] : null);
   const created = parseTimestamp(str('created_at') ?? '');
   if (str('kind') !== LEDGER_KIND[req.action]) return refuse(400, `the ledger line's kind must be ${LEDGER_KIND[req.action]}`);
   if (canonicalName(str('actor') ?? '') !== signer) return refuse(400, "the ledger line's actor must be the signing operator");

@@ -21,7 +21,7 @@ export function guardRequest(req: Request): { status: 400 | 403 | 415; reason: s
   const origin = req.headers.get('origin');
   if (origin) {
     const host = req.headers.get('host');
-    let originHost: string | null = null;
+    let originHost: string | null;
     try {
       originHost = new URL(origin).host;
     } catch {

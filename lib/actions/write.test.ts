@@ -278,7 +278,7 @@ describe(`a full disk and a read-only folder ${HOW}`, () => {
       vi.spyOn(fs, 'writeSync').mockImplementation(((fd: number, ...rest: unknown[]) => {
         if (fd > 2) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
         return (write as (...a: unknown[]) => number)(fd, ...rest);
-      }) as typeof fs.writeSync);
+      }));
       return;
     }
     const fd = fs.openSync(path.join(mnt, 'filler'), 'w');

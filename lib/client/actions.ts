@@ -36,7 +36,7 @@ async function postJson(path: string, body: unknown): Promise<{ status: number; 
     credentials: 'same-origin',
   });
   const text = await res.text();
-  let parsed: unknown = null;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {

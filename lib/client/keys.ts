@@ -87,7 +87,7 @@ export function saveKey(stores: KeyStores, key: OperatorKey, remember: boolean):
 /** The kept key (this tab's first, then this device's), or null; a malformed entry counts as none. */
 export function loadKey(stores: KeyStores): { key: OperatorKey; storage: KeyStorage } | null {
   for (const where of ['session', 'local'] as const) {
-    let raw: string | null = null;
+    let raw: string | null;
     try {
       raw = stores[where].getItem(KEY_STORAGE_ITEM);
     } catch {

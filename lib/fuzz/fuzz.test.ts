@@ -16,7 +16,7 @@ import { laneOf, type Card } from '../ledger/derive';
 import { naclVerify } from '../ledger/nacl-verify';
 import { channelStateOf } from '../index/channel-state';
 import { openMemory, openWriter, type DB } from '../index/db';
-import { Indexer, type IndexerOptions } from '../index/indexer';
+import { Indexer } from '../index/indexer';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-fuzz-test-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -104,7 +104,7 @@ describe('case-variant order folders (LEDGER.md §2: names compare case-insensit
     const now = Date.now();
     const index = async (db: DB) => {
       // The clock stands still: no grace for vanished files (it would never end).
-      const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, workers: 0, vanishGraceMs: 0 } as IndexerOptions);
+      const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, workers: 0, vanishGraceMs: 0 });
       await ix.start();
       return ix;
     };
@@ -152,7 +152,7 @@ describe('case-variant order folders (LEDGER.md §2: names compare case-insensit
     const now = Date.now();
     const run = async () => {
       const db = openWriter(file);
-      const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, workers: 0 } as IndexerOptions);
+      const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, workers: 0 });
       await ix.start();
       await ix.stop();
       const cards = (db.prepare('SELECT card FROM cards ORDER BY order_id').all() as { card: string }[]).map((r) => JSON.parse(r.card) as Card);
@@ -218,7 +218,7 @@ describe('names that are not UTF-8', () => {
     expect(s.problems[0]?.detail).toMatch(/not valid UTF-8/);
     expect(s.orders[0]?.flags).toEqual(['bad_record']);
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, workers: 0 } as IndexerOptions);
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, workers: 0 });
     await ix.start();
     await ix.stop();
     expect((db.prepare('SELECT path, problem FROM problems ORDER BY path').all() as { path: string; problem: string }[]).map((p) => [p.path, p.problem])).toEqual(

@@ -126,7 +126,7 @@ function installWatch(): void {
   for (const name of ['readdirSync', 'readFileSync', 'statSync', 'opendirSync'] as const) {
     const orig = f[name] as (...a: unknown[]) => unknown;
     f[name] = (...a: unknown[]) => {
-      if (watchDir !== null && (typeof a[0] === 'string' || Buffer.isBuffer(a[0]))) noteReal(realOf(a[0] as fs.PathLike), name);
+      if (watchDir !== null && (typeof a[0] === 'string' || Buffer.isBuffer(a[0]))) noteReal(realOf(a[0]), name);
       return orig(...a);
     };
   }

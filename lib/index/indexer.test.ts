@@ -266,7 +266,7 @@ describe('Indexer, channel-wide facts applied incrementally', () => {
     await b.start();
     await b.stop();
     expect(snapshot(two)).toEqual(snapshot(one));
-    expect((snapshot(one).cards as unknown[]).length).toBe(3 + 3 + 5 + 3);
+    expect(snapshot(one).cards.length).toBe(3 + 3 + 5 + 3);
   });
 });
 

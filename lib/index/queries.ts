@@ -51,7 +51,7 @@ const statements = new WeakMap<DB, Map<string, Statement>>();
  */
 function stmt(db: DB, sql: string): Statement {
   let byDb = statements.get(db);
-  if (!byDb) statements.set(db, (byDb = new Map()));
+  if (!byDb) statements.set(db, (byDb = new Map<string, Statement>()));
   let s = byDb.get(sql);
   if (!s) byDb.set(sql, (s = db.prepare(sql)));
   return s;
@@ -348,7 +348,7 @@ export class OrderAnswerCache {
     this.take(key);
     this.entries.set(key, { version, at, head, staleAfterMs });
     this.size += head.length + version.length;
-    for (const [k, e] of this.entries) {
+    for (const k of this.entries.keys()) {
       if (this.size <= this.maxBytes) break;
       this.take(k);
     }

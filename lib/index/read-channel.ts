@@ -204,7 +204,7 @@ export function listOrderFolder(root: string, dir: string): FolderListing | null
     self = st;
   }
   if (!self.isDirectory()) return { self, entries: [] };
-  let names: string[] = [];
+  let names: string[];
   try {
     names = fs.readdirSync(absDir).sort();
   } catch {

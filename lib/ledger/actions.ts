@@ -250,7 +250,7 @@ export function ackRefusal(card: Card): string | null {
 
 /** Channel-relative path of a decision record written by claimboard (LEDGER.md §2, §4). */
 export function decisionPath(kind: 'release' | 'retirement' | 'reopen' | 'ack' | 'supersede' | 'order', f: Record<string, unknown>): string | null {
-  const s = (k: string) => (typeof f[k] === 'string' ? canonicalName(f[k] as string) : '');
+  const s = (k: string) => (typeof f[k] === 'string' ? canonicalName(f[k]) : '');
   const safe = (...v: string[]) => v.every(isSafeComponent);
   switch (kind) {
     case 'release':

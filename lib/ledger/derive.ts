@@ -312,16 +312,10 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   const activeClaim = (agent: string) =>
     released.has(agent) ? undefined : pick(folder.claims, (c) => c.agent === agent);
 
-  // latest and R (LEDGER.md §7): highest revision; the holder's result there, else the smallest agent.
+  // latest (LEDGER.md §7): the highest revision. Which result at it is R (the holder's, else the
+  // smallest agent's) decides nothing here: a reopen names R by its revision (`result:<latest>`).
   let latest: number | null = null;
   for (const { record: r } of folder.results) if (latest === null || r.revision > latest) latest = r.revision;
-  let resultR: ResultRecord | null = null;
-  if (latest !== null) {
-    const atLatest = folder.results.map((a) => a.record).filter((r) => r.revision === latest);
-    resultR =
-      atLatest.find((r) => r.agent === holder) ??
-      atLatest.reduce((a, b) => (b.agent < a.agent ? b : a), atLatest[0] as ResultRecord);
-  }
   const reopened = (target: string) => folder.reopens.some((r) => normTarget(r.record.target) === normTarget(target));
   const rReopened = latest !== null && (reopened(`result:${latest}`) || reopened(`review:${latest}`));
 

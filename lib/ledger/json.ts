@@ -123,6 +123,7 @@ class Parser {
   }
 
   private fail(message: string, at: number): never {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- on purpose: not an Error, so no stack is captured per syntax error; parseText catches it
     throw new ParseFailure(message, at);
   }
 

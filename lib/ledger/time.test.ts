@@ -269,7 +269,7 @@ describe('separator and syntax', () => {
   it('refuses empty and non-string input without throwing', () => {
     expect(reasonOf('')).toBe('timestamp is empty');
     for (const v of [null, undefined, 0, 1787220672500, {}, []]) {
-      const r = parseTimestamp(v as unknown as string);
+      const r = parseTimestamp(v as string);
       expect(r.ok).toBe(false);
     }
   });

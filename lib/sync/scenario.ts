@@ -178,7 +178,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 async function until<T>(probe: () => T | null | undefined | false, timeoutMs: number, everyMs = 20): Promise<{ value: T; ms: number } | null> {
   const t0 = performance.now();
   for (;;) {
-    let v: T | null | undefined | false = null;
+    let v: T | null | undefined | false;
     try {
       v = probe();
     } catch {
@@ -318,7 +318,7 @@ export async function runScenario(
     while (performance.now() - t < WAIT_MS && (fileMs === null || boardMs === null)) {
       if (fileMs === null && sameBytes(other, w.bytes)) fileMs = Math.round(performance.now() - t);
       if (boardMs === null && onBoard) {
-        let ok = false;
+        let ok: boolean;
         try {
           ok = onBoard(board);
         } catch {

@@ -35,7 +35,7 @@ const say = (line: string) => process.stdout.write(line.replace(/\n/g, ' ') + '\
 
 say('START');
 const db = openWriter(file, (why) => say(`REBUILD ${why}`));
-const options = {
+const options: IndexerOptions = {
   root,
   db,
   staleAfterMs: 300_000,
@@ -45,7 +45,7 @@ const options = {
   workers: 0,
   log: (line: string) => say(`LOG ${line}`),
 };
-const ix = new Indexer(options as IndexerOptions);
+const ix = new Indexer(options);
 await ix.start();
 say('READY');
 if (once) {
