@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test claimboard has, in order: type check, unit tests (vitest), the conformance
-# vectors (conformance/vectors) through the real CLI, the production build, and the end-to-end
-# tests (Playwright driving Debian's Chromium). `npm test` runs this. When the shared contract
-# checkout sits beside the repo (../shared), its vectors are checked too, as an extra step.
+# Runs every test claimboard has, in order: type check, lint (eslint), unit tests (vitest), the
+# conformance vectors (conformance/vectors) through the real CLI, the production build, and the
+# end-to-end tests (Playwright driving Debian's Chromium). `npm test` runs this. When the shared
+# contract checkout sits beside the repo (../shared), its vectors are checked too, as an extra step.
 #
 # Works on a fresh clone of a Debian 12 / Node 20 machine: installs node_modules when they
 # are missing or older than package-lock.json, and Debian's chromium and syncthing when missing.
@@ -81,6 +81,8 @@ bash scripts/fresh-ferry.sh >"$FRESH_LOG" 2>&1 &
 FRESH_PID=$!
 
 step "type check" npx tsc --noEmit -p .
+
+step "lint" npx eslint . --max-warnings 0
 
 step "unit tests" npx vitest run
 
