@@ -73,6 +73,12 @@ export interface IndexerOptions {
    * between must not see the heartbeat (or roster entry) gone.
    */
   readonly vanishGraceMs?: number;
+  /**
+   * Told after each pass has stored and settled its cards, and after the channel level (roster,
+   * ledgers, channel problems) was read again. Called synchronously inside the pass: it must
+   * return at once (the serve process's alerts, lib/alerts/engine.ts, only schedule their look).
+   */
+  readonly onSettled?: () => void;
 }
 
 /** An agents row: the summary plus what the agent page shows (LEDGER.md §4, §5). */
@@ -558,6 +564,7 @@ export class Indexer {
     }
     this.passDirs(dirty);
     this.scheduleStaleTimer();
+    if (channelDirty) this.opts.onSettled?.();
   }
 
   /** Looks again at deferred folders when their grace ends. */
@@ -1220,6 +1227,7 @@ export class Indexer {
     })();
     this.refreshAgents();
     this.followFerryRetires();
+    this.opts.onSettled?.();
   }
 
   /** Names retired by a `ferry channel retire` release in some folder (cards' `retires`), as last settled. */
