@@ -7,7 +7,7 @@ import { parseStrictJsonText, sha256HexOfText, toPlain } from './json';
 import { canonicalName, isSafeComponent } from './names';
 import { ledgerLinePayload } from './payloads';
 import { parseTimestamp, type Timestamp } from './time';
-import { checkSignature, type Ed25519Verify, type Roster } from './verify';
+import { checkSignature, type Ed25519Verify, type Roster, type SignatureCheck } from './verify';
 
 /** One ledger entry as read (LEDGER.md §3). */
 export interface LedgerEntry {
@@ -20,7 +20,11 @@ export interface LedgerEntry {
   readonly created_at: Timestamp;
   readonly prev: string;
   readonly signed_by: string | null;
-  /** Whether this line chained and verified (false from the first broken line on, for that line). */
+  /** Whether this line's `prev` is the hash of the line before it (empty on the first line). */
+  readonly chained: boolean;
+  /** Its signature check; `wrong_signer` when it verifies but its signer is not the file's. */
+  readonly signature: SignatureCheck | 'wrong_signer';
+  /** Whether this line chained and verified (each line judged on its own: a line after a broken one may be ok). */
   readonly ok: boolean;
 }
 
@@ -115,7 +119,8 @@ export function readLedgerFile(
     const d = shaped.data;
     const expectedPrev = previous === null ? '' : sha256HexOfText(previous);
     let ok = true;
-    if (d.prev !== expectedPrev) {
+    const chained = d.prev === expectedPrev;
+    if (!chained) {
       ok = false;
       fail(lineNo, `line ${lineNo}: prev does not match the hash of line ${lineNo - 1}`);
     }
@@ -128,14 +133,16 @@ export function readLedgerFile(
       prev: d.prev,
     };
     const check = checkSignature(d.signed_by ?? null, d.signature ?? null, ledgerLinePayload(fields), roster, verify);
+    let signature: SignatureCheck | 'wrong_signer' = check;
     if (check !== 'valid') {
       ok = false;
       fail(lineNo, `line ${lineNo}: signature ${check.replace('_', ' ')}`);
     } else if (signer !== null && canonicalName(d.signed_by ?? '') !== signer) {
       ok = false;
+      signature = 'wrong_signer';
       fail(lineNo, `line ${lineNo}: signed by ${canonicalName(d.signed_by ?? '')}, not the file's signer ${signer}`);
     }
-    out.push({ line: lineNo, ...fields, signed_by: d.signed_by ?? null, ok });
+    out.push({ line: lineNo, ...fields, signed_by: d.signed_by ?? null, chained, signature, ok });
     previous = text;
   }
   return brokenAt === undefined

@@ -1,0 +1,336 @@
+import 'server-only';
+/**
+ * Alerts in the serve process (issue 12; docs/alerts.md): after each index pass the indexer
+ * pokes the engine (IndexerOptions.onSettled), which, on the next turn of the event loop and
+ * never inside the pass, reads the Needs attention and Stale lanes and the paging problems from
+ * the index, decides against the sent set (decide.ts) and stores the decision with the messages
+ * it makes for each target in one transaction. Each target then delivers its messages in order,
+ * one at a time, asynchronously (a timeout per attempt, bounded retries with exponential
+ * backoff), so a slow or failing endpoint delays nothing but its own messages. Messages owed
+ * survive a restart; nothing sent is sent again.
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import type { DB } from '../index/db';
+import type { Card } from '../ledger/derive';
+import type { ProblemCode } from '../ledger/channel';
+import { formatLocalInstant } from '../ledger/time';
+import { decide, type Decision, type OpenRow } from './decide';
+import { attempt, type AlertTarget } from './deliver';
+import { cardWords, itemOfProblem, itemsOfCard, PAGING_PROBLEMS, problemWords, resolvedOrderWords, resolvedProblemWords, type AlertItem } from './items';
+import { makePayload, redactCommand, redactUrl, type AlertPayload } from './payload';
+import { nextPending, openRows, prune, recordFailure, recordSuccess, storeConfig, storeDecision, type OutboxEntry, type StoredAlertConfig } from './store';
+
+export type { AlertTarget } from './deliver';
+
+export interface AlertOptions {
+  readonly db: DB;
+  /** The channel root (its folder name is the payload's `channel`). */
+  readonly channel: string;
+  /** stale_after, ms (the board's sentences of a stale card say it). */
+  readonly staleAfterMs: number;
+  readonly targets: readonly AlertTarget[];
+  /** The quiet period, ms: how long an item must have been there (and gone) before it is sent (resolved). Default 0. */
+  readonly afterMs?: number;
+  /** The board's address as readers reach it, e.g. `http://127.0.0.1:3000` (no trailing slash needed). */
+  readonly baseUrl: string;
+  /** This machine's clock, ms (default Date.now). */
+  readonly clock?: () => number;
+  /** Timeout of one attempt, ms (default 10 000). */
+  readonly timeoutMs?: number;
+  /** Attempts per message and target, the first included (default 5). */
+  readonly maxAttempts?: number;
+  /** Wait before the first retry, ms, doubling after each (default 1 000; at most 60 000). */
+  readonly backoffMs?: number;
+  readonly log?: (line: string) => void;
+  /** The User-Agent of webhook requests (default `claimboard`). */
+  readonly userAgent?: string;
+}
+
+/** A target's id in the index: a short hash of what it is (the URL itself, a secret, is never stored). */
+export function targetId(t: AlertTarget): string {
+  const what = t.kind === 'webhook' ? `webhook:${t.url.href}` : `command:${t.command}`;
+  return createHash('sha256').update(what).digest('hex').slice(0, 12);
+}
+
+/** A target in words without its secrets (payload.ts redactUrl / redactCommand). */
+export function targetLabel(t: AlertTarget): string {
+  return t.kind === 'webhook' ? redactUrl(t.url) : `command: ${redactCommand(t.command)}`;
+}
+
+interface Queue {
+  readonly id: string;
+  readonly label: string;
+  readonly target: AlertTarget;
+  running: Promise<void> | null;
+  /** Ends a wait for a retry early (stop, or new work while idle). */
+  wakeUp: (() => void) | null;
+  /** The last attempt failed (a success after it is logged once). */
+  failing: boolean;
+}
+
+const MAX_BACKOFF_MS = 60_000;
+
+export class AlertEngine {
+  private readonly db: DB;
+  private readonly clock: () => number;
+  private readonly log: (line: string) => void;
+  private readonly afterMs: number;
+  private readonly base: string;
+  private readonly channelName: string;
+  private readonly queues: Queue[];
+  private readonly stopping = new AbortController();
+  private started = false;
+  private stopped = false;
+  private pending: NodeJS.Immediate | null = null;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  /** The items of each attention or stale card, by the fingerprint of the card they were read from. */
+  private readonly memo = new Map<string, { fp: number; items: AlertItem[] }>();
+  private evaluations = 0;
+
+  constructor(private readonly opts: AlertOptions) {
+    this.db = opts.db;
+    this.clock = opts.clock ?? Date.now;
+    this.log = opts.log ?? (() => {});
+    this.afterMs = Math.max(0, opts.afterMs ?? 0);
+    this.base = opts.baseUrl.replace(/\/+$/, '');
+    this.channelName = path.basename(path.resolve(opts.channel));
+    const seen = new Set<string>();
+    this.queues = [];
+    for (const target of opts.targets) {
+      const id = targetId(target);
+      if (seen.has(id)) continue; // the same target twice is one target
+      seen.add(id);
+      this.queues.push({ id, label: targetLabel(target), target, running: null, wakeUp: null, failing: false });
+    }
+  }
+
+  /** The configuration as stored for the web server. */
+  get config(): StoredAlertConfig {
+    return { targets: this.queues.map((q) => ({ id: q.id, kind: q.target.kind, label: q.label })), after_ms: this.afterMs, base_url: this.base };
+  }
+
+  /**
+   * Starts deciding (call it once the first index is ready: pokes before are ignored, so a warm
+   * start's half-updated board never pages) and resumes the deliveries a previous run still owed.
+   */
+  start(): void {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    storeConfig(this.db, this.config, this.clock());
+    this.poke();
+    for (const q of this.queues) this.kick(q);
+  }
+
+  /**
+   * Asks for a decision soon (the indexer calls it after each pass): on the next turn of the
+   * event loop, once however often it is asked meanwhile. Returns at once; never throws.
+   */
+  poke(): void {
+    if (!this.started || this.stopped || this.pending) return;
+    this.pending = setImmediate(() => {
+      this.pending = null;
+      try {
+        this.evaluate();
+      } catch (e) {
+        this.log(`alerts: deciding failed, trying again in 1 s: ${e instanceof Error ? e.message : String(e)}`);
+        this.wakeAt(this.clock() + 1000);
+      }
+    });
+  }
+
+  /** Stops deciding and delivering; an attempt under way is abandoned (still owed at the next start). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.pending) clearImmediate(this.pending);
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.pending = null;
+    this.wakeTimer = null;
+    this.stopping.abort();
+    for (const q of this.queues) q.wakeUp?.();
+    await Promise.all(this.queues.map((q) => q.running ?? Promise.resolve()));
+  }
+
+  /** Resolves once nothing is decided or delivered any more (tests; deliveries that hang keep it waiting). */
+  async idle(): Promise<void> {
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 5));
+      if (!this.pending && this.queues.every((q) => q.running === null)) return;
+    }
+  }
+
+  /** Decisions made so far (tests). */
+  get evaluationCount(): number {
+    return this.evaluations;
+  }
+
+  private wakeAt(t: number): void {
+    if (this.stopped) return;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimer = setTimeout(
+      () => {
+        this.wakeTimer = null;
+        this.poke();
+      },
+      Math.max(0, Math.min(t - this.clock(), 2 ** 31 - 1)) + 1,
+    );
+    this.wakeTimer.unref?.();
+  }
+
+  /** The items paging now, by key: the cards of the two lanes (parsed only when they changed) and the paging problems. */
+  private currentItems(): Map<string, AlertItem> {
+    const db = this.db;
+    const current = new Map<string, AlertItem>();
+    const cardOf = db.prepare('SELECT card FROM cards WHERE order_id = ?');
+    const seen = new Set<string>();
+    for (const r of db.prepare("SELECT order_id, fp FROM cards WHERE lane IN ('attention', 'stale')").iterate() as Iterable<{ order_id: string; fp: number | null }>) {
+      seen.add(r.order_id);
+      let m = this.memo.get(r.order_id);
+      if (!m || r.fp === null || m.fp !== r.fp) {
+        const row = cardOf.get(r.order_id) as { card: string } | undefined;
+        m = { fp: r.fp ?? Number.NaN, items: row ? itemsOfCard(JSON.parse(row.card) as Card) : [] };
+        this.memo.set(r.order_id, m);
+      }
+      for (const it of m.items) current.set(it.key, it);
+    }
+    for (const id of this.memo.keys()) if (!seen.has(id)) this.memo.delete(id);
+    const codes = (Object.keys(PAGING_PROBLEMS) as ProblemCode[]).filter((c) => PAGING_PROBLEMS[c]);
+    const rows = db.prepare(`SELECT DISTINCT path, problem FROM problems WHERE problem IN (${codes.map(() => '?').join(', ')})`).all(...codes) as { path: string; problem: ProblemCode }[];
+    for (const p of rows) {
+      const it = itemOfProblem(p);
+      if (it) current.set(it.key, it);
+    }
+    return current;
+  }
+
+  /** Decides and stores the decision with its messages; kicks the targets that got any. */
+  private evaluate(): void {
+    if (this.stopped) return;
+    this.evaluations++;
+    const now = this.clock();
+    const d = decide(this.currentItems(), openRows(this.db), now, this.afterMs);
+    if (d.wakeMs !== null) this.wakeAt(d.wakeMs);
+    if (d.put.length === 0 && d.drop.length === 0 && d.send.length === 0 && d.resolve.length === 0) return;
+    const payloads = this.payloadsOf(d, now);
+    const messages: OutboxEntry[] = [];
+    for (const p of payloads) for (const q of this.queues) messages.push({ target: q.id, event: p.payload.event, grp: p.grp, payload: JSON.stringify(p.payload) });
+    storeDecision(this.db, d, messages, now);
+    if (payloads.length > 0) {
+      if (this.evaluations % 50 === 0) prune(this.db);
+      for (const q of this.queues) this.kick(q);
+    }
+  }
+
+  private urlOf(orderId: string | null): string {
+    return orderId === null ? `${this.base}/problems` : `${this.base}/orders/${encodeURIComponent(orderId)}`;
+  }
+
+  /** The messages of a decision: one per group sent, one per group resolved. */
+  private payloadsOf(d: Decision, now: number): { grp: string; payload: AlertPayload }[] {
+    const cardOf = this.db.prepare('SELECT card FROM cards WHERE order_id = ?');
+    const card = (id: string): Card | null => {
+      const row = cardOf.get(id) as { card: string } | undefined;
+      return row ? (JSON.parse(row.card) as Card) : null;
+    };
+    const problemOf = this.db.prepare('SELECT detail, line FROM problems WHERE path = ? AND problem = ? LIMIT 1');
+    const ctx = { nowMs: now, staleAfterMs: this.opts.staleAfterMs };
+    const out: { grp: string; payload: AlertPayload }[] = [];
+    const orderFacts = (c: Card | null) => (c ? { lane: c.lane, state: c.state, flags: c.flags } : {});
+    for (const g of d.send) {
+      const first = g.items[0] as OpenRow;
+      const reasons = g.items.map((r) => r.reason);
+      const seenAt = Math.min(...g.items.map((r) => r.first_seen_ms));
+      const base = { channel: this.channelName, reasons, url: this.urlOf(first.order_id) };
+      switch (first.kind) {
+        case 'attention':
+        case 'stale': {
+          const id = first.order_id ?? '';
+          const c = card(id);
+          const since = first.kind === 'stale' && c?.since_ms !== undefined ? c.since_ms : seenAt;
+          const reason = c ? cardWords(c, first.kind, reasons, ctx) : reasons.join('; ');
+          out.push({ grp: g.grp, payload: makePayload({ event: first.kind, ...base, order_id: id, ...orderFacts(c), reason, since: formatLocalInstant(since) }) });
+          break;
+        }
+        case 'problem': {
+          const p = problemOf.get(first.path, first.reason) as { detail: string; line: number | null } | undefined;
+          const reason = problemWords({ path: first.path ?? '', problem: first.reason as ProblemCode, detail: p?.detail ?? '', line: p?.line ?? undefined });
+          out.push({ grp: g.grp, payload: makePayload({ event: 'problem', ...base, problem: first.reason, path: first.path ?? '', reason, since: formatLocalInstant(seenAt) }) });
+          break;
+        }
+      }
+    }
+    for (const g of d.resolve) {
+      const first = g.rows[0] as OpenRow;
+      const reasons = g.rows.map((r) => r.reason);
+      const goneAt = Math.max(...g.rows.map((r) => r.gone_ms ?? now));
+      const base = { event: 'resolved' as const, channel: this.channelName, reasons, url: this.urlOf(first.order_id), since: formatLocalInstant(goneAt), resolves: first.kind };
+      switch (first.kind) {
+        case 'attention':
+        case 'stale': {
+          const id = first.order_id ?? '';
+          const c = card(id);
+          out.push({ grp: g.grp, payload: makePayload({ ...base, order_id: id, ...orderFacts(c), reason: resolvedOrderWords(first.kind, c) }) });
+          break;
+        }
+        case 'problem':
+          out.push({ grp: g.grp, payload: makePayload({ ...base, problem: first.reason, path: first.path ?? '', reason: resolvedProblemWords(first.reason, first.path ?? '') }) });
+          break;
+      }
+    }
+    return out;
+  }
+
+  /** Starts a target's delivery loop unless it runs (or wakes it from a wait for a retry). */
+  private kick(q: Queue): void {
+    if (this.stopped) return;
+    if (q.running) return void q.wakeUp?.();
+    q.running = this.deliverAll(q).finally(() => {
+      q.running = null;
+    });
+  }
+
+  /** Delivers a target's messages in order, one at a time, until it owes none (or the engine stops). */
+  private async deliverAll(q: Queue): Promise<void> {
+    const maxAttempts = Math.max(1, this.opts.maxAttempts ?? 5);
+    const backoff = this.opts.backoffMs ?? 1000;
+    const timeout = this.opts.timeoutMs ?? 10_000;
+    while (!this.stopped) {
+      const next = nextPending(this.db, q.id);
+      if (!next) return;
+      const wait = next.next_ms - this.clock();
+      if (wait > 0) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, wait);
+          q.wakeUp = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        q.wakeUp = null;
+        continue;
+      }
+      let payload: AlertPayload;
+      try {
+        payload = JSON.parse(next.payload) as AlertPayload;
+      } catch {
+        recordFailure(this.db, next.id, q.id, this.clock(), 'stored payload unreadable', null);
+        continue;
+      }
+      const r = await attempt(q.target, payload, timeout, this.stopping.signal, this.opts.userAgent ?? 'claimboard');
+      if (this.stopped) return; // abandoned: still owed at the next start
+      const now = this.clock();
+      if (r.ok) {
+        recordSuccess(this.db, next.id, q.id, now);
+        if (q.failing) this.log(`alerts: ${q.label}: delivering again`);
+        q.failing = false;
+        continue;
+      }
+      const attempts = next.attempts + 1;
+      const final = !r.retry || attempts >= maxAttempts;
+      recordFailure(this.db, next.id, q.id, now, r.error, final ? null : now + Math.min(backoff * 2 ** (attempts - 1), MAX_BACKOFF_MS));
+      if (final) this.log(`alerts: ${q.label}: gave up on a ${payload.event} alert after ${attempts} attempt${attempts > 1 ? 's' : ''}: ${r.error}`);
+      else if (!q.failing) this.log(`alerts: ${q.label}: ${r.error}; retrying`);
+      q.failing = true;
+    }
+  }
+}
