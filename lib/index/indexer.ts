@@ -29,6 +29,7 @@ import type { Stats } from 'node:fs';
 import type { DB } from './db';
 import { assertChannelRoot, entryFromStat, isRealDir, listOrderFolder, walkChannelLevel } from './read-channel';
 import { nodeVerify } from './node-verify';
+import { MetricsRecorder } from './metrics-record';
 import { byCanonicalDir, channelContext, isTrustPath, workersOf, duplicateOrderDir, ledgerReportOf, readEntry, type ChannelContext, type FileOutcome, type Problem } from '../ledger/channel';
 import { canonicalName } from '../ledger/names';
 import type { LedgerFileReport } from '../ledger/ledger-file';
@@ -1018,6 +1019,8 @@ export class Indexer {
   /** Time spent storing results and settling channel-wide facts, ms (the cold index's "ready" line says them). */
   private storeMs = 0;
   private settleMs = 0;
+  /** Index lag and attention ages for GET /metrics (metrics-record.ts). */
+  private readonly metrics = new MetricsRecorder();
   private storeResults(results: readonly OrderPassResult[], cold: boolean): void {
     if (results.length === 0) return;
     const t0 = performance.now();
@@ -1061,6 +1064,7 @@ export class Indexer {
     const storeOne = (r: OrderPassResult): void => {
         const old = cold && !this.dirToId.has(r.dir) ? [] : (firstSeen.all(r.dir) as { path: string; first_seen_ms: number; arrival_ms: number; writer: string | null }[]);
         const firstSeenOf = new Map(old.map((o) => [o.path, o.first_seen_ms]));
+        if (this.progress.phase === 'ready') this.metrics.noteFolder(old, r.files, now);
         for (const o of old) if (o.writer) this.touchedWriters.add(o.writer);
         // A cold index starts from empty tables: a folder not stored yet has no rows to replace.
         const fresh = cold && !this.listing.has(r.dir) && !this.dirToId.has(r.dir);
@@ -1219,6 +1223,7 @@ export class Indexer {
       this.changedIds.clear();
       db.prepare('DELETE FROM changes WHERE seq < (SELECT MAX(seq) FROM changes) - 10000').run();
       this.setMeta('unsettled', '0');
+      this.metrics.record(db, this.clock(), this.verified, this.progress.phase === 'ready');
     })();
     this.refreshAgents();
     this.followFerryRetires();

@@ -1,0 +1,123 @@
+import 'server-only';
+/**
+ * What the indexer (the `claimboard serve` process) records for GET /metrics, which the web
+ * process serves from the index read-only (docs/prometheus.md). Two rows of the `meta` table,
+ * written inside the indexer's settle transaction; no migration:
+ *
+ * - `pass_stats`: when the last pass settled, how many signatures the indexer verified since it
+ *   started, and the index lag of the last live pass that stored a new or re-arrived file: the
+ *   largest (when its card was stored − when the file arrived), both on this machine's clock.
+ * - `attention_since`: per order in the Needs attention lane, when this index first stored it
+ *   there (this machine's clock), so the age of the oldest attention item can be told.
+ *
+ * Only this machine's clock is read: arrivals are file ctimes here, the other instants the
+ * indexer's own clock.
+ */
+import { z } from 'zod';
+import type { DB } from './db';
+
+/** The `pass_stats` meta row (all instants ms on this machine's clock). */
+export interface PassStatsRow {
+  /** When the indexer last settled a pass. */
+  readonly last_pass_ms: number;
+  /** Signatures verified by the indexer process since it started (resets when it restarts). */
+  readonly verified_total: number;
+  /** Live passes settled since the indexer started (the first index not counted). */
+  readonly passes_total: number;
+  /** The last live pass that stored a file new or re-arrived since the folder's previous pass, or null before one. */
+  readonly lag: { readonly max_ms: number; readonly files: number; readonly at_ms: number } | null;
+}
+
+/** A file as the index stores it: its path and its arrival here (ctime, ms, this machine's clock). */
+interface Arrival {
+  readonly path: string;
+  readonly arrival_ms: number;
+}
+
+/**
+ * Collects one pass's index lag and writes the meta rows at the end of the pass. One per
+ * indexer; not thread-safe (the indexer is single-threaded where it stores).
+ */
+export class MetricsRecorder {
+  private maxLagMs: number | null = null;
+  private files = 0;
+  private passes = 0;
+  private lastLag: PassStatsRow['lag'] = null;
+
+  /**
+   * Notes a folder stored by a live pass at `storedMs`: each file whose path is new, or whose
+   * arrival differs from the one stored before (`before`, the folder's previous rows), counts with
+   * lag `storedMs − arrival_ms` (never below 0: a ctime a little ahead of the clock read
+   * after it is no lag).
+   */
+  noteFolder(before: readonly Arrival[], files: readonly Arrival[], storedMs: number): void {
+    const known = new Map(before.map((f) => [f.path, f.arrival_ms]));
+    for (const f of files) {
+      if (known.get(f.path) === f.arrival_ms) continue;
+      const lag = Math.max(0, storedMs - f.arrival_ms);
+      this.maxLagMs = this.maxLagMs === null ? lag : Math.max(this.maxLagMs, lag);
+      this.files++;
+    }
+  }
+
+  /**
+   * Writes `pass_stats` and `attention_since` (call inside the settle transaction, after the
+   * cards are final). `live` false for the first index (a cold or warm start), whose files arrived
+   * while nothing indexed them: its lag is not counted. `nowMs`: this machine's clock.
+   */
+  record(db: DB, nowMs: number, verifiedTotal: number, live: boolean): void {
+    if (live) {
+      this.passes++;
+      if (this.maxLagMs !== null) this.lastLag = { max_ms: this.maxLagMs, files: this.files, at_ms: nowMs };
+    }
+    this.maxLagMs = null;
+    this.files = 0;
+    const row: PassStatsRow = { last_pass_ms: nowMs, verified_total: verifiedTotal, passes_total: this.passes, lag: this.lastLag };
+    const put = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+    put.run('pass_stats', JSON.stringify(row));
+    const before = attentionSince(db);
+    const now = new Map<string, number>();
+    let changed = false;
+    for (const r of db.prepare("SELECT order_id FROM cards WHERE lane = 'attention'").iterate() as Iterable<{ order_id: string }>) {
+      const since = before.get(r.order_id);
+      if (since === undefined) changed = true;
+      now.set(r.order_id, since ?? nowMs);
+    }
+    if (changed || now.size !== before.size) put.run('attention_since', JSON.stringify(Object.fromEntries(now)));
+  }
+}
+
+/**
+ * The `attention_since` meta row: order id → when this index first stored the order in the Needs
+ * attention lane (ms, this machine's clock). Empty when absent or unreadable (bad input is data:
+ * the row is a cache of what the indexer saw).
+ */
+export function attentionSince(db: DB): Map<string, number> {
+  const parsed = AttentionSinceRow.safeParse(metaJson(db, 'attention_since'));
+  return new Map(parsed.success ? Object.entries(parsed.data) : []);
+}
+
+/** The `pass_stats` meta row, or null before the indexer's first pass settled (or when unreadable). */
+export function passStats(db: DB): PassStatsRow | null {
+  const parsed = PassStatsSchema.safeParse(metaJson(db, 'pass_stats'));
+  return parsed.success ? parsed.data : null;
+}
+
+const AttentionSinceRow = z.record(z.string(), z.number());
+const PassStatsSchema = z.object({
+  last_pass_ms: z.number(),
+  verified_total: z.number(),
+  passes_total: z.number(),
+  lag: z.object({ max_ms: z.number(), files: z.number(), at_ms: z.number() }).nullable(),
+});
+
+/** A meta row's value as JSON, or undefined when absent or not JSON. */
+function metaJson(db: DB, key: string): unknown {
+  const raw = (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  if (raw === undefined) return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
+}
