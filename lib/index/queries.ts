@@ -172,7 +172,7 @@ const rosters = new WeakMap<DB, { seenAt: string; version: string; roster: Roste
  * and its version (a string that changes whenever anything the roster holds changes). Built once
  * per version, and its version read again only when the index changed (`at`: indexVersion).
  */
-function rosterOf(db: DB, at: string): { version: string; roster: Roster } {
+export function rosterOf(db: DB, at: string): { version: string; roster: Roster } {
   const known = rosters.get(db);
   if (known && known.seenAt === at) return known;
   const version = (stmt(db, ROSTER_SQL).get() as { v: string | null }).v ?? '';
