@@ -175,6 +175,63 @@ export interface ChangedEvent {
   readonly all: boolean;
 }
 
+/** One alert target in GET /api/alerts. */
+export interface AlertTargetStatus {
+  /** A short hash of the target (its URL is a secret and never stored). */
+  readonly id: string;
+  readonly kind: 'webhook' | 'command';
+  /** Redacted: a webhook as `scheme://host/…` (its path and query usually hold the secret), a command by its first word. */
+  readonly label: string;
+  readonly last_success_ms: number | null;
+  readonly last_error: string | null;
+  readonly last_error_ms: number | null;
+  /** Messages delivered, and given up on, since the index was made. */
+  readonly sent: number;
+  readonly failed: number;
+  /** Messages still owed (waiting, being tried, or waiting to retry). */
+  readonly pending: number;
+  /** Its last attempt failed (after its last success). */
+  readonly failing: boolean;
+}
+
+/** GET /api/alerts: what `serve --alert-webhook / --alert-command` sends and how it goes. */
+export interface AlertsResponse {
+  /** Whether this server sends alerts (false: every other field is empty). */
+  readonly configured: boolean;
+  /** `ok`, `failing` (a target's last attempt failed), or `off` (not configured). */
+  readonly status: 'ok' | 'failing' | 'off';
+  readonly now_ms: number;
+  /** The quiet period (`--alert-after`), ms. */
+  readonly after_ms: number;
+  /** The board address the payloads' `url` starts with. */
+  readonly base_url: string | null;
+  readonly targets: readonly AlertTargetStatus[];
+  /** Items paging now: sent (`sent_ms`), or in their quiet period (`sent_ms` null); `gone_ms` set once gone, before `resolved`. */
+  readonly open: readonly {
+    readonly key: string;
+    readonly kind: 'attention' | 'stale' | 'problem';
+    readonly order_id: string | null;
+    readonly path: string | null;
+    readonly reason: string;
+    readonly first_seen_ms: number;
+    readonly sent_ms: number | null;
+    readonly gone_ms: number | null;
+  }[];
+  /** The newest messages (at most 20), each with how its delivery to its target went. */
+  readonly recent: readonly {
+    readonly id: number;
+    readonly target: string;
+    readonly event: 'attention' | 'stale' | 'problem' | 'resolved';
+    readonly order_id: string | null;
+    readonly text: string;
+    readonly created_ms: number;
+    readonly status: 'pending' | 'sent' | 'failed';
+    readonly attempts: number;
+    readonly done_ms: number | null;
+    readonly last_error: string | null;
+  }[];
+}
+
 /** A ledger file of an authority as the activity read it. */
 export interface ActivityLedger {
   readonly path: string;
