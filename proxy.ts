@@ -1,9 +1,10 @@
 /**
- * Runs before every request but the API's (Next.js 16 proxy): the read token when one is
- * configured (CLAIMBOARD_READ_TOKEN; required by `claimboard serve` beyond loopback), and a
- * per-request CSP nonce for pages so that no inline script runs but Next's own. /api routes
- * check the read token themselves (withReadToken in lib/api/http.ts): running the proxy costs
- * about a quarter of a cheap API request, and they need no nonce.
+ * Runs before every request but the API's and /metrics' (Next.js 16 proxy): the read token when
+ * one is configured (CLAIMBOARD_READ_TOKEN; required by `claimboard serve` beyond loopback), and
+ * a per-request CSP nonce for pages so that no inline script runs but Next's own. /api routes
+ * and /metrics check the read token themselves (withReadToken in lib/api/http.ts): running the
+ * proxy costs about a quarter of a cheap API request, they need no nonce, and a scraper must get
+ * its answer, not the redirect that trades `?token=` for a cookie.
  */
 import { NextResponse, type NextRequest } from 'next/server';
 import { contentSecurityPolicy, hasReadToken, TOKEN_COOKIE } from './lib/security';
@@ -39,7 +40,7 @@ export function proxy(request: NextRequest) {
 export const config = {
   matcher: [
     {
-      source: '/((?!api/|_next/static|_next/image|favicon).*)',
+      source: '/((?!api/|metrics$|_next/static|_next/image|favicon).*)',
       missing: [
         { type: 'header', key: 'next-router-prefetch' },
         { type: 'header', key: 'purpose', value: 'prefetch' },

@@ -1,8 +1,9 @@
 /**
- * The proxy does not run for /api routes, so each route handler checks the read token itself
- * (withReadToken). Every handler exported by every app/api/** route file, found on disk (a new
- * route that forgets the check fails here): 401 without the token when one is configured, and
- * let through with it (bearer, cookie or query) or when none is configured.
+ * The proxy does not run for /api routes nor /metrics, so each route handler checks the read
+ * token itself (withReadToken). Every handler exported by every route file under app/ (app/api/**
+ * and app/metrics), found on disk (a new route that forgets the check fails here): 401 without
+ * the token when one is configured, and let through with it (bearer, cookie or query) or when
+ * none is configured.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,7 +24,7 @@ type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) 
 
 async function handlers(): Promise<{ name: string; method: string; call: (headers?: Record<string, string>, query?: string) => Promise<Response> }[]> {
   const out = [];
-  for (const file of routeFiles(import.meta.dirname)) {
+  for (const file of routeFiles(path.dirname(import.meta.dirname))) {
     const mod = (await import(file)) as Record<string, unknown>;
     const route = '/' + path.relative(path.dirname(import.meta.dirname), path.dirname(file));
     for (const method of METHODS) {
@@ -60,10 +61,10 @@ afterEach(() => {
   }
 });
 
-describe('read token on /api routes', () => {
+describe('read token on /api routes and /metrics', () => {
   it('every handler refuses a request without the token (401) and lets one with it through', async () => {
     const all = await handlers();
-    expect(all.map((h) => h.name)).toEqual(expect.arrayContaining(['GET /api/board', 'GET /api/orders/[id]', 'POST /api/actions', 'GET /api/events']));
+    expect(all.map((h) => h.name)).toEqual(expect.arrayContaining(['GET /api/board', 'GET /api/orders/[id]', 'POST /api/actions', 'GET /api/events', 'GET /metrics']));
     process.env.CLAIMBOARD_READ_TOKEN = TOKEN;
     for (const h of all) {
       for (const [headers, query] of [[{}, ''], [{ authorization: `Bearer ${TOKEN}x` }, ''], [{ cookie: `${TOKEN_COOKIE}=nope` }, '?token=nope']] as const) {

@@ -1,0 +1,117 @@
+import 'server-only';
+/**
+ * GET /metrics in the Prometheus text format (docs/prometheus.md), through prom-client.
+ *
+ * Two kinds of figures, from two processes:
+ * - the index's, read per scrape (lib/index/metrics-queries.ts) into a Registry made for that
+ *   scrape alone (no global metric objects to register twice when Next reloads a module);
+ * - this web process's own (`process_*`, `nodejs_*`: prom-client's default metrics), from one
+ *   Registry per process kept on globalThis. The indexer is the separate `claimboard serve`
+ *   process; what it records about itself is in the index (`claimboard_index_*`).
+ *
+ * Every age is this machine's clock (`nowMs`, ms) minus an instant measured on this machine (a
+ * file's arrival here, or the indexer's clock); no timestamp is exposed, so no Prometheus rule
+ * ever compares its clock with this machine's.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { ProblemCode } from '../ledger/channel';
+import { LANES, type Lane, type OrderState } from '../ledger/derive';
+import { ATTENTION_FLAGS, type IndexFigures } from '../index/metrics-queries';
+
+/** The content type of the answer (Prometheus text format 0.0.4). */
+export const METRICS_CONTENT_TYPE = new Registry().contentType;
+
+/** Every problem code (a Record so that a new code fails the type check until listed). */
+const PROBLEM_CODES = Object.keys({
+  symlink: 1,
+  too_large: 1,
+  sync_conflict: 1,
+  invalid: 1,
+  name_mismatch: 1,
+  unsigned: 1,
+  unknown_signer: 1,
+  invalid_signature: 1,
+  unauthorized_signer: 1,
+  key_changed: 1,
+  ledger_broken: 1,
+} satisfies Record<ProblemCode, 1>) as ProblemCode[];
+
+const PROCESS_REGISTRY = Symbol.for('claimboard.metrics.processRegistry');
+
+/** This process's default metrics registry, made once per process (a reloaded module finds it on globalThis). */
+function processRegistry(): Registry {
+  const g = globalThis as { [PROCESS_REGISTRY]?: Registry };
+  let r = g[PROCESS_REGISTRY];
+  if (!r) {
+    r = new Registry();
+    collectDefaultMetrics({ register: r });
+    g[PROCESS_REGISTRY] = r;
+  }
+  return r;
+}
+
+const seconds = (ms: number) => Math.max(0, ms) / 1000;
+
+/**
+ * The text of one scrape: the index's figures (null when the index could not be opened: then
+ * `claimboard_index_up 0` and the process metrics only) at `nowMs` (this machine's clock, ms).
+ */
+export async function metricsText(figures: IndexFigures | null, nowMs: number): Promise<string> {
+  const reg = new Registry();
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Gauge<L>({ name, help, labelNames, registers: [reg] });
+  gauge('claimboard_index_up', 'Whether the web process could open the index (1) or not (0); without it only the process metrics follow.').set(figures ? 1 : 0);
+  if (figures) indexMetrics(figures, nowMs, gauge, reg);
+  return Registry.merge([reg, processRegistry()]).metrics();
+}
+
+type GaugeMaker = <L extends string>(name: string, help: string, labelNames?: readonly L[]) => Gauge<L>;
+
+function indexMetrics(f: IndexFigures, nowMs: number, gauge: GaugeMaker, reg: Registry): void {
+  gauge('claimboard_index_ready', 'Whether the indexer (the claimboard serve process) finished its first index of the folder (1) or is still reading it (0).').set(f.progress.phase === 'ready' ? 1 : 0);
+
+  const lanes = gauge('claimboard_lane_orders', 'Orders in each board lane (what /api/board counts with no filter).', ['lane']);
+  for (const lane of LANES) lanes.set({ lane }, f.lanes.get(lane) ?? 0);
+  const orders = gauge('claimboard_orders', 'Orders per board lane and derived state (only the pairs that occur).', ['lane', 'state']);
+  for (const r of f.laneStates) orders.set({ lane: r.lane satisfies Lane, state: r.state satisfies OrderState }, r.count);
+
+  const flags = gauge('claimboard_attention_items', 'Orders in Needs attention carrying each attention flag (an order with two flags counts under both).', ['flag']);
+  for (const flag of ATTENTION_FLAGS) flags.set({ flag }, f.flags.get(flag) ?? 0);
+  for (const [flag, n] of f.flags) if (!(ATTENTION_FLAGS as readonly string[]).includes(flag)) flags.set({ flag }, n);
+
+  gauge(
+    'claimboard_oldest_stale_claim_age_seconds',
+    "Seconds since the oldest stale claim became stale (its holder's heartbeat, or claim, last arrived stale_after before that), this machine's clock; 0 when no claim is stale.",
+  ).set(f.oldestStaleSinceMs === null ? 0 : seconds(nowMs - f.oldestStaleSinceMs));
+  gauge(
+    'claimboard_oldest_attention_age_seconds',
+    "Seconds since the indexer first stored the oldest order now in Needs attention in that lane, this machine's clock; 0 when the lane is empty.",
+  ).set(f.oldestAttentionSinceMs === null ? 0 : seconds(nowMs - f.oldestAttentionSinceMs));
+
+  const problems = gauge('claimboard_problems', 'Problem rows per problem code (files the index could not use, and why: LEDGER.md section 2).', ['code']);
+  for (const code of PROBLEM_CODES) problems.set({ code }, f.problems.get(code) ?? 0);
+  for (const [code, n] of f.problems) if (!(PROBLEM_CODES as readonly string[]).includes(code)) problems.set({ code }, n);
+
+  const agents = gauge(
+    'claimboard_agent_last_arrival_age_seconds',
+    "Seconds since a file written by the roster agent last arrived here (its arrival: the file's ctime on this machine), this machine's clock; agents none of whose files arrived are absent.",
+    ['agent', 'retired'],
+  );
+  for (const a of f.agents) if (a.lastArrivalMs !== null) agents.set({ agent: a.name, retired: String(a.retired) }, seconds(nowMs - a.lastArrivalMs));
+
+  const pass = f.pass;
+  new Counter({
+    name: 'claimboard_signatures_verified_total',
+    help: 'Ed25519 signatures the indexer (the claimboard serve process) verified since it started, as it last recorded in the index (resets when it restarts; remembered checks are not verified again).',
+    registers: [reg],
+  }).inc(pass?.verified_total ?? f.progress.files_verified);
+  if (!pass) return; // an index written before the indexer recorded any pass
+  gauge('claimboard_index_last_pass_age_seconds', "Seconds since the indexer last settled a pass (it settles one per change it reads and when a claim's stale time comes), this machine's clock.").set(seconds(nowMs - pass.last_pass_ms));
+  new Counter({ name: 'claimboard_index_passes_total', help: 'Passes the indexer settled since it started, the first index not counted (resets when it restarts).', registers: [reg] }).inc(pass.passes_total);
+  if (pass.lag) {
+    gauge(
+      'claimboard_index_lag_seconds',
+      "Index lag of the indexer's last pass that stored a new or re-arrived file: the largest (when its card was stored - when the file arrived here), seconds, both this machine's clock. Absent before such a pass; the first index is not counted.",
+    ).set(seconds(pass.lag.max_ms));
+    gauge('claimboard_index_lag_measured_age_seconds', "Seconds since claimboard_index_lag_seconds was measured (when that pass stored its cards), this machine's clock.").set(seconds(nowMs - pass.lag.at_ms));
+  }
+}
