@@ -120,3 +120,14 @@ describe('claimboard requeue | retire | reopen | ack', () => {
     expect(run(['retire', root, 'nebra', '--key', path.join(keysDir, 'ops.key')]).status).toBe(2);
   });
 });
+
+describe('claimboard serve: alert options', () => {
+  it('refuses a webhook that is not http(s), and a quiet period that is not seconds, before serving anything (exit 2)', () => {
+    const r = run(['serve', path.join(VECTORS_DIR, '01-open/channel'), '--alert-webhook', 'ftp://example.org/x']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('an http or https URL, not ftp:');
+    const r2 = run(['serve', path.join(VECTORS_DIR, '01-open/channel'), '--alert-after=-1']);
+    expect(r2.status).toBe(2);
+    expect(r2.stderr).toContain('a number of seconds');
+  });
+});

@@ -33,6 +33,23 @@ function parseSeconds(v: string): number {
   return s;
 }
 
+/** Seconds, 0 allowed (`--alert-after`). */
+function parseSecondsOrZero(v: string): number {
+  if (!/^\d+(\.\d+)?$/.test(v.trim())) throw new InvalidArgumentError('a number of seconds, e.g. 0, 60 or 2.5');
+  return Number(v);
+}
+/** An http(s) URL (`--alert-webhook`, `--alert-base-url`). */
+function parseHttpUrl(v: string): URL {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new InvalidArgumentError('not a URL (http://... or https://...)');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new InvalidArgumentError(`an http or https URL, not ${u.protocol}`);
+  return u;
+}
+
 /** The version in the package.json of the installed package or checkout (bin/ and dist/ both sit one level below it). */
 function packageVersion(): string {
   const dir = process.env.CLAIMBOARD_PROJECT_DIR ?? path.resolve(import.meta.dirname, '..');
@@ -101,10 +118,31 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--db <file>', 'index database file (default ./.claimboard/index/<hash>.sqlite)')
     .option('--ferryman-state <dir>', "also trust this machine's ferry fleet roster (<dir>/fleet/agents; default $FERRYMAN_STATE_DIR)")
     .option('--ferryman-pins <dir>', "keys ferry pinned on this machine (<workspace>/.ferryman/agents-pinned): they override the folder's")
-    .action(async (channel: string | undefined, opts: { port: number; host: string; staleAfter?: number; db?: string; ferrymanState?: string; ferrymanPins?: string }) => {
-      const { serve } = await import('./serve');
-      code = await serve({ channel, port: opts.port, host: opts.host, staleAfterS: opts.staleAfter, db: opts.db, ferrymanState: opts.ferrymanState ?? process.env.FERRYMAN_STATE_DIR, ferrymanPins: opts.ferrymanPins });
-    });
+    .option('--alert-webhook <url>', 'POST each alert (JSON with a Slack/Mattermost `text`) to this URL; repeatable (docs/alerts.md)', (v: string, prev: URL[]) => [...prev, parseHttpUrl(v)], [] as URL[])
+    .option('--alert-command <cmd>', 'run this shell command for each alert, the JSON on its standard input')
+    .option('--alert-after <seconds>', 'quiet period: how long an item must stay before it pages, and be gone before it is resolved (default 0)', parseSecondsOrZero)
+    .option('--alert-base-url <url>', "the board's address in alert links (default http://<host>:<port>)", parseHttpUrl)
+    .action(
+      async (
+        channel: string | undefined,
+        opts: { port: number; host: string; staleAfter?: number; db?: string; ferrymanState?: string; ferrymanPins?: string; alertWebhook: URL[]; alertCommand?: string; alertAfter?: number; alertBaseUrl?: URL },
+      ) => {
+        const { serve } = await import('./serve');
+        code = await serve({
+          channel,
+          port: opts.port,
+          host: opts.host,
+          staleAfterS: opts.staleAfter,
+          db: opts.db,
+          ferrymanState: opts.ferrymanState ?? process.env.FERRYMAN_STATE_DIR,
+          ferrymanPins: opts.ferrymanPins,
+          alertWebhooks: opts.alertWebhook,
+          alertCommand: opts.alertCommand,
+          alertAfterS: opts.alertAfter,
+          alertBaseUrl: opts.alertBaseUrl?.href.replace(/\/+$/, ''),
+        });
+      },
+    );
 
   program
     .command('demo')

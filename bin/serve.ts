@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { openWriter } from '../lib/index/db';
 import { Indexer } from '../lib/index/indexer';
@@ -16,6 +17,8 @@ import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
 import { ensureDemoChannel } from '../lib/demo/scenario';
 import { startFleet, type Fleet } from '../lib/demo/fleet';
 import { listenForNudges, nudgeSocketPath } from '../lib/index/nudge';
+import { AlertEngine, targetLabel, type AlertTarget } from '../lib/alerts/engine';
+import { clearConfig } from '../lib/alerts/store';
 
 /** The project directory (where package.json and .next live). */
 export const PROJECT_DIR = process.env.CLAIMBOARD_PROJECT_DIR ?? path.resolve(import.meta.dirname, '..');
@@ -32,6 +35,14 @@ export interface ServeOptions {
   readonly ferrymanState?: string;
   /** A ferry agents-pinned/ folder: its keys are pinned in the index, replacing claimboard's own pins. */
   readonly ferrymanPins?: string;
+  /** Webhooks each alert is POSTed to (`--alert-webhook`, repeatable; docs/alerts.md). */
+  readonly alertWebhooks?: readonly URL[];
+  /** A shell command run per alert with the JSON on its standard input (`--alert-command`). */
+  readonly alertCommand?: string;
+  /** The alerts' quiet period, seconds (`--alert-after`, default 0). */
+  readonly alertAfterS?: number;
+  /** The board's address in alert links (`--alert-base-url`, default http://<host>:<port>). */
+  readonly alertBaseUrl?: string;
 }
 
 /** Where `serve` keeps the index of a channel by default: ./.claimboard/index/<hash of its absolute path>.sqlite. */
@@ -63,6 +74,12 @@ function ensureDashboard(): { ok: true; nextBin: string } | { ok: false; why: st
 }
 
 const isLoopback = (h: string) => h === '127.0.0.1' || h === 'localhost' || h === '::1' || h.startsWith('127.');
+
+/** The board's address for alert links when none is given: the serve address (this machine's name for a wildcard bind). */
+export function defaultBaseUrl(host: string, port: number): string {
+  const h = host === '0.0.0.0' || host === '::' ? os.hostname() : host;
+  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+}
 
 /** Runs until interrupted or until the web server exits. Resolves to the exit code. */
 export async function serve(opts: ServeOptions): Promise<number> {
@@ -100,6 +117,31 @@ export async function serve(opts: ServeOptions): Promise<number> {
     })();
     console.log(`claimboard: pinned ${pins.size} key(s) from ${opts.ferrymanPins}`);
   }
+  // Alerts (lib/alerts): decided after each index pass, delivered off the indexer's path.
+  const targets: AlertTarget[] = [
+    ...(opts.alertWebhooks ?? []).map((url) => ({ kind: 'webhook' as const, url })),
+    ...(opts.alertCommand ? [{ kind: 'command' as const, command: opts.alertCommand }] : []),
+  ];
+  const alerts =
+    targets.length > 0
+      ? new AlertEngine({
+          db,
+          channel,
+          staleAfterMs,
+          targets,
+          afterMs: (opts.alertAfterS ?? 0) * 1000,
+          baseUrl: opts.alertBaseUrl ?? defaultBaseUrl(opts.host, opts.port),
+          log: (line) => console.log(`claimboard: ${line}`),
+        })
+      : null;
+  if (alerts) {
+    console.log(
+      `claimboard: alerts to ${targets.map(targetLabel).join(', ')}${opts.alertAfterS ? ` after a quiet period of ${opts.alertAfterS} s` : ''}, linking to ${alerts.config.base_url}`,
+    );
+  } else {
+    clearConfig(db);
+    if (opts.alertAfterS !== undefined || opts.alertBaseUrl !== undefined) console.warn('claimboard: --alert-after and --alert-base-url do nothing without --alert-webhook or --alert-command');
+  }
   const indexer = new Indexer({
     root: channel,
     db,
@@ -107,18 +149,24 @@ export async function serve(opts: ServeOptions): Promise<number> {
     operators: operatorsFromEnv(),
     fleetAgents,
     log: (line) => console.log(`claimboard: ${line}`),
+    onSettled: alerts ? () => alerts.poke() : undefined,
   });
   let child: ChildProcess | null = null;
   // The web server starts at once; the page shows indexing progress until the first index is done.
-  const indexing = indexer.start().catch((e: unknown) => {
-    console.error(`claimboard: ${e instanceof Error ? e.message : String(e)}`);
-    process.exitCode = 1;
-    child?.kill('SIGTERM');
-  });
+  // Alerts start deciding once it is (a warm start's board is the last run's until then).
+  const indexing = indexer.start().then(
+    () => alerts?.start(),
+    (e: unknown) => {
+      console.error(`claimboard: ${e instanceof Error ? e.message : String(e)}`);
+      process.exitCode = 1;
+      child?.kill('SIGTERM');
+    },
+  );
 
   const built = ensureDashboard();
   if (!built.ok) {
     console.error(`claimboard: ${built.why}`);
+    await alerts?.stop();
     await indexer.stop();
     db.close();
     return 1;
@@ -168,6 +216,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
       if (web.exitCode === null) web.kill('SIGTERM');
       await fleet?.stop();
       stopNudges?.();
+      await alerts?.stop();
       await indexer.stop();
       try {
         db.close();
