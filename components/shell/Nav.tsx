@@ -4,10 +4,11 @@ import { usePathname } from 'next/navigation';
 import { useBoard } from '@/lib/client/api';
 import { useLiveStatus } from '@/lib/client/live';
 import { KeyButton } from '@/components/actions/KeyPanel';
+import { AlertsStatus } from './AlertsStatus';
 
 const NO_FILTERS = {};
 
-/** Top navigation: Board · Agents · Problems, the channel folder, the live indicator, and the operator key. */
+/** Top navigation: Board · Agents · Activity · Problems, the channel folder, the live indicator, and the operator key. */
 export function Nav() {
   const pathname = usePathname();
   const board = useBoard(NO_FILTERS);
@@ -37,6 +38,7 @@ export function Nav() {
         <div className="flex items-center gap-1">
           {item('/', 'Board', pathname === '/' || pathname.startsWith('/orders'))}
           {item('/agents', 'Agents', pathname.startsWith('/agents'))}
+          {item('/activity', 'Activity', pathname.startsWith('/activity'))}
           {item(
             '/problems',
             <>
@@ -62,6 +64,7 @@ export function Nav() {
               read-only
             </span>
           ) : null}
+          <AlertsStatus />
           <LiveDot connected={live.connected} />
           <KeyButton />
         </div>
