@@ -12,7 +12,7 @@ export function AlertsStatus() {
   return (
     <span data-alerts={s.tone} className={`flex min-w-0 shrink items-center gap-1.5 text-xs ${text}`} title={s.detail}>
       <span className={`inline-flex size-2 shrink-0 rounded-full ${dot}`} aria-hidden="true" />
-      <span className="max-w-[18rem] truncate">{s.label}</span>
+      <span className="sr-only sm:not-sr-only sm:max-w-[18rem] sm:truncate">{s.label}</span>
     </span>
   );
 }
