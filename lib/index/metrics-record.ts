@@ -28,10 +28,11 @@ export interface PassStatsRow {
   readonly lag: { readonly max_ms: number; readonly files: number; readonly at_ms: number } | null;
 }
 
-/** A file as the index stores it: its path and its arrival here (ctime, ms, this machine's clock). */
+/** An entry as the index stores it: its path, its arrival here (ctime, ms, this machine's clock) and, in a pass's results, its status ('dir': the order folder itself). */
 interface Arrival {
   readonly path: string;
   readonly arrival_ms: number;
+  readonly status?: string;
 }
 
 /**
@@ -45,15 +46,16 @@ export class MetricsRecorder {
   private lastLag: PassStatsRow['lag'] = null;
 
   /**
-   * Notes a folder stored by a live pass at `storedMs`: each file whose path is new, or whose
-   * arrival differs from the one stored before (`before`, the folder's previous rows), counts with
-   * lag `storedMs − arrival_ms` (never below 0: a ctime a little ahead of the clock read
-   * after it is no lag).
+   * Notes a folder stored by a live pass at `storedMs`: each file (not the folder itself, status
+   * 'dir', whose ctime moves with every entry made in it) whose path is new, or whose arrival
+   * differs from the one stored before (`before`, the folder's previous rows), counts with lag
+   * `storedMs − arrival_ms` (never below 0: a ctime a little ahead of the clock read after it is
+   * no lag).
    */
   noteFolder(before: readonly Arrival[], files: readonly Arrival[], storedMs: number): void {
     const known = new Map(before.map((f) => [f.path, f.arrival_ms]));
     for (const f of files) {
-      if (known.get(f.path) === f.arrival_ms) continue;
+      if (f.status === 'dir' || known.get(f.path) === f.arrival_ms) continue;
       const lag = Math.max(0, storedMs - f.arrival_ms);
       this.maxLagMs = this.maxLagMs === null ? lag : Math.max(this.maxLagMs, lag);
       this.files++;

@@ -28,8 +28,10 @@ function number(s: string | undefined, where: string): number {
 
 /**
  * The families of a text-format exposition, by name. Throws when the parser does, or when a
- * name, a type or a value breaks the format, or a family appears twice. Histogram and summary
- * samples keep only their `_count` (as `value`).
+ * name, a type or a value breaks the format, or a family appears twice. Histograms and
+ * summaries are checked for their name, HELP and TYPE only, and carry no samples here: the
+ * parser folds the series of a labelled histogram into one (prom-client's
+ * `nodejs_gc_duration_seconds{kind}` is one), so their values cannot be read back from it.
  */
 export function parseMetrics(text: string): Map<string, Family> {
   if (!text.endsWith('\n')) throw new Error('the exposition must end with a line feed');
@@ -39,9 +41,10 @@ export function parseMetrics(text: string): Map<string, Family> {
     if (out.has(f.name)) throw new Error(`family ${f.name} appears twice`);
     if (!TYPES.has(f.type) || f.type === 'UNTYPED') throw new Error(`${f.name}: no TYPE line`);
     if (!f.help) throw new Error(`${f.name}: no HELP line`);
-    const samples = f.metrics.map((m) => {
+    const folded = f.type === 'HISTOGRAM' || f.type === 'SUMMARY';
+    const samples = (folded ? [] : f.metrics).map((m) => {
       for (const l of Object.keys(m.labels ?? {})) if (!LABEL_NAME.test(l)) throw new Error(`${f.name}: bad label name ${JSON.stringify(l)}`);
-      return { labels: { ...(m.labels ?? {}) }, value: number(m.value ?? m.count, f.name) };
+      return { labels: { ...(m.labels ?? {}) }, value: number(m.value, f.name) };
     });
     out.set(f.name, { name: f.name, help: f.help, type: f.type as Family['type'], samples });
   }
