@@ -1,0 +1,107 @@
+/**
+ * GET /metrics as a Prometheus server scrapes it from `claimboard serve` (issue 12, item 2):
+ * through the production build, past the proxy, parsed with a text-format parser.
+ *
+ * - On the 3123 fixture: 200 without a token (none is configured, loopback), no page headers
+ *   (the proxy skips it), and the lane gauges equal /api/board's counts read at the same time.
+ * - On a server of its own (port 3137, CLAIMBOARD_READ_TOKEN set, a fresh copy of vector 17,
+ *   started here and stopped by its pid): without the token 401, with `Authorization: Bearer`
+ *   or `?token=` 200 straight away (no redirect to a cookie, which a scraper would not keep),
+ *   pages still behind the token; its problems per code are expect.json's.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { parseMetrics, sampleValue } from '../lib/testing/prometheus';
+import type { BoardResponse } from '../lib/api/types';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const TOKEN = 'metrics-e2e-7c41';
+const TOKEN_PORT = 3137;
+const TOKEN_URL = `http://127.0.0.1:${TOKEN_PORT}`;
+
+test('/metrics on the fixture: parsed, not behind the page proxy, lane gauges equal /api/board', async ({ request }) => {
+  // Board and metrics read one after the other; nothing writes the fixture meanwhile, but an
+  // earlier spec's change may still be settling: read both again until they agree (at most 10 s).
+  await expect(async () => {
+    const res = await request.get('/metrics');
+    expect(res.status()).toBe(200);
+    expect(res.headers()['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(res.headers()['content-security-policy']).toBeUndefined();
+    const families = parseMetrics(await res.text());
+    const board = (await (await request.get('/api/board')).json()) as BoardResponse;
+    expect(board.lanes).toHaveLength(6);
+    for (const page of board.lanes) expect(sampleValue(families, 'claimboard_lane_orders', { lane: page.lane }), page.lane).toBe(page.count);
+    const total = board.lanes.reduce((n, l) => n + l.count, 0);
+    expect((families.get('claimboard_orders')?.samples ?? []).reduce((n, s) => n + s.value, 0)).toBe(total);
+    expect(sampleValue(families, 'claimboard_index_ready')).toBe(1);
+    expect(families.has('process_resident_memory_bytes')).toBe(true);
+  }).toPass({ timeout: 10_000 });
+});
+
+test.describe('/metrics with a read token', () => {
+  let server: ChildProcess | null = null;
+  let dir = '';
+  const stderr: string[] = [];
+
+  test.beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-e2e-metrics-'));
+    const channel = path.join(dir, 'channel');
+    fs.cpSync(path.join(ROOT, 'conformance/vectors/17-bad-signatures/channel'), channel, { recursive: true });
+    server = spawn(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'serve', channel, '--port', String(TOKEN_PORT), '--host', '127.0.0.1', '--db', path.join(dir, 'index.sqlite')], {
+      cwd: ROOT,
+      env: { ...process.env, CLAIMBOARD_READ_TOKEN: TOKEN, NEXT_TELEMETRY_DISABLED: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    server.stderr?.on('data', (b: Buffer) => stderr.push(b.toString()));
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      if (server.exitCode !== null) throw new Error(`claimboard serve exited ${server.exitCode}: ${stderr.join('')}`);
+      try {
+        const r = await fetch(`${TOKEN_URL}/api/board`, { headers: { authorization: `Bearer ${TOKEN}` } });
+        if (r.status === 200 && ((await r.json()) as BoardResponse).progress.phase === 'ready') break;
+      } catch {
+        /* not listening yet */
+      }
+      if (Date.now() > deadline) throw new Error(`claimboard serve did not answer within 90 s: ${stderr.join('')}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  });
+
+  test.afterAll(async () => {
+    const s = server;
+    if (s?.pid !== undefined && s.exitCode === null) {
+      const exited = new Promise((r) => s.once('exit', r));
+      process.kill(s.pid, 'SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (s.exitCode === null && s.signalCode === null) process.kill(s.pid, 'SIGKILL');
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('401 without the token; 200 with a bearer or ?token= (no redirect); pages still need it', async ({ request }) => {
+    for (const headers of [{}, { authorization: `Bearer ${TOKEN}x` }] as Record<string, string>[]) {
+      const res = await request.get(`${TOKEN_URL}/metrics`, { headers, maxRedirects: 0 });
+      expect(res.status(), JSON.stringify(headers)).toBe(401);
+      expect(await res.text()).toContain('a read token is required');
+    }
+    const bearer = await request.get(`${TOKEN_URL}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` }, maxRedirects: 0 });
+    expect(bearer.status()).toBe(200);
+    const families = parseMetrics(await bearer.text());
+    // expect.json of vector 17: three problems, one of each code; its three orders in Needs attention.
+    const expectJson = JSON.parse(fs.readFileSync(path.join(ROOT, 'conformance/vectors/17-bad-signatures/expect.json'), 'utf8')) as { problems: { problem: string }[] };
+    for (const p of expectJson.problems) expect(sampleValue(families, 'claimboard_problems', { code: p.problem }), p.problem).toBe(1);
+    expect((families.get('claimboard_problems')?.samples ?? []).reduce((n, s) => n + s.value, 0)).toBe(expectJson.problems.length);
+    expect(sampleValue(families, 'claimboard_lane_orders', { lane: 'attention' })).toBe(3);
+    expect(sampleValue(families, 'claimboard_signatures_verified_total')).toBeGreaterThan(0);
+
+    const query = await request.get(`${TOKEN_URL}/metrics?token=${TOKEN}`, { maxRedirects: 0 });
+    expect(query.status()).toBe(200);
+    expect(parseMetrics(await query.text()).has('claimboard_lane_orders')).toBe(true);
+
+    const page = await request.get(`${TOKEN_URL}/`, { maxRedirects: 0 });
+    expect(page.status()).toBe(401);
+  });
+});
