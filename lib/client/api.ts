@@ -6,12 +6,15 @@
  * - `['board', filters]`                       the board (first page of every lane)
  * - `['board', 'lane', lane, filters, after]`  the pages of one lane after the first
  * - `['order', id]`, `['agents']`, `['agent', name]`, `['problems']`
+ * - `['activity', filters]`                    the operator activity, page after page
  *
  * Live updates (lib/client/live.ts) invalidate by these prefixes.
  */
 import { keepPreviousData, useInfiniteQuery, useQueries, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import type {
+  ActFilters,
+  ActivityResponse,
   AgentResponse,
   AgentsResponse,
   BoardFilters,
@@ -22,6 +25,7 @@ import type {
   ProblemsResponse,
 } from '@/lib/api/types';
 import { ATTENTION_FLAGS, ORDER_STATES } from '@/lib/ui/labels';
+import { ACT_KINDS } from '@/lib/ledger/acts';
 import { useLiveStatus } from './live';
 
 /** An HTTP answer other than 2xx, with the server's message when it gave one. */
@@ -102,6 +106,33 @@ export function filtersToParams(f: BoardFilters): URLSearchParams {
 
 export const hasFilters = (f: BoardFilters): boolean => Boolean(f.agent || f.state || f.flag || f.q);
 
+// ---- activity filters (in the URL as ?operator=&act=&order=) ------------------------------
+
+const actFiltersSchema = z.object({
+  operator: z.string().trim().min(1).optional().catch(undefined),
+  act: z.enum(ACT_KINDS as [string, ...string[]]).optional().catch(undefined),
+  order: z.string().trim().min(1).optional().catch(undefined),
+});
+
+/** Activity filters from URL search parameters; unknown or malformed values are dropped. */
+export function parseActFilters(params: { get(name: string): string | null }): ActFilters {
+  const parsed = actFiltersSchema.parse({ operator: params.get('operator') ?? undefined, act: params.get('act') ?? undefined, order: params.get('order') ?? undefined });
+  return {
+    ...(parsed.operator ? { operator: parsed.operator } : {}),
+    ...(parsed.act ? { act: parsed.act as NonNullable<ActFilters['act']> } : {}),
+    ...(parsed.order ? { order: parsed.order } : {}),
+  };
+}
+
+/** Activity filters as query parameters, in a stable order (also the query key's identity). */
+export function actFiltersToParams(f: ActFilters): URLSearchParams {
+  const p = new URLSearchParams();
+  if (f.operator) p.set('operator', f.operator);
+  if (f.act) p.set('act', f.act);
+  if (f.order) p.set('order', f.order);
+  return p;
+}
+
 // ---- fetchers --------------------------------------------------------------------------
 
 const enc = encodeURIComponent;
@@ -122,6 +153,12 @@ export const fetchOrder = (id: string, signal?: AbortSignal) => getJson<OrderRes
 export const fetchAgents = (signal?: AbortSignal) => getJson<AgentsResponse>('/api/agents', signal);
 export const fetchAgent = (name: string, signal?: AbortSignal) => getJson<AgentResponse>(`/api/agents/${enc(name)}`, signal);
 export const fetchProblems = (signal?: AbortSignal) => getJson<ProblemsResponse>('/api/problems', signal);
+export const fetchActivity = (f: ActFilters, cursor: string, signal?: AbortSignal) => {
+  const p = actFiltersToParams(f);
+  if (cursor) p.set('cursor', cursor);
+  const qs = p.toString();
+  return getJson<ActivityResponse>(`/api/activity${qs ? `?${qs}` : ''}`, signal);
+};
 
 // ---- hooks -----------------------------------------------------------------------------
 
@@ -133,6 +170,7 @@ export const queryKeys = {
   agents: () => ['agents'] as const,
   agent: (name: string) => ['agent', name] as const,
   problems: () => ['problems'] as const,
+  activity: (f: ActFilters) => ['activity', actFiltersToParams(f).toString()] as const,
 };
 
 /** While the live stream is down, poll instead (every 10 s); while indexing, every second. */
@@ -190,4 +228,17 @@ export function useAgent(name: string) {
 export function useProblems() {
   const poll = usePollInterval();
   return useQuery({ queryKey: queryKeys.problems(), queryFn: ({ signal }) => fetchProblems(signal), refetchInterval: poll });
+}
+
+/** The operator activity matching `filters`: the newest page first, `fetchNextPage` for older ones. */
+export function useActivity(filters: ActFilters) {
+  const poll = usePollInterval();
+  return useInfiniteQuery({
+    queryKey: queryKeys.activity(filters),
+    queryFn: ({ pageParam, signal }) => fetchActivity(filters, pageParam, signal),
+    initialPageParam: '',
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+    placeholderData: keepPreviousData,
+    refetchInterval: poll,
+  });
 }

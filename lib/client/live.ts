@@ -3,7 +3,7 @@
  * Live updates: one `EventSource('/api/events')` for the whole app (DESIGN.md "Live": a change
  * in the folder shows within a second, without a reload). On `changed` it invalidates queries:
  * the board (every lane) always, `['order', id]` for each named order, agents and problems
- * (only the ones on screen refetch), and everything when `all` is set or after a reconnect
+ * and the activity (only the ones on screen refetch), and everything when `all` is set or after a reconnect
  * (events may have been missed meanwhile). When the stream is down the pages poll instead
  * (lib/client/api.ts) and the nav's live dot turns grey.
  */
@@ -42,6 +42,7 @@ export function invalidateChanged(qc: QueryClient, ev: { orders: readonly string
   void qc.invalidateQueries({ queryKey: ['agents'] });
   void qc.invalidateQueries({ queryKey: ['agent'] });
   void qc.invalidateQueries({ queryKey: ['problems'] });
+  void qc.invalidateQueries({ queryKey: ['activity'] });
 }
 
 /** Opens the event stream while mounted; reconnects with backoff (1 s doubling to 30 s). */
