@@ -16,6 +16,7 @@ import { openWriter, type DB } from '@/lib/index/db';
 import { Indexer } from '@/lib/index/indexer';
 import { indexFigures } from '@/lib/index/metrics-queries';
 import { passStats } from '@/lib/index/metrics-record';
+import { recordFailure, recordSuccess, storeConfig, storeDecision } from '@/lib/alerts/store';
 import { metricsText, METRICS_CONTENT_TYPE } from '@/lib/api/metrics';
 import { loadExpect, VECTORS_DIR } from '@/lib/testing/vectors';
 import { parseMetrics, sampleValue, type Family } from '@/lib/testing/prometheus';
@@ -136,7 +137,7 @@ describe('GET /metrics', () => {
     const claimArrival = fs.statSync(path.join(root, 'tasks/ichabod-1650/claim.fang.json')).ctimeMs;
     const now = claimArrival + loadExpect('06-stale-no-heartbeat').age_s!['tasks/ichabod-1650/claim.fang.json']! * 1000;
     const { db } = await indexOf(root, () => now);
-    const families = parseMetrics(await metricsText(indexFigures(db), now));
+    const families = parseMetrics(await metricsText(indexFigures(db, now), now));
     expect(sampleValue(families, 'claimboard_lane_orders', { lane: 'stale' })).toBe(1);
     expect(sampleValue(families, 'claimboard_orders', { lane: 'stale', state: 'stale' })).toBe(1);
     expect(sampleValue(families, 'claimboard_oldest_stale_claim_age_seconds')).toBeCloseTo(3600 - 300, 6);
@@ -149,7 +150,7 @@ describe('GET /metrics', () => {
     let now = Date.now();
     const firstIndexAt = now;
     const { db, ix } = await indexOf(root, () => now);
-    let families = parseMetrics(await metricsText(indexFigures(db), now));
+    let families = parseMetrics(await metricsText(indexFigures(db, now), now));
     expect(families.has('claimboard_index_lag_seconds')).toBe(false); // the first index is not a live pass
     expect(sampleValue(families, 'claimboard_index_passes_total')).toBe(0);
     // The order file arrives again (replaced by a copy: a new ctime); the pass that stores it runs 1.5 s later.
@@ -161,7 +162,7 @@ describe('GET /metrics', () => {
     ix.request('tasks/t1');
     ix.pump();
     const scrapeAt = arrival + 4000;
-    families = parseMetrics(await metricsText(indexFigures(db), scrapeAt));
+    families = parseMetrics(await metricsText(indexFigures(db, scrapeAt), scrapeAt));
     expect(sampleValue(families, 'claimboard_index_lag_seconds')).toBeCloseTo(1.5, 6);
     expect(passStats(db)?.lag?.files).toBe(1); // order.json alone: the folder's other files arrived before its previous pass
     expect(sampleValue(families, 'claimboard_index_lag_measured_age_seconds')).toBeCloseTo(2.5, 6);
@@ -174,10 +175,38 @@ describe('GET /metrics', () => {
     now += 1000;
     ix.request('tasks/t1');
     ix.pump();
-    families = parseMetrics(await metricsText(indexFigures(db), now));
+    families = parseMetrics(await metricsText(indexFigures(db, now), now));
     expect(sampleValue(families, 'claimboard_lane_orders', { lane: 'attention' })).toBe(0);
     expect(sampleValue(families, 'claimboard_oldest_attention_age_seconds')).toBe(0);
     expect(sampleValue(families, 'claimboard_index_lag_seconds')).toBeCloseTo(1.5, 6); // that pass stored no new file: the last measurement stands
+  });
+
+  it("alerts sent, failed, owed and failing per target are what the alert engine's store recorded", async () => {
+    const { db } = await indexOf(channelOf(['01-open']));
+    let families = (await scrape()).families;
+    expect(sampleValue(families, 'claimboard_alerts_configured')).toBe(0);
+    expect(families.get('claimboard_alerts_sent_total')?.samples).toEqual([]);
+    const t0 = Date.now();
+    const hook = { id: 'a1b2c3', kind: 'webhook', label: 'https://hooks.example/…' } as const;
+    const cmd = { id: 'd4e5f6', kind: 'command', label: 'notify-send' } as const;
+    storeConfig(db, { targets: [hook, cmd], after_ms: 0, base_url: 'http://127.0.0.1:3000' }, t0);
+    // The hook: two deliveries, then an attempt that fails and will be retried (failing, nothing given up).
+    recordSuccess(db, 1, hook.id, t0 + 1);
+    recordSuccess(db, 2, hook.id, t0 + 2);
+    recordFailure(db, 3, hook.id, t0 + 3, 'no answer within 10 s', t0 + 60_000);
+    // The command: one message given up on, and one still owed.
+    recordFailure(db, 4, cmd.id, t0 + 4, 'exit 1', null);
+    storeDecision(db, { put: [], drop: [], send: [], resolve: [], wakeMs: null }, [{ target: cmd.id, event: 'resolved', grp: 'g', payload: '{}' }], t0 + 5);
+    families = (await scrape()).families;
+    expect(sampleValue(families, 'claimboard_alerts_configured')).toBe(1);
+    expect(sampleValue(families, 'claimboard_alerts_sent_total', { target: hook.id, kind: 'webhook' })).toBe(2);
+    expect(sampleValue(families, 'claimboard_alerts_failed_total', { target: hook.id })).toBe(0);
+    expect(sampleValue(families, 'claimboard_alerts_failing', { target: hook.id })).toBe(1);
+    expect(sampleValue(families, 'claimboard_alerts_pending', { target: hook.id })).toBe(0);
+    expect(sampleValue(families, 'claimboard_alerts_sent_total', { target: cmd.id, kind: 'command', label: 'notify-send' })).toBe(0);
+    expect(sampleValue(families, 'claimboard_alerts_failed_total', { target: cmd.id })).toBe(1);
+    expect(sampleValue(families, 'claimboard_alerts_pending', { target: cmd.id })).toBe(1);
+    expect(families.get('claimboard_alerts_failed_total')?.type).toBe('COUNTER');
   });
 
   it('without an index: 200 with claimboard_index_up 0 and the process metrics only', async () => {

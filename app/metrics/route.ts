@@ -21,7 +21,7 @@ async function get(): Promise<Response> {
   } catch {
     db = null; // not built yet, or CLAIMBOARD_DB unset: said by claimboard_index_up 0
   }
-  const figures = db ? indexFigures(db) : null;
+  const figures = db ? indexFigures(db, now) : null;
   return new Response(await metricsText(figures, now), { status: 200, headers: { 'Content-Type': METRICS_CONTENT_TYPE, 'Cache-Control': 'no-store' } });
 }
 

@@ -98,6 +98,8 @@ function indexMetrics(f: IndexFigures, nowMs: number, gauge: GaugeMaker, reg: Re
   );
   for (const a of f.agents) if (a.lastArrivalMs !== null) agents.set({ agent: a.name, retired: String(a.retired) }, seconds(nowMs - a.lastArrivalMs));
 
+  alertMetrics(f.alerts, gauge, reg);
+
   const pass = f.pass;
   new Counter({
     name: 'claimboard_signatures_verified_total',
@@ -113,5 +115,22 @@ function indexMetrics(f: IndexFigures, nowMs: number, gauge: GaugeMaker, reg: Re
       "Index lag of the indexer's last pass that stored a new or re-arrived file: the largest (when its card was stored - when the file arrived here), seconds, both this machine's clock. Absent before such a pass; the first index is not counted.",
     ).set(seconds(pass.lag.max_ms));
     gauge('claimboard_index_lag_measured_age_seconds', "Seconds since claimboard_index_lag_seconds was measured (when that pass stored its cards), this machine's clock.").set(seconds(nowMs - pass.lag.at_ms));
+  }
+}
+
+/** The alert targets' counts as the serve process's alert engine stored them (lib/alerts/store.ts). */
+function alertMetrics(a: IndexFigures['alerts'], gauge: GaugeMaker, reg: Registry): void {
+  gauge('claimboard_alerts_configured', 'Whether claimboard serve sends alerts (--alert-webhook, --alert-command): 1, or 0.').set(a.configured ? 1 : 0);
+  const labelNames = ['target', 'kind', 'label'] as const;
+  const sent = new Counter({ name: 'claimboard_alerts_sent_total', help: 'Alert messages delivered to each target since the index was made (target: its id in GET /api/alerts; label: redacted).', labelNames, registers: [reg] });
+  const failed = new Counter({ name: 'claimboard_alerts_failed_total', help: 'Alert messages given up on for each target since the index was made (no more attempts).', labelNames, registers: [reg] });
+  const pending = gauge('claimboard_alerts_pending', 'Alert messages each target is still owed (waiting, being tried, or waiting to retry).', labelNames);
+  const failing = gauge('claimboard_alerts_failing', "Whether each target's last attempt failed after its last success (1), or not (0).", labelNames);
+  for (const t of a.targets) {
+    const labels = { target: t.id, kind: t.kind, label: t.label };
+    sent.inc(labels, t.sent);
+    failed.inc(labels, t.failed);
+    pending.set(labels, t.pending);
+    failing.set(labels, t.failing ? 1 : 0);
   }
 }

@@ -1,12 +1,15 @@
 import 'server-only';
 /**
  * What GET /metrics reads from the index (read-only, one snapshot): counts of cards by lane,
- * state and flag, problems by code, each roster agent's latest arrival, and what the indexer
- * recorded about itself (progress, metrics-record.ts). The exposition is lib/api/metrics.ts.
+ * state and flag, problems by code, each roster agent's latest arrival, what the indexer
+ * recorded about itself (progress, metrics-record.ts), and the alert targets' counts as the
+ * serve process's alert engine stores them (lib/alerts/status.ts). The exposition is
+ * lib/api/metrics.ts.
  */
 import type { DB } from './db';
 import type { AttentionFlag, Lane, OrderState } from '../ledger/derive';
-import type { IndexProgress } from '../api/types';
+import type { AlertsResponse, IndexProgress } from '../api/types';
+import { alertsStatus } from '../alerts/status';
 import { progressOf } from './queries';
 import { attentionSince, passStats, type PassStatsRow } from './metrics-record';
 
@@ -29,18 +32,20 @@ export interface IndexFigures {
   readonly progress: IndexProgress;
   /** What the indexer recorded at its last pass, or null before it recorded one. */
   readonly pass: PassStatsRow | null;
+  /** Whether serve sends alerts, and per target its messages sent, given up on and owed. */
+  readonly alerts: Pick<AlertsResponse, 'configured' | 'targets'>;
 }
 
-const readers = new WeakMap<DB, () => IndexFigures>();
+const readers = new WeakMap<DB, (nowMs: number) => IndexFigures>();
 
-/** The index's figures for /metrics, read in one transaction (so the counts agree with each other). */
-export function indexFigures(db: DB): IndexFigures {
+/** The index's figures for /metrics, read in one transaction (so the counts agree with each other). `nowMs`: this machine's clock. */
+export function indexFigures(db: DB, nowMs: number): IndexFigures {
   let read = readers.get(db);
-  if (!read) readers.set(db, (read = db.transaction(() => readFigures(db))));
-  return read();
+  if (!read) readers.set(db, (read = db.transaction((now: number) => readFigures(db, now))));
+  return read(nowMs);
 }
 
-function readFigures(db: DB): IndexFigures {
+function readFigures(db: DB, nowMs: number): IndexFigures {
   const lanes = new Map<Lane, number>();
   const laneStates: { lane: Lane; state: OrderState; count: number }[] = [];
   for (const r of db.prepare('SELECT lane, state, COUNT(*) AS n FROM cards GROUP BY lane, state ORDER BY lane, state').all() as { lane: Lane; state: OrderState; n: number }[]) {
@@ -52,7 +57,7 @@ function readFigures(db: DB): IndexFigures {
   for (const r of db.prepare("SELECT flags FROM cards WHERE lane = 'attention'").all() as { flags: string }[]) {
     for (const f of r.flags.split(' ')) if (f) flags.set(f, (flags.get(f) ?? 0) + 1);
   }
-  const stale = db.prepare("SELECT MIN(json_extract(card, '$.since_ms')) AS t FROM cards WHERE state = 'stale' OR json_extract(card, '$.run_lane') = 'stale'").get() as { t: number | null };
+  const stale = db.prepare("SELECT MIN(json_extract(card, '$.since_ms')) AS t FROM cards WHERE lane IN ('stale', 'attention')").get() as { t: number | null };
   const since = attentionSince(db);
   let oldestAttention: number | null = null;
   for (const r of db.prepare("SELECT order_id FROM cards WHERE lane = 'attention'").all() as { order_id: string }[]) {
@@ -68,7 +73,19 @@ function readFigures(db: DB): IndexFigures {
       t: number | null;
     }[]
   ).map((r) => ({ name: r.name, retired: r.retired === 1, lastArrivalMs: typeof r.t === 'number' ? r.t : null }));
-  return { lanes, laneStates, flags, oldestStaleSinceMs: stale.t, oldestAttentionSinceMs: oldestAttention, problems, agents, progress: progressOf(db), pass: passStats(db) };
+  const alerts = alertsStatus(db, nowMs);
+  return {
+    lanes,
+    laneStates,
+    flags,
+    oldestStaleSinceMs: stale.t,
+    oldestAttentionSinceMs: oldestAttention,
+    problems,
+    agents,
+    progress: progressOf(db),
+    pass: passStats(db),
+    alerts: { configured: alerts.configured, targets: alerts.targets },
+  };
 }
 
 /** The attention flags, every one (a Record so that a new flag fails the type check until listed). */
