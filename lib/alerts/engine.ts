@@ -87,6 +87,10 @@ export class AlertEngine {
   /** The items of each attention or stale card, by the fingerprint of the card they were read from. */
   private readonly memo = new Map<string, { fp: number; items: AlertItem[] }>();
   private evaluations = 0;
+  /** The open rows of the sent set (this engine is their only writer: read once at start, then kept in step). */
+  private readonly open = new Map<string, OpenRow>();
+  /** The change feed's last sequence number decided on, or null before the first (full) decision. */
+  private lastSeq: number | null = null;
 
   constructor(private readonly opts: AlertOptions) {
     this.db = opts.db;
@@ -118,6 +122,7 @@ export class AlertEngine {
     if (this.started || this.stopped) return;
     this.started = true;
     storeConfig(this.db, this.config, this.clock());
+    for (const r of openRows(this.db)) this.open.set(r.key, r);
     this.poke();
     for (const q of this.queues) this.kick(q);
   }
@@ -177,23 +182,66 @@ export class AlertEngine {
     this.wakeTimer.unref?.();
   }
 
-  /** The items paging now, by key: the cards of the two lanes (parsed only when they changed) and the paging problems. */
-  private currentItems(): Map<string, AlertItem> {
+  /**
+   * Which orders changed since the last decision, from the indexer's change feed (`changes`):
+   * null when everything must be looked at (the first decision, a `*` row, or rows pruned
+   * before they were read).
+   */
+  private changedSince(): Set<string> | null {
+    const db = this.db;
+    const max = (db.prepare('SELECT MAX(seq) AS s FROM changes').get() as { s: number | null }).s ?? 0;
+    const last = this.lastSeq;
+    this.lastSeq = max;
+    if (last === null || max < last) return null;
+    if (max === last) return new Set();
+    const min = (db.prepare('SELECT MIN(seq) AS s FROM changes WHERE seq > ?').get(last) as { s: number | null }).s;
+    // Sequence numbers have no gaps but where the indexer pruned the feed's oldest rows.
+    if (min !== null && min > last + 1) return null;
+    const ids = new Set<string>();
+    for (const r of db.prepare('SELECT order_id FROM changes WHERE seq > ? AND seq <= ?').iterate(last, max) as Iterable<{ order_id: string }>) {
+      if (r.order_id === '*') return null;
+      ids.add(r.order_id);
+    }
+    return ids;
+  }
+
+  /** The items of one card row (parsed only when the card changed since it was last read). */
+  private itemsOf(id: string, lane: string, fp: number | null, cardOf: { get(id: string): unknown }): AlertItem[] {
+    if (lane !== 'attention' && lane !== 'stale') {
+      this.memo.delete(id);
+      return [];
+    }
+    let m = this.memo.get(id);
+    if (!m || fp === null || m.fp !== fp) {
+      const row = cardOf.get(id) as { card: string } | undefined;
+      m = { fp: fp ?? Number.NaN, items: row ? itemsOfCard(JSON.parse(row.card) as Card) : [] };
+      this.memo.set(id, m);
+    }
+    return m.items;
+  }
+
+  /**
+   * The items paging now, by key: of every card in the two lanes (`ids` null), or of the cards
+   * of `ids` only; and every paging problem (few: the table is read whole).
+   */
+  private currentItems(ids: ReadonlySet<string> | null): Map<string, AlertItem> {
     const db = this.db;
     const current = new Map<string, AlertItem>();
     const cardOf = db.prepare('SELECT card FROM cards WHERE order_id = ?');
-    const seen = new Set<string>();
-    for (const r of db.prepare("SELECT order_id, fp FROM cards WHERE lane IN ('attention', 'stale')").iterate() as Iterable<{ order_id: string; fp: number | null }>) {
-      seen.add(r.order_id);
-      let m = this.memo.get(r.order_id);
-      if (!m || r.fp === null || m.fp !== r.fp) {
-        const row = cardOf.get(r.order_id) as { card: string } | undefined;
-        m = { fp: r.fp ?? Number.NaN, items: row ? itemsOfCard(JSON.parse(row.card) as Card) : [] };
-        this.memo.set(r.order_id, m);
+    if (ids === null) {
+      const seen = new Set<string>();
+      for (const r of db.prepare("SELECT order_id, lane, fp FROM cards WHERE lane IN ('attention', 'stale')").iterate() as Iterable<{ order_id: string; lane: string; fp: number | null }>) {
+        seen.add(r.order_id);
+        for (const it of this.itemsOf(r.order_id, r.lane, r.fp, cardOf)) current.set(it.key, it);
       }
-      for (const it of m.items) current.set(it.key, it);
+      for (const id of this.memo.keys()) if (!seen.has(id)) this.memo.delete(id);
+    } else {
+      const rowOf = db.prepare('SELECT lane, fp FROM cards WHERE order_id = ?');
+      for (const id of ids) {
+        const r = rowOf.get(id) as { lane: string; fp: number | null } | undefined;
+        for (const it of r ? this.itemsOf(id, r.lane, r.fp, cardOf) : (this.memo.delete(id), [])) current.set(it.key, it);
+      }
     }
-    for (const id of this.memo.keys()) if (!seen.has(id)) this.memo.delete(id);
     const codes = (Object.keys(PAGING_PROBLEMS) as ProblemCode[]).filter((c) => PAGING_PROBLEMS[c]);
     const rows = db.prepare(`SELECT DISTINCT path, problem FROM problems WHERE problem IN (${codes.map(() => '?').join(', ')})`).all(...codes) as { path: string; problem: ProblemCode }[];
     for (const p of rows) {
@@ -203,18 +251,37 @@ export class AlertEngine {
     return current;
   }
 
-  /** Decides and stores the decision with its messages; kicks the targets that got any. */
+  /**
+   * Decides and stores the decision with its messages; kicks the targets that got any. Groups
+   * are decided independently, so only what may have changed is decided: the orders the change
+   * feed names, the problems, and the rows whose quiet period runs (sent_ms null, or gone).
+   */
   private evaluate(): void {
     if (this.stopped) return;
     this.evaluations++;
     const now = this.clock();
-    const d = decide(this.currentItems(), openRows(this.db), now, this.afterMs);
+    const changed = this.changedSince();
+    let rows: OpenRow[];
+    let current: Map<string, AlertItem>;
+    if (changed === null) {
+      rows = [...this.open.values()];
+      current = this.currentItems(null);
+    } else {
+      rows = [...this.open.values()].filter((r) => r.kind === 'problem' || r.sent_ms === null || r.gone_ms !== null || (r.order_id !== null && changed.has(r.order_id)));
+      const ids = new Set(changed);
+      for (const r of rows) if (r.order_id !== null) ids.add(r.order_id);
+      current = this.currentItems(ids);
+    }
+    const d = decide(current, rows, now, this.afterMs);
     if (d.wakeMs !== null) this.wakeAt(d.wakeMs);
     if (d.put.length === 0 && d.drop.length === 0 && d.send.length === 0 && d.resolve.length === 0) return;
     const payloads = this.payloadsOf(d, now);
     const messages: OutboxEntry[] = [];
     for (const p of payloads) for (const q of this.queues) messages.push({ target: q.id, event: p.payload.event, grp: p.grp, payload: JSON.stringify(p.payload) });
     storeDecision(this.db, d, messages, now);
+    for (const r of d.put) this.open.set(r.key, r);
+    for (const k of d.drop) this.open.delete(k);
+    for (const g of d.resolve) for (const r of g.rows) this.open.delete(r.key);
     if (payloads.length > 0) {
       if (this.evaluations % 50 === 0) prune(this.db);
       for (const q of this.queues) this.kick(q);
