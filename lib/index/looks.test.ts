@@ -100,17 +100,17 @@ describe('the looks behind folder events', () => {
     const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: naclVerify, rescanMs: 100 });
     cleanup.push(() => ix.stop());
     await ix.start();
-    expect(q.board(db, {}, Date.now(), false).lanes.reduce((n, l) => n + l.count, 0)).toBe(3);
+    expect(q.board(db, [], Date.now(), false).lanes.reduce((n, l) => n + l.count, 0)).toBe(3);
     fs.renameSync(path.join(root, 'tasks'), path.join(elsewhere, 'tasks'));
     fs.symlinkSync(path.join(elsewhere, 'tasks'), path.join(root, 'tasks'));
     const symlinkProblem = (d: typeof db) => q.problems(d).problems.filter((p) => p.path === 'tasks').map((p) => p.problem);
-    expect(await until(() => q.board(db, {}, Date.now(), false).lanes.every((l) => l.count === 0) && symlinkProblem(db).length === 1)).toBe(true);
+    expect(await until(() => q.board(db, [], Date.now(), false).lanes.every((l) => l.count === 0) && symlinkProblem(db).length === 1)).toBe(true);
     expect(symlinkProblem(db)).toEqual(['symlink']);
     const fresh = openMemory();
     const again = new Indexer({ root, db: fresh, staleAfterMs: 300_000, watch: false, verify: naclVerify });
     await again.start();
     await again.stop();
-    expect(q.board(fresh, {}, Date.now(), false).lanes.map((l) => l.count)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(q.board(fresh, [], Date.now(), false).lanes.map((l) => l.count)).toEqual([0, 0, 0, 0, 0, 0]);
     expect(symlinkProblem(fresh)).toEqual(['symlink']);
   });
   it('a start after a run killed between storing cards and settling them settles every card', async () => {

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory, openReader, openWriter, type DB } from './db';
 import { decodeCursor, lanePage, order, OrderAnswerCache, orderJson } from './queries';
 import { LANES, type Lane } from '../ledger/derive';
-import type { BoardFilters } from '../api/types';
+import { queryOfParams, type QueryTerm } from '../ui/query';
 import { mulberry32 } from '../util/prng';
 import { Indexer } from './indexer';
 import { naclSign, naclVerify } from '../ledger/nacl-verify';
@@ -51,6 +51,24 @@ function expectedAgentRows(rows: Iterable<Row>) {
   return out.sort((x, y) => (x.agent === y.agent ? (x.order_id < y.order_id ? -1 : 1) : x.agent < y.agent ? -1 : 1));
 }
 
+/** The filters these tests started from (the old board parameters; `q` free text). */
+interface BoardFilters {
+  readonly agent?: string;
+  readonly state?: string;
+  readonly flag?: string;
+  readonly q?: string;
+}
+
+/** The query terms of `f`, as GET /api/board makes them from its parameters. */
+function termsOf(f: BoardFilters): readonly QueryTerm[] {
+  const p = queryOfParams(f);
+  if (!p.ok) throw new Error(`${JSON.stringify(f)}: ${p.reason}`);
+  return p.terms;
+}
+
+/** The term `agent:<name>` as the parser makes it (canonical: lowercase), without the parser's check that it is a name. */
+const agentTerm = (name: string): readonly QueryTerm[] => [{ kind: 'agent', neg: false, value: name.toLowerCase() }];
+
 /** The reference: the cards of `lane` matching `filters`, by a plain filter of the rows, in (sort_ms, order_id) order. */
 function reference(rows: Iterable<Row>, lane: Lane, f: BoardFilters): string[] {
   return [...rows]
@@ -72,7 +90,7 @@ function walk(db: DB, lane: Lane, f: BoardFilters, limit: number): { ids: string
   const counts: number[] = [];
   let cursor: [number, string] | null = null;
   for (let i = 0; i < 1000; i++) {
-    const p = lanePage(db, lane, f, cursor, limit);
+    const p = lanePage(db, lane, termsOf(f), cursor, limit);
     ids.push(...p.cards.map((c) => c.order_id));
     counts.push(p.count);
     if (!p.next_cursor) break;
@@ -189,7 +207,7 @@ describe('lanePage', () => {
     putCard(db, { order_id: 'a', lane: 'running', state: 'claimed', agents: ['worker-1'], flags: [], search: 'a', sort_ms: 1 });
     putCard(db, { order_id: 'b', lane: 'running', state: 'claimed', agents: ['worker_1'], flags: [], search: 'b', sort_ms: 2 });
     putCard(db, { order_id: 'c', lane: 'running', state: 'claimed', agents: ['worker_10', 'fang'], flags: [], search: 'c', sort_ms: 3 });
-    const ids = (agent: string) => lanePage(db, 'running', { agent }, null).cards.map((c) => c.order_id);
+    const ids = (agent: string) => lanePage(db, 'running', agentTerm(agent), null).cards.map((c) => c.order_id);
     expect(ids('worker_1')).toEqual(['b']);
     expect(ids('worker-1')).toEqual(['a']);
     expect(ids('Worker_10')).toEqual(['c']);
@@ -209,7 +227,7 @@ describe('lanePage on indexed vectors', () => {
       for (const agent of [...agents].filter((a) => !/[%_]/.test(a))) {
         for (const lane of LANES) {
           const scan = db.prepare('SELECT order_id FROM cards WHERE lane = ? AND agents LIKE ? ORDER BY sort_ms, order_id').all(lane, `% ${agent.toLowerCase()} %`) as { order_id: string }[];
-          const page = lanePage(db, lane, { agent }, null, 1000);
+          const page = lanePage(db, lane, agentTerm(agent), null, 1000);
           expect(page.cards.map((c) => c.order_id), `${vector} ${agent} ${lane}`).toEqual(scan.map((r) => r.order_id));
           expect(page.count).toBe(scan.length);
           compared += scan.length;

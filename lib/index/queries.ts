@@ -12,7 +12,6 @@ import type {
   AgentResponse,
   AgentSummary,
   AgentsResponse,
-  BoardFilters,
   BoardResponse,
   ChangedEvent,
   IndexProgress,
@@ -28,6 +27,8 @@ import type { Roster, RosterEntry } from '../ledger/verify';
 import { passOrder } from './order-pass';
 import type { StoredAgent } from './indexer';
 import { nodeVerify } from './node-verify';
+import { laneWhere } from './board-where';
+import { groupQuery, type QueryTerm } from '../ui/query';
 
 /** Cards per lane page. */
 export const PAGE_SIZE = 30;
@@ -68,28 +69,6 @@ export function progressOf(db: DB): IndexProgress {
     : { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
 }
 
-/**
- * The card filters other than the agent, as SQL over `cards` aliased `c` (AND-prefixed) and
- * their arguments. The agent filter is a join with card_agents (see lanePage).
- */
-function cardFilters(filters: BoardFilters): { sql: string; args: unknown[] } {
-  const parts: string[] = [];
-  const args: unknown[] = [];
-  if (filters.state) {
-    parts.push('c.state = ?');
-    args.push(filters.state);
-  }
-  if (filters.flag) {
-    parts.push('c.flags LIKE ?');
-    args.push(`% ${filters.flag} %`);
-  }
-  if (filters.q) {
-    parts.push("c.search LIKE ? ESCAPE '\\'");
-    args.push(`%${filters.q.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-  }
-  return { sql: parts.map((p) => ` AND ${p}`).join(''), args };
-}
-
 /** Opaque keyset cursor: base64url of [sort_ms, order_id]. */
 export function encodeCursor(sortMs: number, orderId: string): string {
   return Buffer.from(JSON.stringify([sortMs, orderId])).toString('base64url');
@@ -106,24 +85,23 @@ export function decodeCursor(c: string): [number, string] | null {
 }
 
 /**
- * One page of a lane after `cursor` (null: from the start), with the lane's filtered count.
- * The agent filter (`filters.agent`, compared lowercased) reads the card_agents index: the cards
- * the agent holds or whose double run or late result involves it, in lane order.
+ * One page of a lane after `cursor` (null: from the start), with the lane's count, of the cards
+ * the query matches (lib/ui/query.ts; the SQL is board-where.ts). `nowMs` is this machine's clock,
+ * for `age:` terms. A lane the query's `lane:` terms leave out is empty.
  */
-export function lanePage(db: DB, lane: Lane, filters: BoardFilters, cursor: [number, string] | null, limit = PAGE_SIZE): LanePage {
-  const w = cardFilters(filters);
-  // CROSS JOIN keeps card_agents the outer loop: its primary key is (agent, lane, sort_ms, order_id).
-  const from = filters.agent ? 'card_agents a CROSS JOIN cards c ON c.order_id = a.order_id WHERE a.agent = ? AND a.lane = ?' : 'cards c WHERE c.lane = ?';
-  const key = filters.agent ? 'a' : 'c';
-  const head = filters.agent ? [filters.agent.toLowerCase(), lane] : [lane];
+export function lanePage(db: DB, lane: Lane, terms: readonly QueryTerm[], cursor: [number, string] | null, limit = PAGE_SIZE, nowMs = Date.now()): LanePage {
+  const g = groupQuery(terms);
+  const usesAge = g.age.min !== null || g.age.max !== null;
+  const w = laneWhere(lane, g, nowMs, usesAge ? Number(meta(db, 'stale_after_ms') ?? 300_000) : 0);
+  if (!w) return { lane, count: 0, cards: [], next_cursor: null };
+  const { key } = w;
   const count = (
-    filters.agent && w.args.length === 0
-      ? stmt(db, 'SELECT COUNT(*) AS n FROM card_agents WHERE agent = ? AND lane = ?').get(...head)
-      : stmt(db, `SELECT COUNT(*) AS n FROM ${from}${w.sql}`).get(...head, ...w.args)
+    w.agentOnly !== null
+      ? stmt(db, 'SELECT COUNT(*) AS n FROM card_agents WHERE agent = ? AND lane = ?').get(w.agentOnly, lane)
+      : stmt(db, `SELECT COUNT(*) AS n ${w.from}`).get(...w.args)
   ) as { n: number };
   const after = cursor ? ` AND (${key}.sort_ms, ${key}.order_id) > (?, ?)` : '';
-  const rows = stmt(db, `SELECT c.card, ${key}.sort_ms, ${key}.order_id FROM ${from}${w.sql}${after} ORDER BY ${key}.sort_ms, ${key}.order_id LIMIT ?`).all(
-    ...head,
+  const rows = stmt(db, `SELECT c.card, ${key}.sort_ms, ${key}.order_id ${w.from}${after} ORDER BY ${key}.sort_ms, ${key}.order_id LIMIT ?`).all(
     ...w.args,
     ...(cursor ?? []),
     limit + 1,
@@ -138,15 +116,15 @@ export function lanePage(db: DB, lane: Lane, filters: BoardFilters, cursor: [num
   };
 }
 
-/** GET /api/board */
-export function board(db: DB, filters: BoardFilters, nowMs: number, actionsEnabled: boolean): BoardResponse {
+/** GET /api/board: every lane's count and first page under the query (`nowMs`: this machine's clock). */
+export function board(db: DB, terms: readonly QueryTerm[], nowMs: number, actionsEnabled: boolean): BoardResponse {
   return {
     channel: meta(db, 'channel') ?? '',
     now_ms: nowMs,
     stale_after_ms: Number(meta(db, 'stale_after_ms') ?? 300_000),
     progress: progressOf(db),
     actions_enabled: actionsEnabled,
-    lanes: LANES.map((lane) => lanePage(db, lane, filters, null)),
+    lanes: LANES.map((lane) => lanePage(db, lane, terms, null, PAGE_SIZE, nowMs)),
     problem_count: (stmt(db, 'SELECT COUNT(*) AS n FROM problems').get() as { n: number }).n,
     agents: (stmt(db, 'SELECT name FROM agents ORDER BY name').all() as { name: string }[]).map((r) => r.name),
     key_changes: (stmt(db, "SELECT name FROM agents WHERE json_extract(summary, '$.key_changed') = 1 ORDER BY name").all() as { name: string }[]).map((r) => r.name),

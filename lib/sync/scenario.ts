@@ -224,7 +224,7 @@ class BoardB {
   }
   /** The order's card as GET /api/board shows it in its lane (index only), or null when absent. */
   card(id: string): Card | null {
-    for (const lane of q.board(this.db, { q: id }, Date.now(), false).lanes) {
+    for (const lane of q.board(this.db, [{ kind: 'text', neg: false, value: id }], Date.now(), false).lanes) {
       const c = lane.cards.find((x) => x.order_id === id);
       if (c) return c;
     }

@@ -1,23 +1,36 @@
 import { z } from 'zod';
 import { actionsEnabled, errorResponse, jsonBytes, withDb, withReadToken } from '@/lib/api/http';
-import { board, decodeCursor, lanePage, latestSeq } from '@/lib/index/queries';
+import { board, decodeCursor, lanePage, latestSeq, PAGE_SIZE } from '@/lib/index/queries';
 import { AnswerCache } from '@/lib/api/answer-cache';
 import { LANES } from '@/lib/ledger/derive';
+import { ATTENTION_FLAGS, ORDER_STATES } from '@/lib/ui/labels';
+import { MAX_QUERY_LENGTH, queryOfParams } from '@/lib/ui/query';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-const STATES = ['open', 'blocked', 'offered', 'claimed', 'stale', 'gave_up', 'closed', 'changes_requested', 'awaiting_review', 'accepted', 'done'] as const;
-const FLAGS = ['gave_up', 'double_run', 'late_result', 'retired_holder', 'released_assignee', 'bad_record', 'sync_conflict', 'missing_dependency'] as const;
-
-const Query = z.object({
-  lane: z.enum(LANES as unknown as [string, ...string[]]).optional(),
-  cursor: z.string().max(2000).optional(),
-  agent: z.string().max(200).optional(),
-  state: z.enum(STATES).optional(),
-  flag: z.enum(FLAGS).optional(),
-  q: z.string().max(200).optional(),
-});
+/**
+ * `q`: the board query (lib/ui/query.ts); `agent`, `state`, `flag`: the older parameters, each
+ * one more term of the query (`agent=fang` is `agent:fang`). A query that does not parse is a
+ * 400 whose message is the parser's reason and the character it starts at.
+ */
+const Query = z
+  .object({
+    lane: z.enum(LANES as unknown as [string, ...string[]]).optional(),
+    cursor: z.string().max(2000).optional(),
+    agent: z.string().max(200).optional(),
+    state: z.enum(ORDER_STATES as [string, ...string[]]).optional(),
+    flag: z.enum(ATTENTION_FLAGS as [string, ...string[]]).optional(),
+    q: z.string().max(MAX_QUERY_LENGTH).optional(),
+  })
+  .transform((p, ctx) => {
+    const parsed = queryOfParams(p);
+    if (!parsed.ok) {
+      ctx.addIssue({ code: 'custom', path: ['q'], message: `${parsed.reason} (at character ${parsed.at + 1})` });
+      return z.NEVER;
+    }
+    return { lane: p.lane, cursor: p.cursor, terms: parsed.terms };
+  });
 
 /** Answers at most 1 s old and never older than the index's last change (`now_ms` may lag by that second). */
 const cache = new AnswerCache(1000);
@@ -40,10 +53,10 @@ function get(req: Request) {
     for (const k of Object.keys(params)) if (params[k] === '') delete params[k];
     const parsed = Query.safeParse(params);
     if (!parsed.success) return errorResponse('bad_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-    const { lane, cursor, ...filters } = parsed.data;
+    const { lane, cursor, terms } = parsed.data;
     const c = cursor ? decodeCursor(cursor) : null;
     if (cursor && !c) return errorResponse('bad_request', 'cursor: not a cursor from this API');
-    const body = JSON.stringify(lane ? lanePage(db, lane as (typeof LANES)[number], filters, c) : board(db, filters, now, actionsEnabled()));
+    const body = JSON.stringify(lane ? lanePage(db, lane as (typeof LANES)[number], terms, c, PAGE_SIZE, now) : board(db, terms, now, actionsEnabled()));
     return jsonBytes(cache.put(search, seq, now, body));
   });
 }
