@@ -25,12 +25,16 @@ import type { ActivityLedger, ActivityResponse } from '../api/types';
 /** Acts per page. */
 export const ACTIVITY_PAGE_SIZE = 50;
 
+/**
+ * The decision records' rows, through the partial index files_decisions (its WHERE, repeated
+ * here, lets SQLite use it): every interrupt, reopen, ack and supersede, and the releases that
+ * are an authority's or whose check failed (a worker's release of itself is routine, and many).
+ */
 const RECORD_SQL = `
-  SELECT path, stat, sig_key, sig_ok FROM files
-  WHERE kind IN ('release', 'interrupt', 'reopen', 'ack', 'supersede') AND type = 'file'
+  SELECT path, stat, sig_key, sig_ok FROM files INDEXED BY files_decisions
+  WHERE kind IN ('release', 'interrupt', 'reopen', 'ack', 'supersede')
     AND NOT (kind = 'release' AND status = 'record' AND (writer IS NULL OR writer NOT IN
-      (SELECT name FROM agents WHERE ifnull(json_extract(summary, '$.is_authority'), 0) = 1)))
-  ORDER BY path`;
+      (SELECT name FROM agents WHERE ifnull(json_extract(summary, '$.is_authority'), 0) = 1)))`;
 const LEDGER_SQL = 'SELECT path, intact, stat, keys FROM ledger_files';
 const META_SQL = "SELECT value FROM meta WHERE key = 'channel'";
 
@@ -135,10 +139,13 @@ function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
   const isAuthority = (n: string) => roster.authorities.has(n);
 
   const read: ReadRecord[] = [];
+  // What the acts are computed from: the same inputs as last time give the same acts.
+  const inputs: string[] = [root, rosterVersion];
   for (const row of db.prepare(RECORD_SQL).all() as { path: string; stat: string; sig_key: string | null; sig_ok: number | null }[]) {
     // The index's signature check holds for the file as the index read it (its stat identity).
     const memo: SignatureMemo = { get: (_p, key) => (row.sig_key === key && row.sig_ok !== null ? row.sig_ok === 1 : undefined), set: () => {} };
     const r = remember(records, `${root}\u0000${row.path}`, `${row.stat}\u0000${rosterVersion}`, () => readRecord(root, row.path, roster, { stat: row.stat, memo }));
+    inputs.push(`${row.path}\u0000${row.stat}`);
     if (r) read.push(r);
   }
   // Retirements are channel-level files the index keeps no rows for: listed here (a few).
@@ -161,6 +168,7 @@ function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
         continue;
       }
       const r = remember(records, `${root}\u0000${rel}`, `${statKey(st)}\u0000${rosterVersion}`, () => readRecord(root, rel, roster));
+      inputs.push(`${rel}\u0000${statKey(st)}`);
       if (r) read.push(r);
     }
   }
@@ -183,7 +191,9 @@ function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
     } catch {
       continue;
     }
-    const l = remember(ledgers, `${root}\u0000${name}`, `${statKey(st)}\u0000${rosterVersion}\u0000${JSON.stringify(indexed.get(name) ?? null)}`, () => readLedger(root, name, roster, indexed.get(name)));
+    const version = `${statKey(st)}\u0000${rosterVersion}\u0000${JSON.stringify(indexed.get(name) ?? null)}`;
+    const l = remember(ledgers, `${root}\u0000${name}`, version, () => readLedger(root, name, roster, indexed.get(name)));
+    inputs.push(`${name}\u0000${version}`);
     if (!l) continue;
     const s = l.summary.signer;
     // A signer's own file: kept when the signer is an authority; the legacy file, when any of its lines is one's.
@@ -192,8 +202,15 @@ function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
     summaries.push(l.summary);
     lines.push(...l.lines);
   }
-  return { acts: pairActs(read, lines, isAuthority), ledgers: summaries };
+  const key = inputs.join('\n');
+  if (lastPaired && lastPaired.key === key) return lastPaired.value;
+  const value = { acts: pairActs(read, lines, isAuthority), ledgers: summaries };
+  lastPaired = { key, value };
+  return value;
 }
+
+/** The acts last computed and what they were computed from. */
+let lastPaired: { key: string; value: { acts: Act[]; ledgers: ActivityLedger[] } } | null = null;
 
 const cached = new WeakMap<DB, { at: string; value: { acts: Act[]; ledgers: ActivityLedger[] } }>();
 

@@ -241,6 +241,13 @@ const MIGRATIONS: readonly { readonly id: number; readonly name: string; readonl
       );
     `,
   },
+  {
+    id: 8,
+    name: 'decision_files_index',
+    // The operator activity (lib/index/activity.ts) reads the decision records' rows: a partial
+    // index holds only those (a few in a hundred files), so the query reads them, not every file.
+    sql: `CREATE INDEX files_decisions ON files (kind, status, writer) WHERE kind IN ('release', 'interrupt', 'reopen', 'ack', 'supersede');`,
+  },
 ];
 
 /** The schema version this code writes. */
