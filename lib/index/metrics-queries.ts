@@ -57,7 +57,9 @@ function readFigures(db: DB, nowMs: number): IndexFigures {
   for (const r of db.prepare("SELECT flags FROM cards WHERE lane = 'attention'").all() as { flags: string }[]) {
     for (const f of r.flags.split(' ')) if (f) flags.set(f, (flags.get(f) ?? 0) + 1);
   }
-  const stale = db.prepare("SELECT MIN(json_extract(card, '$.since_ms')) AS t FROM cards WHERE lane IN ('stale', 'attention')").get() as { t: number | null };
+  // A card's sort_ms is its since_ms, or 0 without one (indexer.ts writeCard), and only a stale
+  // claim has a since_ms: the lane index answers without reading the cards.
+  const stale = db.prepare("SELECT MIN(sort_ms) AS t FROM cards WHERE lane IN ('stale', 'attention') AND sort_ms > 0").get() as { t: number | null };
   const since = attentionSince(db);
   let oldestAttention: number | null = null;
   for (const r of db.prepare("SELECT order_id FROM cards WHERE lane = 'attention'").all() as { order_id: string }[]) {
