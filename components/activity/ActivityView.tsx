@@ -222,7 +222,7 @@ function ActRow({ act: a, now }: { act: Act; now: number }) {
       <td className={cell}>
         <CellLabel>act</CellLabel>
         <Badge tone={ACT_TONE[a.act]}>{ACT_LABEL[a.act]}</Badge>
-        {a.detail ? <span className="ml-1.5 text-xs text-zinc-600 dark:text-zinc-400">{a.detail}</span> : null}
+        {a.detail && a.act !== 'retire' ? <span className="ml-1.5 text-xs text-zinc-600 dark:text-zinc-400">{a.detail}</span> : null}
       </td>
       <td className={cell} data-subject>
         <CellLabel>subject</CellLabel>
@@ -238,7 +238,7 @@ function ActRow({ act: a, now }: { act: Act; now: number }) {
         ) : null}
         {others.length ? (
           <span className="ml-1.5 text-xs text-zinc-600 dark:text-zinc-400">
-            {a.act === 'supersede' ? 'new: ' : 'orders: '}
+            {a.act === 'supersede' ? 'new: ' : 'released '}
             {others.map((o, i) => (
               <span key={o}>
                 {i > 0 ? ', ' : ''}
