@@ -87,6 +87,7 @@ describe('parseQuery', () => {
     ['flag:dbl', 5, /^flag: "dbl" is not a flag; the flags are gave_up, .*no_worker_left$/],
     ['state:running', 6, /^state: "running" is not a state/],
     ['age:1h', 4, /^age: say older or newer than how long: age:>1h \(older\) or age:<1h \(newer\)$/],
+    ['age:5y', 4, /^age: write > \(older\) or < \(newer\) and a duration, e\.g\. age:>1h or age:<10m$/],
     ['age:>5y', 4, /^age: "y" is not a unit; the units are s, m, h and d \(seconds, minutes, hours, days\)$/],
     ['age:>5', 4, /^age: "5" has no unit; add s, m, h or d/],
     ['age:>h', 4, /^age: "h" is not a duration/],

@@ -134,7 +134,9 @@ function termOf(key: QueryKey, neg: boolean, value: string, at: number): QueryTe
     case 'age': {
       const op = value[0];
       if (op !== '>' && op !== '<') {
-        return fail(`age: say older or newer than how long: age:>${value} (older) or age:<${value} (newer)`);
+        return /^\d+(?:\.\d+)?[smhd]$/i.test(value)
+          ? fail(`age: say older or newer than how long: age:>${value} (older) or age:<${value} (newer)`)
+          : fail('age: write > (older) or < (newer) and a duration, e.g. age:>1h or age:<10m');
       }
       if (value[1] === '=') fail('age: use > or < alone (>= and <= are not part of the grammar)');
       const m = /^(\d+(?:\.\d+)?)([A-Za-z]*)$/.exec(value.slice(1));
