@@ -112,6 +112,18 @@ export function Board() {
 
   if (board.isPending) return <BoardSkeleton />;
   if (board.isError && !board.data) {
+    // A query the server cannot read (400): the filter row with its reason, not a failure to load.
+    if ('status' in board.error && board.error.status === 400) {
+      return (
+        <div className="flex flex-col gap-3 px-4 pt-3 pb-4">
+          <h1 className="text-lg font-semibold tracking-tight">Board</h1>
+          <Filters filters={filters} agents={[]} searchRef={searchRef} boardShown={false} />
+          <p role="alert" className="text-sm text-zinc-700 dark:text-zinc-300">
+            No board for this query. The server says: {board.error.message}.
+          </p>
+        </div>
+      );
+    }
     return (
       <div role="alert" className="m-4 rounded-md border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200">
         <p className="font-semibold">The board could not be loaded.</p>

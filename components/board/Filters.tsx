@@ -1,145 +1,203 @@
 'use client';
-import { usePathname, useRouter } from 'next/navigation';
-import { useEffect, useRef, useState, type RefObject } from 'react';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { BoardFilters } from '@/lib/api/types';
-import { filtersToParams, hasFilters } from '@/lib/client/api';
+import { useAgents } from '@/lib/client/api';
 import { ATTENTION_FLAGS, FLAG_LABEL, ORDER_STATES, STATE_LABEL } from '@/lib/ui/labels';
+import { parseQuery, printQuery, shortcutValue, withShortcut, type QueryTerm, type ShortcutKind } from '@/lib/ui/query';
+import { QueryBar } from './QueryBar';
+import { SavedViews } from './SavedViews';
 
-const control =
-  'h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm text-zinc-900 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100';
+const box = 'h-8 rounded-md border bg-white px-2 text-sm text-zinc-900 dark:bg-zinc-900 dark:text-zinc-100';
+const control = `${box} border-zinc-300 dark:border-zinc-700`;
+
+/** The option a dropdown shows while the query names several values of its kind. */
+const SEVERAL = '__several__';
 
 /**
- * Filters of the board, kept in the URL (`?agent=fang&state=stale&flag=double_run&q=build`)
- * with `router.replace`, so a filtered board can be shared and survives reloads.
+ * The board's filter row: one query (lib/ui/query.ts) kept in the URL as `?q=` with
+ * `router.replace` (other parameters, such as the phone's `?lane=`, kept), so a filtered board
+ * can be shared and survives reloads. The dropdowns are shortcuts into the same query: they show
+ * its one `agent:`, `state:` or `flag:` term and replace it. A query that does not parse stays in
+ * the bar with its reason below, and the URL keeps the last one that did. Saved views follow.
  */
 export function Filters({
   filters,
   agents,
   searchRef,
+  boardShown = true,
 }: {
   filters: BoardFilters;
+  /** Whether a board shows below (false: the server refused the URL's query). */
+  boardShown?: boolean;
+  /** Agent names (the board's roster), until GET /api/agents answers. */
   agents: readonly string[];
   searchRef: RefObject<HTMLInputElement | null>;
 }) {
   const router = useRouter();
   const pathname = usePathname();
-  const [text, setText] = useState(filters.q ?? '');
-  const latest = useRef(filters);
-  useEffect(() => {
-    latest.current = filters;
-  });
+  const params = useSearchParams();
+  const roster = useAgents();
+  const names = useMemo(() => roster.data?.agents.map((a) => a.name) ?? agents, [roster.data, agents]);
+  const urlQ = filters.q ?? '';
+  const [text, setText] = useState(urlQ);
+  // The reason shows once typing pauses (or on Enter), not at every keystroke of a term half written.
+  const [armed, setArmed] = useState(false);
+  const parsed = useMemo(() => parseQuery(text), [text]);
+  const urlTerms = useMemo(() => {
+    const p = parseQuery(urlQ);
+    return p.ok ? p.terms : [];
+  }, [urlQ]);
+  const terms: readonly QueryTerm[] = parsed.ok ? parsed.terms : urlTerms;
+  const error = !parsed.ok && (armed || text.trim() === urlQ) ? parsed : null;
 
-  const apply = (next: BoardFilters) => {
-    const qs = filtersToParams(next).toString();
+  const latestUrlQ = useRef(urlQ);
+  useEffect(() => {
+    latestUrlQ.current = urlQ;
+  });
+  // The query this bar last wrote to the URL: its echo must not overwrite what was typed since.
+  const written = useRef<string | null>(null);
+
+  const apply = (q: string) => {
+    written.current = q;
+    const next = new URLSearchParams(window.location.search);
+    for (const k of ['agent', 'state', 'flag']) next.delete(k);
+    if (q) next.set('q', q);
+    else next.delete('q');
+    const qs = next.toString();
     router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
   };
 
-  // Typing updates the URL after a short pause.
+  // Typing updates the URL after a short pause, when the query parses.
   useEffect(() => {
-    const q = text.trim();
-    if (q === (latest.current.q ?? '')) return;
-    const t = setTimeout(() => apply({ ...latest.current, q: q || undefined }), 250);
+    const t = setTimeout(() => {
+      const q = text.trim();
+      const p = parseQuery(q);
+      if (!p.ok) setArmed(true);
+      else if (q !== latestUrlQ.current) apply(q);
+    }, 250);
     return () => clearTimeout(t);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- typing alone arms the timer (a URL change from elsewhere must not re-send the text); apply is remade every render and the filters are read at fire time through `latest`
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- typing alone arms the timer (a URL change from elsewhere must not re-send the text); apply is remade every render and the URL's query is read at fire time through `latestUrlQ`
   }, [text]);
 
-  // The URL changed from elsewhere (back, clear): follow it.
+  // The URL changed from elsewhere (back, a saved view): follow it.
   useEffect(() => {
-    setText((cur) => (cur.trim() === (filters.q ?? '') ? cur : (filters.q ?? '')));
-  }, [filters.q]);
+    if (urlQ === written.current) return;
+    setText((cur) => (cur.trim() === urlQ ? cur : urlQ));
+  }, [urlQ]);
 
-  const agentOptions = filters.agent && !agents.includes(filters.agent) ? [filters.agent, ...agents] : agents;
+  // An old link (`?agent=fang&state=blocked`): the same query, written as `?q=`.
+  const legacy = ['agent', 'state', 'flag'].some((k) => params.has(k));
+  useEffect(() => {
+    if (legacy) apply(urlQ);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per old link; apply reads the URL at call time
+  }, [legacy]);
+
+  const shortcut = (kind: ShortcutKind, value: string) => {
+    const q = printQuery(withShortcut(terms, kind, value));
+    setText(q);
+    setArmed(false);
+    apply(q);
+  };
+  const selectValue = (kind: ShortcutKind) => shortcutValue(terms, kind) ?? SEVERAL;
+  const agentValue = shortcutValue(terms, 'agent');
+  const agentOptions = agentValue && !names.includes(agentValue) ? [agentValue, ...names] : names;
 
   return (
-    <form
-      role="search"
-      aria-label="Filter the board"
-      className="flex flex-wrap items-center gap-2"
-      onSubmit={(e) => {
-        e.preventDefault();
-        apply({ ...filters, q: text.trim() || undefined });
-      }}
-    >
-      <label className="sr-only" htmlFor="board-search">
-        Search orders
-      </label>
-      <input
-        id="board-search"
-        ref={searchRef}
-        type="search"
-        value={text}
-        onChange={(e) => setText(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.preventDefault();
-            e.currentTarget.blur();
-          }
+    <div className="flex flex-col gap-2">
+      <form
+        role="search"
+        aria-label="Filter the board"
+        className="flex flex-wrap items-start gap-2"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const q = text.trim();
+          if (parseQuery(q).ok) apply(q);
+          else setArmed(true);
         }}
-        placeholder="Search id, holder, project, reason   ( / )"
-        autoComplete="off"
-        spellCheck={false}
-        className={`${control} w-72 max-w-full placeholder:text-zinc-500 dark:placeholder:text-zinc-500`}
-      />
-      <label className="sr-only" htmlFor="filter-agent">
-        Agent
-      </label>
-      <select
-        id="filter-agent"
-        value={filters.agent ?? ''}
-        onChange={(e) => apply({ ...filters, agent: e.target.value || undefined })}
-        className={control}
       >
-        <option value="">any agent</option>
-        {agentOptions.map((a) => (
-          <option key={a} value={a}>
-            {a}
+        <div className="flex w-[34rem] max-w-full flex-col gap-1">
+          <QueryBar
+            value={text}
+            onChange={(t) => {
+              setText(t);
+              setArmed(false);
+            }}
+            agents={names}
+            inputRef={searchRef}
+            invalid={error !== null}
+            describedBy="board-query-help"
+            className={`${box} ${error ? 'border-red-500 dark:border-red-400' : 'border-zinc-300 dark:border-zinc-700'} w-full font-mono text-[13px] placeholder:font-sans placeholder:text-zinc-500 dark:placeholder:text-zinc-500`}
+          />
+          <p id="board-query-help" className="text-xs text-zinc-600 dark:text-zinc-400" aria-live="polite">
+            {error ? (
+              <span data-query-error="" className="text-red-700 dark:text-red-300">
+                {error.reason} (at character {error.at + 1}).{boardShown ? ' The board shows the last query that read.' : ''}
+              </span>
+            ) : (
+              <span className="hidden md:inline">
+                <code>key:value</code> for agent, lane, flag, state, project, holder, age (<code>&gt;1h</code>, <code>&lt;10m</code>); <code>-</code> excludes;
+                quotes for spaces
+              </span>
+            )}
+          </p>
+        </div>
+        <Shortcut id="filter-agent" label="Agent" value={selectValue('agent')} onChange={(v) => shortcut('agent', v)} any="any agent" options={agentOptions.map((a) => [a, a])} />
+        <Shortcut id="filter-state" label="State" value={selectValue('state')} onChange={(v) => shortcut('state', v)} any="any state" options={ORDER_STATES.map((s) => [s, STATE_LABEL[s]])} />
+        <Shortcut id="filter-flag" label="Flag" value={selectValue('flag')} onChange={(v) => shortcut('flag', v)} any="any flag" options={ATTENTION_FLAGS.map((f) => [f, FLAG_LABEL[f]])} />
+        {urlQ !== '' || text.trim() !== '' ? (
+          <button
+            type="button"
+            onClick={() => {
+              setText('');
+              setArmed(false);
+              apply('');
+            }}
+            className="h-8 rounded-md px-2 text-sm text-sky-700 underline-offset-2 hover:underline dark:text-sky-400"
+          >
+            Clear filters
+          </button>
+        ) : null}
+      </form>
+      <SavedViews q={parseQuery(urlQ).ok ? urlQ : ''} />
+    </div>
+  );
+}
+
+/** A dropdown shortcut: "any", the options, and "several" while the query names more than one. */
+function Shortcut({
+  id,
+  label,
+  value,
+  onChange,
+  any,
+  options,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  any: string;
+  options: readonly (readonly [string, string])[];
+}) {
+  return (
+    <>
+      <label className="sr-only" htmlFor={id}>
+        {label}
+      </label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value)} className={control}>
+        <option value="">{any}</option>
+        {value === SEVERAL ? (
+          <option value={SEVERAL} disabled>
+            several (see the query)
+          </option>
+        ) : null}
+        {options.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
           </option>
         ))}
       </select>
-      <label className="sr-only" htmlFor="filter-state">
-        State
-      </label>
-      <select
-        id="filter-state"
-        value={filters.state ?? ''}
-        onChange={(e) => apply({ ...filters, state: (e.target.value || undefined) as BoardFilters['state'] })}
-        className={control}
-      >
-        <option value="">any state</option>
-        {ORDER_STATES.map((s) => (
-          <option key={s} value={s}>
-            {STATE_LABEL[s]}
-          </option>
-        ))}
-      </select>
-      <label className="sr-only" htmlFor="filter-flag">
-        Flag
-      </label>
-      <select
-        id="filter-flag"
-        value={filters.flag ?? ''}
-        onChange={(e) => apply({ ...filters, flag: (e.target.value || undefined) as BoardFilters['flag'] })}
-        className={control}
-      >
-        <option value="">any flag</option>
-        {ATTENTION_FLAGS.map((f) => (
-          <option key={f} value={f}>
-            {FLAG_LABEL[f]}
-          </option>
-        ))}
-      </select>
-      {hasFilters(filters) ? (
-        <button
-          type="button"
-          onClick={() => {
-            setText('');
-            apply({});
-          }}
-          className="h-8 rounded-md px-2 text-sm text-sky-700 underline-offset-2 hover:underline dark:text-sky-400"
-        >
-          Clear filters
-        </button>
-      ) : null}
-    </form>
+    </>
   );
 }

@@ -46,13 +46,13 @@ export interface LanePage {
   readonly next_cursor: string | null;
 }
 
-/** Filters of the board (all optional; in the URL as query parameters of the same names). */
+/** Filters of the board: the query, in the page URL and the API as `?q=`. */
 export interface BoardFilters {
-  /** Canonical agent name: cards it holds, or whose flags involve it. */
-  readonly agent?: string;
-  readonly state?: OrderState;
-  readonly flag?: AttentionFlag;
-  /** Free text: order id, holder, project, reason. */
+  /**
+   * The board query (lib/ui/query.ts): qualifiers such as `agent:fang lane:stale -flag:gave_up
+   * age:>1h` and free text (order id, holder, project, reason). GET /api/board also takes the older
+   * `agent`, `state` and `flag` parameters as terms of it.
+   */
   readonly q?: string;
 }
 

@@ -24,7 +24,7 @@ import type {
   OrderResponse,
   ProblemsResponse,
 } from '@/lib/api/types';
-import { ATTENTION_FLAGS, ORDER_STATES } from '@/lib/ui/labels';
+import { printQuery, queryOfParams } from '@/lib/ui/query';
 import { ACT_KINDS } from '@/lib/ledger/acts';
 import { useLiveStatus } from './live';
 
@@ -68,43 +68,31 @@ async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
   return body as T;
 }
 
-// ---- filters (in the URL as ?agent=&state=&flag=&q=) ------------------------------------
+// ---- filters (in the URL as ?q=, the board query of lib/ui/query.ts) ------------------------
 
-const filtersSchema = z.object({
-  agent: z.string().trim().min(1).optional().catch(undefined),
-  state: z.enum(ORDER_STATES as [string, ...string[]]).optional().catch(undefined),
-  flag: z.enum(ATTENTION_FLAGS as [string, ...string[]]).optional().catch(undefined),
-  q: z.string().trim().min(1).optional().catch(undefined),
-});
-
-/** Board filters from URL search parameters; unknown or malformed values are dropped. */
+/**
+ * Board filters from URL search parameters: `q` as written, followed by a term for each of the
+ * older parameters still in the URL (`?agent=fang&state=blocked` reads as
+ * `agent:fang state:blocked`, so old links keep working). A query that does not parse is kept
+ * as it is: the query bar shows why, and the server refuses it saying the same.
+ */
 export function parseFilters(params: { get(name: string): string | null }): BoardFilters {
-  const raw = {
-    agent: params.get('agent') ?? undefined,
-    state: params.get('state') ?? undefined,
-    flag: params.get('flag') ?? undefined,
-    q: params.get('q') ?? undefined,
-  };
-  const parsed = filtersSchema.parse(raw);
-  const out: { -readonly [K in keyof BoardFilters]: BoardFilters[K] } = {};
-  if (parsed.agent) out.agent = parsed.agent;
-  if (parsed.state) out.state = parsed.state as BoardFilters['state'];
-  if (parsed.flag) out.flag = parsed.flag as BoardFilters['flag'];
-  if (parsed.q) out.q = parsed.q;
-  return out;
+  const q = (params.get('q') ?? '').trim();
+  const aliases = (['agent', 'state', 'flag'] as const).map((k) => [k, (params.get(k) ?? '').trim()] as const).filter(([, v]) => v !== '');
+  if (aliases.length === 0) return q ? { q } : {};
+  const parsed = queryOfParams({ q, ...Object.fromEntries(aliases) });
+  const text = parsed.ok ? printQuery(parsed.terms) : [q, ...aliases.map(([k, v]) => `${k}:${v}`)].filter(Boolean).join(' ');
+  return text ? { q: text } : {};
 }
 
 /** Filters as query parameters, in a stable order (also the query key's identity). */
 export function filtersToParams(f: BoardFilters): URLSearchParams {
   const p = new URLSearchParams();
-  if (f.agent) p.set('agent', f.agent);
-  if (f.state) p.set('state', f.state);
-  if (f.flag) p.set('flag', f.flag);
   if (f.q) p.set('q', f.q);
   return p;
 }
 
-export const hasFilters = (f: BoardFilters): boolean => Boolean(f.agent || f.state || f.flag || f.q);
+export const hasFilters = (f: BoardFilters): boolean => Boolean(f.q);
 
 // ---- activity filters (in the URL as ?operator=&act=&order=) ------------------------------
 
