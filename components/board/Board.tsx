@@ -1,13 +1,16 @@
 'use client';
 import Link from 'next/link';
-import { useSearchParams } from 'next/navigation';
+import { usePathname, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { Lane as LaneName } from '@/lib/api/types';
 import { filtersToParams, hasFilters, parseFilters, useAgents, useBoard } from '@/lib/client/api';
 import { useServerNow } from '@/lib/client/clock';
+import { PHONE_QUERY, useMediaQuery } from '@/lib/client/media';
 import { LANES } from '@/lib/ledger/derive';
+import { laneFromParams, withLane } from '@/lib/ui/lane-param';
 import { Filters } from './Filters';
 import { Lane } from './Lane';
+import { LaneTabs } from './LaneTabs';
 import type { WhyContext } from './why';
 
 interface FocusPos {
@@ -19,11 +22,26 @@ interface FocusPos {
 
 /**
  * The board: lanes as columns, Needs attention and Stale leftmost, counts in the headers, each
- * card saying why it is where it is. Keyboard: `/` search, `j`/`k` next/previous card, `h`/`l`
- * previous/next lane, Enter opens the focused order, Escape leaves the search box.
+ * card saying why it is where it is. Below `md` (a phone) one lane at a time, the lanes as tabs
+ * with their counts, Needs attention first, the lane shown kept in the URL (`?lane=stale`).
+ * Keyboard: `/` search, `j`/`k` next/previous card, `h`/`l` previous/next lane (on a phone the
+ * lane's tab follows), Enter opens the focused order, Escape leaves the search box.
  */
 export function Board() {
   const params = useSearchParams();
+  const pathname = usePathname();
+  const shownLane = laneFromParams(params);
+  const phone = useMediaQuery(PHONE_QUERY);
+  // The browser's own history call (Next.js keeps useSearchParams in step; the state must be
+  // null, as Next.js takes a call carrying its own state for one of its own and does not sync): a
+  // tab shows at once, with no round trip to the server, and replaces rather than stacks entries.
+  const showLane = useCallback(
+    (lane: LaneName) => {
+      const qs = withLane(window.location.search, lane);
+      window.history.replaceState(null, '', qs ? `${pathname}?${qs}` : pathname);
+    },
+    [pathname],
+  );
   const filters = useMemo(() => parseFilters(params), [params]);
   const filterKey = filtersToParams(filters).toString();
   const board = useBoard(filters);
@@ -99,6 +117,15 @@ export function Board() {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [laneOrder]);
+
+  // On a phone, h/l (or j/k past a lane's end) to another lane shows that lane's tab.
+  useEffect(() => {
+    if (phone && focus?.byKey && focus.lane !== shownLane) showLane(focus.lane);
+  }, [phone, focus, shownLane, showLane]);
+  const onSelectTab = (lane: LaneName) => {
+    setFocus(null);
+    showLane(lane);
+  };
 
   // ---- title: what needs a human, in the tab -----------------------------------------
   const urgent = useMemo(() => {
@@ -176,6 +203,7 @@ export function Board() {
         </div>
       ) : null}
       <Filters filters={filters} agents={data.agents} searchRef={searchRef} />
+      <LaneTabs lanes={lanes} selected={shownLane} onSelect={onSelectTab} />
       <div className="-mx-4 overflow-x-auto px-4 pb-2" aria-busy={board.isFetching}>
         <div className="flex items-start gap-3">
           {lanes.map((page) => (
@@ -187,6 +215,7 @@ export function Board() {
               focusIndex={focus?.lane === page.lane && focus.byKey ? focus.index : null}
               onFocusCard={(index) => setFocus((cur) => (cur?.lane === page.lane && cur.index === index ? cur : { lane: page.lane, index }))}
               onLoaded={(n) => onLoaded(page.lane, n)}
+              phone={{ shown: page.lane === shownLane, asTabPanel: phone }}
             />
           ))}
         </div>

@@ -1,11 +1,12 @@
 'use client';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { BoardFilters, Card, LanePage } from '@/lib/api/types';
-import { useLanePage } from '@/lib/client/api';
+import { hasFilters, useLanePage } from '@/lib/client/api';
 import { LANE_HINT, LANE_TITLE, LANE_TONE } from '@/lib/ui/labels';
 import { LANE_ACCENT } from '@/components/ui/tone';
 import { ACTION_LANES, LaneSelectionBar } from '@/components/actions/LaneSelection';
+import { lanePanelId, laneTabId } from './LaneTabs';
 import { OrderCard } from './OrderCard';
 import type { WhyContext } from './why';
 
@@ -22,6 +23,12 @@ export interface LaneProps {
   onFocusCard: (index: number) => void;
   /** How many cards this lane has loaded (for j/k across lanes). */
   onLoaded: (count: number) => void;
+  /**
+   * At phone widths (one lane at a time, LaneTabs): whether this lane is the one shown (the
+   * others are hidden below `md` by CSS, so the first paint is right), and whether the page is
+   * at phone width now (then the lane is the tab panel of its tab).
+   */
+  phone: { readonly shown: boolean; readonly asTabPanel: boolean };
 }
 
 /**
@@ -29,7 +36,7 @@ export interface LaneProps {
  * more" (or scrolling near the end) fetches the next pages by keyset cursor. Long lanes are
  * virtualized.
  */
-export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded }: LaneProps) {
+export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, phone }: LaneProps) {
   const tone = LANE_TONE[page.lane];
   const accent = LANE_ACCENT[tone];
   const [wantMore, setWantMore] = useState(false);
@@ -61,6 +68,13 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded }: 
   }, [cards.length, onLoaded]);
 
   const scrollRef = useRef<HTMLDivElement>(null);
+  // A lane hidden at phone width (another tab shown) loses its scroll position: it is put back
+  // when the lane shows again, before paint (a virtualized lane then renders the rows there).
+  const scrollTop = useRef(0);
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (phone.shown && el && el.scrollTop !== scrollTop.current) el.scrollTop = scrollTop.current;
+  }, [phone.shown]);
   const virtual = cards.length > VIRTUALIZE_AT;
   const v = useVirtualizer({
     count: cards.length,
@@ -72,7 +86,10 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded }: 
     useFlushSync: false,
     getItemKey: (i) => cards[i]?.order_id ?? i,
   });
-  const items = virtual ? v.getVirtualItems() : [];
+  // While hidden at phone width its rows are not rendered: a hidden row would be measured as 0 px
+  // high, and the lane would come back at the wrong place when shown again.
+  const parked = phone.asTabPanel && !phone.shown;
+  const items = virtual && !parked ? v.getVirtualItems() : [];
   const lastVisible = items[items.length - 1]?.index ?? -1;
 
   // Scrolling near the end of a long lane loads the next page.
@@ -111,9 +128,9 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded }: 
 
   return (
     <section
-      aria-labelledby={headingId}
+      {...(phone.asTabPanel ? { role: 'tabpanel', id: lanePanelId(page.lane), 'aria-labelledby': laneTabId(page.lane) } : { 'aria-labelledby': headingId })}
       data-lane={page.lane}
-      className={`flex max-w-[26rem] min-w-[13.5rem] flex-1 basis-0 flex-col rounded-lg border border-t-[3px] border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900/40 ${accent.rule}`}
+      className={`flex max-w-[26rem] min-w-[13.5rem] flex-1 basis-0 flex-col rounded-lg border border-t-[3px] border-zinc-200 bg-zinc-50 max-md:w-full max-md:max-w-none max-md:min-w-0 max-md:flex-none dark:border-zinc-800 dark:bg-zinc-900/40 ${accent.rule} ${phone.shown ? '' : 'max-md:hidden'}`}
     >
       <header className="px-3 pt-2 pb-1.5" title={LANE_HINT[page.lane]}>
         <h2 id={headingId} className={`flex items-center justify-between text-sm font-semibold ${accent.title}`}>
@@ -131,9 +148,23 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded }: 
         ) : null}
       </header>
       <LaneSelectionBar page={page} loaded={cards} filters={filters} />
-      <div ref={scrollRef} className="max-h-[calc(100dvh-12.5rem)] min-h-16 overflow-y-auto px-2 pb-2">
+      <div
+        ref={scrollRef}
+        onScroll={(e) => {
+          scrollTop.current = e.currentTarget.scrollTop;
+        }}
+        className="max-h-[calc(100dvh-12.5rem)] min-h-16 overflow-y-auto px-2 pb-2"
+      >
         {cards.length === 0 ? (
-          <p className="px-1 py-3 text-xs text-zinc-500 dark:text-zinc-400">Nothing here: {LANE_HINT[page.lane]}.</p>
+          page.lane === 'attention' ? (
+            <p className="px-1 py-3 text-sm font-medium text-emerald-800 dark:text-emerald-300" data-lane-empty="">
+              {hasFilters(filters) ? 'Nothing needs you among the orders that match the filters.' : 'Nothing needs you: no order is flagged.'}
+            </p>
+          ) : (
+            <p className="px-1 py-3 text-xs text-zinc-500 dark:text-zinc-400" data-lane-empty="">
+              Nothing here: {LANE_HINT[page.lane]}.
+            </p>
+          )
         ) : virtual ? (
           <ol className="relative" style={{ height: v.getTotalSize() }}>
             {items.map((item) => {
@@ -168,7 +199,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded }: 
               type="button"
               onClick={loadMore}
               disabled={loading}
-              className="w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-xs font-medium text-zinc-700 hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800"
+              className="w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-xs font-medium pointer-coarse:min-h-11 pointer-coarse:text-sm text-zinc-700 hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800"
             >
               {loading ? 'Loading…' : `Load more (${cards.length.toLocaleString('en')} of ${page.count.toLocaleString('en')} shown)`}
             </button>
