@@ -27,7 +27,7 @@ export function KeyButton() {
       data-key-status={gate.code}
       title={gate.key ? gate.message : 'Import an operator key to act on the board'}
       aria-label={gate.key ? `Operator key: ${gate.message}` : 'Sign in as operator'}
-      className={`shrink-0 rounded-md border px-2 py-1 text-xs font-medium whitespace-nowrap ${
+      className={`inline-flex shrink-0 items-center rounded-md border px-2 py-1 text-xs font-medium whitespace-nowrap pointer-coarse:min-h-11 pointer-coarse:px-3 pointer-coarse:text-sm ${
         !gate.key || checking
           ? 'border-zinc-300 text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-200 dark:hover:bg-zinc-800'
           : gate.ok
@@ -201,13 +201,13 @@ export function KeyPanel({ onClose }: { onClose: () => void }) {
             type="file"
             accept=".key,text/plain"
             onChange={(e) => void onFile(e.target.files?.[0])}
-            className="mt-1 block w-full text-sm text-zinc-700 file:mr-3 file:rounded-md file:border file:border-zinc-300 file:bg-white file:px-2.5 file:py-1 file:text-sm file:font-medium hover:file:bg-zinc-100 dark:text-zinc-300 dark:file:border-zinc-700 dark:file:bg-zinc-900 dark:file:text-zinc-100"
+            className="mt-1 block w-full text-sm text-zinc-700 file:mr-3 file:rounded-md file:border file:border-zinc-300 file:bg-white file:px-2.5 file:py-1 file:text-sm pointer-coarse:file:py-2.5 file:font-medium hover:file:bg-zinc-100 dark:text-zinc-300 dark:file:border-zinc-700 dark:file:bg-zinc-900 dark:file:text-zinc-100"
           />
           <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">ferryman names key files &lt;name&gt;.key: ops.key signs as ops.</p>
         </div>
         {fileNote ? <p className={note.warn}>{fileNote}</p> : null}
         <label className="flex items-start gap-2 text-sm">
-          <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} className="mt-0.5 size-4" />
+          <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} className="mt-0.5 size-4 shrink-0 pointer-coarse:size-6" />
           <span>
             Remember on this device
             <span className="block text-xs text-zinc-500 dark:text-zinc-400">

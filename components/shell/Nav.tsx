@@ -19,7 +19,7 @@ export function Nav() {
     <Link
       href={href}
       aria-current={active ? 'page' : undefined}
-      className={`rounded-md px-2 py-1 text-sm font-medium ${
+      className={`inline-flex shrink-0 items-center rounded-md px-2 py-1 text-sm font-medium pointer-coarse:min-h-11 pointer-coarse:px-3 ${
         active
           ? 'bg-zinc-200/70 text-zinc-950 dark:bg-zinc-800 dark:text-white'
           : 'text-zinc-600 hover:text-zinc-950 dark:text-zinc-400 dark:hover:text-white'
@@ -31,11 +31,11 @@ export function Nav() {
 
   return (
     <header className="sticky top-0 z-20 border-b border-zinc-200 bg-white/95 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/95">
-      <nav aria-label="Main" className="flex h-12 items-center gap-4 px-4">
+      <nav aria-label="Main" className="flex flex-wrap items-center gap-x-4 px-4 max-md:py-1 md:h-12 md:flex-nowrap">
         <Link href="/" className="font-semibold tracking-tight text-zinc-950 dark:text-white">
           claimboard
         </Link>
-        <div className="flex items-center gap-1">
+        <div className="flex items-center gap-1 max-md:order-last max-md:-ml-2 max-md:basis-full">
           {item('/', 'Board', pathname === '/' || pathname.startsWith('/orders'))}
           {item('/agents', 'Agents', pathname.startsWith('/agents'))}
           {item('/activity', 'Activity', pathname.startsWith('/activity'))}
