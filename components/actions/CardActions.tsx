@@ -125,7 +125,7 @@ export function CardActions({ card }: { card: Card }) {
             setOpen(true);
           }
         }}
-        className="inline-flex items-center gap-0.5 rounded border border-zinc-300 bg-white px-1.5 py-px text-xs font-medium text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800"
+        className="inline-flex items-center gap-0.5 rounded border border-zinc-300 bg-white px-1.5 py-px text-xs font-medium pointer-coarse:min-h-11 pointer-coarse:px-4 pointer-coarse:text-sm text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800"
       >
         Act <span aria-hidden="true">▾</span>
       </button>
@@ -152,7 +152,7 @@ export function CardActions({ card }: { card: Card }) {
                     setOpen(false);
                     openOrderAction(it.kind, card);
                   }}
-                  className={`block w-full rounded px-2 py-1.5 text-left text-sm focus:outline-none ${
+                  className={`block w-full rounded px-2 py-1.5 text-left text-sm focus:outline-none pointer-coarse:min-h-11 pointer-coarse:py-2.5 ${
                     it.blocked ? 'cursor-not-allowed text-zinc-500 dark:text-zinc-400' : 'text-zinc-900 hover:bg-zinc-100 focus:bg-zinc-100 dark:text-zinc-100 dark:hover:bg-zinc-800 dark:focus:bg-zinc-800'
                   }`}
                 >
@@ -181,7 +181,7 @@ export function SelectCard({ card, lane }: { card: Card; lane: Lane }) {
       onChange={(e) => toggleSelected(lane, card, e.target.checked)}
       aria-label={`select ${card.order_id}`}
       data-select={card.order_id}
-      className="mt-0.5 size-4 shrink-0 accent-sky-600"
+      className="mt-0.5 size-4 shrink-0 accent-sky-600 pointer-coarse:size-6"
     />
   );
 }

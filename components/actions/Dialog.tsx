@@ -52,7 +52,8 @@ export function Dialog({
       data-testid={testId}
       className={`m-auto max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] ${wide ? 'max-w-3xl' : 'max-w-xl'} overflow-y-auto rounded-lg border border-zinc-200 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-zinc-950/50 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-100`}
     >
-      <div className="flex flex-col gap-4 p-5">
+      {/* wrap-break-word: a long token (a giveup:<digest> in a sentence) wraps rather than widening a phone's dialog. */}
+      <div className="flex flex-col gap-4 p-5 wrap-break-word">
         <header className="flex items-start justify-between gap-4">
           <div className="min-w-0">
             <h2 id={titleId} className="text-lg leading-snug font-semibold tracking-tight break-words">
@@ -67,7 +68,7 @@ export function Dialog({
           <button
             type="button"
             onClick={() => ref.current?.close()}
-            className="-mt-1 -mr-1 shrink-0 rounded-md px-2 py-1 text-xl leading-none text-zinc-500 hover:bg-zinc-100 hover:text-zinc-900 dark:hover:bg-zinc-800 dark:hover:text-white"
+            className="-mt-1 -mr-1 inline-flex shrink-0 items-center justify-center rounded-md px-2 py-1 text-xl leading-none pointer-coarse:-mt-2.5 pointer-coarse:-mr-2.5 pointer-coarse:size-11 text-zinc-500 hover:bg-zinc-100 hover:text-zinc-900 dark:hover:bg-zinc-800 dark:hover:text-white"
             aria-label="Close"
           >
             ×

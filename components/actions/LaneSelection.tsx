@@ -56,7 +56,7 @@ export function LaneSelectionBar({ page, loaded, filters }: { page: LanePage; lo
   };
 
   const small =
-    'rounded border border-zinc-300 bg-white px-1.5 py-0.5 text-xs font-medium text-zinc-700 hover:bg-zinc-100 disabled:cursor-not-allowed disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800';
+    'rounded border border-zinc-300 bg-white px-1.5 py-0.5 text-xs font-medium pointer-coarse:min-h-11 pointer-coarse:px-3 text-zinc-700 hover:bg-zinc-100 disabled:cursor-not-allowed disabled:opacity-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800';
   return (
     <div className="flex flex-col gap-1 px-3 pb-1.5 text-xs" data-selection-bar={lane}>
       <div className="flex flex-wrap items-center gap-1.5">
@@ -85,7 +85,7 @@ export function LaneSelectionBar({ page, loaded, filters }: { page: LanePage; lo
           {requeueable.length > 0 ? (
             <button
               type="button"
-              className="rounded bg-red-700 px-2 py-1 text-xs font-semibold text-white hover:bg-red-600 dark:bg-red-600 dark:hover:bg-red-500"
+              className="rounded bg-red-700 px-2 py-1 text-xs font-semibold pointer-coarse:min-h-11 pointer-coarse:px-3 text-white hover:bg-red-600 dark:bg-red-600 dark:hover:bg-red-500"
               onClick={() => openBulk('requeue', lane, selected)}
             >
               Re-queue {requeueable.length} selected
@@ -94,7 +94,7 @@ export function LaneSelectionBar({ page, loaded, filters }: { page: LanePage; lo
           {ackable.length > 0 ? (
             <button
               type="button"
-              className="rounded bg-zinc-900 px-2 py-1 text-xs font-semibold text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-950 dark:hover:bg-white"
+              className="rounded bg-zinc-900 px-2 py-1 text-xs font-semibold pointer-coarse:min-h-11 pointer-coarse:px-3 text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-950 dark:hover:bg-white"
               onClick={() => openBulk('ack', lane, selected)}
             >
               Acknowledge {ackable.length} selected

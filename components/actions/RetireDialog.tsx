@@ -156,7 +156,7 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
               {name} looks alive: a heartbeat of it arrived here within the stale window ({formatDuration(seen.stale_after_ms)}).
             </p>
             <label className="flex items-start gap-2">
-              <input type="checkbox" checked={aliveOk} onChange={(e) => setAliveOk(e.target.checked)} className="mt-0.5 size-4" />
+              <input type="checkbox" checked={aliveOk} onChange={(e) => setAliveOk(e.target.checked)} className="mt-0.5 size-4 shrink-0 pointer-coarse:size-6" />
               <span>it looks alive: its heartbeat arrived within the stale window — retire anyway</span>
             </label>
             {aliveOk ? (

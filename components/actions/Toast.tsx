@@ -45,7 +45,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
           >
             <div className="flex items-start justify-between gap-3">
               <p className="font-medium">{t.title}</p>
-              <button type="button" onClick={() => dismiss(t.id)} className="-mt-0.5 text-base leading-none opacity-70 hover:opacity-100" aria-label="Dismiss">
+              <button type="button" onClick={() => dismiss(t.id)} className="-mt-0.5 text-base leading-none opacity-70 hover:opacity-100 pointer-coarse:-my-2.5 pointer-coarse:-mr-2 pointer-coarse:size-11" aria-label="Dismiss">
                 ×
               </button>
             </div>

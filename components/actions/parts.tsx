@@ -20,7 +20,7 @@ export function FilesToWrite({ files, title = 'It will write these files in the 
       <ul className="mt-1.5 max-h-56 divide-y divide-zinc-100 overflow-y-auto rounded-md border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800" data-files="">
         {files.map((f) => (
           <li key={f.path} className="px-2.5 py-1.5">
-            <code className="font-mono text-[13px] break-all text-zinc-950 dark:text-zinc-50" data-path={f.path}>
+            <code className="block font-mono text-[13px] break-all text-zinc-950 dark:text-zinc-50" data-path={f.path}>
               {f.path}
             </code>
             <span className="block text-xs text-zinc-600 dark:text-zinc-400">
