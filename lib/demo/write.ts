@@ -4,7 +4,8 @@ import 'server-only';
  * writes them the way ferryman does (LEDGER.md §8): a temp file named with a leading dot in the
  * same directory, fsync, then rename (or link, for write-once kinds) into place.
  *
- * Used by the embedded demo (scenario.ts, fleet.ts) and by tests. Every function is
+ * Used by the embedded demo (scenario.ts, fleet.ts) and by tests; the bytes go through
+ * lib/fs/atomic-write.ts, the one atomic writer the operator actions use too. Every function is
  * synchronous: when it returns, the file is in place; when it throws, at most a dot-temp file
  * of its own was left behind (and it tries to remove that too), never a half-written record.
  *
@@ -34,6 +35,7 @@ import 'server-only';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { fsyncDir, writeAtomic, WriteError } from '../fs/atomic-write';
 import { parseRecord, type SignedRecord } from '../ledger/records';
 import { signingPayload, ledgerLinePayload } from '../ledger/payloads';
 import { naclPublicKey, naclSign } from '../ledger/nacl-verify';
@@ -150,59 +152,22 @@ export function readKeyFile(file: string): string {
 
 const enc = new TextEncoder();
 
-function fsyncDir(dir: string): void {
-  try {
-    const fd = fs.openSync(dir, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    // best effort: some platforms cannot fsync a directory
-  }
-}
-
 /**
- * Writes `bytes` at `abs` atomically (LEDGER.md §8): `.<base>.<random>.tmp` in the same
- * directory (skipped by every reader, LEDGER.md §2), fsync, then `rename` (replace) or
- * `link` (write-once: fails with ChannelWriteError `exists` if the path is taken, leaving it
- * untouched). The temp file is removed on every path out.
+ * Writes `bytes` at `abs` atomically (LEDGER.md §8) through lib/fs/atomic-write.ts, the one
+ * writer: `.<base>.<random>.tmp` in the same directory (skipped by every reader, LEDGER.md §2),
+ * fsync, then `rename` (replace) or `link` (write-once: fails with ChannelWriteError `exists` if
+ * the path is taken, leaving it untouched; where the file system has no hard links, checked and
+ * renamed, since the demo is alone on its paths, LEDGER.md §1.1). The temp file is removed on
+ * every path out. Other refusals are lib/fs's WriteError (`io`: the disk's errno in the message).
  */
 export function writeFileAtomic(abs: string, bytes: Uint8Array, mode: 'replace' | 'once'): void {
-  const dir = path.dirname(abs);
-  const tmp = path.join(dir, `.${path.basename(abs)}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = fs.openSync(tmp, 'wx', 0o644);
   try {
-    try {
-      let off = 0;
-      while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+    writeAtomic(abs, bytes, mode === 'once' ? 'new' : 'replace', { withoutHardLinks: 'check-then-rename' });
+  } catch (e) {
+    if (e instanceof WriteError && e.code === 'exists') {
+      throw new ChannelWriteError('exists', mode === 'once' ? `${abs} already exists; a write-once record is never replaced` : e.message);
     }
-    if (mode === 'replace') {
-      fs.renameSync(tmp, abs);
-    } else {
-      try {
-        fs.linkSync(tmp, abs);
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST') throw new ChannelWriteError('exists', `${abs} already exists; a write-once record is never replaced`);
-        if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV') throw e;
-        // No hard links here: check, then rename (a race is possible only with another writer
-        // of the same path, which LEDGER.md §1.1 rules out).
-        if (fs.existsSync(abs)) throw new ChannelWriteError('exists', `${abs} already exists; a write-once record is never replaced`);
-        fs.renameSync(tmp, abs);
-      }
-    }
-    fsyncDir(dir);
-  } finally {
-    try {
-      fs.unlinkSync(tmp);
-    } catch {
-      // already renamed away
-    }
+    throw e;
   }
 }
 
