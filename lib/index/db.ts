@@ -248,6 +248,29 @@ const MIGRATIONS: readonly { readonly id: number; readonly name: string; readonl
     // index holds only those (a few in a hundred files), so the query reads them, not every file.
     sql: `CREATE INDEX files_decisions ON files (kind, status, writer) WHERE kind IN ('release', 'interrupt', 'reopen', 'ack', 'supersede');`,
   },
+  {
+    id: 9,
+    name: 'tuning_observations',
+    // The stale-threshold report (lib/index/tuning-queries.ts, docs/tuning.md). Heartbeat gaps
+    // (successive arrivals of one run's heartbeat, this machine's clock) are observed live by the
+    // indexer (beat-gaps.ts): per agent a count per log bucket (lib/ledger/tuning.ts), per run
+    // how many and the longest; meta 'gaps_since_ms' says since when. They are not in the folder:
+    // a rebuilt index starts over. holds.run_ms: claim to result on the holder's clock.
+    // cards.age_ref_ms: the arrival a card's age counts from (board-where.ts REF) as a number, so
+    // time in lane reads one column. Every folder is passed once more (dirs emptied; signatures
+    // stay remembered) so the existing holds and cards get their new columns.
+    sql: `
+      ALTER TABLE runs ADD COLUMN max_gap_ms REAL;
+      ALTER TABLE runs ADD COLUMN gaps INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX runs_gapped ON runs (agent, max_gap_ms) WHERE gaps > 0;
+      CREATE TABLE beat_gaps (agent TEXT NOT NULL, bucket INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (agent, bucket)) WITHOUT ROWID;
+      ALTER TABLE holds ADD COLUMN run_ms REAL;
+      CREATE INDEX holds_run ON holds (agent, run_ms) WHERE run_ms IS NOT NULL;
+      ALTER TABLE cards ADD COLUMN age_ref_ms REAL;
+      CREATE INDEX cards_lane_age ON cards (lane, age_ref_ms);
+      DELETE FROM dirs;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

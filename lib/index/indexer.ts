@@ -39,6 +39,7 @@ import type { AgentSummary, IndexProgress } from '../api/types';
 import { cyrb53, listingFingerprint, passOrder, statKey, type OrderPassResult, type PassContext } from './order-pass';
 import { runPassesInWorkers } from './worker-pool';
 import { FolderWatch } from './folder-watch';
+import { BeatGapRecorder } from './beat-gaps';
 import type { FleetAgent } from './ferryman-state';
 
 export interface IndexerOptions {
@@ -197,6 +198,8 @@ export class Indexer {
   private sweepQueue: string[] = [];
   private stopped = false;
   private verified = 0;
+  /** Records heartbeat gaps seen live (beat-gaps.ts); made at start(), whose moment it needs. */
+  private beatGaps: BeatGapRecorder | null = null;
   private progress: IndexProgress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
 
   constructor(private readonly opts: IndexerOptions) {
@@ -250,6 +253,7 @@ export class Indexer {
     assertChannelRoot(this.opts.root);
     const db = this.opts.db;
     const t0 = this.clock();
+    this.beatGaps = new BeatGapRecorder(db, t0);
     this.setMeta('channel', path.resolve(this.opts.root));
     this.setMeta('stale_after_ms', String(this.opts.staleAfterMs));
     for (const r of db.prepare('SELECT name, public_key FROM pins').all() as { name: string; public_key: string }[]) this.pins.set(r.name, r.public_key);
@@ -1043,7 +1047,7 @@ export class Indexer {
     const delProblems = db.prepare('DELETE FROM problems WHERE scope = ?');
     const addProblem = db.prepare('INSERT INTO problems (scope, path, problem, detail, line, order_id) VALUES (?, ?, ?, ?, ?, ?)');
     const delHolds = db.prepare('DELETE FROM holds WHERE order_id = ?');
-    const addHold = db.prepare('INSERT INTO holds (order_id, agent, history) VALUES (?, ?, ?)');
+    const addHold = db.prepare('INSERT INTO holds (order_id, agent, history, run_ms) VALUES (?, ?, ?, ?)');
     const delCard = db.prepare('DELETE FROM cards WHERE order_id = ?');
     const delDeps = db.prepare('DELETE FROM deps WHERE order_id = ?');
     const addDep = db.prepare('INSERT INTO deps (order_id, dep) VALUES (?, ?)');
@@ -1114,10 +1118,14 @@ export class Indexer {
         // Holds and dependencies are stored only with a card: an order not known has none.
         const known = this.orders.has(c.order_id);
         if (known) delHolds.run(c.order_id);
-        for (const h of r.holds) addHold.run(c.order_id, h.agent, JSON.stringify(h));
+        for (const h of r.holds) addHold.run(c.order_id, h.agent, JSON.stringify(h), h.run_ms);
         if (known) delDeps.run(c.order_id);
         for (const d of c.depends_on) addDep.run(c.order_id, d);
-        for (const b of r.beats) upsertRun.run(b.order_id, b.agent, b.run, b.pid, b.arrival_ms, b.arrival_ms, b.at, b.at_ms - b.arrival_ms);
+        for (const b of r.beats) {
+          // A folder this process never stored has no arrival it saw: no gap to look for.
+          if (!fresh) this.beatGaps?.note(b);
+          upsertRun.run(b.order_id, b.agent, b.run, b.pid, b.arrival_ms, b.arrival_ms, b.at, b.at_ms - b.arrival_ms);
+        }
         // Stored provisionally; settle() applies the channel-wide facts and writes the final card.
         const existed = this.orders.has(c.order_id);
         this.writeCard(c, r.dir, r.next_ms);
@@ -1144,8 +1152,13 @@ export class Indexer {
     const prev = this.orders.get(card.order_id);
     const stateChanged = !prev || prev.state !== card.state;
     const agents = new Set<string>([...(card.holder ? [card.holder] : []), ...card.other_runs, ...card.late_results]);
+    // age_ref_ms: the arrival the card's age counts from, as board-where.ts's REF reads it (the
+    // staleness reference, else the holder's heartbeat, else the folder's newest file).
+    const ageRef = card.since_ms !== undefined ? card.since_ms - this.opts.staleAfterMs : (card.heartbeat?.arrival_ms ?? null);
     this.opts.db
-      .prepare('INSERT OR REPLACE INTO cards (order_id, order_dir, lane, state, holder, agents, flags, search, sort_ms, next_ms, card, fp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .prepare(
+        "INSERT OR REPLACE INTO cards (order_id, order_dir, lane, state, holder, agents, flags, search, sort_ms, next_ms, card, fp, age_ref_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT MAX(arrival_ms) FROM files WHERE order_dir = ? AND type = 'file')))",
+      )
       .run(
         card.order_id,
         dir,
@@ -1159,6 +1172,8 @@ export class Indexer {
         next,
         json,
         fp,
+        ageRef,
+        dir,
       );
     if (!prev || prev.fp !== fp) this.changedIds.add(card.order_id);
     this.remember(card, dir, fp);
