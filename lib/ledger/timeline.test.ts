@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChannelBuilder } from '../testing/channel-builder';
-import { orderTimeline } from './timeline';
+import { claimHistory, orderTimeline } from './timeline';
 
 function view(b: ChannelBuilder, id: string) {
   const v = b.derive().views.get(id);
@@ -56,5 +56,32 @@ describe('orderTimeline', () => {
     expect(neu[0]?.detail).toEqual({ project: 'demo', requires_review: false, supersedes: 'w1' });
     // An order that replaces nothing has no such field.
     expect(old[0]?.detail).toEqual({ project: 'demo', requires_review: false });
+  });
+});
+
+describe('claimHistory run_ms', () => {
+  const result = (b: ChannelBuilder, order: string, agent: string, revision: number, submitted_at: string) =>
+    b.signed(`tasks/${order}/result.${agent}.${String(revision).padStart(3, '0')}.json`, 'result', { order_id: order, agent, revision, submitted_at, payload: { summary: 'done' } }, agent);
+  const runs = (b: ChannelBuilder, id: string) => {
+    const v = view(b, id);
+    return claimHistory(v, v.card).map((h) => [h.agent, h.run_ms]);
+  };
+
+  it('is claimed_at to the same agent\'s earliest result, both its own clock, offsets applied', () => {
+    const b = new ChannelBuilder().roster().order('r1').claim('r1', 'fang', { claimed_at: '2026-11-20T11:05:00+02:00' });
+    result(b, 'r1', 'fang', 2, '2026-11-20T10:00:00Z');
+    result(b, 'r1', 'fang', 1, '2026-11-20T09:30:00.250Z');
+    // 09:05Z to 09:30:00.250Z (revision 2 at 10:00 came later): 25 min and 250 ms
+    expect(runs(b, 'r1')).toEqual([['fang', 25 * 60_000 + 250]]);
+  });
+
+  it('is null without a result by that agent, and when the result is dated before the claim', () => {
+    const b = new ChannelBuilder().roster().order('r2').claim('r2', 'fang').claim('r2', 'wisp', { claimed_at: '2026-11-20T09:40:00Z' });
+    result(b, 'r2', 'wisp', 1, '2026-11-20T09:30:00Z');
+    // fang delivered nothing; wisp's result says 09:30, ten minutes before its own claim
+    expect(runs(b, 'r2')).toEqual([
+      ['fang', null],
+      ['wisp', null],
+    ]);
   });
 });
