@@ -8,9 +8,10 @@
  */
 import { NextResponse, type NextRequest } from 'next/server';
 import { contentSecurityPolicy, hasReadToken, TOKEN_COOKIE } from './lib/security';
+import { settings } from './lib/config';
 
 export function proxy(request: NextRequest) {
-  const token = process.env.CLAIMBOARD_READ_TOKEN ?? '';
+  const token = settings.readToken();
   const query = request.nextUrl.searchParams.get('token');
   if (!hasReadToken(token, { headers: request.headers, cookie: request.cookies.get(TOKEN_COOKIE)?.value, query })) {
     return new NextResponse('claimboard: a read token is required (open the URL with ?token=<CLAIMBOARD_READ_TOKEN>)\n', {

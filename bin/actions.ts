@@ -8,7 +8,7 @@ import path from 'node:path';
 import { applyAction, deriveSubset, type ApplyContext } from '../lib/actions/apply';
 import { ledgerPrevOf } from '../lib/actions/write';
 import { nodeVerify } from '../lib/index/node-verify';
-import { operatorsFromEnv } from '../lib/index/channel-state';
+import { settings } from '../lib/config';
 import { buildAction, ferryConsequence, ledgerPathOf, nextOrderId, retirePlan, type ActionInput } from '../lib/ledger/actions';
 import { naclSign, naclPublicKey } from '../lib/ledger/nacl-verify';
 import { canonicalName, isSafeComponent } from '../lib/ledger/names';
@@ -62,7 +62,7 @@ export function runAction(kind: ActionInput['action'], root: string, subject: st
     root: path.resolve(root),
     nowMs: Date.now(),
     staleAfterMs: (opts.staleAfter ?? 300) * 1000,
-    operators: operatorsFromEnv(),
+    operators: settings.operators(),
     verify: nodeVerify,
   };
   let state;

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { channelStateOf, operatorsFromEnv } from '../lib/index/channel-state';
+import { channelStateOf } from '../lib/index/channel-state';
+import { settings } from '../lib/config';
 import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
 
 /** The trust ferry on this machine adds (`--ferryman-state`, default $FERRYMAN_STATE_DIR; `--ferryman-pins`). */
@@ -52,7 +53,7 @@ function parseHttpUrl(v: string): URL {
 
 /** The version in the package.json of the installed package or checkout (bin/ and dist/ both sit one level below it). */
 function packageVersion(): string {
-  const dir = process.env.CLAIMBOARD_PROJECT_DIR ?? path.resolve(import.meta.dirname, '..');
+  const dir = settings.projectDir() ?? path.resolve(import.meta.dirname, '..');
   try {
     const v: unknown = (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: unknown }).version;
     return typeof v === 'string' ? v : 'unknown';
@@ -90,7 +91,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         const state = channelStateOf(channel, {
           nowMs: opts.now,
           staleAfterMs: opts.staleAfter !== undefined ? opts.staleAfter * 1000 : undefined,
-          operators: operatorsFromEnv(),
+          operators: settings.operators(),
           ...ferrymanTrust(opts.ferrymanState, opts.ferrymanPins),
         });
         process.stdout.write(opts.json ? JSON.stringify(stateJson(state)) + '\n' : stateTable(state, opts.now ?? Date.now()));
@@ -242,7 +243,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       const { repin } = await import('../lib/index/repin');
       const { openWriter } = await import('../lib/index/db');
       const { defaultDbFile } = await import('./serve');
-      const db = openWriter(opts.db ?? process.env.CLAIMBOARD_DB ?? defaultDbFile(channel));
+      const db = openWriter(opts.db ?? settings.dbFile() ?? defaultDbFile(channel));
       try {
         const r = repin(db, channel, agent, opts.key);
         process.stdout.write(`pinned ${r.name}: ${r.from ? `${r.from.slice(0, 16)}… -> ` : ''}${r.to}\n`);

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openWriter } from '../lib/index/db';
 import { Indexer } from '../lib/index/indexer';
-import { operatorsFromEnv } from '../lib/index/channel-state';
+import { settings } from '../lib/config';
 import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
 import { ensureDemoChannel } from '../lib/demo/scenario';
 import { startFleet, type Fleet } from '../lib/demo/fleet';
@@ -21,7 +21,7 @@ import { AlertEngine, targetLabel, type AlertTarget } from '../lib/alerts/engine
 import { clearConfig } from '../lib/alerts/store';
 
 /** The project directory (where package.json and .next live). */
-export const PROJECT_DIR = process.env.CLAIMBOARD_PROJECT_DIR ?? path.resolve(import.meta.dirname, '..');
+export const PROJECT_DIR = settings.projectDir() ?? path.resolve(import.meta.dirname, '..');
 
 export interface ServeOptions {
   readonly channel?: string;
@@ -83,7 +83,7 @@ export function defaultBaseUrl(host: string, port: number): string {
 
 /** Runs until interrupted or until the web server exits. Resolves to the exit code. */
 export async function serve(opts: ServeOptions): Promise<number> {
-  const configured = opts.channel ?? process.env.CLAIMBOARD_CHANNEL;
+  const configured = opts.channel ?? settings.channel();
   const demo = !configured;
   let channel: string;
   let operatorKey: string | null = null;
@@ -96,9 +96,9 @@ export async function serve(opts: ServeOptions): Promise<number> {
     channel = path.resolve(configured);
   }
   const staleAfterMs = (opts.staleAfterS ?? (demo ? 30 : 300)) * 1000;
-  const dbFile = path.resolve(opts.db ?? process.env.CLAIMBOARD_DB ?? defaultDbFile(channel));
+  const dbFile = path.resolve(opts.db ?? settings.dbFile() ?? defaultDbFile(channel));
   if (!isLoopback(opts.host)) {
-    if (!process.env.CLAIMBOARD_READ_TOKEN) {
+    if (!settings.readToken()) {
       console.error(`claimboard: --host ${opts.host} is reachable from other machines: set CLAIMBOARD_READ_TOKEN to a secret first (readers open the board with ?token=<it>)`);
       return 2;
     }
@@ -146,7 +146,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
     root: channel,
     db,
     staleAfterMs,
-    operators: operatorsFromEnv(),
+    operators: settings.operators(),
     fleetAgents,
     log: (line) => console.log(`claimboard: ${line}`),
     onSettled: alerts ? () => alerts.poke() : undefined,

@@ -1,8 +1,7 @@
 import { withReadToken } from '@/lib/api/http';
 import { METRICS_CONTENT_TYPE, metricsText } from '@/lib/api/metrics';
-import { readDb } from '@/lib/index/queries';
 import { indexFigures } from '@/lib/index/metrics-queries';
-import type { DB } from '@/lib/index/db';
+import { readDb, type DB } from '@/lib/index/db';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

@@ -6,7 +6,8 @@ import 'server-only';
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ActionRequestSchema, ackRefusal, agentLooksAlive, decisionPath, LEDGER_KIND, ledgerPathOf, reopenRefusal, requeueRefusal, retirePlan, retireRefusal, supersedeRefusal, type ActionRequest, type Refusal } from '../ledger/actions';
+import { ActionRequestSchema, ackRefusal, agentLooksAlive, decisionPath, LEDGER_KIND, ledgerPathOf, reopenRefusal, requeueRefusal, retirePlan, retireRefusal, supersedeRefusal, type ActionRequest, type Refusal, type RefusalCode } from '../ledger/actions';
+import { HTTP_STATUS } from '../errors';
 import type { AgentRecord } from '../ledger/records';
 import { deriveChannel, type ChannelEntry, type ChannelState } from '../ledger/channel';
 import type { Card } from '../ledger/derive';
@@ -41,11 +42,16 @@ export interface ApplyContext {
   readonly related?: { dependentsOf(id: string): string[]; claimsOf(agent: string): string[] };
 }
 
-export type ApplyResult =
-  | { readonly status: 201; readonly written: readonly string[]; readonly card?: Card; readonly orders?: readonly Card[] }
-  | (Refusal & { readonly written?: undefined });
+/**
+ * A refusal as applyAction returns it: its code, and the HTTP status of that code
+ * (lib/errors.ts HTTP_STATUS) for the callers that report a status (the endpoints' bulk
+ * results, the CLI's callers, the tests).
+ */
+export type ApplyRefusal = Refusal & { readonly status: (typeof HTTP_STATUS)[RefusalCode]; readonly written?: undefined };
 
-const refuse = (status: Refusal['status'], reason: string, card?: Card): Refusal => ({ status, reason, ...(card ? { card } : {}) });
+export type ApplyResult = { readonly status: 201; readonly written: readonly string[]; readonly card?: Card; readonly orders?: readonly Card[] } | ApplyRefusal;
+
+const refuse = (code: RefusalCode, reason: string, card?: Card): ApplyRefusal => ({ code, status: HTTP_STATUS[code], reason, ...(card ? { card } : {}) });
 
 /** Reads the roster, retirements and the named orders' folders (or everything) from disk, and derives them. */
 export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | null): ChannelState {
@@ -100,35 +106,36 @@ const bytesOf = (o: Record<string, unknown>) => new TextEncoder().encode(JSON.st
 
 /**
  * Applies one operator action (LEDGER.md §8). Returns 201 with the channel-relative paths
- * written and the order's card after the write, or a refusal: 400 bad input, 403 not an
- * operator or a bad signature, 409 the folder no longer matches what the operator saw (with
- * the current card), 422 a rule of LEDGER.md refuses it. On any refusal nothing is written.
+ * written and the order's card after the write, or a refusal: `bad_request` (400) bad input,
+ * `forbidden` (403) not an operator or a bad signature, `conflict` (409) the folder no longer
+ * matches what the operator saw (with the current card), `refused` (422) a rule of LEDGER.md
+ * refuses it. On any refusal nothing is written.
  * Throws only for programming errors.
  */
 export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
   const parsed = ActionRequestSchema.safeParse(body);
-  if (!parsed.success) return refuse(400, `bad request: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success) return refuse('bad_request', `bad request: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`);
   const req = parsed.data as ActionRequest;
   const kind = kindOf(req.action);
 
   // The records must be well formed before anything else is looked at.
   const shaped = shapeRecord(kind, bytesOf(req.record));
-  if (!shaped.ok) return refuse(400, `the ${kind} record is not valid: ${shaped.detail}`);
+  if (!shaped.ok) return refuse('bad_request', `the ${kind} record is not valid: ${shaped.detail}`);
   const record = shaped.record as SignedRecord;
   const releases: SignedRecord[] = [];
   for (const r of req.releases ?? []) {
     const s = shapeRecord('release', bytesOf(r));
-    if (!s.ok) return refuse(400, `a release record is not valid: ${s.detail}`);
+    if (!s.ok) return refuse('bad_request', `a release record is not valid: ${s.detail}`);
     releases.push(s.record as SignedRecord);
   }
-  if (req.action !== 'retire' && releases.length > 0) return refuse(400, 'only a retirement carries extra releases');
+  if (req.action !== 'retire' && releases.length > 0) return refuse('bad_request', 'only a retirement carries extra releases');
   let newOrder: OrderRecord | null = null;
   if (req.action === 'supersede') {
-    if (!req.order) return refuse(400, 'a supersede carries the new order');
+    if (!req.order) return refuse('bad_request', 'a supersede carries the new order');
     const s = shapeRecord('order', bytesOf(req.order));
-    if (!s.ok || s.record.kind !== 'order') return refuse(400, `the new order is not valid: ${s.ok ? 'not an order' : s.detail}`);
+    if (!s.ok || s.record.kind !== 'order') return refuse('bad_request', `the new order is not valid: ${s.ok ? 'not an order' : s.detail}`);
     newOrder = s.record;
-  } else if (req.order) return refuse(400, 'only a supersede carries a new order');
+  } else if (req.order) return refuse('bad_request', 'only a supersede carries a new order');
   const signer = canonicalName(record.signed_by ?? '');
 
   // Which folders to read fresh.
@@ -146,45 +153,45 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
   try {
     state = deriveSubset(ctx, ids);
   } catch (e) {
-    return refuse(422, e instanceof Error ? e.message : String(e));
+    return refuse('refused', e instanceof Error ? e.message : String(e));
   }
 
   // Who is acting (403).
   if (!isOperator(state.roster, signer)) {
-    return refuse(403, record.signed_by ? `${signer} is not an operator of this channel` : 'the record is not signed');
+    return refuse('forbidden', record.signed_by ? `${signer} is not an operator of this channel` : 'the record is not signed');
   }
   for (const r of [record, ...releases, ...(newOrder ? [newOrder] : [])]) {
     const bad = verifyRecord(r, state.roster, ctx.verify);
-    if (bad) return refuse(403, `${r.kind} refused: ${bad.problem.replace('_', ' ')}: ${bad.detail}`);
+    if (bad) return refuse('forbidden', `${r.kind} refused: ${bad.problem.replace('_', ' ')}: ${bad.detail}`);
   }
 
   // The records must say what the operator saw (400).
   const mismatch = recordMismatch(req, record, releases, signer);
-  if (mismatch) return refuse(400, mismatch);
+  if (mismatch) return refuse('bad_request', mismatch);
 
   // The folder must still be what the operator saw (409), and the rules must allow it (422).
   let orderCard: Card | undefined;
   if (req.action === 'retire') {
     const agent = req.expect.retire?.agent ?? '';
     const r = retireRefusal(state, agent);
-    if (r) return refuse(422, r);
+    if (r) return refuse('refused', r);
     const plan = retirePlan(state, agent);
     const saw = [...(req.expect.retire?.orders ?? [])].sort();
     if (plan.join(',') !== saw.join(',')) {
-      return refuse(409, `${agent} now holds ${plan.length ? plan.join(', ') : 'nothing'} by an active claim with no result; you saw ${saw.length ? saw.join(', ') : 'nothing'}`);
+      return refuse('conflict', `${agent} now holds ${plan.length ? plan.join(', ') : 'nothing'} by an active claim with no result; you saw ${saw.length ? saw.join(', ') : 'nothing'}`);
     }
     if (agentLooksAlive(state, agent, ctx.nowMs, ctx.staleAfterMs) && (req.expect.retire?.confirm_alive ?? 0) < 2) {
-      return refuse(422, `${agent} looks alive (a heartbeat of it arrived within the stale window): confirm twice to retire it anyway`);
+      return refuse('refused', `${agent} looks alive (a heartbeat of it arrived within the stale window): confirm twice to retire it anyway`);
     }
   } else {
     const e = req.expect.order;
-    if (!e) return refuse(400, 'expect.order is required for this action');
+    if (!e) return refuse('bad_request', 'expect.order is required for this action');
     const view = state.views.get(e.order_id);
-    if (!view) return refuse(409, `there is no order ${e.order_id} in the folder now`);
+    if (!view) return refuse('conflict', `there is no order ${e.order_id} in the folder now`);
     orderCard = view.card;
     const c = view.card;
     if (c.state !== e.state || c.holder !== e.holder || (c.target ?? null) !== e.target) {
-      return refuse(409, `${c.order_id} is now ${c.state}${c.holder ? ` held by ${c.holder}` : ''}; you saw ${e.state}${e.holder ? ` held by ${e.holder}` : ''}`, c);
+      return refuse('conflict', `${c.order_id} is now ${c.state}${c.holder ? ` held by ${c.holder}` : ''}; you saw ${e.state}${e.holder ? ` held by ${e.holder}` : ''}`, c);
     }
     if (newOrder) {
       const o = view.folder.order.record;
@@ -206,7 +213,7 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
                       : newOrder.assigned_to !== null && state.retirements.some((r) => r.record.agent === newOrder?.assigned_to)
                         ? `${newOrder.assigned_to} is retired`
                         : null;
-      if (why) return refuse(why.startsWith('there is already') ? 409 : 400, why, c);
+      if (why) return refuse(why.startsWith('there is already') ? 'conflict' : 'bad_request', why, c);
     }
     const rule =
       req.action === 'supersede'
@@ -216,27 +223,27 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
         : req.action === 'reopen'
           ? reopenRefusal(c, ctx.related ? ctx.related.dependentsOf(c.order_id).map((d) => state.views.get(d)?.card).filter((x): x is Card => !!x) : state.orders.filter((o) => o.depends_on.includes(c.order_id)))
           : ackRefusal(c);
-    if (rule) return refuse(422, rule, c);
+    if (rule) return refuse('refused', rule, c);
   }
 
   // The ledger line: signed by the operator, chained to the file as the operator saw it.
   const ledgerRel = ledgerPathOf(signer);
   const ledgerAbs = path.join(/*turbopackIgnore: true*/ ctx.root, ledgerRel);
   const lineProblem = ledgerLineProblem(req, signer, state, ctx.verify);
-  if (lineProblem) return refuse(lineProblem.status, lineProblem.reason);
+  if (lineProblem) return refuse(lineProblem.code, lineProblem.reason);
   const current = ledgerPrevOf(ledgerAbs);
-  if (current.prev !== req.expect.ledger_prev) return refuse(409, `${ledgerRel} has a new line since this action was signed: sign again`);
+  if (current.prev !== req.expect.ledger_prev) return refuse('conflict', `${ledgerRel} has a new line since this action was signed: sign again`);
 
   // Paths: only the operator's own, never over another writer's file.
   const plans: { rel: string; bytes: Uint8Array; replace: boolean }[] = [];
   for (const r of [...(newOrder ? [newOrder] : []), record, ...releases]) {
     const rel = decisionPath(r.kind as 'release' | 'retirement' | 'reopen' | 'ack' | 'supersede' | 'order', r.raw);
-    if (!rel) return refuse(400, `cannot name a file for this ${r.kind}`);
+    if (!rel) return refuse('bad_request', `cannot name a file for this ${r.kind}`);
     const abs = path.join(/*turbopackIgnore: true*/ ctx.root, rel);
     const replace = r.kind === 'reopen' || r.kind === 'ack';
     const existing = inTheWay(abs, rel, signer);
-    if (existing === 'foreign') return refuse(409, `${rel} is in the way and was not written by ${signer}; nothing was written`);
-    if (existing === 'own' && !replace) return refuse(409, `${rel} already exists: this action was already taken (a replay?)`);
+    if (existing === 'foreign') return refuse('conflict', `${rel} is in the way and was not written by ${signer}; nothing was written`);
+    if (existing === 'own' && !replace) return refuse('conflict', `${rel} already exists: this action was already taken (a replay?)`);
     plans.push({ rel, bytes: bytesOf(withSignature(r)), replace });
   }
 
@@ -252,8 +259,9 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
     written.push(ledgerRel);
   } catch (e) {
     const msg = e instanceof WriteError ? e.message : e instanceof Error ? e.message : String(e);
-    const status = e instanceof WriteError && e.code !== 'io' ? 409 : 422;
-    return refuse(status, written.length ? `${msg} (after writing ${written.join(', ')})` : `${msg}; nothing was written`);
+    // A file in the way or a ledger moved on is the folder moving on; a failing disk is not.
+    const code = e instanceof WriteError && e.code !== 'io' ? 'conflict' : 'refused';
+    return refuse(code, written.length ? `${msg} (after writing ${written.join(', ')})` : `${msg}; nothing was written`);
   }
 
   // The cards after the write, for the page.
@@ -337,15 +345,15 @@ function recordMismatch(req: ActionRequest, record: SignedRecord, releases: read
 /** Why the ledger line is not this operator's signed account of this action, or null. */
 function ledgerLineProblem(req: ActionRequest, signer: string, state: ChannelState, verify: Ed25519Verify): Refusal | null {
   const p = parseStrictJsonText(req.ledger_line);
-  if (!p.ok || p.node.t !== 'obj') return refuse(400, `the ledger line is not a JSON object${p.ok ? '' : `: ${p.reason}`}`);
+  if (!p.ok || p.node.t !== 'obj') return refuse('bad_request', `the ledger line is not a JSON object${p.ok ? '' : `: ${p.reason}`}`);
   const l = toPlain(p.node) as Record<string, unknown>;
   const str = (k: string) => (typeof l[k] === 'string' ? l[k] : null);
   const created = parseTimestamp(str('created_at') ?? '');
-  if (str('kind') !== LEDGER_KIND[req.action]) return refuse(400, `the ledger line's kind must be ${LEDGER_KIND[req.action]}`);
-  if (canonicalName(str('actor') ?? '') !== signer) return refuse(400, "the ledger line's actor must be the signing operator");
-  if (str('summary') === null || str('prev') === null || !created.ok) return refuse(400, 'the ledger line lacks summary, prev or a valid created_at');
-  if (str('prev') !== req.expect.ledger_prev) return refuse(400, "the ledger line's prev differs from expect.ledger_prev");
-  if (canonicalName(str('signed_by') ?? '') !== signer) return refuse(403, 'the ledger line must be signed by the acting operator');
+  if (str('kind') !== LEDGER_KIND[req.action]) return refuse('bad_request', `the ledger line's kind must be ${LEDGER_KIND[req.action]}`);
+  if (canonicalName(str('actor') ?? '') !== signer) return refuse('bad_request', "the ledger line's actor must be the signing operator");
+  if (str('summary') === null || str('prev') === null || !created.ok) return refuse('bad_request', 'the ledger line lacks summary, prev or a valid created_at');
+  if (str('prev') !== req.expect.ledger_prev) return refuse('bad_request', "the ledger line's prev differs from expect.ledger_prev");
+  if (canonicalName(str('signed_by') ?? '') !== signer) return refuse('forbidden', 'the ledger line must be signed by the acting operator');
   const check = checkSignature(
     str('signed_by'),
     str('signature'),
@@ -353,6 +361,6 @@ function ledgerLineProblem(req: ActionRequest, signer: string, state: ChannelSta
     state.roster,
     verify,
   );
-  if (check !== 'valid') return refuse(403, `the ledger line's signature: ${check.replace('_', ' ')}`);
+  if (check !== 'valid') return refuse('forbidden', `the ledger line's signature: ${check.replace('_', ' ')}`);
   return null;
 }

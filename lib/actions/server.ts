@@ -6,14 +6,14 @@ import 'server-only';
  */
 import type { DB } from '../index/db';
 import { nodeVerify } from '../index/node-verify';
-import { operatorsFromEnv } from '../index/channel-state';
 import { readFleetRoster } from '../index/ferryman-state';
 import { canonicalName } from '../ledger/names';
+import { settings } from '../config';
 import type { ApplyContext } from './apply';
 
 /** Why a request is refused before its content is looked at, or null. */
 export function guardRequest(req: Request): { status: 400 | 403 | 415; reason: string } | null {
-  if (process.env.CLAIMBOARD_READ_ONLY === '1') return { status: 403, reason: 'this dashboard is read-only (CLAIMBOARD_READ_ONLY=1): no action is accepted' };
+  if (settings.readOnly()) return { status: 403, reason: 'this dashboard is read-only (CLAIMBOARD_READ_ONLY=1): no action is accepted' };
   const type = req.headers.get('content-type') ?? '';
   if (!/^application\/json(\s*;|$)/i.test(type)) return { status: 415, reason: 'actions take application/json only' };
   const site = req.headers.get('sec-fetch-site');
@@ -51,18 +51,19 @@ export function rateLimited(operator: string, nowMs: number): number {
 
 /** The context of an action on the server: the channel and window from the environment, pins and related orders from the index. */
 export function serverContext(db: DB, nowMs: number): ApplyContext {
-  const root = process.env.CLAIMBOARD_CHANNEL;
+  const root = settings.channel();
   if (!root) throw new Error('CLAIMBOARD_CHANNEL is not set: start the dashboard with `claimboard serve`');
   const pins = new Map((db.prepare('SELECT name, public_key FROM pins').all() as { name: string; public_key: string }[]).map((r) => [r.name, r.public_key]));
   const dependents = db.prepare("SELECT c.order_id AS id FROM cards c, json_each(c.card, '$.depends_on') d WHERE d.value = ?");
   const claims = db.prepare('SELECT DISTINCT order_id AS id FROM holds WHERE agent = ?');
+  const ferrymanState = settings.ferrymanState();
   return {
     root,
     nowMs,
-    staleAfterMs: Number(process.env.CLAIMBOARD_STALE_AFTER_MS ?? 300_000),
-    operators: operatorsFromEnv(),
+    staleAfterMs: settings.staleAfterMs(),
+    operators: settings.operators(),
     pins,
-    ...(process.env.CLAIMBOARD_FERRYMAN_STATE ? { fleetAgents: readFleetRoster(process.env.CLAIMBOARD_FERRYMAN_STATE) } : {}),
+    ...(ferrymanState ? { fleetAgents: readFleetRoster(ferrymanState) } : {}),
     verify: nodeVerify,
     related: {
       dependentsOf: (id) => (dependents.all(id) as { id: string }[]).map((r) => r.id),

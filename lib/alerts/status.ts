@@ -6,7 +6,7 @@ import 'server-only';
  */
 import { z } from 'zod';
 import type { DB } from '../index/db';
-import type { AlertsResponse, AlertTargetStatus } from '../api/types';
+import type { AlertsResponse, AlertTargetStatus } from '../index/types';
 
 const Config = z.object({
   targets: z.array(z.object({ id: z.string(), kind: z.enum(['webhook', 'command']), label: z.string() })),

@@ -1,29 +1,19 @@
 import 'server-only';
 /**
- * Shared plumbing of the route handlers: typed error codes mapped exhaustively to HTTP
- * statuses (no switch default), JSON responses, and opening the index.
+ * Shared plumbing of the route handlers: error bodies (lib/errors.ts codes, answered with the
+ * code's status), JSON responses, the read token, and opening the index.
  */
 import { NextResponse } from 'next/server';
-import { readDb } from '../index/queries';
+import { readDb, type DB } from '../index/db';
+import { settings } from '../config';
 import { cookieValue, hasReadToken, TOKEN_COOKIE } from '../security';
-import type { DB } from '../index/db';
+import { HTTP_STATUS, type ErrorCode } from '../errors';
 
-/** Error codes shared by server and client. */
-export type ErrorCode = 'bad_request' | 'not_found' | 'index_unavailable' | 'forbidden' | 'conflict' | 'refused' | 'too_many_requests';
-
-export const STATUS: Record<ErrorCode, number> = {
-  bad_request: 400,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  refused: 422,
-  too_many_requests: 429,
-  index_unavailable: 503,
-};
+export type { ErrorCode };
 
 /** A JSON error body `{error: code, message}` with the code's status. */
 export function errorResponse(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): NextResponse {
-  return NextResponse.json({ error: code, message, ...extra }, { status: STATUS[code], headers: { 'Cache-Control': 'no-store' } });
+  return NextResponse.json({ error: code, message, ...extra }, { status: HTTP_STATUS[code], headers: { 'Cache-Control': 'no-store' } });
 }
 
 /** A JSON 200 response that is never cached. */
@@ -59,7 +49,7 @@ export function withReadToken<A extends unknown[], R extends Response>(
   handler: (req: Request, ...rest: A) => R | Promise<R>,
 ): (req: Request, ...rest: A) => R | Response | Promise<R | Response> {
   return (req, ...rest) => {
-    const token = process.env.CLAIMBOARD_READ_TOKEN ?? '';
+    const token = settings.readToken();
     if (token) {
       const url = req.url;
       const q = url.indexOf('?');
@@ -83,5 +73,5 @@ export function withDb(f: (db: DB) => NextResponse | Response): NextResponse | R
 
 /** Whether operator actions are accepted (not in read-only mode). */
 export function actionsEnabled(): boolean {
-  return process.env.CLAIMBOARD_READ_ONLY !== '1';
+  return !settings.readOnly();
 }

@@ -20,7 +20,7 @@ import { classifyPath } from '../ledger/names';
 import { readLedgerFile, type LedgerFileReport } from '../ledger/ledger-file';
 import { verifyRecord, type Roster, type SignatureMemo } from '../ledger/verify';
 import { actMatches, pairActs, type Act, type ActFilters, type ActRecord, type ReadLine, type ReadRecord } from '../ledger/acts';
-import type { ActivityLedger, ActivityResponse } from '../api/types';
+import type { ActivityLedger, ActivityResponse } from './types';
 
 /** Acts per page. */
 export const ACTIVITY_PAGE_SIZE = 50;

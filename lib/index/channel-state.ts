@@ -34,11 +34,3 @@ export function channelStateOf(root: string, options: StateOptions = {}): Channe
     verify: nodeVerify,
   });
 }
-
-/** Operators configured in the environment (`CLAIMBOARD_OPERATORS=name,name`, LEDGER.md §5). */
-export function operatorsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env.CLAIMBOARD_OPERATORS ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-}

@@ -7,6 +7,7 @@ import 'server-only';
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
+import { settings } from '../config';
 
 export type DB = Database.Database;
 
@@ -339,6 +340,20 @@ export function openReader(file: string): DB {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   return db;
+}
+
+let shared: { file: string; db: DB } | null = null;
+
+/**
+ * The process's read-only connection to the index named by CLAIMBOARD_DB (the web server's),
+ * opened on first use and kept. Throws when the variable is unset or the file does not exist yet.
+ */
+export function readDb(): DB {
+  const file = settings.dbFile();
+  if (!file) throw new Error('CLAIMBOARD_DB is not set: start the dashboard with `claimboard serve`');
+  if (shared && shared.file === file) return shared.db;
+  shared = { file, db: openReader(file) };
+  return shared.db;
 }
 
 /** An in-memory index (tests). */

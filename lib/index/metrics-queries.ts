@@ -8,7 +8,7 @@ import 'server-only';
  */
 import type { DB } from './db';
 import type { AttentionFlag, Lane, OrderState } from '../ledger/derive';
-import type { AlertsResponse, IndexProgress } from '../api/types';
+import type { AlertsResponse, IndexProgress } from './types';
 import { alertsStatus } from '../alerts/status';
 import { progressOf } from './queries';
 import { attentionSince, passStats, type PassStatsRow } from './metrics-record';

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { settings } from '../config';
 
 /** A channel-relative path worth a look: 1 to 3 `/`-separated names, none empty or starting with '.'. */
 export function isNudgePath(rel: string): boolean {
@@ -60,7 +61,7 @@ export async function listenForNudges(file: string, onPath: (rel: string) => voi
  * Tells the indexer (when CLAIMBOARD_NUDGE_SOCKET names one) that `paths` were written.
  * Never throws and never waits: a nudge that cannot be delivered is dropped.
  */
-export function nudgeIndexer(paths: readonly string[], socket = process.env.CLAIMBOARD_NUDGE_SOCKET): void {
+export function nudgeIndexer(paths: readonly string[], socket = settings.nudgeSocket()): void {
   if (!socket || paths.length === 0) return;
   try {
     const conn = net.createConnection(socket);

@@ -1,12 +1,11 @@
 import 'server-only';
 /**
- * Read side of the index (DESIGN.md "HTTP"): what the route handlers ask. Opens the database
- * read-only; never writes. Keyset pagination over (sort_ms, order_id) within a lane, stable
- * under updates.
+ * Read side of the index (DESIGN.md "HTTP"): what the route handlers ask, on the read-only
+ * connection they open (db.ts `readDb`); never writes. Keyset pagination over (sort_ms,
+ * order_id) within a lane, stable under updates.
  */
 import type { Statement } from 'better-sqlite3';
 import type { DB } from './db';
-import { openReader } from './db';
 import { LANES, type Card, type Lane } from '../ledger/derive';
 import type {
   AgentResponse,
@@ -20,29 +19,18 @@ import type {
   OrderResponse,
   ProblemsResponse,
   RunSeen,
-} from '../api/types';
+  StoredAgent,
+} from './types';
 import { orderTimeline, type HoldHistory } from '../ledger/timeline';
 import type { FileOutcome } from '../ledger/channel';
 import type { Roster, RosterEntry } from '../ledger/verify';
 import { passOrder } from './order-pass';
-import type { StoredAgent } from './indexer';
 import { nodeVerify } from './node-verify';
 import { laneWhere } from './board-where';
 import { groupQuery, type QueryTerm } from '../ui/query';
 
 /** Cards per lane page. */
 export const PAGE_SIZE = 30;
-
-let shared: { file: string; db: DB } | null = null;
-
-/** The process's read-only connection to the index named by CLAIMBOARD_DB. Throws when unset or missing. */
-export function readDb(): DB {
-  const file = process.env.CLAIMBOARD_DB;
-  if (!file) throw new Error('CLAIMBOARD_DB is not set: start the dashboard with `claimboard serve`');
-  if (shared && shared.file === file) return shared.db;
-  shared = { file, db: openReader(file) };
-  return shared.db;
-}
 
 const statements = new WeakMap<DB, Map<string, Statement>>();
 

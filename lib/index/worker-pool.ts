@@ -7,6 +7,7 @@ import 'server-only';
  */
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
+import { settings } from '../config';
 import type { FileOutcome } from '../ledger/channel';
 import type { AgentRecord } from '../ledger/records';
 import type { OrderPassResult } from './order-pass';
@@ -39,7 +40,7 @@ export type WorkerMessage =
  * The worker's script: the bundle bin/claimboard.mjs built (plain JavaScript, no loader thread,
  * named by CLAIMBOARD_WORKER_SCRIPT), else the TypeScript sources through tsx (tests).
  */
-const BOOT = process.env.CLAIMBOARD_WORKER_SCRIPT || path.join(import.meta.dirname, 'worker-boot.mjs');
+const BOOT = settings.workerScript() ?? path.join(import.meta.dirname, 'worker-boot.mjs');
 
 /** Folders per chunk sent to a worker, and per chunk passed on this thread between its other work. */
 const CHUNK = 200;

@@ -9,6 +9,7 @@ import type { Card, OrderState } from './derive';
 import type { OrderRecord } from './records';
 import { canonicalName, isSafeComponent } from './names';
 import { signFields, signLedgerLineAfter, type Signer } from './sign';
+import type { ErrorCode } from '../errors';
 
 /**
  * The operator actions (LEDGER.md §8), plus supersede: a new signed order that does an old one's
@@ -114,11 +115,19 @@ export const ActionRequestSchema = z.object({
   }),
 });
 
-/** A refusal with the HTTP status DESIGN.md gives it and a reason an operator can act on. */
+/**
+ * Why an action is refused: `bad_request` the request or its records are malformed or do not say
+ * what the operator saw, `forbidden` not an operator or a bad signature, `conflict` the folder no
+ * longer matches what the operator saw, `refused` a rule of LEDGER.md refuses it. Only the HTTP
+ * layer turns a code into a status (lib/errors.ts HTTP_STATUS).
+ */
+export type RefusalCode = Extract<ErrorCode, 'bad_request' | 'forbidden' | 'conflict' | 'refused'>;
+
+/** A refusal with its code and a reason an operator can act on. */
 export interface Refusal {
-  readonly status: 400 | 403 | 409 | 422;
+  readonly code: RefusalCode;
   readonly reason: string;
-  /** The current card, for 409s. */
+  /** The current card, for conflicts. */
   readonly card?: Card;
 }
 

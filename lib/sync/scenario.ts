@@ -39,7 +39,7 @@ import { naclSign } from '../ledger/nacl-verify';
 import { formatLocalInstant } from '../ledger/time';
 import { seedOf } from '../testing/channel-builder';
 import type { Card } from '../ledger/derive';
-import type { OrderResponse } from '../api/types';
+import type { OrderResponse } from '../index/types';
 
 // ---- the report -----------------------------------------------------------------------------
 

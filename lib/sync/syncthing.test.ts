@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { channelStateOf } from '../index/channel-state';
 import type { SyncReport, SyncStep } from './scenario';
+import { settings } from '../config';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PAIR = path.resolve(REPO, 'scripts/syncthing-pair.sh');
@@ -31,7 +32,7 @@ const PAIR = path.resolve(REPO, 'scripts/syncthing-pair.sh');
 const BOUND_MS = 85_000;
 const CONVERGE_MS = 5_000;
 
-const skip = process.env.CLAIMBOARD_SKIP_SYNCTHING === '1';
+const skip = settings.skipSyncthing();
 
 interface Run {
   readonly code: number | null;

@@ -1,5 +1,5 @@
 import { NextResponse } from 'next/server';
-import { withDb, withReadToken } from '@/lib/api/http';
+import { errorResponse, withDb, withReadToken } from '@/lib/api/http';
 import { applyAction } from '@/lib/actions/apply';
 import { guardRequest, rateLimited, serverContext } from '@/lib/actions/server';
 import { nudgeIndexer } from '@/lib/index/nudge';
@@ -33,21 +33,8 @@ async function post(req: Request) {
       nudgeIndexer(res.written);
       return NextResponse.json(res, { status: 201, headers: noStore });
     }
-    return NextResponse.json({ error: codeOf(res.status), message: res.reason, ...(res.card ? { card: res.card } : {}) }, { status: res.status, headers: noStore });
+    return errorResponse(res.code, res.reason, res.card ? { card: res.card } : {});
   });
-}
-
-function codeOf(status: 400 | 403 | 409 | 422): string {
-  switch (status) {
-    case 400:
-      return 'bad_request';
-    case 403:
-      return 'forbidden';
-    case 409:
-      return 'conflict';
-    case 422:
-      return 'refused';
-  }
 }
 
 export const POST = withReadToken(post);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { errorResponse, json, withReadToken } from '@/lib/api/http';
+import { settings } from '@/lib/config';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -9,7 +10,7 @@ export const dynamic = 'force-dynamic';
  * so a newcomer can act within a minute. 404 on a real channel: no key is ever served there.
  */
 function get() {
-  const file = process.env.CLAIMBOARD_DEMO_OPERATOR_KEY;
+  const file = settings.demoOperatorKey();
   if (!file) return errorResponse('not_found', 'no demo key: this dashboard serves a real channel');
   try {
     const seed = fs.readFileSync(file, 'utf8').trim();

@@ -3,6 +3,7 @@ import { errorResponse, json, withDb, actionsEnabled, withReadToken } from '@/li
 import { ledgerPrevOf } from '@/lib/actions/write';
 import { ledgerPathOf } from '@/lib/ledger/actions';
 import { canonicalName, isSafeComponent } from '@/lib/ledger/names';
+import { settings } from '@/lib/config';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -19,7 +20,7 @@ async function get(_req: Request, { params }: { params: Promise<{ name: string }
     const n = canonicalName(name);
     const row = db.prepare('SELECT summary FROM agents WHERE name = ?').get(n) as { summary: string } | undefined;
     const summary = row ? (JSON.parse(row.summary) as { is_operator: boolean; public_key: string | null; retired: boolean }) : null;
-    const root = process.env.CLAIMBOARD_CHANNEL ?? '';
+    const root = settings.channel() ?? '';
     const { prev } = ledgerPrevOf(path.join(root, ledgerPathOf(n)));
     return json({
       name: n,
@@ -28,7 +29,7 @@ async function get(_req: Request, { params }: { params: Promise<{ name: string }
       public_key: summary?.public_key ?? null,
       ledger_prev: prev,
       actions_enabled: actionsEnabled(),
-      demo_key_available: Boolean(process.env.CLAIMBOARD_DEMO_OPERATOR_KEY),
+      demo_key_available: Boolean(settings.demoOperatorKey()),
     });
   });
 }

@@ -1,0 +1,256 @@
+/**
+ * The index's read models: what the read side (queries.ts, activity.ts, lib/alerts/status.ts)
+ * answers and the writer stores, which the HTTP API sends as they are (lib/api/types.ts
+ * re-exports them for the pages). Types only, so the browser may import them.
+ * All times named `*_ms` are milliseconds since the epoch on THIS machine's clock (arrivals,
+ * `since`); all times named `writer_*` or `at`/`*_at` strings are RFC 3339 as the writer's
+ * clock wrote them (display only, never compared with ours: LEDGER.md §1.3).
+ */
+import type { Card, Lane, OrderState } from '../ledger/derive';
+import type { ProblemCode } from '../ledger/channel';
+import type { TimelineEvent } from '../ledger/timeline';
+import type { Act } from '../ledger/acts';
+
+/** Indexing progress (first index of a large folder). */
+export interface IndexProgress {
+  readonly phase: 'starting' | 'scanning' | 'reading' | 'deriving' | 'ready';
+  readonly files_seen: number;
+  readonly files_read: number;
+  readonly files_verified: number;
+  /** When the first complete index finished (ms, local), or null. */
+  readonly ready_at_ms: number | null;
+}
+
+/** GET /api/board: lanes with counts and the first page of each (or one lane's next page). */
+export interface BoardResponse {
+  readonly channel: string;
+  readonly now_ms: number;
+  readonly stale_after_ms: number;
+  readonly progress: IndexProgress;
+  /** Whether this server accepts operator actions (false in read-only mode). */
+  readonly actions_enabled: boolean;
+  readonly lanes: readonly LanePage[];
+  /** Total problem rows in the channel. */
+  readonly problem_count: number;
+  /** Canonical names of the roster, for the agent filter. */
+  readonly agents: readonly string[];
+  /** Names whose key in the folder differs from the pinned key (LEDGER.md §5 `key_changed`). */
+  readonly key_changes: readonly string[];
+}
+export interface LanePage {
+  readonly lane: Lane;
+  /** Cards in this lane matching the filters. */
+  readonly count: number;
+  readonly cards: readonly Card[];
+  /** Opaque keyset cursor for `GET /api/board?lane=L&cursor=C`, or null at the end. */
+  readonly next_cursor: string | null;
+}
+
+/** A file of an order's folder with what claimboard made of it. */
+export interface OrderFile {
+  readonly path: string;
+  readonly arrival_ms: number;
+  readonly status: 'record' | 'problem';
+  readonly kind: string | null;
+  readonly problem?: ProblemCode;
+  readonly detail?: string;
+}
+
+/** Heartbeats seen for one run on this order (the index remembers first and last arrival). */
+export interface RunSeen {
+  readonly agent: string;
+  readonly run: string;
+  readonly pid: number;
+  readonly first_arrival_ms: number;
+  readonly last_arrival_ms: number;
+  /** The last heartbeat's own `at` (writer clock). */
+  readonly last_writer_at: string;
+  readonly beats: number;
+}
+
+/** GET /api/orders/:id */
+export interface OrderResponse {
+  readonly card: Card;
+  readonly order: {
+    readonly id: string;
+    readonly project_id: string;
+    readonly issued_by: string;
+    readonly assigned_to: string | null;
+    readonly created_at: string;
+    readonly requires_review: boolean;
+    readonly requires_approval: boolean;
+    readonly depends_on: readonly string[];
+    /** The result fields the order requires (ferry's `result_contract.required`), or null. */
+    readonly result_contract: { readonly required: readonly string[] } | null;
+    /** The order this one says it replaces (its order.json's `supersedes`), or null. */
+    readonly supersedes: string | null;
+    /**
+     * The payload as a plain value (what JSON gives a browser: a number beyond double precision,
+     * or -0, does not survive it) and D(payload) of the payload as written, to tell whether the
+     * plain value is still the same task (lib/client/supersede.ts `payloadCopiesExactly`).
+     */
+    readonly payload: unknown;
+    readonly payload_digest: string;
+  };
+  readonly timeline: readonly TimelineEvent[];
+  readonly runs: readonly RunSeen[];
+  readonly files: readonly OrderFile[];
+  /** Orders that depend on this one, with their states. */
+  readonly dependents: readonly { readonly order_id: string; readonly state: OrderState }[];
+  readonly now_ms: number;
+  readonly stale_after_ms: number;
+}
+
+/** GET /api/agents */
+export interface AgentsResponse {
+  readonly agents: readonly AgentSummary[];
+  readonly now_ms: number;
+}
+export interface AgentSummary {
+  readonly name: string;
+  readonly role: string;
+  readonly is_operator: boolean;
+  /** Whether its release of another's claim or its interrupt counts as deliberate (operator, master, orchestrator). */
+  readonly is_authority?: boolean;
+  readonly retired: boolean;
+  /** Pinned key (hex) or null. */
+  readonly public_key: string | null;
+  /** True when the folder now carries a different key (a key_changed problem). */
+  readonly key_changed: boolean;
+  /** Number of orders it holds now. */
+  readonly holding: number;
+  /** Last arrival here of any file it wrote, ms local, or null. */
+  readonly last_arrival_ms: number | null;
+  /** Estimated clock-plus-sync offset: its heartbeats' `at` minus their arrival here, ms (median), or null. */
+  readonly clock_offset_ms: number | null;
+}
+
+/** An agents row of the index: the summary plus what the agent page shows (LEDGER.md §4, §5). */
+export type StoredAgent = AgentSummary & {
+  readonly capabilities: readonly string[];
+  readonly folder_key: string | null;
+  readonly retirement: { readonly operator: string; readonly reason: string; readonly at: string; readonly arrival_ms: number } | null;
+};
+
+/** GET /api/agents/:name */
+export interface AgentResponse {
+  readonly agent: AgentSummary & {
+    readonly capabilities: readonly string[];
+    readonly folder_key: string | null;
+    readonly retirement: { readonly operator: string; readonly reason: string; readonly at: string; readonly arrival_ms: number } | null;
+  };
+  /** Cards of the orders it holds now. */
+  readonly holds: readonly Card[];
+  /** Orders it held before, and how each hold ended. */
+  readonly held: readonly {
+    readonly order_id: string;
+    readonly claimed_at: string;
+    /** 'released' (by whom, why), 'finished' (result), 'gave_up', 'lost' (another holds it). */
+    readonly ended: 'released' | 'finished' | 'gave_up' | 'lost';
+    readonly detail: string;
+    readonly state: OrderState;
+  }[];
+  /** Orders a retirement would release now (active claim, no result of its own; LEDGER.md §8). */
+  readonly retire_plan: readonly string[];
+  /** Whether any heartbeat of it arrived within stale_after (retiring it needs two confirmations). */
+  readonly looks_alive: boolean;
+  readonly stale_after_ms: number;
+  readonly now_ms: number;
+}
+
+/** GET /api/problems */
+export interface ProblemsResponse {
+  readonly problems: readonly { readonly path: string; readonly problem: ProblemCode; readonly detail: string; readonly line?: number; readonly order_id?: string }[];
+  readonly ledger: Readonly<Record<string, { readonly entries: number; readonly intact: boolean; readonly broken_at?: number }>>;
+}
+
+/** Server-sent event on /api/events: `event: changed`, data = this. */
+export interface ChangedEvent {
+  readonly seq: number;
+  /** Order ids whose card changed; empty with `all: true` when everything should be refetched. */
+  readonly orders: readonly string[];
+  readonly all: boolean;
+}
+
+/** One alert target in GET /api/alerts. */
+export interface AlertTargetStatus {
+  /** A short hash of the target (its URL is a secret and never stored). */
+  readonly id: string;
+  readonly kind: 'webhook' | 'command';
+  /** Redacted: a webhook as `scheme://host/…` (its path and query usually hold the secret), a command by its first word. */
+  readonly label: string;
+  readonly last_success_ms: number | null;
+  readonly last_error: string | null;
+  readonly last_error_ms: number | null;
+  /** Messages delivered, and given up on, since the index was made. */
+  readonly sent: number;
+  readonly failed: number;
+  /** Messages still owed (waiting, being tried, or waiting to retry). */
+  readonly pending: number;
+  /** Its last attempt failed (after its last success). */
+  readonly failing: boolean;
+}
+
+/** GET /api/alerts: what `serve --alert-webhook / --alert-command` sends and how it goes. */
+export interface AlertsResponse {
+  /** Whether this server sends alerts (false: every other field is empty). */
+  readonly configured: boolean;
+  /** `ok`, `failing` (a target's last attempt failed), or `off` (not configured). */
+  readonly status: 'ok' | 'failing' | 'off';
+  readonly now_ms: number;
+  /** The quiet period (`--alert-after`), ms. */
+  readonly after_ms: number;
+  /** The board address the payloads' `url` starts with. */
+  readonly base_url: string | null;
+  readonly targets: readonly AlertTargetStatus[];
+  /** Items paging now: sent (`sent_ms`), or in their quiet period (`sent_ms` null); `gone_ms` set once gone, before `resolved`. */
+  readonly open: readonly {
+    readonly key: string;
+    readonly kind: 'attention' | 'stale' | 'problem';
+    readonly order_id: string | null;
+    readonly path: string | null;
+    readonly reason: string;
+    readonly first_seen_ms: number;
+    readonly sent_ms: number | null;
+    readonly gone_ms: number | null;
+  }[];
+  /** The newest messages (at most 20), each with how its delivery to its target went. */
+  readonly recent: readonly {
+    readonly id: number;
+    readonly target: string;
+    readonly event: 'attention' | 'stale' | 'problem' | 'resolved';
+    readonly order_id: string | null;
+    readonly text: string;
+    readonly created_ms: number;
+    readonly status: 'pending' | 'sent' | 'failed';
+    readonly attempts: number;
+    readonly done_ms: number | null;
+    readonly last_error: string | null;
+  }[];
+}
+
+/** A ledger file of an authority as the activity read it. */
+export interface ActivityLedger {
+  readonly path: string;
+  /** Its signer (canonical), or null for the legacy `ledger.jsonl`. */
+  readonly signer: string | null;
+  /** Lines read (reading stops at the first line that does not parse). */
+  readonly entries: number;
+  readonly intact: boolean;
+  readonly broken_at?: number;
+  readonly reason?: string;
+}
+
+/** GET /api/activity: operator acts, newest first (arrival here), one keyset page. */
+export interface ActivityResponse {
+  readonly acts: readonly Act[];
+  /** Acts matching the filters. */
+  readonly total: number;
+  /** Opaque keyset cursor for `GET /api/activity?...&cursor=C`, or null at the end. */
+  readonly next_cursor: string | null;
+  /** Every name that acted (whatever the filters), for the operator filter. */
+  readonly operators: readonly string[];
+  /** The authorities' ledger files. */
+  readonly ledgers: readonly ActivityLedger[];
+  readonly now_ms: number;
+}
