@@ -1,23 +1,31 @@
 import 'server-only';
 /**
- * What the action endpoints share: the request guards (same origin, JSON only, read-only mode,
- * a per-operator rate limit) and the context applyAction runs in on the server (pins and
- * related orders from the index).
+ * The server side of the action endpoints (POST /api/actions, /api/actions/bulk, and what the
+ * dialogs ask first, GET /api/operators/:name): the request prelude they share (same origin, JSON
+ * only, read-only mode, a per-operator rate limit), the context applyAction runs in on the server
+ * (pins and related orders from the index), and the work of each endpoint. Refusals are thrown
+ * as ClaimboardError (lib/errors.ts), which the route answers with lib/api/http.ts.
  */
+import path from 'node:path';
 import type { DB } from '../index/db';
 import { nodeVerify } from '../index/node-verify';
 import { readFleetRoster } from '../index/ferryman-state';
+import { nudgeIndexer } from '../index/nudge';
+import { ledgerPathOf } from '../ledger/actions';
+import type { Card } from '../ledger/derive';
 import { canonicalName } from '../ledger/names';
 import { settings } from '../config';
-import type { ApplyContext } from './apply';
+import { ClaimboardError, HTTP_STATUS } from '../errors';
+import { applyAction, type ApplyContext } from './apply';
+import { ledgerPrevOf } from './write';
 
-/** Why a request is refused before its content is looked at, or null. */
-export function guardRequest(req: Request): { status: 400 | 403 | 415; reason: string } | null {
-  if (settings.readOnly()) return { status: 403, reason: 'this dashboard is read-only (CLAIMBOARD_READ_ONLY=1): no action is accepted' };
+/** Why a request is refused before its content is looked at (`forbidden` or `unsupported_media_type`), or null. */
+export function guardRequest(req: Request): ClaimboardError | null {
+  if (settings.readOnly()) return new ClaimboardError('forbidden', 'this dashboard is read-only (CLAIMBOARD_READ_ONLY=1): no action is accepted');
   const type = req.headers.get('content-type') ?? '';
-  if (!/^application\/json(\s*;|$)/i.test(type)) return { status: 415, reason: 'actions take application/json only' };
+  if (!/^application\/json(\s*;|$)/i.test(type)) return new ClaimboardError('unsupported_media_type', 'actions take application/json only');
   const site = req.headers.get('sec-fetch-site');
-  if (site && site !== 'same-origin' && site !== 'none') return { status: 403, reason: `cross-origin request refused (${site})` };
+  if (site && site !== 'same-origin' && site !== 'none') return new ClaimboardError('forbidden', `cross-origin request refused (${site})`);
   const origin = req.headers.get('origin');
   if (origin) {
     const host = req.headers.get('host');
@@ -27,7 +35,7 @@ export function guardRequest(req: Request): { status: 400 | 403 | 415; reason: s
     } catch {
       originHost = null;
     }
-    if (!host || originHost !== host) return { status: 403, reason: `cross-origin request refused (origin ${origin})` };
+    if (!host || originHost !== host) return new ClaimboardError('forbidden', `cross-origin request refused (origin ${origin})`);
   }
   return null;
 }
@@ -69,5 +77,122 @@ export function serverContext(db: DB, nowMs: number): ApplyContext {
       dependentsOf: (id) => (dependents.all(id) as { id: string }[]).map((r) => r.id),
       claimsOf: (agent) => (claims.all(agent) as { id: string }[]).map((r) => r.id),
     },
+  };
+}
+
+/** The operator an action request names as its signer (`record.signed_by`), or '' when it names none. */
+export function signerOfAction(action: unknown): string {
+  const by = (action as { record?: { signed_by?: unknown } } | null)?.record?.signed_by;
+  return typeof by === 'string' ? by : '';
+}
+
+/**
+ * The prelude of both action endpoints, in this order: the guards (guardRequest), the body as
+ * JSON, its shape (`parse`, which throws ClaimboardError `bad_request`), and the rate limit of
+ * the operator `signerOf` finds in it (this machine's clock). Returns the parsed body; throws
+ * ClaimboardError `forbidden`, `unsupported_media_type`, `bad_request` or `too_many_requests`
+ * (with the seconds to wait).
+ */
+export async function actionRequest<T>(req: Request, parse: (body: unknown) => T, signerOf: (parsed: T) => string): Promise<T> {
+  const guard = guardRequest(req);
+  if (guard) throw guard;
+  let body: unknown;
+  try {
+    body = await req.json();
+  } catch {
+    throw new ClaimboardError('bad_request', 'the body is not JSON');
+  }
+  const parsed = parse(body);
+  const signer = signerOf(parsed);
+  const wait = signer ? rateLimited(signer, Date.now()) : 0;
+  if (wait > 0) throw new ClaimboardError('too_many_requests', `too many actions by ${signer}: wait ${wait} s`, { retryAfterS: wait });
+  return parsed;
+}
+
+/** What POST /api/actions answers with 201. */
+export interface Applied {
+  readonly status: 201;
+  readonly written: readonly string[];
+  readonly card?: Card;
+  readonly orders?: readonly Card[];
+}
+
+/**
+ * POST /api/actions' work: applies one action (applyAction, in serverContext) and tells the
+ * indexer what was written. Throws ClaimboardError with the refusal's code and reason, and the
+ * current card when the refusal has one (a conflict's).
+ */
+export function applyOne(db: DB, body: unknown): Applied {
+  const res = applyAction(body, serverContext(db, Date.now()));
+  if (res.status !== 201) throw new ClaimboardError(res.code, res.reason, res.card ? { detail: { card: res.card } } : {});
+  nudgeIndexer(res.written);
+  return res;
+}
+
+/** One action's outcome in a bulk answer: its HTTP status (201 written), and the paths written or the reason. */
+export interface BulkActionResult {
+  readonly order_id: string | null;
+  readonly status: number;
+  readonly written?: readonly string[];
+  readonly reason?: string;
+}
+
+/**
+ * POST /api/actions/bulk's work: applies the actions in order, each as POST /api/actions would;
+ * the ledger lines are chained, so after the first refusal the rest are not applied (a
+ * conflict: "sign again").
+ */
+export function applyBulk(db: DB, actions: readonly unknown[]): BulkActionResult[] {
+  const results: BulkActionResult[] = [];
+  let broken: string | null = null;
+  for (const a of actions) {
+    const id = (a as { expect?: { order?: { order_id?: string } } } | null)?.expect?.order?.order_id ?? null;
+    if (broken) {
+      results.push({ order_id: id, status: HTTP_STATUS.conflict, reason: `not applied: ${broken}; sign again` });
+      continue;
+    }
+    const res = applyAction(a, serverContext(db, Date.now()));
+    if (res.status === 201) {
+      nudgeIndexer(res.written);
+      results.push({ order_id: id, status: 201, written: res.written });
+    } else {
+      results.push({ order_id: id, status: res.status, reason: res.reason });
+      broken = `the ledger chain stopped at ${id ?? 'an earlier action'}`;
+    }
+  }
+  return results;
+}
+
+/** GET /api/operators/:name (lib/client/keys.ts OperatorInfo reads it). */
+export interface OperatorAnswer {
+  readonly name: string;
+  readonly in_roster: boolean;
+  readonly is_operator: boolean;
+  readonly public_key: string | null;
+  readonly ledger_prev: string;
+  readonly actions_enabled: boolean;
+  readonly demo_key_available: boolean;
+}
+
+/**
+ * GET /api/operators/:name's answer for the canonical `name`: whether it is in the roster and an
+ * operator (the index's agents row), its pinned key, the hash of the last line of its ledger file
+ * as it is on disk now (`ledger_prev`: what its next signed line must chain to), and whether
+ * actions and the demo key are offered.
+ */
+export function operatorInfo(db: DB, name: string): OperatorAnswer {
+  const n = canonicalName(name);
+  const row = db.prepare('SELECT summary FROM agents WHERE name = ?').get(n) as { summary: string } | undefined;
+  const summary = row ? (JSON.parse(row.summary) as { is_operator: boolean; public_key: string | null; retired: boolean }) : null;
+  const root = settings.channel() ?? '';
+  const { prev } = ledgerPrevOf(path.join(root, ledgerPathOf(n)));
+  return {
+    name: n,
+    in_roster: summary !== null,
+    is_operator: summary?.is_operator ?? false,
+    public_key: summary?.public_key ?? null,
+    ledger_prev: prev,
+    actions_enabled: !settings.readOnly(),
+    demo_key_available: Boolean(settings.demoOperatorKey()),
   };
 }

@@ -1,19 +1,41 @@
 import 'server-only';
 /**
- * Shared plumbing of the route handlers: error bodies (lib/errors.ts codes, answered with the
- * code's status), JSON responses, the read token, and opening the index.
+ * Shared plumbing of the route handlers, which parse, call and respond: the error response
+ * (a ClaimboardError of lib/errors.ts as `{error: code, message, ...detail}` with its code's
+ * status), `respond` for handlers whose work throws one, JSON responses, the read token, and
+ * opening the index.
  */
 import { NextResponse } from 'next/server';
 import { readDb, type DB } from '../index/db';
 import { settings } from '../config';
 import { cookieValue, hasReadToken, TOKEN_COOKIE } from '../security';
-import { HTTP_STATUS, type ErrorCode } from '../errors';
+import { ClaimboardError, HTTP_STATUS, type ErrorCode } from '../errors';
 
-export type { ErrorCode };
+/**
+ * The response to an error: the JSON body `{error: code, message, ...detail}` with the code's
+ * status (lib/errors.ts HTTP_STATUS), never cached, with Retry-After when the error says how long
+ * to wait. `errorResponse(code, message, detail)` is the same for a new ClaimboardError.
+ */
+export function errorResponse(error: ClaimboardError): NextResponse;
+export function errorResponse(code: ErrorCode, message: string, detail?: Readonly<Record<string, unknown>>): NextResponse;
+export function errorResponse(error: ClaimboardError | ErrorCode, message = '', detail: Readonly<Record<string, unknown>> = {}): NextResponse {
+  const e = error instanceof ClaimboardError ? error : new ClaimboardError(error, message, { detail });
+  const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
+  if (e.retryAfterS !== undefined) headers['Retry-After'] = String(e.retryAfterS);
+  return NextResponse.json({ error: e.code, message: e.message, ...e.detail }, { status: HTTP_STATUS[e.code], headers });
+}
 
-/** A JSON error body `{error: code, message}` with the code's status. */
-export function errorResponse(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): NextResponse {
-  return NextResponse.json({ error: code, message, ...extra }, { status: HTTP_STATUS[code], headers: { 'Cache-Control': 'no-store' } });
+/**
+ * Answers what `work` returns; a ClaimboardError it throws is answered by errorResponse.
+ * Anything else thrown goes on (Next.js answers 500): it is a programming error.
+ */
+export async function respond(work: () => Response | Promise<Response>): Promise<Response> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof ClaimboardError) return errorResponse(e);
+    throw e;
+  }
 }
 
 /** A JSON 200 response that is never cached. */

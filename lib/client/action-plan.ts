@@ -9,6 +9,7 @@ import type { Card, OrderState } from '@/lib/ledger/derive';
 import { ackRefusal, ledgerPathOf, WORKING_STATES, type ActionKind, type ActionRequest } from '@/lib/ledger/actions';
 import { sha256HexOfText } from '@/lib/ledger/json';
 import { canonicalName } from '@/lib/ledger/names';
+import { codeOfStatus } from '@/lib/errors';
 
 const TERMINAL: ReadonlySet<OrderState> = new Set<OrderState>(['done', 'accepted', 'closed']);
 
@@ -203,15 +204,16 @@ export interface BulkResult {
  */
 export function bulkOutcome(r: BulkResult): 'written' | 'not_applied' | 'refused' {
   if (r.status === 201) return 'written';
-  if (r.status === 409 && /sign again/.test(r.reason ?? '')) return 'not_applied';
+  if (codeOfStatus(r.status) === 'conflict' && /sign again/.test(r.reason ?? '')) return 'not_applied';
   return 'refused';
 }
 
 // ---- the server's refusals -------------------------------------------------------------
 
-/** A refusal as the dialog shows it: the server's message verbatim, after a few plain words for 409s. */
+/** A refusal as the dialog shows it: the server's message verbatim, after a few plain words for a conflict (409) or too many actions (429). */
 export function refusalText(status: number, message: string): string {
-  if (status === 409) return `the board changed: ${message}`;
-  if (status === 429) return `slow down: ${message}`;
+  const code = codeOfStatus(status);
+  if (code === 'conflict') return `the board changed: ${message}`;
+  if (code === 'too_many_requests') return `slow down: ${message}`;
   return message;
 }

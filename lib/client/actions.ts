@@ -13,11 +13,13 @@ import { naclSign } from '@/lib/ledger/nacl-verify';
 import { chainActions, type BulkResult } from './action-plan';
 import type { OperatorKey } from './keys';
 import { fetchOperator, operatorQueryKey } from './operator';
+import { errorCodeOf } from './api';
+import type { ErrorCode } from '@/lib/errors';
 
 /** A signed action the server answered. */
 export type ActionOutcome =
   | { readonly ok: true; readonly written: readonly string[]; readonly card?: Card; readonly orders?: readonly Card[] }
-  | { readonly ok: false; readonly status: number; readonly error: string; readonly message: string; readonly card?: Card };
+  | { readonly ok: false; readonly status: number; readonly error: ErrorCode | null; readonly message: string; readonly card?: Card };
 
 const signerOf = (key: OperatorKey) => (payload: string) => naclSign(key.seed, payload);
 
@@ -61,7 +63,7 @@ export async function signAndSend(input: ActionInput, key: OperatorKey): Promise
   return {
     ok: false,
     status: res.status,
-    error: str(res.body, 'error') ?? 'error',
+    error: errorCodeOf(res.body),
     message: str(res.body, 'message') ?? (typeof res.body === 'string' && res.body ? res.body : `the server answered ${res.status}`),
     ...(card ? { card } : {}),
   };

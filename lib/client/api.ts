@@ -27,6 +27,7 @@ import type {
 import { printQuery, queryOfParams } from '@/lib/ui/query';
 import { ACT_KINDS } from '@/lib/ledger/acts';
 import { useLiveStatus } from './live';
+import { isErrorCode, type ErrorCode } from '@/lib/errors';
 
 /** An HTTP answer other than 2xx, with the server's message when it gave one. */
 export class ApiError extends Error {
@@ -39,11 +40,16 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
-  /** The server's error code (lib/api/http.ts ErrorCode), when it sent one. */
-  get code(): string | null {
-    const b = this.body;
-    return b && typeof b === 'object' && 'error' in b && typeof b.error === 'string' ? b.error : null;
+  /** The server's error code (lib/errors.ts), when it sent one of them. */
+  get code(): ErrorCode | null {
+    return errorCodeOf(this.body);
   }
+}
+
+/** The code of an error body `{error: code, ...}` from the server, or null when it names none of lib/errors.ts's. */
+export function errorCodeOf(body: unknown): ErrorCode | null {
+  const code = body && typeof body === 'object' && 'error' in body ? body.error : null;
+  return isErrorCode(code) ? code : null;
 }
 
 export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.status === 404;
