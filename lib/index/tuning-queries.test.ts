@@ -36,12 +36,14 @@ function channelCopy(...vectors: string[]): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Rewrites a heartbeat in place with a new `at` and returns its new ctime (its arrival here, ms). */
+/** Rewrites a heartbeat with a new `at` as ferry does (a temp file renamed over it); returns its new ctime (its arrival here, ms). */
 function beat(root: string, rel: string, n: number): number {
   const file = path.join(root, rel);
   const hb = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
   hb.at = `2026-11-20T09:${String(10 + n).padStart(2, '0')}:00Z`;
-  fs.writeFileSync(file, JSON.stringify(hb));
+  const tmpFile = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
+  fs.writeFileSync(tmpFile, JSON.stringify(hb));
+  fs.renameSync(tmpFile, file);
   return fs.lstatSync(file).ctimeMs;
 }
 
@@ -77,15 +79,16 @@ describe('heartbeat gaps', () => {
       pass();
     }
     const expected = arrivals.slice(1).map((t, i) => t - (arrivals[i] as number));
-    // each gap is the pause (timers are late, never early; writing and the pass add a little)
+    // each gap is the pause: timers are late, never early, and the pass between writes adds a
+    // little; ctimes are taken from the kernel's coarse clock (a tick, up to 10 ms, early)
     for (const [i, g] of expected.entries()) {
-      expect(g).toBeGreaterThanOrEqual((pauses[i] as number) - 5);
-      expect(g).toBeLessThan((pauses[i] as number) + 250);
+      expect(g).toBeGreaterThanOrEqual((pauses[i] as number) - 10);
+      expect(g).toBeLessThan((pauses[i] as number) + 1000);
     }
     const row = runRow(db, 't1', 'fang');
     expect(row.gaps).toBe(5);
     expect(row.max_gap_ms).toBe(Math.max(...expected));
-    expect(row.max_gap_ms).toBeGreaterThanOrEqual(445);
+    expect(row.max_gap_ms).toBeGreaterThanOrEqual(440);
     // per agent, one count per gap in its bucket
     const buckets = db.prepare("SELECT bucket, n FROM beat_gaps WHERE agent = 'fang' ORDER BY bucket").all() as { bucket: number; n: number }[];
     const want = new Map<number, number>();

@@ -110,22 +110,26 @@ function readReport(db: DB, agent: string | null, nowMs: number): TuningReport {
   };
 }
 
-/** One lane's count, oldest card (largest age; ties: smallest order id) and its ages' distribution. */
+/**
+ * One lane's count, oldest card (largest age; ties: smallest order id) and its ages' distribution.
+ * The ages come from the index on (lane, age_ref_ms) alone; rows without the column (see
+ * REF_FALLBACK) are read apart, and only those.
+ */
 function laneAge(db: DB, lane: Lane, staleAfterMs: number, nowMs: number): LaneAge {
-  const rows = stmt(db, `SELECT c.order_id, COALESCE(c.age_ref_ms, ${REF_FALLBACK}) FROM cards c WHERE c.lane = ?`)
-    .raw()
-    .iterate(staleAfterMs, lane) as Iterable<[string, number | null]>;
-  const ages: number[] = [];
-  let oldest: { order_id: string; ref: number } | null = null;
-  for (const [id, ref] of rows) {
-    if (ref === null) continue;
-    ages.push(nowMs - ref);
-    if (!oldest || ref < oldest.ref || (ref === oldest.ref && id < oldest.order_id)) oldest = { order_id: id, ref };
+  const refs = stmt(db, 'SELECT age_ref_ms FROM cards WHERE lane = ? AND age_ref_ms IS NOT NULL').pluck().all(lane) as number[];
+  let oldest = (stmt(db, 'SELECT order_id, age_ref_ms AS ref FROM cards WHERE lane = ? AND age_ref_ms IS NOT NULL ORDER BY age_ref_ms, order_id LIMIT 1').get(lane) ?? null) as {
+    order_id: string;
+    ref: number;
+  } | null;
+  for (const r of stmt(db, `SELECT c.order_id, COALESCE(${REF_FALLBACK}) AS ref FROM cards c WHERE c.lane = ? AND c.age_ref_ms IS NULL`).all(staleAfterMs, lane) as { order_id: string; ref: number | null }[]) {
+    if (r.ref === null) continue;
+    refs.push(r.ref);
+    if (!oldest || r.ref < oldest.ref || (r.ref === oldest.ref && r.order_id < oldest.order_id)) oldest = { order_id: r.order_id, ref: r.ref };
   }
   return {
     lane,
-    count: ages.length,
+    count: refs.length,
     oldest: oldest ? { order_id: oldest.order_id, age_ms: Math.max(0, nowMs - oldest.ref) } : null,
-    time_in_lane: distributionOfSamples(ages),
+    time_in_lane: distributionOfSamples(refs.map((t) => nowMs - t)),
   };
 }

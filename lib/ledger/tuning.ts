@@ -99,26 +99,44 @@ export function quantileOfHistogram(histogram: readonly HistogramBucket[], p: nu
  * The `p` quantile (0..1) of ascending `sorted` samples by nearest rank: the smallest sample
  * with at least `p × n` samples at or below it (`sorted[ceil(p × n) − 1]`). Null when empty.
  */
-export function quantileOfSorted(sorted: readonly number[], p: number): number | null {
+export function quantileOfSorted(sorted: ArrayLike<number>, p: number): number | null {
   if (sorted.length === 0) return null;
   const k = Math.min(sorted.length, Math.max(1, Math.ceil(Math.min(Math.max(p, 0), 1) * sorted.length)));
   return sorted[k - 1] ?? null;
 }
 
+/** Counts per bucket of ascending `sorted` samples in one walk (a logarithm per bucket, not per sample). */
+function bucketCountsOfSorted(sorted: ArrayLike<number>): BucketCount[] {
+  const out: BucketCount[] = [];
+  let i = 0;
+  while (i < sorted.length) {
+    const b = bucketOf(sorted[i] as number);
+    const hi = bucketLo(b + 1);
+    let j = i + 1;
+    // bucketOf(x) = b exactly when x < hi here: x ≥ sorted[i] ≥ bucketLo(b) (or b is 0)
+    while (j < sorted.length && (sorted[j] as number) < hi) j++;
+    out.push({ bucket: b, n: j - i });
+    i = j;
+  }
+  return out;
+}
+
 /**
  * The distribution of raw samples (ms): percentiles exact (nearest rank, {@link quantileOfSorted}),
  * the histogram by {@link bucketOf}. Negative samples count as 0 (a duration cannot be negative;
- * the callers drop the ones that mean a broken timestamp before).
+ * the callers drop the ones that mean a broken timestamp before). Sorted as a Float64Array
+ * (numeric and native: 100,000 samples in a few ms).
  */
 export function distributionOfSamples(samples: readonly number[]): Distribution {
-  const sorted = samples.map((s) => Math.max(0, s)).sort((a, b) => a - b);
+  const sorted = Float64Array.from(samples, (s) => Math.max(0, s)).sort();
+  const n = sorted.length;
   return {
-    count: sorted.length,
+    count: n,
     p50_ms: quantileOfSorted(sorted, 0.5),
     p90_ms: quantileOfSorted(sorted, 0.9),
     p99_ms: quantileOfSorted(sorted, 0.99),
-    max_ms: sorted.length > 0 ? (sorted[sorted.length - 1] ?? null) : null,
-    histogram: histogramOf(bucketCounts(sorted)),
+    max_ms: n > 0 ? (sorted[n - 1] ?? null) : null,
+    histogram: histogramOf(bucketCountsOfSorted(sorted)),
   };
 }
 
