@@ -35,7 +35,7 @@ import { canonicalName } from '../ledger/names';
 import type { LedgerFileReport } from '../ledger/ledger-file';
 import type { Ed25519Verify } from '../ledger/verify';
 import { withChannelFacts, type Card, type Lane, type OrderState } from '../ledger/derive';
-import type { AgentSummary, IndexProgress } from '../api/types';
+import type { IndexProgress, StoredAgent } from './types';
 import { cyrb53, listingFingerprint, passOrder, statKey, type OrderPassResult, type PassContext } from './order-pass';
 import { runPassesInWorkers } from './worker-pool';
 import { FolderWatch } from './folder-watch';
@@ -81,13 +81,6 @@ export interface IndexerOptions {
    */
   readonly onSettled?: () => void;
 }
-
-/** An agents row: the summary plus what the agent page shows (LEDGER.md §4, §5). */
-export type StoredAgent = AgentSummary & {
-  readonly capabilities: readonly string[];
-  readonly folder_key: string | null;
-  readonly retirement: { readonly operator: string; readonly reason: string; readonly at: string; readonly arrival_ms: number } | null;
-};
 
 /** What the indexer keeps of one order (small: the board's channel-wide facts need it). */
 interface OrderInfo {
