@@ -21,6 +21,7 @@ import { ChannelUnreadableError } from '../lib/index/read-channel';
 import { parseTimestamp } from '../lib/ledger/time';
 import { isSafeComponent } from '../lib/ledger/names';
 import { stateJson, stateTable } from './format';
+import { addReapCommand } from './reap';
 
 function parseNow(v: string): number {
   const t = parseTimestamp(v);
@@ -254,6 +255,9 @@ export async function main(argv: readonly string[]): Promise<number> {
         db.close();
       }
     });
+
+  // `claimboard reap` (issue 16): bin/reap.ts.
+  addReapCommand(program, (c) => (code = c), { operators: () => settings.operators(), staleAfterMs: () => settings.staleAfterMs() });
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -52,6 +52,14 @@ describe('judgeLiveness: one clock, this machine\'s', () => {
     expect(runIsGone(l.verdict)).toBe(true);
   });
 
+  it('alive with parent pid 1 (its worker died, it was re-parented to init): still alive, and said to be an orphan', () => {
+    const l = judgeLiveness(hb, running(FIRST - 1000, { ppid: 1 }), ENGINE);
+    expect([l.verdict, l.text]).toEqual([
+      'alive',
+      "alive: pid 12345 is running here, but its worker is gone (its parent is now pid 1): an orphan; ferry's next start stops it and releases the order",
+    ]);
+  });
+
   it('the slack is 2 s: a start exactly 2 s after the first arrival is still the run\'s, 1 ms more is not', () => {
     expect(START_SLACK_MS).toBe(2000);
     expect(judgeLiveness(hb, running(FIRST + 2000), null).verdict).toBe('alive');

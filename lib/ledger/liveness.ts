@@ -101,8 +101,9 @@ export function matchesEngine(argv: readonly string[], comm: string | null, engi
  * process has the pid but started more than `slackMs` (default START_SLACK_MS) after the run's
  * first heartbeat arrived here, so it is not the run's (the run's process is gone); `alive` when
  * it started before (within the slack) and, when `engine` is known and its cmdline readable, it
- * is that engine; `unknown` otherwise (cannot check, start time unreadable, a zombie, another
- * command than the engine). Every instant is this machine's clock.
+ * is that engine (its sentence says when its parent is pid 1: an orphan of a dead worker);
+ * `unknown` otherwise (cannot check, start time unreadable, a zombie, another command than the
+ * engine). Every instant is this machine's clock.
  */
 export function judgeLiveness(hb: HeartbeatFacts, proc: ProcessFacts, engine: EngineSpec | null, slackMs: number = START_SLACK_MS): Liveness {
   const base = { pid: hb.pid, firstArrivalMs: hb.firstArrivalMs };
@@ -137,11 +138,17 @@ export function judgeLiveness(hb: HeartbeatFacts, proc: ProcessFacts, engine: En
           text: `pid ${hb.pid} is another process now (started ${clockTime(proc.startMs)}, after the run's first heartbeat at ${clockTime(hb.firstArrivalMs)}): the run's process is gone`,
         };
       }
+      // Parent 1: its worker died and it was re-parented to init. Still a living run (never reaped);
+      // ferry's next start stops it and releases the order (O/agent.rs release_own_dead_runs).
+      const alive =
+        proc.ppid === 1
+          ? `alive: pid ${hb.pid} is running here, but its worker is gone (its parent is now pid 1): an orphan; ferry's next start stops it and releases the order`
+          : `alive: pid ${hb.pid} is running here (slow, not orphaned)`;
       if (engine === null || proc.argv === null || proc.argv.length === 0) {
-        return { ...started, verdict: 'alive', engineChecked: false, text: `alive: pid ${hb.pid} is running here (slow, not orphaned)` };
+        return { ...started, verdict: 'alive', engineChecked: false, text: alive };
       }
       if (matchesEngine(proc.argv, proc.comm, engine)) {
-        return { ...started, verdict: 'alive', engineChecked: true, text: `alive: pid ${hb.pid} is running here (slow, not orphaned)` };
+        return { ...started, verdict: 'alive', engineChecked: true, text: alive };
       }
       const shown = proc.argv.slice(0, 2).join(' ');
       return {
