@@ -82,7 +82,7 @@ function readReport(db: DB, agent: string | null, nowMs: number): TuningReport {
   ) as FlaggedRun[];
   const maxGap = observed.reduce<number | null>((m, r) => (m === null || r.max_gap_ms > m ? r.max_gap_ms : m), null);
   const gaps = distributionOfBuckets(buckets, maxGap);
-  const beyond = countBeyond(gaps.histogram, staleAfterMs);
+  const beyond = countBeyond(gaps.histogram, staleAfterMs, maxGap);
   const suggestion = suggestThreshold(gaps, observed.length);
 
   const runMs = (

@@ -109,8 +109,12 @@ describe('quantiles', () => {
     ]);
     expect(quantileOfHistogram(two, 0.5)).toBeCloseTo(bucketLo(31), 6);
     expect(quantileOfHistogram(two, 0.75)).toBeCloseTo(10_000 + (bucketLo(41) - 10_000) / 2, 6);
-    // capped at the known maximum
-    expect(quantileOfHistogram(two, 0.99, 10_500)).toBe(10_500);
+    // with the true maximum known (10.5 s), the top bucket spans [10 s, 10.5 s]: rank 6 (p75) is
+    // halfway through that, rank 7.92 (p99) 3.92/4 of it
+    expect(quantileOfHistogram(two, 0.75, 10_500)).toBeCloseTo(10_250, 6);
+    expect(quantileOfHistogram(two, 0.99, 10_500)).toBeCloseTo(10_000 + 500 * (3.92 / 4), 6);
+    // a maximum below the bucket's bound stands at the bound (the bucket's samples are in it)
+    expect(quantileOfHistogram(two, 1, 9_000)).toBe(10_000);
     expect(quantileOfHistogram([], 0.5)).toBeNull();
   });
 });
@@ -163,12 +167,13 @@ describe('distributions', () => {
     const tail = 3 * (est.p99_ms as number);
     expect(tail).toBeGreaterThan(10 * (est.p50_ms as number));
     const s = suggestThreshold(est, 4);
-    // the p99 estimate interpolates within [199.5, 251.2) s and is capped at the 200 s maximum:
-    // 3 × 200 s = 600 s, a whole minute already.
-    expect(est.p99_ms).toBe(200 * S);
+    // the 20 outliers are bucket 53, [199.5 s, 251.2 s), which ends at the 200 s maximum here:
+    // rank 1,009.8 is 9.8/20 of the way from 199.53 s to 200 s, 199.76 s; 3 × that is 599.3 s,
+    // rounded up to 600 s.
+    expect(est.p99_ms).toBeCloseTo(bucketLo(53) + (200_000 - bucketLo(53)) * (9.8 / 20), 6);
     expect(s.suggested_ms).toBe(600 * S);
     expect(s.rule).toContain('(the tail term)');
-    expect(s.rule).toContain('max(3 × 3 min 20 s = 10 min');
+    expect(s.rule).toContain('max(3 × 3 min 20 s = 9 min 59 s');
   });
 
   it('of no samples: count 0, null percentiles, empty histogram', () => {
@@ -186,6 +191,10 @@ describe('distributions', () => {
     // halfway through bucket 40: half its 10, and the 6 above
     expect(countBeyond(h, 10_000 + (bucketLo(41) - 10_000) / 2)).toBe(11);
     expect(countBeyond(h, 200 * S)).toBe(0);
+    // with the longest gap known to be 110 s, bucket 50 spans [100 s, 110 s]: 105 s splits it in half
+    expect(countBeyond(h, 105 * S, 110 * S)).toBe(3);
+    expect(countBeyond(h, 110 * S, 110 * S)).toBe(0);
+    expect(countBeyond(h, 120 * S, 110 * S)).toBe(0);
   });
 });
 

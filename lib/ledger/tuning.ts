@@ -70,11 +70,21 @@ export function histogramOf(counts: readonly BucketCount[]): HistogramBucket[] {
 }
 
 /**
- * The `p` quantile (0..1) estimated from a histogram: the rank `p × count` is found in the
- * cumulative counts and the value interpolated linearly (in ms) within its bucket, as if the
- * bucket's samples were spread evenly over it. So the estimate is within the bucket holding the
- * true quantile: off by at most one bucket width (26 %). Capped at `maxMs` when the true maximum
- * is known (no quantile exceeds it). Null for an empty histogram.
+ * The span a bucket's samples may occupy: `[lo_ms, hi_ms)`, except that the top bucket ends at
+ * the true maximum when it is known (`maxMs`, kept exactly): its samples lie at or below it.
+ */
+function spanOf(histogram: readonly HistogramBucket[], i: number, maxMs: number | null): { lo: number; hi: number } {
+  const b = histogram[i] as HistogramBucket;
+  const top = i === histogram.length - 1 && maxMs !== null;
+  return { lo: b.lo_ms, hi: top ? Math.min(Math.max(maxMs, b.lo_ms), b.hi_ms) : b.hi_ms };
+}
+
+/**
+ * The `p` quantile (0..1) estimated from a histogram (ascending, as {@link histogramOf} makes it):
+ * the rank `p × count` is found in the cumulative counts and the value interpolated linearly (in
+ * ms) within its bucket, as if the bucket's samples were spread evenly over it; the top bucket
+ * spans only up to `maxMs`, the true maximum, when known. So the estimate is within the bucket
+ * holding the true quantile: off by at most one bucket width (26 %). Null for an empty histogram.
  */
 export function quantileOfHistogram(histogram: readonly HistogramBucket[], p: number, maxMs: number | null = null): number | null {
   let count = 0;
@@ -82,17 +92,14 @@ export function quantileOfHistogram(histogram: readonly HistogramBucket[], p: nu
   if (count === 0) return null;
   const rank = Math.min(Math.max(p, 0), 1) * count;
   let before = 0;
-  let value: number | null = null;
-  for (const b of histogram) {
+  for (const [i, b] of histogram.entries()) {
     if (b.n > 0 && before + b.n >= rank) {
-      value = b.lo_ms + (b.hi_ms - b.lo_ms) * ((rank - before) / b.n);
-      break;
+      const { lo, hi } = spanOf(histogram, i, maxMs);
+      return lo + (hi - lo) * ((rank - before) / b.n);
     }
     before += b.n;
   }
-  const last = histogram[histogram.length - 1];
-  value ??= last ? last.hi_ms : null;
-  return value !== null && maxMs !== null ? Math.min(value, maxMs) : value;
+  return spanOf(histogram, histogram.length - 1, maxMs).hi;
 }
 
 /**
@@ -142,8 +149,8 @@ export function distributionOfSamples(samples: readonly number[]): Distribution 
 
 /**
  * The distribution of stored bucket counts (the samples themselves are not kept): percentiles
- * estimated by {@link quantileOfHistogram} (within one bucket width), capped at `maxMs`, the true
- * maximum when known (else the top bucket's upper bound stands for it).
+ * estimated by {@link quantileOfHistogram} (within one bucket width), the top bucket ending at
+ * `maxMs`, the true maximum, when known (else its upper bound stands for the maximum).
  */
 export function distributionOfBuckets(counts: readonly BucketCount[], maxMs: number | null): Distribution {
   const histogram = histogramOf(counts);
@@ -162,14 +169,15 @@ export function distributionOfBuckets(counts: readonly BucketCount[], maxMs: num
 /**
  * How many of a histogram's samples are longer than `thresholdMs`, estimated as the quantiles
  * are: whole buckets above it, plus the share of the bucket it falls in that lies above it (linear
- * within the bucket), rounded to a whole sample. Exact when the threshold is a bucket bound or
- * no bucket straddles it.
+ * within the bucket; the top bucket up to `maxMs` when known), rounded to a whole sample. Exact
+ * when no bucket straddles the threshold (and 0 when it is at or above the known maximum).
  */
-export function countBeyond(histogram: readonly HistogramBucket[], thresholdMs: number): number {
+export function countBeyond(histogram: readonly HistogramBucket[], thresholdMs: number, maxMs: number | null = null): number {
   let n = 0;
-  for (const b of histogram) {
-    if (b.lo_ms >= thresholdMs) n += b.n;
-    else if (b.hi_ms > thresholdMs) n += b.n * ((b.hi_ms - thresholdMs) / (b.hi_ms - b.lo_ms));
+  for (const [i, b] of histogram.entries()) {
+    const { lo, hi } = spanOf(histogram, i, maxMs);
+    if (lo > thresholdMs || (lo === thresholdMs && hi > lo)) n += b.n;
+    else if (hi > thresholdMs) n += b.n * ((hi - thresholdMs) / (hi - lo));
   }
   return Math.round(n);
 }
