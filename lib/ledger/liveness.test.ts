@@ -97,6 +97,9 @@ describe('judgeLiveness: one clock, this machine\'s', () => {
     ]);
     const zombie = judgeLiveness(hb, running(FIRST - 1000, { state: 'Z', argv: [], ppid: 77 }), ENGINE);
     expect([zombie.verdict, zombie.text]).toEqual(['unknown', 'pid 12345 has exited but its parent (pid 77) has not collected it yet: its worker may still be there']);
+    // Re-parented to init before it exited: its worker is gone too, and an init that never collects keeps it a zombie.
+    const orphanZombie = judgeLiveness(hb, running(FIRST - 1000, { state: 'Z', argv: [], ppid: 1 }), ENGINE);
+    expect([orphanZombie.verdict, orphanZombie.text]).toEqual(['dead', 'dead: pid 12345 has exited on this machine (a zombie left to pid 1: its worker is gone too)']);
   });
 
   it('the Stale reason detail and the gate: dead and reused are dead_local, alive alive_local, unknown none', () => {

@@ -97,13 +97,14 @@ export function matchesEngine(argv: readonly string[], comm: string | null, engi
 }
 
 /**
- * The verdict on one heartbeat's pid (issue 16): `dead` when the process is gone; `reused` when a
- * process has the pid but started more than `slackMs` (default START_SLACK_MS) after the run's
- * first heartbeat arrived here, so it is not the run's (the run's process is gone); `alive` when
- * it started before (within the slack) and, when `engine` is known and its cmdline readable, it
- * is that engine (its sentence says when its parent is pid 1: an orphan of a dead worker);
- * `unknown` otherwise (cannot check, start time unreadable, a zombie, another command than the
- * engine). Every instant is this machine's clock.
+ * The verdict on one heartbeat's pid (issue 16): `dead` when the process is gone, or a zombie whose
+ * parent is pid 1 (its worker died before it); `reused` when a process has the pid but started
+ * more than `slackMs` (default START_SLACK_MS) after the run's first heartbeat arrived here, so it
+ * is not the run's (the run's process is gone); `alive` when it started before (within the slack)
+ * and, when `engine` is known and its cmdline readable, it is that engine (its sentence says when
+ * its parent is pid 1: an orphan of a dead worker); `unknown` otherwise (cannot check, start time
+ * unreadable, a zombie of a living parent, another command than the engine). Every instant is this
+ * machine's clock.
  */
 export function judgeLiveness(hb: HeartbeatFacts, proc: ProcessFacts, engine: EngineSpec | null, slackMs: number = START_SLACK_MS): Liveness {
   const base = { pid: hb.pid, firstArrivalMs: hb.firstArrivalMs };
@@ -113,6 +114,11 @@ export function judgeLiveness(hb: HeartbeatFacts, proc: ProcessFacts, engine: En
     case 'gone':
       return { ...base, verdict: 'dead', engineChecked: false, text: `dead: pid ${hb.pid} is gone on this machine` };
     case 'running': {
+      if (proc.state === 'Z' && proc.ppid === 1) {
+        // Exited, and re-parented to init before that: the worker that started it is gone too. An
+        // init that never collects (some containers) would otherwise keep a dead run "running".
+        return { ...base, verdict: 'dead', engineChecked: false, text: `dead: pid ${hb.pid} has exited on this machine (a zombie left to pid 1: its worker is gone too)` };
+      }
       if (proc.state === 'Z') {
         return {
           ...base,
