@@ -30,7 +30,7 @@ afterAll(() => {
   fs.rmSync(R, { recursive: true, force: true });
 });
 const ws = (m: string) => path.join(R, 'm', m, 'demo');
-const env = (m: string) => ({ PATH: `${KIT}/bin:/usr/bin:/bin`, HOME: path.join(R, 'm', m, 'home'), FERRYMAN_STATE_DIR: path.join(R, 'm', m, 'state'), TMPDIR: path.join(R, 'tmp') });
+const env = (m: string) => ({ NODE_ENV: 'test' as const, PATH: `${KIT}/bin:/usr/bin:/bin`, HOME: path.join(R, 'm', m, 'home'), FERRYMAN_STATE_DIR: path.join(R, 'm', m, 'state'), TMPDIR: path.join(R, 'tmp') });
 const ferry = (m: string, args: string[]) => execFileSync(FERRY, args, { env: env(m), cwd: ws(m), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
