@@ -31,11 +31,15 @@ export type SettingName = (typeof SETTING_NAMES)[number];
 
 type Raw = string | undefined;
 
-/** A getter for `name` parsed by `schema`; the last raw value and its parse are kept. */
-function setting<T>(name: SettingName, schema: z.ZodType<T, Raw>): () => T {
+/**
+ * A getter for `name`, read by `read` and parsed by `schema`; the last raw value and its parse
+ * are kept. Each variable is read by a literal `process.env.NAME`, so that searching for it
+ * finds its one reader here (deploy/claimboard-service.test.ts checks the documented ones so).
+ */
+function setting<T>(name: SettingName, read: () => Raw, schema: z.ZodType<T, Raw>): () => T {
   let last: { readonly raw: Raw; readonly value: T } | null = null;
   return () => {
-    const raw = process.env[name] || undefined;
+    const raw = read() || undefined;
     if (last && last.raw === raw) return last.value;
     const r = schema.safeParse(raw);
     if (!r.success) throw new Error(`${name}: ${r.error.issues.map((i) => i.message).join('; ')}`);
@@ -57,12 +61,13 @@ const flag = z
  */
 export const settings = {
   /** The channel root the web server serves (`claimboard serve` sets it), or undefined. */
-  channel: setting('CLAIMBOARD_CHANNEL', text),
+  channel: setting('CLAIMBOARD_CHANNEL', () => process.env.CLAIMBOARD_CHANNEL, text),
   /** The index database file, or undefined (the web server then has no index). */
-  dbFile: setting('CLAIMBOARD_DB', text),
+  dbFile: setting('CLAIMBOARD_DB', () => process.env.CLAIMBOARD_DB, text),
   /** stale_after, ms (LEDGER.md §6); default DEFAULT_STALE_AFTER_MS (300 000). */
   staleAfterMs: setting(
     'CLAIMBOARD_STALE_AFTER_MS',
+    () => process.env.CLAIMBOARD_STALE_AFTER_MS,
     z
       .string()
       .optional()
@@ -72,6 +77,7 @@ export const settings = {
   /** Configured operators (`CLAIMBOARD_OPERATORS=name,name`, LEDGER.md §5); empty: roster roles decide. */
   operators: setting(
     'CLAIMBOARD_OPERATORS',
+    () => process.env.CLAIMBOARD_OPERATORS,
     z
       .string()
       .optional()
@@ -83,25 +89,26 @@ export const settings = {
       ),
   ),
   /** ferry's state directory on this machine (`--ferryman-state`), or undefined. */
-  ferrymanState: setting('CLAIMBOARD_FERRYMAN_STATE', text),
+  ferrymanState: setting('CLAIMBOARD_FERRYMAN_STATE', () => process.env.CLAIMBOARD_FERRYMAN_STATE, text),
   /** The read token readers must present ('' when none is required). */
   readToken: setting(
     'CLAIMBOARD_READ_TOKEN',
+    () => process.env.CLAIMBOARD_READ_TOKEN,
     z
       .string()
       .optional()
       .transform((v) => v ?? ''),
   ),
   /** `CLAIMBOARD_READ_ONLY=1`: the board offers and accepts no action. */
-  readOnly: setting('CLAIMBOARD_READ_ONLY', flag),
+  readOnly: setting('CLAIMBOARD_READ_ONLY', () => process.env.CLAIMBOARD_READ_ONLY, flag),
   /** The demo operator's seed file (demo mode only), or undefined. */
-  demoOperatorKey: setting('CLAIMBOARD_DEMO_OPERATOR_KEY', text),
+  demoOperatorKey: setting('CLAIMBOARD_DEMO_OPERATOR_KEY', () => process.env.CLAIMBOARD_DEMO_OPERATOR_KEY, text),
   /** The indexer's nudge socket (lib/index/nudge.ts), or undefined. */
-  nudgeSocket: setting('CLAIMBOARD_NUDGE_SOCKET', text),
+  nudgeSocket: setting('CLAIMBOARD_NUDGE_SOCKET', () => process.env.CLAIMBOARD_NUDGE_SOCKET, text),
   /** The installed package or checkout (set by bin/claimboard.mjs), or undefined. */
-  projectDir: setting('CLAIMBOARD_PROJECT_DIR', text),
+  projectDir: setting('CLAIMBOARD_PROJECT_DIR', () => process.env.CLAIMBOARD_PROJECT_DIR, text),
   /** The bundled index worker script (set by bin/claimboard.mjs), or undefined (tests: the sources). */
-  workerScript: setting('CLAIMBOARD_WORKER_SCRIPT', text),
+  workerScript: setting('CLAIMBOARD_WORKER_SCRIPT', () => process.env.CLAIMBOARD_WORKER_SCRIPT, text),
   /** `CLAIMBOARD_SKIP_SYNCTHING=1`: the real-Syncthing test is skipped. */
-  skipSyncthing: setting('CLAIMBOARD_SKIP_SYNCTHING', flag),
+  skipSyncthing: setting('CLAIMBOARD_SKIP_SYNCTHING', () => process.env.CLAIMBOARD_SKIP_SYNCTHING, flag),
 } as const;
