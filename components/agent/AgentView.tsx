@@ -12,6 +12,7 @@ import type { Tone } from '@/lib/ui/labels';
 import { clockOffsetSentence, utcClock } from '@/lib/ui/time';
 import { LANES } from '@/lib/ledger/derive';
 import { RetireAction } from '@/components/actions/RetireAction';
+import { AgentTuning } from '@/components/tuning/AgentTuning';
 import { ShortKey } from './KeyFacts';
 
 
@@ -22,7 +23,7 @@ const ENDED: Record<AgentResponse['held'][number]['ended'], { label: string; ton
   lost: { label: 'lost the claim', tone: 'neutral' },
 };
 
-/** One agent: role, key, what it holds now, what it held before and how each ended, last seen. */
+/** One agent: role, key, what it holds now, what it held before and how each ended, last seen, its heartbeat gaps and run durations. */
 export function AgentView({ name }: { name: string }) {
   const q = useAgent(name);
   const now = useServerNow(q.data?.now_ms, q.dataUpdatedAt);
@@ -146,6 +147,8 @@ function AgentDetail({ data, now }: { data: AgentResponse; now: number }) {
           </div>
         )}
       </Section>
+
+      <AgentTuning name={a.name} />
     </article>
   );
 }

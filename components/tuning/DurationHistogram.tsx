@@ -70,8 +70,8 @@ export function DurationHistogram({
 
   const x = scaleLog<number>({ domain: [lo, hi], range: [0, innerW], clamp: true });
   const y = scaleLinear<number>({ domain: [0, maxN], range: [innerH, 0], nice: true });
-  // About one label per 70 px: "30 min" at 11 px is ~40 px wide.
-  const xTicks = logTicks(lo, hi, Math.max(2, Math.floor(innerW / 70)));
+  // About one label per 55 px: "30 min" at 11 px is ~36 px wide.
+  const xTicks = logTicks(lo, hi, Math.max(2, Math.floor(innerW / 55)));
   const yTicks = y.ticks(innerH < 90 ? 2 : 4).filter((t) => Number.isInteger(t));
 
   const desc = describe(dist, noun, marks, lo, hi);

@@ -54,7 +54,7 @@ export function Percentiles({ dist, noun }: { dist: Distribution; noun: readonly
     </div>
   );
   return (
-    <dl className="grid grid-cols-1 gap-y-0.5 text-sm" data-percentiles="">
+    <dl className="grid content-start gap-y-0.5 self-start text-sm" data-percentiles="">
       <div className="flex justify-between gap-4">
         <dt className="text-zinc-500 dark:text-zinc-400">{noun[1]}</dt>
         <dd className="tabular-nums">{dist.count.toLocaleString('en')}</dd>
@@ -73,7 +73,7 @@ export function SuggestionBlock({ s, staleAfterMs }: { s: Suggestion; staleAfter
     return (
       <div className="text-sm" data-suggestion="none">
         <p className="font-medium">No suggestion yet.</p>
-        <p className="mt-0.5 text-zinc-700 dark:text-zinc-300">{s.not_enough ?? 'There is not enough data.'}</p>
+        <p className="mt-0.5 text-zinc-700 dark:text-zinc-300">{capitalized(s.not_enough ?? 'there is not enough data.')}</p>
         {s.rule ? <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">The rule, once there is: {s.rule}</p> : null}
       </div>
     );
@@ -96,6 +96,8 @@ export function SuggestionBlock({ s, staleAfterMs }: { s: Suggestion; staleAfter
     </div>
   );
 }
+
+const capitalized = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
 
 const SHOWN_EXAMPLES = 5;
 

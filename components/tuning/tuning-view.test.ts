@@ -117,7 +117,7 @@ describe('the page', () => {
     expect(t).toContain('Not enough data yet: no run’s heartbeat has arrived here twice');
     expect(t).toContain('Not enough data yet: no run in this channel has both a claim and a result yet');
     expect(t).toContain('Not enough data yet: the channel has no orders');
-    expect(t).toContain('No suggestion yet. only 0 heartbeat gaps observed; the suggestion needs 30.');
+    expect(t).toContain('No suggestion yet. Only 0 heartbeat gaps observed; the suggestion needs 30.');
   });
 
   it('says "Not enough data yet" for a tiny channel (3 gaps), with its figures still listed', () => {
