@@ -13,8 +13,9 @@ import 'server-only';
  * Only this machine's clock is read: arrivals are file ctimes here, the other instants the
  * indexer's own clock.
  */
-import { z } from 'zod';
 import type { DB } from './db';
+import type { IndexStore } from './store';
+import { readMeta } from './meta';
 
 /** The `pass_stats` meta row (all instants ms on this machine's clock). */
 export interface PassStatsRow {
@@ -67,7 +68,7 @@ export class MetricsRecorder {
    * cards are final). `live` false for the first index (a cold or warm start), whose files arrived
    * while nothing indexed them: its lag is not counted. `nowMs`: this machine's clock.
    */
-  record(db: DB, nowMs: number, verifiedTotal: number, live: boolean): void {
+  record(store: IndexStore, nowMs: number, verifiedTotal: number, live: boolean): void {
     if (live) {
       this.passes++;
       if (this.maxLagMs !== null) this.lastLag = { max_ms: this.maxLagMs, files: this.files, at_ms: nowMs };
@@ -75,17 +76,16 @@ export class MetricsRecorder {
     this.maxLagMs = null;
     this.files = 0;
     const row: PassStatsRow = { last_pass_ms: nowMs, verified_total: verifiedTotal, passes_total: this.passes, lag: this.lastLag };
-    const put = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
-    put.run('pass_stats', JSON.stringify(row));
-    const before = attentionSince(db);
+    store.writeMeta('pass_stats', row);
+    const before = attentionSince(store.db);
     const now = new Map<string, number>();
     let changed = false;
-    for (const r of db.prepare("SELECT order_id FROM cards WHERE lane = 'attention'").iterate() as Iterable<{ order_id: string }>) {
-      const since = before.get(r.order_id);
+    for (const id of store.attentionIds()) {
+      const since = before.get(id);
       if (since === undefined) changed = true;
-      now.set(r.order_id, since ?? nowMs);
+      now.set(id, since ?? nowMs);
     }
-    if (changed || now.size !== before.size) put.run('attention_since', JSON.stringify(Object.fromEntries(now)));
+    if (changed || now.size !== before.size) store.writeMeta('attention_since', Object.fromEntries(now));
   }
 }
 
@@ -95,31 +95,10 @@ export class MetricsRecorder {
  * the row is a cache of what the indexer saw).
  */
 export function attentionSince(db: DB): Map<string, number> {
-  const parsed = AttentionSinceRow.safeParse(metaJson(db, 'attention_since'));
-  return new Map(parsed.success ? Object.entries(parsed.data) : []);
+  return new Map(Object.entries(readMeta(db, 'attention_since') ?? {}));
 }
 
 /** The `pass_stats` meta row, or null before the indexer's first pass settled (or when unreadable). */
 export function passStats(db: DB): PassStatsRow | null {
-  const parsed = PassStatsSchema.safeParse(metaJson(db, 'pass_stats'));
-  return parsed.success ? parsed.data : null;
-}
-
-const AttentionSinceRow = z.record(z.string(), z.number());
-const PassStatsSchema = z.object({
-  last_pass_ms: z.number(),
-  verified_total: z.number(),
-  passes_total: z.number(),
-  lag: z.object({ max_ms: z.number(), files: z.number(), at_ms: z.number() }).nullable(),
-});
-
-/** A meta row's value as JSON, or undefined when absent or not JSON. */
-function metaJson(db: DB, key: string): unknown {
-  const raw = (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
-  if (raw === undefined) return undefined;
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch {
-    return undefined;
-  }
+  return readMeta(db, 'pass_stats');
 }

@@ -10,6 +10,7 @@ import { readChannel } from './read-channel';
 import { deriveChannel } from '../ledger/channel';
 import { nodeVerify } from './node-verify';
 import { canonicalName } from '../ledger/names';
+import { IndexStore } from './store';
 
 /** Result of a re-pin: the old and new keys (hex). */
 export interface Repinned {
@@ -32,10 +33,8 @@ export function repin(db: DB, root: string, agent: string, key?: string): Repinn
   if (key && key.toLowerCase() !== entry.folder_key) {
     throw new Error(`the key you gave (${key.slice(0, 12)}…) is not the one in the folder (${entry.folder_key.slice(0, 12)}…); nothing changed`);
   }
-  const prev = (db.prepare('SELECT public_key FROM pins WHERE name = ?').get(name) as { public_key: string } | undefined)?.public_key ?? null;
-  db.transaction(() => {
-    db.prepare('INSERT OR REPLACE INTO pins (name, public_key, pinned_at_ms) VALUES (?, ?, ?)').run(name, entry.folder_key, Date.now());
-    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('pins_version', ?)").run(String(Date.now()));
-  })();
-  return { name, from: prev, to: entry.folder_key ?? '' };
+  const store = new IndexStore(db);
+  const prev = store.pinnedKey(name);
+  store.repin(name, entry.folder_key, Date.now());
+  return { name, from: prev, to: entry.folder_key };
 }

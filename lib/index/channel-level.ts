@@ -1,0 +1,271 @@
+import 'server-only';
+/**
+ * The channel level as the indexer knows it: the files beside tasks/ (agents/, retirements/,
+ * grants/, master.json, ledger files), the roster and retirements they make with the pinned
+ * keys (LEDGER.md §5), the ledger files' reports (§3.2, remembered per file while its stat
+ * identity and the keys it verifies against stay the same), and the context an order folder is
+ * passed in. Reads the folder; writes through the store.
+ */
+import type { Stats } from 'node:fs';
+import { entryFromStat, walkChannelLevel } from './read-channel';
+import { channelContext, isTrustPath, ledgerReportOf, readEntry, workersOf, type ChannelContext, type DeriveOptions, type FileOutcome, type Problem } from '../ledger/channel';
+import type { LedgerFileReport } from '../ledger/ledger-file';
+import type { Ed25519Verify } from '../ledger/verify';
+import type { IndexStore } from './store';
+import type { PassContext } from './order-pass';
+import type { WorkerSetup } from './worker-pool';
+import type { FleetAgent } from './ferryman-state';
+import type { StoredAgent } from './types';
+
+type LedgerOutcome = Extract<FileOutcome, { status: 'ledger' }>;
+
+/** What reading the channel level changed. */
+export interface ChannelLevelRead {
+  /** The roster's keys, operators or authorities changed: every folder must be derived again. */
+  readonly rosterChanged: boolean;
+  /** Names whose retirement appeared or went away. */
+  readonly retiredChanged: readonly string[];
+  /** Signers of the ledger files read (their files' latest arrival may have moved). */
+  readonly ledgerSigners: readonly string[];
+}
+
+export interface ChannelLevelOptions {
+  readonly root: string;
+  readonly store: IndexStore;
+  /** stale_after, ms. */
+  readonly staleAfterMs: number;
+  readonly operators?: readonly string[];
+  readonly fleetAgents?: readonly FleetAgent[];
+  readonly verify: Ed25519Verify;
+  /** This machine's clock, ms. */
+  readonly clock: () => number;
+  /** A channel-level entry's stat identity as the looks last saw it. */
+  readonly statOf: (rel: string) => string;
+}
+
+export class ChannelLevel {
+  /** Outcomes of the channel-level files (agents/, retirements/, root files): few. */
+  private readonly files = new Map<string, FileOutcome>();
+  /** Ledger reports by path, valid while the file's stat identity and the keys it verifies against are the same. */
+  private readonly ledgerMemo = new Map<string, { stat: string; keys: string; report: LedgerFileReport }>();
+  private readonly pins = new Map<string, string>();
+  private pinsVersion = '';
+  private rosterSig = '';
+  private ctx: ChannelContext | null = null;
+
+  constructor(private readonly o: ChannelLevelOptions) {}
+
+  /** The roster and retirements as last read, or null before the first read. */
+  get channel(): ChannelContext | null {
+    return this.ctx;
+  }
+
+  /** Loads what the database remembers: pinned keys, the roster's signature, the ledger files' reports. */
+  load(): void {
+    const s = this.o.store;
+    for (const [name, key] of s.pins()) this.pins.set(name, key);
+    this.rosterSig = s.readMeta('roster_sig') ?? '';
+    for (const r of s.ledgerMemos()) {
+      const report: LedgerFileReport = r.intact === 1 ? { entries: r.entries, intact: true, lines: [] } : { entries: r.entries, intact: false, broken_at: r.broken_at ?? 1, reason: r.reason ?? 'chain broken', lines: [] };
+      this.ledgerMemo.set(r.path, { stat: r.stat, keys: r.keys, report });
+    }
+  }
+
+  /** Whether an operator re-pinned a key (`claimboard repin`) since the last read: the roster must be rebuilt. */
+  pinsChanged(): boolean {
+    return (this.o.store.readMeta('pins_version') ?? '') !== this.pinsVersion;
+  }
+
+  private deriveOptions(): DeriveOptions {
+    return { nowMs: this.o.clock(), staleAfterMs: this.o.staleAfterMs, operators: this.o.operators, fleetAgents: this.o.fleetAgents, pins: this.pins, verify: this.o.verify };
+  }
+
+  /**
+   * Reads the channel-level files and rebuilds the roster, retirements and channel problems;
+   * stores the problems, new pins, the roster's signature and the ledger files as files of
+   * their signers. The ledger files' reports are readLedgers'.
+   */
+  read(): ChannelLevelRead {
+    const s = this.o.store;
+    this.files.clear();
+    const entries: { rel: string; st: Stats }[] = [];
+    walkChannelLevel(this.o.root, (rel, st) => entries.push({ rel, st }));
+    for (const { rel, st } of entries) this.files.set(rel, readEntry(entryFromStat(this.o.root, rel, st)));
+    const outcomes = [...this.files.values()];
+    // Pins change only through the database (`claimboard repin`), never from the folder.
+    this.pins.clear();
+    for (const [name, key] of s.pins()) this.pins.set(name, key);
+    this.pinsVersion = s.readMeta('pins_version') ?? '';
+    const prevRetired = new Set(this.ctx?.retirements.map((r) => r.record.agent) ?? []);
+    const ch = channelContext(outcomes, this.deriveOptions());
+    this.ctx = ch;
+    const problems: Problem[] = [...ch.problems];
+    for (const o of outcomes) {
+      if (isTrustPath(o.path)) continue;
+      if (o.status === 'problem') problems.push({ path: o.path, problem: o.problem, detail: o.detail });
+    }
+    // A file directly at tasks/<name> (where a folder belongs) is found by the folder pass.
+    const sig = [...ch.roster.entries.values()].map((e) => `${e.name}=${e.public_key ?? ''}`).sort().join(',') + '|' + [...ch.roster.operators].sort().join(',') + '|' + [...ch.roster.authorities].sort().join(',');
+    const changed = sig !== this.rosterSig;
+    const retired = new Set(ch.retirements.map((r) => r.record.agent));
+    const retiredChanged = [...retired].filter((a) => !prevRetired.has(a)).concat([...prevRetired].filter((a) => !retired.has(a)));
+    const ledgerSigners: string[] = [];
+    s.transaction(() => {
+      s.deleteProblemsIn('');
+      for (const p of problems) s.addProblem('', { path: p.path, problem: p.problem, detail: p.detail, ...(p.line !== undefined ? { line: p.line } : {}) });
+      for (const [name, key] of ch.newPins) {
+        if (!this.pins.has(name)) {
+          this.pins.set(name, key);
+          s.addPin(name, key, this.o.clock());
+        }
+      }
+      if (changed) {
+        this.rosterSig = sig;
+        s.writeMeta('roster_sig', sig);
+      }
+      // Ledger files count as files of their signer (LEDGER.md §6).
+      for (const o of outcomes) {
+        if (o.status === 'ledger' && o.signer) {
+          s.addLedgerFile(o.path, this.o.statOf(o.path), o.arrivalMs, this.o.clock(), o.signer);
+          ledgerSigners.push(o.signer);
+        }
+      }
+      for (const p of s.channelFilePaths()) if (!this.files.has(p)) s.deleteFile(p);
+    });
+    return { rosterChanged: changed, retiredChanged, ledgerSigners };
+  }
+
+  /** Verifies the ledger files and stores their reports and problems. */
+  readLedgers(): void {
+    if (!this.ctx) return;
+    this.storeLedgerReports([...this.ledgerOutcomes()].map((o) => this.ledgerReport(o)));
+  }
+
+  /** readLedgers, one file at a time with other work (a cold index's worker results) in between. */
+  async readLedgersYielding(): Promise<void> {
+    if (!this.ctx) return;
+    const rows: { path: string; report: LedgerFileReport }[] = [];
+    for (const o of [...this.ledgerOutcomes()]) {
+      rows.push(this.ledgerReport(o));
+      this.forgetLedgerText(o);
+      await new Promise((r) => setImmediate(r));
+    }
+    this.storeLedgerReports(rows);
+  }
+
+  /**
+   * A ledger file reported is not kept in memory (up to 1 MiB each): its outcome stays without
+   * text. Only a fresh read (any channel-level change) reports ledger files again, from fresh
+   * outcomes; a text of null would otherwise read as "not valid UTF-8".
+   */
+  private forgetLedgerText(o: LedgerOutcome): void {
+    if (o.text !== null) this.files.set(o.path, { ...o, text: null });
+  }
+
+  private *ledgerOutcomes(): Iterable<LedgerOutcome> {
+    for (const o of this.files.values()) if (o.status === 'ledger') yield o;
+  }
+
+  private ledgerReport(o: LedgerOutcome): { path: string; report: LedgerFileReport } {
+    const ch = this.ctx;
+    if (!ch) throw new Error('internal: channel context not read');
+    const lm = this.ledgerMemo;
+    const stat = this.o.statOf(o.path);
+    const report = ledgerReportOf(o, ch.roster, {
+      ...this.deriveOptions(),
+      ledgerMemo: {
+        get: (p, _text, keys) => {
+          const v = lm.get(p);
+          return v && v.stat === stat && v.keys === keys ? v.report : undefined;
+        },
+        set: (p, _text, keys, r) => void lm.set(p, { stat, keys, report: { ...r, lines: [] } }),
+      },
+    });
+    return { path: o.path, report };
+  }
+
+  private storeLedgerReports(rows: readonly { path: string; report: LedgerFileReport }[]): void {
+    for (const o of [...this.ledgerOutcomes()]) this.forgetLedgerText(o);
+    this.o.store.replaceLedgerReports(
+      rows.map(({ path, report }) => {
+        const m = this.ledgerMemo.get(path);
+        return { path, report, stat: m?.stat ?? null, keys: m?.keys ?? null };
+      }),
+    );
+  }
+
+  /** Every retired name: retirements, and `ferryRetired` (ferry retire releases anywhere; DeriveContext.retired). */
+  retiredNow(ferryRetired: ReadonlySet<string>): Set<string> {
+    const out = new Set(this.ctx?.retirements.map((r) => r.record.agent) ?? []);
+    for (const a of ferryRetired) out.add(a);
+    return out;
+  }
+
+  /** The context an order folder is passed in now, with the remembered signature checks of its files. */
+  passContext(remembered: PassContext['remembered'], ferryRetired: ReadonlySet<string>): PassContext {
+    const ch = this.ctx;
+    if (!ch) throw new Error('internal: channel context not read');
+    return {
+      root: this.o.root,
+      roster: ch.roster,
+      derive: {
+        nowMs: this.o.clock(),
+        staleAfterMs: this.o.staleAfterMs,
+        retired: new Set(ch.retirements.map((r) => r.record.agent)),
+        ferryRetired: new Set(ferryRetired),
+        workers: workersOf(ch.roster, this.retiredNow(ferryRetired)),
+        lastArrivalByAgent: new Map(),
+      },
+      verify: this.o.verify,
+      remembered,
+    };
+  }
+
+  /** What a worker thread needs to pass folders as this thread would (plain data), or null before the first read. */
+  workerSetup(ferryRetired: ReadonlySet<string>): WorkerSetup | null {
+    const ch = this.ctx;
+    if (!ch) return null;
+    return {
+      root: this.o.root,
+      agents: [...this.files.values()].filter((o) => isTrustPath(o.path)),
+      fleetAgents: [...(this.o.fleetAgents ?? [])],
+      pins: [...this.pins],
+      operators: [...(this.o.operators ?? [])],
+      retired: ch.retirements.map((r) => r.record.agent),
+      ferryRetired: [...ferryRetired],
+      nowMs: this.o.clock(),
+      staleAfterMs: this.o.staleAfterMs,
+    };
+  }
+
+  /**
+   * The agents table's rows: every roster entry with its retirement, what it holds
+   * (`holding`), its latest arrival here and its runs' median clock offset. Null before the
+   * first read.
+   */
+  agentRows(holding: ReadonlyMap<string, number>, lastArrival: ReadonlyMap<string, number>, medianOffset: (agent: string) => number | null): StoredAgent[] | null {
+    const ch = this.ctx;
+    if (!ch) return null;
+    const retired = new Set(ch.retirements.map((r) => r.record.agent));
+    const changedKeys = new Set(ch.keyChanges.map((k) => k.name));
+    const retirementOf = new Map(ch.retirements.map((r) => [r.record.agent, r]));
+    return [...ch.roster.entries.values()].map((e) => {
+      const ret = retirementOf.get(e.name);
+      return {
+        capabilities: e.capabilities,
+        folder_key: e.folder_key,
+        retirement: ret ? { operator: ret.record.operator, reason: ret.record.reason, at: ret.record.at.text, arrival_ms: ret.arrivalMs } : null,
+        name: e.name,
+        role: e.role,
+        is_operator: ch.roster.operators.has(e.name),
+        is_authority: ch.roster.authorities.has(e.name),
+        retired: retired.has(e.name),
+        public_key: e.public_key,
+        key_changed: changedKeys.has(e.name),
+        holding: holding.get(e.name) ?? 0,
+        last_arrival_ms: lastArrival.get(e.name) ?? null,
+        clock_offset_ms: medianOffset(e.name),
+      };
+    });
+  }
+}

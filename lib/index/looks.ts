@@ -1,0 +1,300 @@
+import 'server-only';
+/**
+ * The folder looks, the indexer's truth about what changed on disk (folder events are only
+ * hints). What each order folder was at its last pass is remembered as two fingerprints
+ * (order-pass.ts): its own stat identity (an entry added, removed or renamed in it changes it:
+ * how Syncthing and atomic writers deliver) and its whole listing.
+ *
+ * - The quick look: lstat of each order folder and the channel level; a folder whose own
+ *   identity changed is looked at fully (about 4 µs per folder).
+ * - The full look (`request(null)`): every entry of every folder.
+ * - The sweep: every entry of every folder, a slice at a time, for an in-place rewrite whose
+ *   event was lost (no folder's own identity changes then).
+ * - The vanish grace: a file that just vanished is believed a moment longer (Syncthing replaces
+ *   a file by unlinking it, then renaming its temp file into place); the grace is about the
+ *   filesystem's timing, so it runs on a monotonic clock (performance.now()).
+ * A look never changes what is remembered of a folder; storing a pass does (`remember`).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Stats } from 'node:fs';
+import { assertChannelRoot, isRealDir, listOrderFolder, walkChannelLevel } from './read-channel';
+import { cyrb53, listingFingerprint, statKey } from './order-pass';
+
+/** What a look found: the folders whose listing changed or that are gone, and whether the channel level changed. */
+export interface LookResult {
+  readonly dirty: Set<string>;
+  readonly channelDirty: boolean;
+  /** Order folders under tasks/ now. */
+  readonly folders: number;
+}
+
+/** Folders looked at per slice of the sweep (other work runs between slices). */
+export const SWEEP_SLICE = 500;
+
+/** The folder under tasks/ a channel-relative path is in, or null. */
+export const dirOf = (rel: string): string | null => {
+  const parts = rel.split('/');
+  return parts[0] === 'tasks' && parts.length >= 2 ? (parts[1] ?? null) : null;
+};
+
+export class FolderLooks {
+  /** Per order folder, as of its last pass: a fingerprint of its own stat identity (quick look) ... */
+  private readonly selfOf = new Map<string, number>();
+  /** ... and of its whole listing, itself included (full look); see listingFingerprint. */
+  private readonly listing = new Map<string, number>();
+  /** Stat identity of the channel-level entries. */
+  private channelStats = new Map<string, string>();
+  /** Folders in which a file vanished in this look. */
+  private lostNow = new Set<string>();
+  /** Channel-level listing from before, when a channel-level file vanished in this look. */
+  private channelLostNow: Map<string, string> | null = null;
+  /** Folders (and '' for the channel level) whose vanished files are believed until a deadline (performance.now() ms). */
+  private readonly deferred = new Map<string, number>();
+  /** Folders the running sweep has still to look at. */
+  private sweepQueue: string[] = [];
+  /** The running sweep's busy time so far, ms. */
+  private sweepBusy = 0;
+  /** How long the last quick look took, ms. */
+  private quickLookMs = 0;
+
+  /**
+   * @param root the channel root
+   * @param storedPaths the paths stored for a folder at its last pass (to tell that a file vanished)
+   * @param log notices, one line each
+   */
+  constructor(
+    private readonly root: string,
+    private readonly storedPaths: (dir: string) => Iterable<string>,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Remembers a folder's fingerprints as of its last pass (at start, from the database). */
+  remember(dir: string, self: number, listing: number): void {
+    this.selfOf.set(dir, self);
+    this.listing.set(dir, listing);
+  }
+
+  /** Forgets a folder that is gone. */
+  forget(dir: string): void {
+    this.selfOf.delete(dir);
+    this.listing.delete(dir);
+  }
+
+  /** Whether a folder was there at its last pass. */
+  knows(dir: string): boolean {
+    return this.listing.has(dir);
+  }
+
+  /** Every folder there at its last pass. */
+  dirs(): IterableIterator<string> {
+    return this.listing.keys();
+  }
+
+  get size(): number {
+    return this.listing.size;
+  }
+
+  /** How long the last quick look took, ms (the quick look's period is a multiple of it). */
+  get quickMs(): number {
+    return this.quickLookMs;
+  }
+
+  /** The running sweep's busy time, ms (the next sweep waits a multiple of it). */
+  get sweepBusyMs(): number {
+    return this.sweepBusy;
+  }
+
+  /** The stat identity of a channel-level entry as last looked at ('' when unknown). */
+  channelStatOf(rel: string): string {
+    return this.channelStats.get(rel) ?? '';
+  }
+
+  /** Starts a look: forgets which folders lost a file in the previous one. */
+  begin(): void {
+    this.lostNow = new Set();
+    this.channelLostNow = null;
+  }
+
+  /** Records the channel-level entries' identities (at start); returns how many there are. */
+  readChannelLevel(): number {
+    walkChannelLevel(this.root, (rel, st) => this.channelStats.set(rel, statKey(st)));
+    return this.channelStats.size;
+  }
+
+  /** The names under tasks/ (not starting with '.'), or null when it is not a folder (a symlink is not followed) or cannot be listed. */
+  tasksNames(): string[] | null {
+    const abs = path.join(this.root, 'tasks');
+    if (!isRealDir(abs)) return null;
+    try {
+      return fs.readdirSync(abs).filter((n) => !n.startsWith('.'));
+    } catch {
+      return null;
+    }
+  }
+
+  /** The quick look (timed: see quickMs). */
+  quick(): LookResult {
+    const started = performance.now();
+    try {
+      return this.look(false);
+    } finally {
+      this.quickLookMs = performance.now() - started;
+    }
+  }
+
+  /** The full look at everything: every entry of every folder and of the channel level. */
+  full(): LookResult {
+    return this.look(true);
+  }
+
+  /**
+   * A look at the channel level and every order folder: fully (`full`), or only at folders
+   * whose own stat identity changed since their last pass. A root that is no channel (any
+   * more) is said once per look, and nothing is dirty: the last board stays.
+   */
+  private look(full: boolean): LookResult {
+    const dirty = new Set<string>();
+    try {
+      assertChannelRoot(this.root);
+    } catch (e) {
+      this.log(`index: ${e instanceof Error ? e.message : String(e)}; keeping the last board`);
+      return { dirty, channelDirty: false, folders: 0 };
+    }
+    const channelDirty = this.lookChannelLevel();
+    const names = this.tasksNames() ?? [];
+    const tasksAbs = path.join(this.root, 'tasks');
+    for (const d of names) {
+      if (!full) {
+        let st: Stats | null;
+        try {
+          st = fs.lstatSync(path.join(tasksAbs, d));
+        } catch {
+          st = null; // vanished, or a name that is not valid UTF-8: the full look at it decides
+        }
+        if (st && cyrb53(statKey(st)) === this.selfOf.get(d)) continue;
+      }
+      if (this.lookFolder(d)) dirty.add(d);
+    }
+    const present = new Set(names);
+    for (const d of this.listing.keys()) if (!present.has(d)) dirty.add(d);
+    return { dirty, channelDirty, folders: names.length };
+  }
+
+  /** Folders and channel level named by events (a path under tasks/<dir> marks the folder; `tasks` itself: a full look). */
+  refresh(paths: ReadonlySet<string>): { dirty: Set<string>; channelDirty: boolean } {
+    const dirty = new Set<string>();
+    let channelDirty = false;
+    for (const rel of paths) {
+      const parts = rel.split('/');
+      if (parts.some((p) => p.startsWith('.'))) continue;
+      const d = dirOf(rel);
+      if (d !== null) dirty.add(d);
+      else if (rel === 'tasks') for (const r of this.full().dirty) dirty.add(r);
+      else if (parts.length <= 2) channelDirty = true;
+    }
+    // Which of them lost a file since their last pass (the grace, applyGrace).
+    for (const d of dirty) {
+      if (!this.listing.has(d)) continue;
+      const l = listOrderFolder(this.root, d);
+      if (l) this.noteVanished(d, new Set([`tasks/${d}`, ...l.entries.map((e) => e.rel)]));
+    }
+    if (channelDirty) this.lookChannelLevel();
+    return { dirty, channelDirty };
+  }
+
+  /**
+   * The next slice of the sweep (a new sweep starts with every folder when the last one ended):
+   * the folders whose listing changed. `more` says whether the sweep has folders left.
+   */
+  sweepSlice(): { dirty: string[]; more: boolean } {
+    if (this.sweepQueue.length === 0) {
+      this.sweepQueue = [...this.listing.keys()];
+      this.sweepBusy = 0;
+    }
+    const started = performance.now();
+    const dirty = this.sweepQueue.splice(0, SWEEP_SLICE).filter((d) => this.lookFolder(d));
+    this.sweepBusy += performance.now() - started;
+    return { dirty, more: this.sweepQueue.length > 0 };
+  }
+
+  /**
+   * Looks at every entry of one order folder: true when its listing differs from the one of
+   * its last pass (or it is new, or gone). Notes a folder in which a file that was there at
+   * its last pass is missing.
+   */
+  private lookFolder(d: string): boolean {
+    const l = listOrderFolder(this.root, d);
+    if (!l) return this.listing.has(d);
+    const pairs: [string, string][] = [[`tasks/${d}`, statKey(l.self)]];
+    for (const e of l.entries) pairs.push([e.rel, statKey(e.st)]);
+    if (listingFingerprint(pairs) === this.listing.get(d)) return false;
+    if (this.listing.has(d)) this.noteVanished(d, new Set(pairs.map((p) => p[0])));
+    return true;
+  }
+
+  /** Notes `d` as having lost a file when a path stored at its last pass is not in `now`. */
+  private noteVanished(d: string, now: ReadonlySet<string>): void {
+    for (const p of this.storedPaths(d)) {
+      if (!now.has(p)) {
+        this.lostNow.add(d);
+        return;
+      }
+    }
+  }
+
+  /** Compares the channel-level entries with the remembered ones (and remembers the new ones). */
+  private lookChannelLevel(): boolean {
+    const channelNow = new Map<string, string>();
+    walkChannelLevel(this.root, (rel, st) => channelNow.set(rel, statKey(st)));
+    const changed = channelNow.size !== this.channelStats.size || [...channelNow].some(([p, k]) => this.channelStats.get(p) !== k);
+    if ([...this.channelStats.keys()].some((p) => !channelNow.has(p))) this.channelLostNow = this.channelStats;
+    this.channelStats = channelNow;
+    return changed;
+  }
+
+  /**
+   * The vanish grace over a look's result (`graceMs`; 0: none): a folder that lost a file is
+   * taken out of `dirty` (changed in place) until its grace ends, and its remembered listing,
+   * untouched by looks, makes the next look see it again; the channel level likewise, its
+   * previous listing restored. Returns whether the channel level is still to be read.
+   */
+  applyGrace(dirty: Set<string>, channelDirty: boolean, graceMs: number): boolean {
+    const now = performance.now();
+    if (graceMs <= 0) this.lostNow.clear();
+    for (const d of this.lostNow) {
+      if (!dirty.has(d)) continue;
+      const until = this.deferred.get(d);
+      if (until !== undefined && until <= now) {
+        this.deferred.delete(d);
+        continue;
+      }
+      if (until === undefined) this.deferred.set(d, now + graceMs);
+      dirty.delete(d);
+    }
+    for (const d of dirty) this.deferred.delete(d);
+    if (this.channelLostNow && channelDirty && graceMs > 0) {
+      const until = this.deferred.get('');
+      if (until !== undefined && until <= now) this.deferred.delete('');
+      else {
+        if (until === undefined) this.deferred.set('', now + graceMs);
+        channelDirty = false;
+        this.channelStats = this.channelLostNow;
+      }
+    } else if (channelDirty) this.deferred.delete('');
+    return channelDirty;
+  }
+
+  /** The earliest end of a grace (performance.now() ms), or null when nothing is deferred. */
+  nextGraceEnd(): number | null {
+    return this.deferred.size === 0 ? null : Math.min(...this.deferred.values());
+  }
+
+  /** The paths to look at again because their grace ended (`agents` stands for the channel level). */
+  graceEnded(): string[] {
+    const now = performance.now();
+    const out: string[] = [];
+    for (const [d, until] of this.deferred) if (until <= now) out.push(d === '' ? 'agents' : `tasks/${d}`);
+    return out;
+  }
+}

@@ -1,0 +1,153 @@
+import 'server-only';
+/**
+ * Storing passes: one order folder's pass result (order-pass.ts) into the index. Its rows go
+ * through the store (files, fingerprints, problems, holds, dependencies, runs, the card), what
+ * the facts and the looks remember of it is updated with them, and the heartbeat gaps and index
+ * lag are noted on the way. Cards are stored provisionally: settle (facts.ts) applies the
+ * channel-wide facts afterwards and writes the final card through writeCard.
+ */
+import type { Card } from '../ledger/derive';
+import { cyrb53, listingFingerprint, type OrderPassResult } from './order-pass';
+import type { IndexStore } from './store';
+import { fingerprint, type ChannelFacts } from './facts';
+import type { FolderLooks } from './looks';
+import type { OrderWatches } from './watches';
+import type { MetricsRecorder } from './metrics-record';
+import type { BeatGapRecorder } from './beat-gaps';
+
+export interface PassWriterParts {
+  readonly store: IndexStore;
+  readonly facts: ChannelFacts;
+  readonly looks: FolderLooks;
+  readonly watches: OrderWatches;
+  readonly metrics: MetricsRecorder;
+  /** stale_after, ms (a card's age reference is its staleness reference minus it). */
+  readonly staleAfterMs: number;
+  /** This machine's clock, ms. */
+  readonly clock: () => number;
+  /** Whether the first index is done (only then is a pass's lag counted). */
+  readonly live: () => boolean;
+  /** The heartbeat gap recorder, once the indexer started. */
+  readonly beatGaps: () => BeatGapRecorder | null;
+  /** Watches or stops watching an order folder as its order's lane says (called only while watching). */
+  readonly updateWatch: (dir: string) => void;
+}
+
+export class PassWriter {
+  /** Time spent storing results, ms (the cold index's "ready" line says it). */
+  storeMs = 0;
+
+  constructor(private readonly p: PassWriterParts) {}
+
+  /** Stores passes' results in one transaction, with the mark that their cards are not settled yet. */
+  storeResults(results: readonly OrderPassResult[], cold: boolean): void {
+    if (results.length === 0) return;
+    const t0 = performance.now();
+    const now = this.p.clock();
+    try {
+      this.p.store.transaction(() => {
+        // Cards stored here are provisional until settle() applies the channel-wide facts, in a
+        // later transaction: a process killed in between leaves this mark, and the next start
+        // settles every card (its folders look unchanged, so nothing else would).
+        this.p.store.writeMeta('unsettled', true);
+        for (const r of results) {
+          this.storeFolder(r, cold, now);
+          // Watched unless finished (a new watch looks at the folder once more).
+          if (this.p.watches.active) this.p.updateWatch(r.dir);
+        }
+      });
+    } finally {
+      this.storeMs += performance.now() - t0;
+    }
+  }
+
+  /**
+   * One folder's rows, stored at `now` (this machine's clock: a file's first sighting): its
+   * files, fingerprints and problems and, with a card, its holds, dependencies, runs and card.
+   * `cold`: the first index, whose tables start empty.
+   */
+  private storeFolder(r: OrderPassResult, cold: boolean, now: number): void {
+    const { store: s, facts: f, looks } = this.p;
+    const old = cold && !f.dirToId.has(r.dir) ? [] : s.filesIn(r.dir);
+    const firstSeenOf = new Map(old.map((o) => [o.path, o.first_seen_ms]));
+    if (this.p.live()) this.p.metrics.noteFolder(old, r.files, now);
+    for (const o of old) if (o.writer) f.touchWriter(o.writer);
+    // A cold index starts from empty tables: a folder not stored yet has no rows to replace.
+    const fresh = cold && !looks.knows(r.dir) && !f.dirToId.has(r.dir);
+    if (!fresh) s.deleteFilesIn(r.dir);
+    const self = r.files[0];
+    if (self) {
+      const sf = cyrb53(self.stat);
+      const lf = listingFingerprint(r.files.map((x) => [x.path, x.stat] as const));
+      looks.remember(r.dir, sf, lf);
+      s.setDir(r.dir, sf, lf);
+    } else {
+      looks.forget(r.dir);
+      s.deleteDir(r.dir);
+      this.p.watches.unwatch(r.dir);
+    }
+    f.noteVariant(r.dir, r.files.length > 0);
+    for (const file of r.files) {
+      s.addFile(file, firstSeenOf.get(file.path) ?? now);
+      if (file.writer) f.touchWriter(file.writer);
+    }
+    if (!fresh) s.deleteProblemsIn(r.dir);
+    for (const p of r.problems) s.addProblem(r.dir, p);
+    const prevId = f.dirToId.get(r.dir);
+    if (prevId && (!r.card || r.card.order_id !== prevId)) {
+      // The folder no longer holds that order.
+      const prev = f.orders.get(prevId);
+      if (prev && prev.dir === r.dir) {
+        s.deleteCard(prevId);
+        s.deleteHolds(prevId);
+        s.deleteDeps(prevId);
+        f.forget(r.dir);
+        f.noteChanged(prevId);
+        f.touchDependents(prevId);
+      }
+    }
+    if (!r.card) {
+      // A folder shadowed by a case sibling holding its order keeps no claim on the id.
+      if (prevId && f.orders.get(prevId)?.dir !== r.dir) f.dirToId.delete(r.dir);
+      return;
+    }
+    const c = r.card;
+    // Holds and dependencies are stored only with a card: an order not known has none.
+    const known = f.orders.has(c.order_id);
+    if (known) s.deleteHolds(c.order_id);
+    for (const h of r.holds) s.addHold(c.order_id, h);
+    if (known) s.deleteDeps(c.order_id);
+    for (const d of c.depends_on) s.addDep(c.order_id, d);
+    const gaps = this.p.beatGaps();
+    for (const b of r.beats) {
+      // A folder this process never stored has no arrival it saw: no gap to look for.
+      if (!fresh) gaps?.note(b);
+      s.upsertRun(b);
+    }
+    // Stored provisionally; settle() applies the channel-wide facts and writes the final card.
+    this.writeCard(c, r.dir, r.next_ms);
+    f.touchOrder(c.order_id);
+    if (!known) f.touchDependents(c.order_id);
+  }
+
+  /** Writes a card row with the local time (ms) it may change with no file changing (`next`); records the change. */
+  writeCard(card: Card, dir: string, next: number | null): void {
+    const json = JSON.stringify(card);
+    const fp = fingerprint(json);
+    const agents = new Set<string>([...(card.holder ? [card.holder] : []), ...card.other_runs, ...card.late_results]);
+    this.p.store.writeCard(card, {
+      dir,
+      agents: ` ${[...agents].join(' ')} `,
+      flags: ` ${card.flags.join(' ')} `,
+      search: [card.order_id, card.holder ?? '', card.project_id, card.reason ?? '', card.state, ...card.flags].join(' ').toLowerCase(),
+      sortMs: card.since_ms ?? 0,
+      nextMs: next,
+      json,
+      fp,
+      // The arrival the card's age counts from, as board-where.ts's REF reads it (the staleness
+      // reference, else the holder's heartbeat, else the folder's newest file: the store's fallback).
+      ageRefMs: card.since_ms !== undefined ? card.since_ms - this.p.staleAfterMs : (card.heartbeat?.arrival_ms ?? null),
+    });
+    if (this.p.facts.noteStored(card, dir, fp) && this.p.watches.active) this.p.updateWatch(dir);
+  }
+}

@@ -1,0 +1,226 @@
+import 'server-only';
+/**
+ * The indexer's timers and the work they wait to do, as one explicit state (one indexer, one
+ * event loop: nothing here is shared between threads).
+ *
+ * Timers, each at most once armed:
+ * - `pump`: processes the pending work (paths named by events or requests, a quick or a full
+ *   look) soon; it alone keeps the process alive (an update under way is finished).
+ * - `rescan`: the next quick look.
+ * - `sweep`: the next slice of the sweep (or the next sweep).
+ * - `grace`: the end of the earliest vanish grace (looks.ts).
+ * - `stale`: the earliest moment a card may change with no file changing (cards' `next_ms`).
+ * Delays are ms on the event loop's clock, except the stale timer's target, a card's `next_ms`
+ * on this machine's clock (the same clock the arrivals are on).
+ */
+
+/** The indexer's timers. */
+export type TimerName = 'pump' | 'rescan' | 'sweep' | 'grace' | 'stale';
+
+const TIMERS: readonly TimerName[] = ['pump', 'rescan', 'sweep', 'grace', 'stale'];
+
+/** What the next pump is to do. */
+export interface PendingWork {
+  /** Channel-relative paths events or requests named. */
+  readonly paths: Set<string>;
+  /** A full look at everything (request(null), or a failed update). */
+  readonly all: boolean;
+  /** A quick look (the rescan timer, or a new subscription). */
+  readonly quick: boolean;
+  /** A channel-level directory changed (agents/, retirements/, grants/, tasks/): watch them again. */
+  readonly channelDirs: boolean;
+  /** tasks/ itself changed (replaced, perhaps): every order folder's watch is made again. */
+  readonly tasksDir: boolean;
+}
+
+/** What the timers do, and what their delays are computed from (the indexer's parts). */
+export interface SchedulerHooks {
+  /** Processes the pending work (take()); a throw asks for a full look a second later. */
+  readonly pump: () => void;
+  readonly log: (line: string) => void;
+  /** The quick look's period, ms, when configured (IndexerOptions.rescanMs). */
+  readonly rescanMs: number | undefined;
+  /** How long the last quick look took, ms. */
+  readonly quickLookMs: () => number;
+  /** Looks at the next slice of the sweep: the folders whose listing changed, and whether folders are left. */
+  readonly sweepSlice: () => { readonly dirty: readonly string[]; readonly more: boolean };
+  /** The running sweep's busy time, ms. */
+  readonly sweepBusyMs: () => number;
+  /** The earliest end of a vanish grace (performance.now() ms), or null. */
+  readonly nextGraceEnd: () => number | null;
+  /** The paths whose grace ended. */
+  readonly graceEnded: () => readonly string[];
+  /** Re-derives the cards whose `next_ms` passed. */
+  readonly passDue: () => void;
+  /** The earliest `next_ms` of any card (ms, this machine's clock), or null. */
+  readonly nextDueMs: () => number | null;
+  /** This machine's clock, ms. */
+  readonly clock: () => number;
+}
+
+const nothing = (): PendingWork => ({ paths: new Set(), all: false, quick: false, channelDirs: false, tasksDir: false });
+
+export class Scheduler {
+  private readonly timers: Record<TimerName, NodeJS.Timeout | null> = { pump: null, rescan: null, sweep: null, grace: null, stale: null };
+  private work: { -readonly [K in keyof PendingWork]: PendingWork[K] } = nothing();
+  private halted = false;
+
+  constructor(private readonly hooks: SchedulerHooks) {}
+
+  /** Whether stop() was called: no timer is armed any more. */
+  get stopped(): boolean {
+    return this.halted;
+  }
+
+  /** Whether the timer is armed. */
+  armed(name: TimerName): boolean {
+    return this.timers[name] !== null;
+  }
+
+  /**
+   * Arms `name` to run `fn` in `ms`, unless it is armed already or the scheduler stopped.
+   * The slot is free again when `fn` runs (so `fn` may arm it anew). Returns whether it armed.
+   */
+  arm(name: TimerName, ms: number, fn: () => void): boolean {
+    if (this.halted || this.timers[name]) return false;
+    const t = setTimeout(() => {
+      this.timers[name] = null;
+      fn();
+    }, ms);
+    if (name !== 'pump') t.unref?.();
+    this.timers[name] = t;
+    return true;
+  }
+
+  /** Disarms `name`, then arms it anew (unless stopped). */
+  rearm(name: TimerName, ms: number, fn: () => void): void {
+    this.clear(name);
+    this.arm(name, ms, fn);
+  }
+
+  /** Disarms `name`. */
+  clear(name: TimerName): void {
+    const t = this.timers[name];
+    if (t) clearTimeout(t);
+    this.timers[name] = null;
+  }
+
+  /** Disarms every timer for good. */
+  stop(): void {
+    this.halted = true;
+    for (const n of TIMERS) this.clear(n);
+  }
+
+  /** Adds a path to the pending work. */
+  addPath(rel: string): void {
+    this.work.paths.add(rel);
+  }
+
+  /** Whether paths are pending. */
+  get hasPaths(): boolean {
+    return this.work.paths.size > 0;
+  }
+
+  /** Asks the next pump for a full look. */
+  wantAll(): void {
+    this.work.all = true;
+  }
+
+  /** Asks the next pump for a quick look. */
+  wantQuick(): void {
+    this.work.quick = true;
+  }
+
+  /** Notes a change of a channel-level directory (and of tasks/ itself). */
+  noteChannelDirs(tasks: boolean): void {
+    this.work.channelDirs = true;
+    if (tasks) this.work.tasksDir = true;
+  }
+
+  /** The pending work, now taken (the next call starts empty). */
+  take(): PendingWork {
+    const w = this.work;
+    this.work = nothing();
+    return w;
+  }
+
+  // --- the policies: when each timer fires, and what it does ---
+
+  /** The pump, `ms` from now unless one is armed already; a failed update asks for a full look a second later. */
+  schedule(ms: number): void {
+    this.arm('pump', ms, () => {
+      try {
+        this.hooks.pump();
+      } catch (e) {
+        this.hooks.log(`index: update failed, will rescan: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        this.wantAll();
+        this.schedule(1000);
+      }
+    });
+  }
+
+  /** Asks for an update of `rel` (null: a full look at everything) soon: at once for a full look, else in 30 ms (events come in bursts). */
+  request(rel: string | null): void {
+    if (rel === null) this.wantAll();
+    else this.addPath(rel);
+    this.schedule(rel === null ? 0 : 30);
+  }
+
+  /** Starts the periodic looks: the quick look, and the sweep (its first after `firstSweepMs`, default its period). */
+  startLooks(firstSweepMs?: number): void {
+    this.scheduleRescan();
+    this.scheduleSweep(firstSweepMs);
+  }
+
+  /** The quick look every `rescanMs` (default 20x the last one's own duration, at least 1 s: about 5% of a core). */
+  private scheduleRescan(): void {
+    this.arm('rescan', this.hooks.rescanMs ?? Math.max(1000, 20 * this.hooks.quickLookMs()), () => {
+      this.wantQuick();
+      this.schedule(0);
+      this.scheduleRescan();
+    });
+  }
+
+  /**
+   * The sweep, a slice at a time with other work between slices; the next sweep starts
+   * `rescanMs` after one ends (default 10 s), or 20x the sweep's own busy time on a large
+   * folder (about 5% of a core).
+   */
+  private scheduleSweep(delayMs?: number): void {
+    const every = delayMs ?? Math.max(this.hooks.rescanMs ?? 10_000, 20 * this.hooks.sweepBusyMs());
+    this.arm('sweep', every, () => {
+      const slice = this.hooks.sweepSlice();
+      for (const d of slice.dirty) this.addPath(`tasks/${d}`);
+      if (this.hasPaths) this.schedule(0);
+      if (slice.more) this.arm('sweep', 1, () => this.scheduleSweep(0));
+      else this.scheduleSweep();
+    });
+  }
+
+  /** Re-arms the grace timer for the earliest end of a vanish grace (5 ms after it), or disarms it. */
+  graceChanged(): void {
+    this.clear('grace');
+    const next = this.hooks.nextGraceEnd();
+    if (next === null) return;
+    this.arm('grace', Math.max(5, next - performance.now() + 5), () => {
+      for (const rel of this.hooks.graceEnded()) this.addPath(rel);
+      this.schedule(0);
+    });
+  }
+
+  /** Re-arms the stale timer for the earliest `next_ms` (5 ms after it; at least 20 ms, at most a minute away), or disarms it. */
+  staleChanged(): void {
+    this.clear('stale');
+    if (this.halted) return;
+    const t = this.hooks.nextDueMs();
+    if (t === null) return;
+    this.arm('stale', Math.max(20, Math.min(t - this.hooks.clock() + 5, 60_000)), () => {
+      try {
+        this.hooks.passDue();
+      } catch (e) {
+        this.hooks.log(`index: re-derive failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      this.staleChanged();
+    });
+  }
+}

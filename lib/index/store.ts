@@ -1,0 +1,413 @@
+import 'server-only';
+/**
+ * The index's writer side in SQL: every statement the indexer (and `claimboard repin`) runs
+ * against the index, prepared once per connection, with the row types they read. The tables are
+ * db.ts's; the meta keys meta.ts's; the read side is queries.ts (and the other *-queries
+ * modules). Nothing here decides anything: the indexer says what to store, this says how.
+ *
+ * Times are ms on this machine's clock: arrivals are file ctimes here, the rest the indexer's
+ * own clock (LEDGER.md §6).
+ */
+import type { Statement } from 'better-sqlite3';
+import type { DB } from './db';
+import { readMeta, writeMeta, writeMetaIfAbsent, type MetaKey, type MetaValues } from './meta';
+import type { Card, Lane, OrderState } from '../ledger/derive';
+import type { Problem } from '../ledger/channel';
+import type { LedgerFileReport } from '../ledger/ledger-file';
+import type { HoldHistory } from '../ledger/timeline';
+import type { BeatSeen, FileRow, OrderPassResult } from './order-pass';
+import type { StoredAgent } from './types';
+
+/** A folder's remembered fingerprints (order-pass.ts: its own stat identity, its whole listing). */
+export interface DirRow {
+  readonly dir: string;
+  readonly self: number;
+  readonly listing: number;
+}
+
+/** One order's row as a warm start needs it: no card parsed unless its fingerprint is missing. */
+export interface CardInfoRow {
+  readonly order_id: string;
+  readonly order_dir: string;
+  readonly lane: Lane;
+  readonly state: OrderState;
+  readonly holder: string | null;
+  readonly fp: number | null;
+  /** The card JSON, only when `fp` is null (a row from before migration 6). */
+  readonly card: string | null;
+}
+
+/** A ledger file's stored report with the stat identity and keys it was verified against. */
+export interface LedgerFileRow {
+  readonly path: string;
+  readonly entries: number;
+  readonly intact: number;
+  readonly broken_at: number | null;
+  readonly stat: string;
+  readonly keys: string;
+  readonly reason: string | null;
+}
+
+/** A file of a folder as stored at its last pass: when it was first seen here, its arrival, its writer. */
+export interface StoredFileRow {
+  readonly path: string;
+  readonly first_seen_ms: number;
+  readonly arrival_ms: number;
+  readonly writer: string | null;
+}
+
+/** A remembered signature check (valid while the file's stat identity is `stat`). */
+export interface RememberedSig {
+  readonly stat: string;
+  readonly key: string;
+  readonly ok: boolean;
+}
+
+/** A card as stored, before settle applies the channel-wide facts to it. */
+export interface CardRow {
+  readonly card: string;
+  readonly order_dir: string;
+  readonly next_ms: number | null;
+}
+
+/** The columns of a card row besides the card itself (the indexer computes them). */
+export interface CardColumns {
+  readonly dir: string;
+  /** ' a b ': the holder and every agent the card's flags involve. */
+  readonly agents: string;
+  /** ' f1 f2 ' */
+  readonly flags: string;
+  /** Lowercase words: id, holder, project, reason, state, flags. */
+  readonly search: string;
+  readonly sortMs: number;
+  /** When the card may change with no file changing, or null. */
+  readonly nextMs: number | null;
+  readonly json: string;
+  readonly fp: number;
+  /** The arrival the card's age counts from, or null: the folder's newest file then. */
+  readonly ageRefMs: number | null;
+}
+
+const SQL = {
+  allCards: 'SELECT card FROM cards ORDER BY order_id',
+  allProblems: 'SELECT path, problem, detail, line, order_id FROM problems ORDER BY path',
+  pins: 'SELECT name, public_key FROM pins',
+  addPin: 'INSERT OR IGNORE INTO pins (name, public_key, pinned_at_ms) VALUES (?, ?, ?)',
+  pinnedKey: 'SELECT public_key FROM pins WHERE name = ?',
+  repin: 'INSERT OR REPLACE INTO pins (name, public_key, pinned_at_ms) VALUES (?, ?, ?)',
+  anyFile: 'SELECT 1 FROM files LIMIT 1',
+  dirs: 'SELECT dir, self, listing FROM dirs',
+  setDir: 'INSERT OR REPLACE INTO dirs (dir, self, listing) VALUES (?, ?, ?)',
+  deleteDir: 'DELETE FROM dirs WHERE dir = ?',
+  deps: 'SELECT order_id, dep FROM deps',
+  cardInfos: 'SELECT order_id, order_dir, lane, state, holder, fp, CASE WHEN fp IS NULL THEN card END AS card FROM cards',
+  ledgerMemos: 'SELECT path, entries, intact, broken_at, stat, keys, reason FROM ledger_files WHERE stat IS NOT NULL',
+  latestArrivals: 'SELECT writer, MAX(arrival_ms) AS t FROM files WHERE writer IS NOT NULL GROUP BY writer',
+  latestArrivalOf: 'SELECT MAX(arrival_ms) AS t FROM files WHERE writer = ?',
+  pathsIn: 'SELECT path FROM files WHERE order_dir = ?',
+  sigsIn: 'SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? AND sig_key IS NOT NULL',
+  filesIn: 'SELECT path, first_seen_ms, arrival_ms, writer FROM files WHERE order_dir = ?',
+  deleteFilesIn: 'DELETE FROM files WHERE order_dir = ?',
+  addFile:
+    'INSERT OR REPLACE INTO files (path, order_dir, stat, type, arrival_ms, first_seen_ms, kind, status, problem, writer, sig_key, sig_ok) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  addLedgerFile:
+    "INSERT OR REPLACE INTO files (path, order_dir, stat, type, arrival_ms, first_seen_ms, kind, status, problem, writer, sig_key, sig_ok) VALUES (?, NULL, ?, 'file', ?, ?, 'ledger', 'ledger', NULL, ?, NULL, NULL)",
+  channelFilePaths: 'SELECT path FROM files WHERE order_dir IS NULL',
+  deleteFile: 'DELETE FROM files WHERE path = ?',
+  deleteProblemsIn: 'DELETE FROM problems WHERE scope = ?',
+  addProblem: 'INSERT INTO problems (scope, path, problem, detail, line, order_id) VALUES (?, ?, ?, ?, ?, ?)',
+  deleteLedgerFiles: 'DELETE FROM ledger_files',
+  addLedgerReport: 'INSERT INTO ledger_files (path, entries, intact, broken_at, stat, keys, reason) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  deleteHolds: 'DELETE FROM holds WHERE order_id = ?',
+  addHold: 'INSERT INTO holds (order_id, agent, history, run_ms) VALUES (?, ?, ?, ?)',
+  deleteCard: 'DELETE FROM cards WHERE order_id = ?',
+  deleteDeps: 'DELETE FROM deps WHERE order_id = ?',
+  addDep: 'INSERT INTO deps (order_id, dep) VALUES (?, ?)',
+  upsertRun: `
+      INSERT INTO runs (order_id, agent, run, pid, first_arrival_ms, last_arrival_ms, last_writer_at, writer_offset_ms, beats)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
+      ON CONFLICT (order_id, agent, run) DO UPDATE SET
+        pid = excluded.pid, last_arrival_ms = excluded.last_arrival_ms, last_writer_at = excluded.last_writer_at,
+        writer_offset_ms = excluded.writer_offset_ms,
+        beats = runs.beats + (excluded.last_arrival_ms <> runs.last_arrival_ms)`,
+  lastBeatArrival: 'SELECT last_arrival_ms AS t FROM runs WHERE order_id = ? AND agent = ? AND run = ?',
+  addRunGap: 'UPDATE runs SET gaps = gaps + 1, max_gap_ms = max(COALESCE(max_gap_ms, 0), ?) WHERE order_id = ? AND agent = ? AND run = ?',
+  countAgentGap: 'INSERT INTO beat_gaps (agent, bucket, n) VALUES (?, ?, 1) ON CONFLICT (agent, bucket) DO UPDATE SET n = n + 1',
+  writeCard:
+    "INSERT OR REPLACE INTO cards (order_id, order_dir, lane, state, holder, agents, flags, search, sort_ms, next_ms, card, fp, age_ref_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT MAX(arrival_ms) FROM files WHERE order_dir = ? AND type = 'file')))",
+  cardRow: 'SELECT card, order_dir, next_ms FROM cards WHERE order_id = ?',
+  addChange: 'INSERT INTO changes (order_id, at_ms) VALUES (?, ?)',
+  trimChanges: 'DELETE FROM changes WHERE seq < (SELECT MAX(seq) FROM changes) - 10000',
+  ferryRetired: "SELECT DISTINCT j.value AS a FROM cards, json_each(cards.card, '$.retires') j",
+  dueDirs: 'SELECT order_dir FROM cards WHERE next_ms IS NOT NULL AND next_ms <= ?',
+  nextDue: 'SELECT MIN(next_ms) AS t FROM cards WHERE next_ms IS NOT NULL',
+  attentionIds: "SELECT order_id FROM cards WHERE lane = 'attention'",
+  offsetCount: 'SELECT COUNT(*) AS n FROM runs WHERE agent = ? AND writer_offset_ms IS NOT NULL',
+  offsetAt: 'SELECT writer_offset_ms AS o FROM runs WHERE agent = ? AND writer_offset_ms IS NOT NULL ORDER BY writer_offset_ms LIMIT 1 OFFSET ?',
+  deleteAgents: 'DELETE FROM agents',
+  addAgent: 'INSERT INTO agents (name, summary) VALUES (?, ?)',
+} as const;
+
+type Statements = { readonly [K in keyof typeof SQL]: Statement };
+
+/**
+ * The writer's statements on one connection. One per indexer (and per `repin`); not for the
+ * web server's read-only connection.
+ */
+export class IndexStore {
+  private readonly s: Statements;
+
+  constructor(readonly db: DB) {
+    this.s = Object.fromEntries(Object.entries(SQL).map(([k, sql]) => [k, db.prepare(sql)])) as unknown as Statements;
+  }
+
+  /** Runs `fn` in one transaction (nested: a savepoint). */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  readMeta<K extends MetaKey>(key: K): MetaValues[K] | null {
+    return readMeta(this.db, key);
+  }
+
+  writeMeta<K extends MetaKey>(key: K, value: MetaValues[K]): void {
+    writeMeta(this.db, key, value);
+  }
+
+  writeMetaIfAbsent<K extends MetaKey>(key: K, value: MetaValues[K]): void {
+    writeMetaIfAbsent(this.db, key, value);
+  }
+
+  /** Every card (by order id) and problem (by path), as stored. */
+  cardsAndProblems(): { orders: Card[]; problems: Problem[] } {
+    return {
+      orders: (this.s.allCards.all() as { card: string }[]).map((r) => JSON.parse(r.card) as Card),
+      problems: this.s.allProblems.all() as Problem[],
+    };
+  }
+
+  // --- pins (LEDGER.md §5): first key seen, replaced only by `claimboard repin` ---
+
+  /** Pinned keys by name. */
+  pins(): Map<string, string> {
+    return new Map((this.s.pins.all() as { name: string; public_key: string }[]).map((r) => [r.name, r.public_key]));
+  }
+
+  /** Pins `key` for `name` unless a key is pinned already. */
+  addPin(name: string, key: string, atMs: number): void {
+    this.s.addPin.run(name, key, atMs);
+  }
+
+  pinnedKey(name: string): string | null {
+    return (this.s.pinnedKey.get(name) as { public_key: string } | undefined)?.public_key ?? null;
+  }
+
+  /** Replaces `name`'s pinned key and bumps `pins_version` (the running indexer rebuilds its roster), in one transaction. */
+  repin(name: string, key: string, atMs: number): void {
+    this.transaction(() => {
+      this.s.repin.run(name, key, atMs);
+      this.writeMeta('pins_version', String(atMs));
+    });
+  }
+
+  // --- what a start loads ---
+
+  /** Whether any file was ever stored (false: a cold start). */
+  hasFiles(): boolean {
+    return this.s.anyFile.get() !== undefined;
+  }
+
+  dirs(): Iterable<DirRow> {
+    return this.s.dirs.iterate() as Iterable<DirRow>;
+  }
+
+  deps(): Iterable<{ order_id: string; dep: string }> {
+    return this.s.deps.iterate() as Iterable<{ order_id: string; dep: string }>;
+  }
+
+  cardInfos(): Iterable<CardInfoRow> {
+    return this.s.cardInfos.iterate() as Iterable<CardInfoRow>;
+  }
+
+  ledgerMemos(): LedgerFileRow[] {
+    return this.s.ledgerMemos.all() as LedgerFileRow[];
+  }
+
+  /** The latest arrival of every writer's files (LEDGER.md §6). */
+  latestArrivals(): { writer: string; t: number }[] {
+    return this.s.latestArrivals.all() as { writer: string; t: number }[];
+  }
+
+  /** The latest arrival of `writer`'s files, or null when none is stored. */
+  latestArrivalOf(writer: string): number | null {
+    return (this.s.latestArrivalOf.get(writer) as { t: number | null }).t;
+  }
+
+  // --- folders ---
+
+  setDir(dir: string, self: number, listing: number): void {
+    this.s.setDir.run(dir, self, listing);
+  }
+
+  deleteDir(dir: string): void {
+    this.s.deleteDir.run(dir);
+  }
+
+  /** The paths stored for a folder at its last pass. */
+  pathsIn(dir: string): Iterable<string> {
+    return this.s.pathsIn.pluck().iterate(dir) as Iterable<string>;
+  }
+
+  /** The remembered signature checks of the files of some folders, by path. */
+  rememberedSigsIn(dirs: readonly string[]): Map<string, RememberedSig> {
+    const m = new Map<string, RememberedSig>();
+    for (const d of dirs) {
+      for (const r of this.s.sigsIn.iterate(d) as Iterable<{ path: string; stat: string; sig_key: string; sig_ok: number }>) m.set(r.path, { stat: r.stat, key: r.sig_key, ok: r.sig_ok === 1 });
+    }
+    return m;
+  }
+
+  filesIn(dir: string): StoredFileRow[] {
+    return this.s.filesIn.all(dir) as StoredFileRow[];
+  }
+
+  deleteFilesIn(dir: string): void {
+    this.s.deleteFilesIn.run(dir);
+  }
+
+  addFile(f: FileRow, firstSeenMs: number): void {
+    this.s.addFile.run(f.path, f.order_dir, f.stat, f.type, f.arrival_ms, firstSeenMs, f.kind, f.status, f.problem, f.writer, f.sig_key, f.sig_ok);
+  }
+
+  /** A ledger file as a file of its signer (LEDGER.md §6), at the channel level. */
+  addLedgerFile(path: string, stat: string, arrivalMs: number, firstSeenMs: number, signer: string): void {
+    this.s.addLedgerFile.run(path, stat, arrivalMs, firstSeenMs, signer);
+  }
+
+  /** The paths of the channel-level files stored (order_dir NULL). */
+  channelFilePaths(): string[] {
+    return (this.s.channelFilePaths.all() as { path: string }[]).map((r) => r.path);
+  }
+
+  deleteFile(path: string): void {
+    this.s.deleteFile.run(path);
+  }
+
+  // --- problems: scoped to the folder they came from, '' for the channel level, 'ledger' for ledger files ---
+
+  deleteProblemsIn(scope: string): void {
+    this.s.deleteProblemsIn.run(scope);
+  }
+
+  addProblem(scope: string, p: OrderPassResult['problems'][number]): void {
+    this.s.addProblem.run(scope, p.path, p.problem, p.detail, p.line ?? null, p.order_id ?? null);
+  }
+
+  /** Replaces the ledger files' reports and their `ledger_broken` problems. */
+  replaceLedgerReports(rows: readonly { path: string; report: LedgerFileReport; stat: string | null; keys: string | null }[]): void {
+    this.transaction(() => {
+      this.s.deleteProblemsIn.run('ledger');
+      this.s.deleteLedgerFiles.run();
+      for (const { path, report, stat, keys } of rows) {
+        this.s.addLedgerReport.run(path, report.entries, report.intact ? 1 : 0, report.broken_at ?? null, stat, keys, report.reason ?? null);
+        if (!report.intact) this.s.addProblem.run('ledger', path, 'ledger_broken', report.reason ?? 'chain broken', report.broken_at ?? null, null);
+      }
+    });
+  }
+
+  // --- an order's rows ---
+
+  deleteHolds(id: string): void {
+    this.s.deleteHolds.run(id);
+  }
+
+  addHold(id: string, h: HoldHistory): void {
+    this.s.addHold.run(id, h.agent, JSON.stringify(h), h.run_ms);
+  }
+
+  deleteDeps(id: string): void {
+    this.s.deleteDeps.run(id);
+  }
+
+  addDep(id: string, dep: string): void {
+    this.s.addDep.run(id, dep);
+  }
+
+  deleteCard(id: string): void {
+    this.s.deleteCard.run(id);
+  }
+
+  /** Records a heartbeat's arrival in its run (beats counts arrivals that moved). */
+  upsertRun(b: BeatSeen): void {
+    this.s.upsertRun.run(b.order_id, b.agent, b.run, b.pid, b.arrival_ms, b.arrival_ms, b.at, b.at_ms - b.arrival_ms);
+  }
+
+  /** The run's stored last heartbeat arrival, or undefined when the run is not stored. */
+  lastBeatArrival(b: BeatSeen): number | undefined {
+    return (this.s.lastBeatArrival.get(b.order_id, b.agent, b.run) as { t: number } | undefined)?.t;
+  }
+
+  /** Counts a heartbeat gap: on its run (how many, the longest) and in its agent's log bucket. */
+  addBeatGap(b: BeatSeen, gapMs: number, bucket: number): void {
+    this.s.addRunGap.run(gapMs, b.order_id, b.agent, b.run);
+    this.s.countAgentGap.run(b.agent, bucket);
+  }
+
+  /** Writes a card row (replacing it); its age reference falls back to the folder's newest file. */
+  writeCard(card: Card, c: CardColumns): void {
+    this.s.writeCard.run(card.order_id, c.dir, card.lane, card.state, card.holder, c.agents, c.flags, c.search, c.sortMs, c.nextMs, c.json, c.fp, c.ageRefMs, c.dir);
+  }
+
+  cardRow(id: string): CardRow | undefined {
+    return this.s.cardRow.get(id) as CardRow | undefined;
+  }
+
+  // --- the change feed (GET /api/events): one row per changed order, '*' for everything ---
+
+  addChange(id: string, atMs: number): void {
+    this.s.addChange.run(id, atMs);
+  }
+
+  /** Keeps the newest 10,000 changes. */
+  trimChanges(): void {
+    this.s.trimChanges.run();
+  }
+
+  // --- what settles and the clock ask ---
+
+  /** Names any card's `retires` lists (ferry retire releases). */
+  ferryRetiredNames(): Set<string> {
+    return new Set((this.s.ferryRetired.all() as { a: string }[]).map((r) => r.a));
+  }
+
+  /** The folders of cards whose `next_ms` is at or before `nowMs`. */
+  dueDirs(nowMs: number): string[] {
+    return (this.s.dueDirs.all(nowMs) as { order_dir: string }[]).map((r) => r.order_dir);
+  }
+
+  /** The earliest `next_ms` of any card, or null. */
+  nextDueMs(): number | null {
+    return (this.s.nextDue.get() as { t: number | null }).t;
+  }
+
+  /** The orders in the Needs attention lane. */
+  attentionIds(): Iterable<string> {
+    return this.s.attentionIds.pluck().iterate() as Iterable<string>;
+  }
+
+  // --- agents ---
+
+  /** The median clock-plus-sync offset of an agent's runs (ms), read off the (agent, offset) index, or null. */
+  medianOffset(agent: string): number | null {
+    const n = (this.s.offsetCount.get(agent) as { n: number }).n;
+    return n === 0 ? null : ((this.s.offsetAt.get(agent, Math.floor(n / 2)) as { o: number } | undefined)?.o ?? null);
+  }
+
+  /** Replaces the agents table. */
+  replaceAgents(rows: readonly StoredAgent[]): void {
+    this.transaction(() => {
+      this.s.deleteAgents.run();
+      for (const a of rows) this.s.addAgent.run(a.name, JSON.stringify(a));
+    });
+  }
+}
