@@ -13,6 +13,7 @@ import path from 'node:path';
 import { openWriter } from '../lib/index/db';
 import { Indexer } from '../lib/index/indexer';
 import { settings } from '../lib/config';
+import { DEFAULT_STALE_AFTER_MS } from '../lib/ledger/stale-after';
 import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
 import { ensureDemoChannel } from '../lib/demo/scenario';
 import { startFleet, type Fleet } from '../lib/demo/fleet';
@@ -95,7 +96,8 @@ export async function serve(opts: ServeOptions): Promise<number> {
   } else {
     channel = path.resolve(configured);
   }
-  const staleAfterMs = (opts.staleAfterS ?? (demo ? 30 : 300)) * 1000;
+  // The demo's fleet goes stale after 30 s, so its Stale lane fills within a minute.
+  const staleAfterMs = opts.staleAfterS !== undefined ? opts.staleAfterS * 1000 : demo ? 30_000 : DEFAULT_STALE_AFTER_MS;
   const dbFile = path.resolve(opts.db ?? settings.dbFile() ?? defaultDbFile(channel));
   if (!isLoopback(opts.host)) {
     if (!settings.readToken()) {

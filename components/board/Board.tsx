@@ -7,6 +7,7 @@ import { filtersToParams, hasFilters, parseFilters, useAgents, useBoard } from '
 import { useServerNow } from '@/lib/client/clock';
 import { PHONE_QUERY, useMediaQuery } from '@/lib/client/media';
 import { LANES } from '@/lib/ledger/derive';
+import { DEFAULT_STALE_AFTER_MS } from '@/lib/ledger/stale-after';
 import { laneFromParams, withLane } from '@/lib/ui/lane-param';
 import { Filters } from './Filters';
 import { Lane } from './Lane';
@@ -55,7 +56,7 @@ export function Board() {
     return m;
   }, [agents.data]);
   const ctx: WhyContext = useMemo(
-    () => ({ nowMs: now, staleAfterMs: board.data?.stale_after_ms ?? 300_000, lastSeenMs: (a: string) => lastSeen.get(a) }),
+    () => ({ nowMs: now, staleAfterMs: board.data?.stale_after_ms ?? DEFAULT_STALE_AFTER_MS, lastSeenMs: (a: string) => lastSeen.get(a) }),
     [now, board.data?.stale_after_ms, lastSeen],
   );
 

@@ -6,13 +6,8 @@ import 'server-only';
  */
 import { z } from 'zod';
 import type { DB } from '../index/db';
+import { readMeta } from '../index/meta';
 import type { AlertsResponse, AlertTargetStatus } from '../index/types';
-
-const Config = z.object({
-  targets: z.array(z.object({ id: z.string(), kind: z.enum(['webhook', 'command']), label: z.string() })),
-  after_ms: z.number(),
-  base_url: z.string(),
-});
 
 const Payload = z.object({ text: z.string(), order_id: z.string().optional() });
 
@@ -31,8 +26,7 @@ const RECENT = 20;
 
 /** What GET /api/alerts answers, read at `nowMs` (this machine's clock, ms). */
 export function alertsStatus(db: DB, nowMs: number): AlertsResponse {
-  const raw = (db.prepare("SELECT value FROM meta WHERE key = 'alerts'").get() as { value: string } | undefined)?.value;
-  const cfg = raw === undefined ? null : parsed(Config, raw);
+  const cfg = readMeta(db, 'alerts');
   if (!cfg) return { configured: false, status: 'off', now_ms: nowMs, after_ms: 0, base_url: null, targets: [], open: [], recent: [] };
   const stateOf = db.prepare('SELECT last_success_ms, last_error, last_error_ms, sent, failed FROM alert_state WHERE target = ?');
   const pendingOf = db.prepare("SELECT COUNT(*) AS n FROM alert_outbox WHERE target = ? AND status = 'pending'");

@@ -6,6 +6,7 @@ import 'server-only';
  * configuration the web server shows (`meta` key `alerts`). Times: this machine's clock, ms.
  */
 import type { DB } from '../index/db';
+import { deleteMeta, writeMeta } from '../index/meta';
 import type { Decision, OpenRow } from './decide';
 import type { AlertEvent } from './items';
 
@@ -57,7 +58,7 @@ export function storeDecision(db: DB, d: Decision, messages: readonly OutboxEntr
  */
 export function storeConfig(db: DB, cfg: StoredAlertConfig, nowMs: number): void {
   db.transaction(() => {
-    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('alerts', ?)").run(JSON.stringify(cfg));
+    writeMeta(db, 'alerts', cfg);
     const up = db.prepare('INSERT INTO alert_state (target, kind, label) VALUES (?, ?, ?) ON CONFLICT (target) DO UPDATE SET kind = excluded.kind, label = excluded.label');
     for (const t of cfg.targets) up.run(t.id, t.kind, t.label);
     const ids = new Set(cfg.targets.map((t) => t.id));
@@ -69,7 +70,7 @@ export function storeConfig(db: DB, cfg: StoredAlertConfig, nowMs: number): void
 
 /** Forgets the configuration (serve started without alerts: the page header shows none). */
 export function clearConfig(db: DB): void {
-  db.prepare("DELETE FROM meta WHERE key = 'alerts'").run();
+  deleteMeta(db, 'alerts');
 }
 
 /** A delivery owed. */

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DB } from './db';
 import { decodeCursor, encodeCursor, indexVersion, rosterOf } from './queries';
+import { readMeta } from './meta';
 import { entryFromStat, isRealDir } from './read-channel';
 import { statKey } from './order-pass';
 import { nodeVerify } from './node-verify';
@@ -36,7 +37,6 @@ const RECORD_SQL = `
     AND NOT (kind = 'release' AND status = 'record' AND (writer IS NULL OR writer NOT IN
       (SELECT name FROM agents WHERE ifnull(json_extract(summary, '$.is_authority'), 0) = 1)))`;
 const LEDGER_SQL = 'SELECT path, intact, stat, keys FROM ledger_files';
-const META_SQL = "SELECT value FROM meta WHERE key = 'channel'";
 
 /** A file read and checked, remembered while `version` (its stat identity and the roster's version) holds. */
 interface Remembered<T> {
@@ -135,7 +135,7 @@ function readLedger(root: string, rel: string, roster: Roster, indexed: { intact
 function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
   const at = indexVersion(db);
   const { version: rosterVersion, roster } = rosterOf(db, at);
-  const root = (db.prepare(META_SQL).get() as { value: string } | undefined)?.value ?? '';
+  const root = readMeta(db, 'channel') ?? '';
   const isAuthority = (n: string) => roster.authorities.has(n);
 
   const read: ReadRecord[] = [];

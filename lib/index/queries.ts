@@ -1,8 +1,10 @@
 import 'server-only';
 /**
- * Read side of the index (DESIGN.md "HTTP"): what the route handlers ask, on the read-only
- * connection they open (db.ts `readDb`); never writes. Keyset pagination over (sort_ms,
- * order_id) within a lane, stable under updates.
+ * Read side of the index (DESIGN.md "HTTP"): what the route handlers and the action endpoints
+ * (lib/actions/server.ts) ask, on the read-only connection they open (db.ts `readDb`); never
+ * writes. Keyset pagination over (sort_ms, order_id) within a lane, stable under updates. The
+ * writer's SQL is store.ts; the meta keys meta.ts; an order page's read of its folder
+ * order-detail.ts.
  */
 import type { Statement } from 'better-sqlite3';
 import type { DB } from './db';
@@ -15,18 +17,15 @@ import type {
   ChangedEvent,
   IndexProgress,
   LanePage,
-  OrderFile,
   OrderResponse,
   ProblemsResponse,
-  RunSeen,
   StoredAgent,
 } from './types';
-import { orderTimeline, type HoldHistory } from '../ledger/timeline';
-import type { FileOutcome } from '../ledger/channel';
+import type { HoldHistory } from '../ledger/timeline';
 import type { Roster, RosterEntry } from '../ledger/verify';
-import { passOrder } from './order-pass';
-import { nodeVerify } from './node-verify';
 import { laneWhere } from './board-where';
+import { readMeta, staleAfterMsOf } from './meta';
+import { orderBody, type OrderInputs, type RunRow } from './order-detail';
 import { groupQuery, type QueryTerm } from '../ui/query';
 
 /** Cards per lane page. */
@@ -46,15 +45,9 @@ function stmt(db: DB, sql: string): Statement {
   return s;
 }
 
-const meta = (db: DB, key: string): string | null =>
-  (stmt(db, 'SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? null;
-
 /** Progress of the first index. */
 export function progressOf(db: DB): IndexProgress {
-  const raw = meta(db, 'progress');
-  return raw
-    ? (JSON.parse(raw) as IndexProgress)
-    : { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
+  return readMeta(db, 'progress') ?? { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
 }
 
 /** Opaque keyset cursor: base64url of [sort_ms, order_id]. */
@@ -80,7 +73,7 @@ export function decodeCursor(c: string): [number, string] | null {
 export function lanePage(db: DB, lane: Lane, terms: readonly QueryTerm[], cursor: [number, string] | null, limit = PAGE_SIZE, nowMs = Date.now()): LanePage {
   const g = groupQuery(terms);
   const usesAge = g.age.min !== null || g.age.max !== null;
-  const w = laneWhere(lane, g, nowMs, usesAge ? Number(meta(db, 'stale_after_ms') ?? 300_000) : 0);
+  const w = laneWhere(lane, g, nowMs, usesAge ? staleAfterMsOf(db) : 0);
   if (!w) return { lane, count: 0, cards: [], next_cursor: null };
   const { key } = w;
   const count = (
@@ -107,9 +100,9 @@ export function lanePage(db: DB, lane: Lane, terms: readonly QueryTerm[], cursor
 /** GET /api/board: every lane's count and first page under the query (`nowMs`: this machine's clock). */
 export function board(db: DB, terms: readonly QueryTerm[], nowMs: number, actionsEnabled: boolean): BoardResponse {
   return {
-    channel: meta(db, 'channel') ?? '',
+    channel: readMeta(db, 'channel') ?? '',
     now_ms: nowMs,
-    stale_after_ms: Number(meta(db, 'stale_after_ms') ?? 300_000),
+    stale_after_ms: staleAfterMsOf(db),
     progress: progressOf(db),
     actions_enabled: actionsEnabled,
     lanes: LANES.map((lane) => lanePage(db, lane, terms, null, PAGE_SIZE, nowMs)),
@@ -161,22 +154,6 @@ export function rosterOf(db: DB, at: string): { version: string; roster: Roster 
   return built;
 }
 
-type RunRow = RunSeen & { readonly writer_offset_ms: number | null };
-
-/** Everything the index holds that an order's answer is computed from (besides the folder on disk). */
-interface OrderInputs {
-  /** indexVersion when these were read (at most as new as what they show). */
-  readonly at: string;
-  readonly cardText: string;
-  readonly orderDir: string;
-  readonly files: readonly { path: string; stat: string; sig_key: string | null; sig_ok: number | null }[];
-  readonly runs: readonly RunRow[];
-  readonly dependents: readonly { order_id: string; state: Card['state'] }[];
-  readonly roster: { readonly version: string; readonly roster: Roster };
-  readonly channel: string;
-  readonly staleAfterMs: number;
-}
-
 const inputReaders = new WeakMap<DB, (id: string) => OrderInputs | null>();
 
 /** The inputs of an order's answer, read in one transaction (one snapshot of the index). */
@@ -198,63 +175,14 @@ function readOrderInputs(db: DB, id: string): OrderInputs | null {
     runs: stmt(db, 'SELECT agent, run, pid, first_arrival_ms, last_arrival_ms, last_writer_at, beats, writer_offset_ms FROM runs WHERE order_id = ? ORDER BY first_arrival_ms, agent, run').all(row.order_id) as RunRow[],
     dependents: stmt(db, 'SELECT c.order_id, c.state FROM deps d JOIN cards c ON c.order_id = d.order_id WHERE d.dep = ? ORDER BY c.order_id').all(row.order_id) as OrderInputs['dependents'],
     roster: rosterOf(db, at),
-    channel: meta(db, 'channel') ?? '',
-    staleAfterMs: Number(meta(db, 'stale_after_ms') ?? 300_000),
+    channel: readMeta(db, 'channel') ?? '',
+    staleAfterMs: staleAfterMsOf(db),
   };
 }
 
 /** A string that differs whenever any of the inputs differs (the cached answer's version). */
 function versionOf(i: OrderInputs): string {
   return JSON.stringify([i.cardText, i.orderDir, i.files, i.runs, i.dependents, i.roster.version, i.channel]);
-}
-
-/**
- * The answer without its clock fields (`now_ms`, `stale_after_ms`, which come last): the card
- * from the index; the timeline and files read fresh from the order's folder (signatures checked
- * against the outcomes the index remembers, so no cryptography for unchanged files). Nothing
- * here depends on the clock: the derivation's own card is replaced by the index's.
- */
-function orderBody(i: OrderInputs, nowMs: number): Omit<OrderResponse, 'now_ms' | 'stale_after_ms'> {
-  const card = JSON.parse(i.cardText) as Card;
-  const remembered = new Map<string, { stat: string; key: string; ok: boolean }>();
-  for (const r of i.files) if (r.sig_key !== null) remembered.set(r.path, { stat: r.stat, key: r.sig_key, ok: r.sig_ok === 1 });
-  const pass = passOrder(i.orderDir, {
-    root: i.channel,
-    roster: i.roster.roster,
-    derive: { nowMs, staleAfterMs: i.staleAfterMs, retired: new Set(), lastArrivalByAgent: new Map() },
-    verify: nodeVerify,
-    remembered,
-  });
-  const v = pass.view;
-  const o = v?.folder.order.record;
-  const files: OrderFile[] = (v?.files ?? [])
-    .filter((f): f is Extract<FileOutcome, { status: 'record' | 'problem' }> => f.status === 'record' || f.status === 'problem')
-    .map((f): OrderFile =>
-      f.status === 'record'
-        ? { path: f.path, arrival_ms: f.arrivalMs, status: 'record', kind: f.record.kind }
-        : { path: f.path, arrival_ms: f.arrivalMs, status: 'problem', kind: f.kind, problem: f.problem, detail: f.detail },
-    );
-  return {
-    card,
-    order: {
-      id: card.order_id,
-      project_id: card.project_id,
-      issued_by: card.issued_by,
-      assigned_to: card.assigned_to,
-      created_at: card.created_at,
-      requires_review: card.requires_review,
-      requires_approval: o?.requires_approval ?? false,
-      depends_on: card.depends_on,
-      result_contract: o?.result_contract ? { required: [...o.result_contract.required] } : null,
-      supersedes: o?.supersedes ?? null,
-      payload: o?.payload ?? null,
-      payload_digest: o?.payload_digest ?? '',
-    },
-    timeline: v ? orderTimeline({ ...v, card }) : [],
-    runs: i.runs.map((r): RunSeen => ({ agent: r.agent, run: r.run, pid: r.pid, first_arrival_ms: r.first_arrival_ms, last_arrival_ms: r.last_arrival_ms, last_writer_at: r.last_writer_at, beats: r.beats })),
-    files,
-    dependents: i.dependents,
-  };
 }
 
 /**
@@ -362,13 +290,11 @@ export function agents(db: DB, nowMs: number): AgentsResponse {
 /** GET /api/agents/:name, or null when the name is not in the roster and holds nothing. */
 export function agent(db: DB, name: string, nowMs: number): AgentResponse | null {
   const n = name.toLowerCase();
-  const row = stmt(db, 'SELECT summary FROM agents WHERE name = ?').get(n) as { summary: string } | undefined;
+  const row = storedAgent(db, n);
   const holds = (stmt(db, 'SELECT card FROM cards WHERE holder = ? ORDER BY sort_ms, order_id').all(n) as { card: string }[]).map((r) => JSON.parse(r.card) as Card);
   const history = (stmt(db, 'SELECT history FROM holds WHERE agent = ? ORDER BY order_id').all(n) as { history: string }[]).map((r) => JSON.parse(r.history) as HoldHistory);
   if (!row && holds.length === 0 && history.length === 0) return null;
-  const stored: StoredAgent = row
-    ? (JSON.parse(row.summary) as StoredAgent)
-    : { name: n, role: '(not in the roster)', is_operator: false, retired: false, public_key: null, key_changed: false, holding: holds.length, last_arrival_ms: null, clock_offset_ms: null, capabilities: [], folder_key: null, retirement: null };
+  const stored: StoredAgent = row ?? { name: n, role: '(not in the roster)', is_operator: false, retired: false, public_key: null, key_changed: false, holding: holds.length, last_arrival_ms: null, clock_offset_ms: null, capabilities: [], folder_key: null, retirement: null };
   const { capabilities, folder_key, retirement, ...summary } = stored;
   return {
     agent: {
@@ -381,8 +307,8 @@ export function agent(db: DB, name: string, nowMs: number): AgentResponse | null
     retire_plan: history.filter((h) => h.ended === null || h.ended === 'lost' || h.ended === 'gave_up').map((h) => h.order_id).sort(),
     looks_alive:
       ((stmt(db, 'SELECT MAX(last_arrival_ms) AS t FROM runs WHERE agent = ?').get(n) as { t: number | null }).t ?? -Infinity) >=
-      nowMs - Number(meta(db, 'stale_after_ms') ?? 300_000),
-    stale_after_ms: Number(meta(db, 'stale_after_ms') ?? 300_000),
+      nowMs - staleAfterMsOf(db),
+    stale_after_ms: staleAfterMsOf(db),
     held: history
       .filter((h) => !h.holding && h.ended !== null)
       .map((h) => ({ order_id: h.order_id, claimed_at: h.claimed_at, ended: h.ended as NonNullable<HoldHistory['ended']>, detail: h.detail, state: h.state })),
@@ -421,4 +347,27 @@ export function changesSince(db: DB, seq: number): ChangedEvent | null {
 /** The newest change seq (0 when none). */
 export function latestSeq(db: DB): number {
   return (stmt(db, 'SELECT COALESCE(MAX(seq), 0) AS s FROM changes').get() as { s: number }).s;
+}
+
+// --- what the action endpoints ask (lib/actions/server.ts) ---
+
+/** The pinned keys by canonical name (LEDGER.md §5): what an action's signatures are checked against. */
+export function pinnedKeys(db: DB): Map<string, string> {
+  return new Map((stmt(db, 'SELECT name, public_key FROM pins').all() as { name: string; public_key: string }[]).map((r) => [r.name, r.public_key]));
+}
+
+/** The orders whose card depends on `id` (the deps table the indexer keeps with each card), by order id. */
+export function dependentsOf(db: DB, id: string): string[] {
+  return stmt(db, 'SELECT order_id FROM deps WHERE dep = ? ORDER BY order_id').pluck().all(id) as string[];
+}
+
+/** The orders `agent` ever claimed (its holds, ended or not), each once. */
+export function claimedOrdersOf(db: DB, agent: string): string[] {
+  return stmt(db, 'SELECT DISTINCT order_id FROM holds WHERE agent = ?').pluck().all(agent) as string[];
+}
+
+/** The agents row of a canonical name (a roster entry), or null when the roster has none. */
+export function storedAgent(db: DB, name: string): StoredAgent | null {
+  const row = stmt(db, 'SELECT summary FROM agents WHERE name = ?').get(name) as { summary: string } | undefined;
+  return row ? (JSON.parse(row.summary) as StoredAgent) : null;
 }

@@ -14,11 +14,11 @@ import 'server-only';
  */
 import type { Statement } from 'better-sqlite3';
 import type { DB } from './db';
-import { DEFAULT_STALE_AFTER_MS } from '../ledger/channel';
 import { LANES, type Lane } from '../ledger/derive';
 import { countBeyond, distributionOfBuckets, distributionOfSamples, suggestThreshold, wouldFlag, type BucketCount } from '../ledger/tuning';
 import type { FlaggedRun, LaneAge, TuningReport } from '../ledger/tuning-types';
 import { GAPS_SINCE_KEY } from './beat-gaps';
+import { readMeta, staleAfterMsOf } from './meta';
 
 const statements = new WeakMap<DB, Map<string, Statement>>();
 
@@ -30,8 +30,6 @@ function stmt(db: DB, sql: string): Statement {
   if (!s) byDb.set(sql, (s = db.prepare(sql)));
   return s;
 }
-
-const meta = (db: DB, key: string): string | null => (stmt(db, 'SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? null;
 
 /**
  * A card's age reference when its row predates `age_ref_ms` (written by an older indexer, or a
@@ -66,8 +64,8 @@ export function tuningReport(db: DB, agent: string | null, nowMs: number): Tunin
 }
 
 function readReport(db: DB, agent: string | null, nowMs: number): TuningReport {
-  const staleAfterMs = Number(meta(db, 'stale_after_ms') ?? DEFAULT_STALE_AFTER_MS);
-  const since = meta(db, GAPS_SINCE_KEY);
+  const staleAfterMs = staleAfterMsOf(db);
+  const since = readMeta(db, GAPS_SINCE_KEY);
   const one = agent !== null;
 
   const buckets = (
@@ -90,7 +88,7 @@ function readReport(db: DB, agent: string | null, nowMs: number): TuningReport {
   ) as number[];
 
   return {
-    channel: meta(db, 'channel') ?? '',
+    channel: readMeta(db, 'channel') ?? '',
     agent,
     stale_after_ms: staleAfterMs,
     now_ms: nowMs,
@@ -98,7 +96,7 @@ function readReport(db: DB, agent: string | null, nowMs: number): TuningReport {
       ...gaps,
       beyond_threshold: beyond,
       share_beyond: gaps.count > 0 ? beyond / gaps.count : null,
-      observed_since_ms: since === null ? null : Number(since),
+      observed_since_ms: since,
     },
     runs: distributionOfSamples(runMs),
     suggestion,

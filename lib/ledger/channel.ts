@@ -31,6 +31,7 @@ import {
   type SignatureMemo,
 } from './verify';
 import { signingPayload } from './payloads';
+import { DEFAULT_STALE_AFTER_MS } from './stale-after';
 import { readLedgerFile, ledgerFileSigner, type LedgerFileReport } from './ledger-file';
 import {
   deriveOrder,
@@ -258,8 +259,8 @@ export interface ChannelState {
   readonly nextChangeMs: number | null;
 }
 
-/** The default `stale_after`: ferryman's 30 s heartbeat x 10 (LEDGER.md §6), in ms. */
-export const DEFAULT_STALE_AFTER_MS = 300_000;
+/** The default `stale_after` (300 000 ms), defined in stale-after.ts (which the browser imports alone). */
+export { DEFAULT_STALE_AFTER_MS };
 
 const isSigned = (r: LedgerRecord): r is SignedRecord =>
   r.kind !== 'agent' && r.kind !== 'claim' && r.kind !== 'heartbeat' && r.kind !== 'interrupt_ack';
