@@ -11,6 +11,7 @@ import type { DB } from '../index/db';
 import { nodeVerify } from '../index/node-verify';
 import { readFleetRoster } from '../index/ferryman-state';
 import { nudgeIndexer } from '../index/nudge';
+import { claimedOrdersOf, dependentsOf, pinnedKeys, storedAgent } from '../index/queries';
 import { ledgerPathOf } from '../ledger/actions';
 import type { Card } from '../ledger/derive';
 import { canonicalName } from '../ledger/names';
@@ -61,9 +62,7 @@ export function rateLimited(operator: string, nowMs: number): number {
 export function serverContext(db: DB, nowMs: number): ApplyContext {
   const root = settings.channel();
   if (!root) throw new Error('CLAIMBOARD_CHANNEL is not set: start the dashboard with `claimboard serve`');
-  const pins = new Map((db.prepare('SELECT name, public_key FROM pins').all() as { name: string; public_key: string }[]).map((r) => [r.name, r.public_key]));
-  const dependents = db.prepare("SELECT c.order_id AS id FROM cards c, json_each(c.card, '$.depends_on') d WHERE d.value = ?");
-  const claims = db.prepare('SELECT DISTINCT order_id AS id FROM holds WHERE agent = ?');
+  const pins = pinnedKeys(db);
   const ferrymanState = settings.ferrymanState();
   return {
     root,
@@ -74,8 +73,8 @@ export function serverContext(db: DB, nowMs: number): ApplyContext {
     ...(ferrymanState ? { fleetAgents: readFleetRoster(ferrymanState) } : {}),
     verify: nodeVerify,
     related: {
-      dependentsOf: (id) => (dependents.all(id) as { id: string }[]).map((r) => r.id),
-      claimsOf: (agent) => (claims.all(agent) as { id: string }[]).map((r) => r.id),
+      dependentsOf: (id) => dependentsOf(db, id),
+      claimsOf: (agent) => claimedOrdersOf(db, agent),
     },
   };
 }
@@ -182,8 +181,7 @@ export interface OperatorAnswer {
  */
 export function operatorInfo(db: DB, name: string): OperatorAnswer {
   const n = canonicalName(name);
-  const row = db.prepare('SELECT summary FROM agents WHERE name = ?').get(n) as { summary: string } | undefined;
-  const summary = row ? (JSON.parse(row.summary) as { is_operator: boolean; public_key: string | null; retired: boolean }) : null;
+  const summary = storedAgent(db, n);
   const root = settings.channel() ?? '';
   const { prev } = ledgerPrevOf(path.join(root, ledgerPathOf(n)));
   return {
