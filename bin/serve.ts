@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openWriter } from '../lib/index/db';
 import { Indexer } from '../lib/index/indexer';
+import { IndexStore } from '../lib/index/store';
 import { settings } from '../lib/config';
 import { DEFAULT_STALE_AFTER_MS } from '../lib/ledger/stale-after';
 import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
@@ -113,10 +114,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
   if (opts.ferrymanPins) {
     // ferry's pins are what ferry on this machine verifies against: they replace claimboard's own.
     const pins = readFerryPins(path.resolve(opts.ferrymanPins));
-    const put = db.prepare('INSERT OR REPLACE INTO pins (name, public_key, pinned_at_ms) VALUES (?, ?, ?)');
-    db.transaction(() => {
-      for (const [name, key] of pins) put.run(name, key, Date.now());
-    })();
+    new IndexStore(db).replacePins(pins, Date.now());
     console.log(`claimboard: pinned ${pins.size} key(s) from ${opts.ferrymanPins}`);
   }
   // Alerts (lib/alerts): decided after each index pass, delivered off the indexer's path.

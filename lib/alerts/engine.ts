@@ -12,6 +12,7 @@ import 'server-only';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { DB } from '../index/db';
+import { cardLane, changedOrderIds, firstSeqAfter, latestSeq, pagingCards, problemDetail, problemsWithCodes, storedCard } from '../index/queries';
 import type { Card } from '../ledger/derive';
 import type { ProblemCode } from '../ledger/channel';
 import { formatLocalInstant } from '../ledger/time';
@@ -189,32 +190,32 @@ export class AlertEngine {
    */
   private changedSince(): Set<string> | null {
     const db = this.db;
-    const max = (db.prepare('SELECT MAX(seq) AS s FROM changes').get() as { s: number | null }).s ?? 0;
+    const max = latestSeq(db);
     const last = this.lastSeq;
     this.lastSeq = max;
     if (last === null || max < last) return null;
     if (max === last) return new Set();
-    const min = (db.prepare('SELECT MIN(seq) AS s FROM changes WHERE seq > ?').get(last) as { s: number | null }).s;
+    const min = firstSeqAfter(db, last);
     // Sequence numbers have no gaps but where the indexer pruned the feed's oldest rows.
     if (min !== null && min > last + 1) return null;
     const ids = new Set<string>();
-    for (const r of db.prepare('SELECT order_id FROM changes WHERE seq > ? AND seq <= ?').iterate(last, max) as Iterable<{ order_id: string }>) {
-      if (r.order_id === '*') return null;
-      ids.add(r.order_id);
+    for (const id of changedOrderIds(db, last, max)) {
+      if (id === '*') return null;
+      ids.add(id);
     }
     return ids;
   }
 
   /** The items of one card row (parsed only when the card changed since it was last read). */
-  private itemsOf(id: string, lane: string, fp: number | null, cardOf: { get(id: string): unknown }): AlertItem[] {
+  private itemsOf(id: string, lane: string, fp: number | null): AlertItem[] {
     if (lane !== 'attention' && lane !== 'stale') {
       this.memo.delete(id);
       return [];
     }
     let m = this.memo.get(id);
     if (!m || fp === null || m.fp !== fp) {
-      const row = cardOf.get(id) as { card: string } | undefined;
-      m = { fp: fp ?? Number.NaN, items: row ? itemsOfCard(JSON.parse(row.card) as Card) : [] };
+      const card = storedCard(this.db, id);
+      m = { fp: fp ?? Number.NaN, items: card ? itemsOfCard(card) : [] };
       this.memo.set(id, m);
     }
     return m.items;
@@ -227,24 +228,21 @@ export class AlertEngine {
   private currentItems(ids: ReadonlySet<string> | null): Map<string, AlertItem> {
     const db = this.db;
     const current = new Map<string, AlertItem>();
-    const cardOf = db.prepare('SELECT card FROM cards WHERE order_id = ?');
     if (ids === null) {
       const seen = new Set<string>();
-      for (const r of db.prepare("SELECT order_id, lane, fp FROM cards WHERE lane IN ('attention', 'stale')").iterate() as Iterable<{ order_id: string; lane: string; fp: number | null }>) {
+      for (const r of pagingCards(db)) {
         seen.add(r.order_id);
-        for (const it of this.itemsOf(r.order_id, r.lane, r.fp, cardOf)) current.set(it.key, it);
+        for (const it of this.itemsOf(r.order_id, r.lane, r.fp)) current.set(it.key, it);
       }
       for (const id of this.memo.keys()) if (!seen.has(id)) this.memo.delete(id);
     } else {
-      const rowOf = db.prepare('SELECT lane, fp FROM cards WHERE order_id = ?');
       for (const id of ids) {
-        const r = rowOf.get(id) as { lane: string; fp: number | null } | undefined;
-        for (const it of r ? this.itemsOf(id, r.lane, r.fp, cardOf) : (this.memo.delete(id), [])) current.set(it.key, it);
+        const r = cardLane(db, id);
+        for (const it of r ? this.itemsOf(id, r.lane, r.fp) : (this.memo.delete(id), [])) current.set(it.key, it);
       }
     }
     const codes = (Object.keys(PAGING_PROBLEMS) as ProblemCode[]).filter((c) => PAGING_PROBLEMS[c]);
-    const rows = db.prepare(`SELECT DISTINCT path, problem FROM problems WHERE problem IN (${codes.map(() => '?').join(', ')})`).all(...codes) as { path: string; problem: ProblemCode }[];
-    for (const p of rows) {
+    for (const p of problemsWithCodes(db, codes)) {
       const it = itemOfProblem(p);
       if (it) current.set(it.key, it);
     }
@@ -294,12 +292,7 @@ export class AlertEngine {
 
   /** The messages of a decision: one per group sent, one per group resolved. */
   private payloadsOf(d: Decision, now: number): { grp: string; payload: AlertPayload }[] {
-    const cardOf = this.db.prepare('SELECT card FROM cards WHERE order_id = ?');
-    const card = (id: string): Card | null => {
-      const row = cardOf.get(id) as { card: string } | undefined;
-      return row ? (JSON.parse(row.card) as Card) : null;
-    };
-    const problemOf = this.db.prepare('SELECT detail, line FROM problems WHERE path = ? AND problem = ? LIMIT 1');
+    const card = (id: string): Card | null => storedCard(this.db, id);
     const ctx = { nowMs: now, staleAfterMs: this.opts.staleAfterMs };
     const out: { grp: string; payload: AlertPayload }[] = [];
     const orderFacts = (c: Card | null) => (c ? { lane: c.lane, state: c.state, flags: c.flags } : {});
@@ -319,7 +312,7 @@ export class AlertEngine {
           break;
         }
         case 'problem': {
-          const p = problemOf.get(first.path, first.reason) as { detail: string; line: number | null } | undefined;
+          const p = problemDetail(this.db, first.path, first.reason);
           const reason = problemWords({ path: first.path ?? '', problem: first.reason as ProblemCode, detail: p?.detail ?? '', line: p?.line ?? undefined });
           out.push({ grp: g.grp, payload: makePayload({ event: 'problem', ...base, problem: first.reason, path: first.path ?? '', reason, since: formatLocalInstant(seenAt) }) });
           break;

@@ -371,3 +371,41 @@ export function storedAgent(db: DB, name: string): StoredAgent | null {
   const row = stmt(db, 'SELECT summary FROM agents WHERE name = ?').get(name) as { summary: string } | undefined;
   return row ? (JSON.parse(row.summary) as StoredAgent) : null;
 }
+
+// --- what the serve process's alert engine asks (lib/alerts/engine.ts) ---
+
+/** The first change seq after `seq`, or null when there is none (the feed's oldest rows may have been pruned). */
+export function firstSeqAfter(db: DB, seq: number): number | null {
+  return (stmt(db, 'SELECT MIN(seq) AS s FROM changes WHERE seq > ?').get(seq) as { s: number | null }).s;
+}
+
+/** The order ids of the change feed's rows after `after` up to `upTo` ('*': everything), in feed order. */
+export function changedOrderIds(db: DB, after: number, upTo: number): Iterable<string> {
+  return stmt(db, 'SELECT order_id FROM changes WHERE seq > ? AND seq <= ?').pluck().iterate(after, upTo) as Iterable<string>;
+}
+
+/** Every card in the Needs attention and Stale lanes: id, lane and card fingerprint (no card parsed). */
+export function pagingCards(db: DB): Iterable<{ order_id: string; lane: string; fp: number | null }> {
+  return stmt(db, "SELECT order_id, lane, fp FROM cards WHERE lane IN ('attention', 'stale')").iterate() as Iterable<{ order_id: string; lane: string; fp: number | null }>;
+}
+
+/** One card's lane and fingerprint, or undefined when there is no such card. */
+export function cardLane(db: DB, id: string): { lane: string; fp: number | null } | undefined {
+  return stmt(db, 'SELECT lane, fp FROM cards WHERE order_id = ?').get(id) as { lane: string; fp: number | null } | undefined;
+}
+
+/** One card as stored, or null when there is no such card. */
+export function storedCard(db: DB, id: string): Card | null {
+  const row = stmt(db, 'SELECT card FROM cards WHERE order_id = ?').get(id) as { card: string } | undefined;
+  return row ? (JSON.parse(row.card) as Card) : null;
+}
+
+/** The distinct (path, code) of the problems with one of `codes`. */
+export function problemsWithCodes<C extends string>(db: DB, codes: readonly C[]): { path: string; problem: C }[] {
+  return stmt(db, `SELECT DISTINCT path, problem FROM problems WHERE problem IN (${codes.map(() => '?').join(', ')})`).all(...codes) as { path: string; problem: C }[];
+}
+
+/** The detail and line of one problem (the first stored), or undefined. */
+export function problemDetail(db: DB, path: string | null, problem: string): { detail: string; line: number | null } | undefined {
+  return stmt(db, 'SELECT detail, line FROM problems WHERE path = ? AND problem = ? LIMIT 1').get(path, problem) as { detail: string; line: number | null } | undefined;
+}

@@ -202,6 +202,13 @@ export class IndexStore {
     return (this.s.pinnedKey.get(name) as { public_key: string } | undefined)?.public_key ?? null;
   }
 
+  /** Pins the given keys, replacing what is pinned for those names (serve's `--ferryman-pins`: ferry's pins on this machine win), in one transaction. */
+  replacePins(pins: ReadonlyMap<string, string>, atMs: number): void {
+    this.transaction(() => {
+      for (const [name, key] of pins) this.s.repin.run(name, key, atMs);
+    });
+  }
+
   /** Replaces `name`'s pinned key and bumps `pins_version` (the running indexer rebuilds its roster), in one transaction. */
   repin(name: string, key: string, atMs: number): void {
     this.transaction(() => {
