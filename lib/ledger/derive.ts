@@ -25,37 +25,41 @@ import type {
   ReviewRecord,
 } from './records';
 
-/** Derived order states (LEDGER.md §7). */
-export type OrderState =
-  | 'open'
-  | 'blocked'
-  | 'offered'
-  | 'claimed'
-  | 'stale'
-  | 'gave_up'
-  | 'closed'
-  | 'changes_requested'
-  | 'awaiting_review'
-  | 'accepted'
-  | 'done';
+/** Derived order states (LEDGER.md §7), in the order the pages list them. */
+export const ORDER_STATES = [
+  'open',
+  'blocked',
+  'offered',
+  'claimed',
+  'stale',
+  'gave_up',
+  'closed',
+  'changes_requested',
+  'awaiting_review',
+  'accepted',
+  'done',
+] as const;
+export type OrderState = (typeof ORDER_STATES)[number];
 
 /** Board lanes, leftmost first (LEDGER.md §7). */
-export type Lane = 'attention' | 'stale' | 'running' | 'review' | 'queue' | 'done';
-export const LANES: readonly Lane[] = ['attention', 'stale', 'running', 'review', 'queue', 'done'];
+export const LANES = ['attention', 'stale', 'running', 'review', 'queue', 'done'] as const;
+export type Lane = (typeof LANES)[number];
 
-/** Attention flags (LEDGER.md §7); any flag puts the order in the Needs-attention lane. */
-export type AttentionFlag =
-  | 'gave_up'
-  | 'double_run'
-  | 'late_result'
-  | 'retired_holder'
-  | 'released_assignee'
-  | 'bad_record'
-  | 'sync_conflict'
-  | 'missing_dependency'
-  | 'interrupt_unacknowledged'
-  | 'stop_not_holding'
-  | 'no_worker_left';
+/** Attention flags (LEDGER.md §7), in the order the pages list them; any flag puts the order in the Needs-attention lane. */
+export const ATTENTION_FLAGS = [
+  'gave_up',
+  'double_run',
+  'late_result',
+  'retired_holder',
+  'released_assignee',
+  'bad_record',
+  'sync_conflict',
+  'missing_dependency',
+  'interrupt_unacknowledged',
+  'stop_not_holding',
+  'no_worker_left',
+] as const;
+export type AttentionFlag = (typeof ATTENTION_FLAGS)[number];
 
 /** Why a claimed order is stale (LEDGER.md §6). */
 export type StaleReason = 'no_heartbeat' | 'agent_silent' | 'heartbeat_lapsed';

@@ -42,28 +42,7 @@ export function sameName(a: string, b: string): boolean {
 }
 
 /** Record kinds that live in `tasks/<order_id>/` (LEDGER.md §2). */
-export type TaskRecordKind =
-  | 'order'
-  | 'claim'
-  | 'heartbeat'
-  | 'result'
-  | 'review'
-  | 'recommendation'
-  | 'release'
-  | 'interrupt'
-  | 'giveup'
-  | 'reopen'
-  | 'ack'
-  | 'supersede'
-  | 'interrupt_ack';
-
-/**
- * Every record kind claimboard reads (LEDGER.md §3). `interrupt_ack`, `master` and `grant` are
- * what the real ferry writes beside the claim records (docs/channel-format.md).
- */
-export type RecordKind = TaskRecordKind | 'agent' | 'retirement' | 'ledger' | 'master' | 'grant';
-
-const TASK_PREFIXES: ReadonlySet<string> = new Set<TaskRecordKind>([
+export const TASK_RECORD_KINDS = [
   'order',
   'claim',
   'heartbeat',
@@ -76,7 +55,20 @@ const TASK_PREFIXES: ReadonlySet<string> = new Set<TaskRecordKind>([
   'reopen',
   'ack',
   'supersede',
-]);
+  'interrupt_ack',
+] as const;
+export type TaskRecordKind = (typeof TASK_RECORD_KINDS)[number];
+
+/**
+ * Every record kind claimboard reads (LEDGER.md §3). `interrupt_ack`, `master` and `grant` are
+ * what the real ferry writes beside the claim records (docs/channel-format.md).
+ */
+export const RECORD_KINDS = [...TASK_RECORD_KINDS, 'agent', 'retirement', 'ledger', 'master', 'grant'] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
+/** The task kinds named by their file name's first word; an interrupt acknowledgement shares `interrupt.`. */
+const TASK_PREFIXES: ReadonlySet<string> = new Set<TaskRecordKind>(TASK_RECORD_KINDS.filter((k) => k !== 'interrupt_ack'));
+const isTaskPrefix = (prefix: string): prefix is TaskRecordKind => TASK_PREFIXES.has(prefix);
 
 /**
  * `interrupt.<issued_by>.<agent>.acked.json`: ferry's acknowledgement of an interrupt
@@ -156,9 +148,8 @@ export function classifyPath(rel: string): PathClass {
     if (isInterruptAckName(base)) return { class: 'record', kind: 'interrupt_ack', orderId };
     const dot = base.indexOf('.');
     const prefix = dot < 0 ? base : base.slice(0, dot);
-    if (base === 'order.json' || (prefix !== 'order' && TASK_PREFIXES.has(prefix))) {
-      return { class: 'record', kind: prefix as TaskRecordKind, orderId };
-    }
+    if (base === 'order.json') return { class: 'record', kind: 'order', orderId };
+    if (prefix !== 'order' && isTaskPrefix(prefix)) return { class: 'record', kind: prefix, orderId };
     // `order.<anything>` other than order.json, unknown prefixes: not ours to read.
     return { class: 'skip' };
   }

@@ -2,7 +2,7 @@
  * Words for the names of LEDGER.md §6-§7 as the pages show them. Exhaustive maps
  * (`Record<Union, ...>`), so a new state, flag or lane fails to compile until it has words.
  */
-import type { AttentionFlag, FerryState, Lane, OrderState } from '../ledger/derive';
+import { ATTENTION_FLAGS as FLAG_LIST, ORDER_STATES as STATE_LIST, type AttentionFlag, type FerryState, type Lane, type OrderState } from '../ledger/derive';
 import type { ProblemCode } from '../ledger/channel';
 
 export const LANE_TITLE: Record<Lane, string> = {
@@ -77,8 +77,13 @@ export const PROBLEM_LABEL: Record<ProblemCode, string> = {
   ledger_broken: 'the ledger chain breaks here',
 };
 
-export const ORDER_STATES = Object.keys(STATE_LABEL) as OrderState[];
-export const ATTENTION_FLAGS = Object.keys(FLAG_LABEL) as AttentionFlag[];
+/**
+ * The states and flags in the order lib/ledger/derive.ts lists them (its `as const` arrays are
+ * the source; the labels above follow the same order). Plain arrays, as app/api/board/route.ts
+ * casts them to zod's enum tuple.
+ */
+export const ORDER_STATES: OrderState[] = [...STATE_LIST];
+export const ATTENTION_FLAGS: AttentionFlag[] = [...FLAG_LIST];
 
 /** Tone of a state badge: how urgently it reads. */
 export type Tone = 'danger' | 'warn' | 'active' | 'review' | 'neutral' | 'done';
