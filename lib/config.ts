@@ -26,6 +26,9 @@ export const SETTING_NAMES = [
   'CLAIMBOARD_PROJECT_DIR',
   'CLAIMBOARD_WORKER_SCRIPT',
   'CLAIMBOARD_SKIP_SYNCTHING',
+  'CLAIMBOARD_LOCAL_AGENTS',
+  'CLAIMBOARD_FERRYMAN_WORKSPACES',
+  'CLAIMBOARD_REAPER_STATE',
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
@@ -49,6 +52,18 @@ function setting<T>(name: SettingName, read: () => Raw, schema: z.ZodType<T, Raw
 }
 
 const text = z.string().optional();
+/** A list separated by `sep`, items trimmed, empty ones dropped. */
+const list = (sep: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v): readonly string[] =>
+      (v ?? '')
+        .split(sep)
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0),
+    );
+
 /** `1` switches it on; anything else (or nothing) leaves it off. */
 const flag = z
   .string()
@@ -90,6 +105,12 @@ export const settings = {
   ),
   /** ferry's state directory on this machine (`--ferryman-state`), or undefined. */
   ferrymanState: setting('CLAIMBOARD_FERRYMAN_STATE', () => process.env.CLAIMBOARD_FERRYMAN_STATE, text),
+  /** Agents local to this machine (`serve --local-agent`, comma-separated; issue 16), or empty. */
+  localAgents: setting('CLAIMBOARD_LOCAL_AGENTS', () => process.env.CLAIMBOARD_LOCAL_AGENTS, list(',')),
+  /** Local agents' ferry workspaces (`serve --ferryman-workspace`, separated by `:` as PATH is), or empty. */
+  ferrymanWorkspaces: setting('CLAIMBOARD_FERRYMAN_WORKSPACES', () => process.env.CLAIMBOARD_FERRYMAN_WORKSPACES, list(':')),
+  /** The reaper's state directory (`serve --reap-state`; lib/local/reaper-state.ts), or undefined: its default. */
+  reaperState: setting('CLAIMBOARD_REAPER_STATE', () => process.env.CLAIMBOARD_REAPER_STATE, text),
   /** The read token readers must present ('' when none is required). */
   readToken: setting(
     'CLAIMBOARD_READ_TOKEN',

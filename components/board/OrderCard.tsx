@@ -1,5 +1,7 @@
 'use client';
-import type { Card, Lane } from '@/lib/ledger/derive';
+import type { Lane } from '@/lib/ledger/derive';
+import type { BoardCard } from '@/lib/api/types';
+import { LocalLine } from '@/components/ui/local';
 import { CardActions, SelectCard } from '@/components/actions/CardActions';
 import { FlagBadge, StateBadge } from '@/components/ui/badges';
 import { AgentLink, OrderLink } from '@/components/ui/links';
@@ -20,7 +22,7 @@ export function OrderCard({
   inStaleLane = false,
   actionsLane,
 }: {
-  card: Card;
+  card: BoardCard;
   ctx: WhyContext;
   onFocusCard?: () => void;
   headingLevel?: 3 | 4;
@@ -65,6 +67,7 @@ export function OrderCard({
       {isAdvisory(card) && !inStaleLane ? (
         <p className="mt-1 text-xs text-amber-800 dark:text-amber-300/90">{ADVISORY_NOTE}</p>
       ) : null}
+      <LocalLine local={card.local} />
       {flags.length > 0 ? (
         <ul className="mt-1.5 flex flex-wrap gap-1" aria-label="attention flags">
           {flags.map((f) => (

@@ -8,6 +8,7 @@ import { FlagBadge, LaneBadge, StateBadge } from '@/components/ui/badges';
 import { AgentLink, OrderLink } from '@/components/ui/links';
 import { Crumb, Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';
 import { Ago, WriterClock } from '@/components/ui/time';
+import { LocalLine } from '@/components/ui/local';
 import { FERRY_STATE_LABEL, PROBLEM_LABEL } from '@/lib/ui/labels';
 import { utcClock } from '@/lib/ui/time';
 import { OrderActions } from '@/components/actions/OrderActions';
@@ -80,6 +81,7 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
           ) : null}
           {isAdvisory(card) ? <p className="mt-1 text-sm text-amber-800 dark:text-amber-300">{ADVISORY_NOTE}</p> : null}
           {hb ? <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{hb}</p> : null}
+          <LocalLine local={card.local} className="text-sm" />
           {card.since_ms !== undefined ? (
             <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
               stale since {utcClock(card.since_ms, { date: true })} UTC (this machine&apos;s clock, <Ago ms={card.since_ms} now={now} />)

@@ -10,6 +10,26 @@ import type { Card, Lane, OrderState } from '../ledger/derive';
 import type { ProblemCode } from '../ledger/channel';
 import type { TimelineEvent } from '../ledger/timeline';
 import type { Act } from '../ledger/acts';
+import type { LivenessVerdict } from '../ledger/liveness';
+
+/**
+ * What THIS machine knows of a card's run (issue 16, lib/index/local-overlay.ts): present only when
+ * the holder is an agent local to the server's machine and has a heartbeat; a pid means nothing
+ * anywhere else, so other machines' answers never carry it.
+ */
+export interface CardLocal {
+  readonly verdict: LivenessVerdict;
+  readonly pid: number;
+  /** The sentence: "dead: pid 12345 is gone on this machine", "alive: pid 12345 is running here (slow, not orphaned)". */
+  readonly text: string;
+}
+
+/** A card as the board and order answers send it: the derived card plus this machine's local facts, when any. */
+export type BoardCard = Card & {
+  readonly local?: CardLocal;
+  /** The Stale reason's local detail (only on a stale card or a stale run lane with a local verdict). */
+  readonly stale_detail?: 'dead_local' | 'alive_local';
+};
 
 /** Indexing progress (first index of a large folder). */
 export interface IndexProgress {
@@ -41,7 +61,7 @@ export interface LanePage {
   readonly lane: Lane;
   /** Cards in this lane matching the filters. */
   readonly count: number;
-  readonly cards: readonly Card[];
+  readonly cards: readonly BoardCard[];
   /** Opaque keyset cursor for `GET /api/board?lane=L&cursor=C`, or null at the end. */
   readonly next_cursor: string | null;
 }
@@ -70,7 +90,7 @@ export interface RunSeen {
 
 /** GET /api/orders/:id */
 export interface OrderResponse {
-  readonly card: Card;
+  readonly card: BoardCard;
   readonly order: {
     readonly id: string;
     readonly project_id: string;

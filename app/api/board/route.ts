@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { actionsEnabled, errorResponse, jsonBytes, withDb, withReadToken } from '@/lib/api/http';
 import { board, decodeCursor, lanePage, latestSeq, PAGE_SIZE } from '@/lib/index/queries';
 import { AnswerCache } from '@/lib/api/answer-cache';
+import { serverOverlay } from '@/lib/index/local-overlay';
 import { LANES } from '@/lib/ledger/derive';
 import { ATTENTION_FLAGS, ORDER_STATES } from '@/lib/ui/labels';
 import { MAX_QUERY_LENGTH, queryOfParams } from '@/lib/ui/query';
@@ -56,7 +57,11 @@ function get(req: Request) {
     const { lane, cursor, terms } = parsed.data;
     const c = cursor ? decodeCursor(cursor) : null;
     if (cursor && !c) return errorResponse('bad_request', 'cursor: not a cursor from this API');
-    const body = JSON.stringify(lane ? lanePage(db, lane as (typeof LANES)[number], terms, c, PAGE_SIZE, now) : board(db, terms, now, actionsEnabled()));
+    // This machine's facts (issue 16): nothing changes where no agent is local and nothing is held.
+    const overlay = serverOverlay();
+    const body = JSON.stringify(
+      lane ? overlay.lanePage(db, lanePage(db, lane as (typeof LANES)[number], terms, c, PAGE_SIZE, now), now) : overlay.board(db, board(db, terms, now, actionsEnabled()), now),
+    );
     return jsonBytes(cache.put(search, seq, now, body));
   });
 }
