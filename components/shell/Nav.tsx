@@ -5,6 +5,7 @@ import { useBoard } from '@/lib/client/api';
 import { useLiveStatus } from '@/lib/client/live';
 import { KeyButton } from '@/components/actions/KeyPanel';
 import { AlertsStatus } from './AlertsStatus';
+import { IndexHealthBanner } from './IndexHealthBanner';
 
 const NO_FILTERS = {};
 
@@ -72,6 +73,7 @@ export function Nav() {
         </div>
       </nav>
       <IndexingBanner />
+      <IndexHealthBanner health={board.data?.index_health} />
     </header>
   );
 }

@@ -19,6 +19,8 @@ export type {
   BoardResponse,
   CardLocal,
   ChangedEvent,
+  HealthCode,
+  IndexHealth,
   IndexProgress,
   LanePage,
   OrderFile,

@@ -45,6 +45,7 @@ import { Scheduler } from './scheduler';
 import { ChannelLevel } from './channel-level';
 import { OrderWatches } from './watches';
 import { CaseGroupCollector, foldCaseVariants, passFolder, siblingChunks } from './passes';
+import { HEALTH_OK, writeHealth, type IndexHealth } from './health';
 
 export interface IndexerOptions {
   /** The channel root. */
@@ -90,11 +91,12 @@ export interface IndexerOptions {
 
 export class Indexer {
   private readonly store: IndexStore;
-  private readonly facts = new ChannelFacts();
-  private readonly looks: FolderLooks;
+  // Not readonly: after a failed write they are made again from the database (resync()).
+  private facts = new ChannelFacts();
+  private looks: FolderLooks;
   private readonly level: ChannelLevel;
   private readonly timers: Scheduler;
-  private readonly writer: PassWriter;
+  private writer: PassWriter;
   private readonly watches: OrderWatches;
   /** Index lag and attention ages for GET /metrics (metrics-record.ts). */
   private readonly metrics = new MetricsRecorder();
@@ -107,6 +109,10 @@ export class Indexer {
   private progress: IndexProgress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
   /** Time spent settling channel-wide facts in the cold index, ms (its "ready" line says it). */
   private settleMs = 0;
+  /** Whether the board is current (health.ts); told to the web server through the health file. */
+  private healthNow: IndexHealth = HEALTH_OK;
+  /** The database file (null in memory): names the health file. */
+  private readonly dbFile: string | null;
 
   constructor(private readonly opts: IndexerOptions) {
     this.clock = opts.clock ?? Date.now;
@@ -117,11 +123,12 @@ export class Indexer {
       return base(k, m, s);
     };
     this.store = new IndexStore(opts.db);
+    this.dbFile = opts.db.memory ? null : opts.db.name;
     this.looks = new FolderLooks(opts.root, (d) => this.store.pathsIn(d), this.log);
     this.level = new ChannelLevel({ ...opts, store: this.store, verify: this.verify, clock: this.clock, statOf: (rel) => this.looks.channelStatOf(rel) });
     this.watches = new OrderWatches({ wants: (d) => this.facts.orderIn(d)?.lane !== 'done', knows: (d) => this.looks.knows(d), dirs: () => this.looks.dirs() });
     this.timers = new Scheduler({
-      pump: () => this.pump(),
+      pump: () => this.guarded(() => this.pump()),
       log: this.log,
       rescanMs: opts.rescanMs,
       quickLookMs: () => this.looks.quickMs,
@@ -129,22 +136,84 @@ export class Indexer {
       sweepBusyMs: () => this.looks.sweepBusyMs,
       nextGraceEnd: () => this.looks.nextGraceEnd(),
       graceEnded: () => this.looks.graceEnded(),
-      passDue: () => this.passDue(),
+      passDue: () => this.guarded(() => this.passDue()),
       nextDueMs: () => this.store.nextDueMs(),
       clock: this.clock,
     });
-    this.writer = new PassWriter({
+    this.writer = this.makeWriter();
+  }
+
+  private makeWriter(): PassWriter {
+    return new PassWriter({
       store: this.store,
       facts: this.facts,
       looks: this.looks,
       watches: this.watches,
       metrics: this.metrics,
-      staleAfterMs: opts.staleAfterMs,
+      staleAfterMs: this.opts.staleAfterMs,
       clock: this.clock,
       live: () => this.progress.phase === 'ready',
       beatGaps: () => this.beatGaps,
       updateWatch: (dir) => this.updateWatch(dir),
     });
+  }
+
+  /** Whether the board is current: `degraded` while writes into the index fail (retried every second). */
+  get health(): IndexHealth {
+    return this.healthNow;
+  }
+
+  private setHealth(h: IndexHealth): void {
+    this.healthNow = h;
+    if (this.dbFile) writeHealth(this.dbFile, h);
+  }
+
+  /**
+   * Runs an update; when it throws (SQLITE_FULL when the database's disk is full, an I/O error),
+   * its transaction was rolled back but what this process remembers (looks, facts, the roster's
+   * signature) may already say the folders were stored: that memory is made again from the
+   * database (resync), so the retry, a full look a second later, reads those folders again.
+   * Degraded is said once (log and health file) and ends with the first update that succeeds.
+   */
+  private guarded(work: () => void): void {
+    try {
+      // A failed update may have stored cards of some chunks and not settled them.
+      if (this.healthNow.state === 'degraded' && this.store.readMeta('unsettled') === true) this.settle(true);
+      work();
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      const h = this.healthNow;
+      if (h.state === 'ok') {
+        this.log(`index: degraded: an update failed (${why}); serving the last good board, retrying every second${e instanceof Error && !isSqliteError(e) ? `\n${e.stack ?? ''}` : ''}`);
+        this.setHealth({ state: 'degraded', code: 'index_write_failed', reason: why, since_ms: this.clock(), retries: 0 });
+      } else if (h.code === 'index_write_failed') {
+        this.setHealth({ ...h, reason: why, retries: h.retries + 1 });
+      }
+      this.resync();
+      this.timers.wantAll();
+      this.timers.schedule(1000);
+      return;
+    }
+    const h = this.healthNow;
+    if (h.state === 'degraded' && h.code === 'index_write_failed') {
+      this.log(`index: writing again after ${((this.clock() - h.since_ms) / 1000).toFixed(1)} s and ${h.retries} retries; caught up`);
+      this.setHealth(HEALTH_OK);
+    }
+  }
+
+  /** Makes what this process remembers of the index again from the database, as a warm start does. */
+  private resync(): void {
+    const s = this.store;
+    this.looks = new FolderLooks(this.opts.root, (d) => this.store.pathsIn(d), this.log);
+    this.facts = new ChannelFacts();
+    for (const r of s.dirs()) this.looks.remember(r.dir, r.self, r.listing);
+    this.facts.load(s.cardInfos(), s.deps());
+    this.facts.setLastArrivals(s.latestArrivals());
+    for (const d of this.looks.dirs()) this.facts.noteVariant(d, true);
+    this.facts.ferryRetired = s.ferryRetiredNames();
+    // The channel-level entries are not remembered: the next look reads the channel level again.
+    this.level.load();
+    this.writer = this.makeWriter();
   }
 
   /** The cards and problems as stored now (tests, the serve command). */
@@ -177,6 +246,7 @@ export class Indexer {
     const s = this.store;
     const t0 = this.clock();
     this.beatGaps = new BeatGapRecorder(s, t0);
+    this.setHealth(HEALTH_OK);
     s.writeMeta('channel', path.resolve(this.opts.root));
     s.writeMeta('stale_after_ms', this.opts.staleAfterMs);
     this.level.load();
@@ -422,4 +492,9 @@ export class Indexer {
     const rows = this.level.agentRows(this.facts.holdingCounts(), this.facts.lastArrival, (a) => this.store.medianOffset(a));
     if (rows) this.store.replaceAgents(rows);
   }
+}
+
+/** Whether `e` is better-sqlite3's SqliteError (SQLITE_FULL, SQLITE_IOERR...): no stack needed in the log. */
+function isSqliteError(e: Error): boolean {
+  return e.name === 'SqliteError' || typeof (e as { code?: unknown }).code === 'string' && String((e as { code?: unknown }).code).startsWith('SQLITE_');
 }

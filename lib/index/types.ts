@@ -41,6 +41,24 @@ export interface IndexProgress {
   readonly ready_at_ms: number | null;
 }
 
+/** Why the board may not be current. */
+export type HealthCode =
+  /** A write into the index failed (disk full, I/O error): the board is the last good one; retried. */
+  | 'index_write_failed'
+  /** The database file was deleted or replaced while serving: being rebuilt from the folder. */
+  | 'index_rebuilding'
+  /** The channel folder is gone (renamed away, unmounted): the board is not the folder's. */
+  | 'folder_missing';
+
+/**
+ * The index's health (lib/index/health.ts, the writing process's word): `ok`, or `degraded` with
+ * why. `since_ms`: when it began, this machine's wall clock (Date.now); `retries`: failed
+ * attempts since.
+ */
+export type IndexHealth =
+  | { readonly state: 'ok' }
+  | { readonly state: 'degraded'; readonly code: HealthCode; readonly reason: string; readonly since_ms: number; readonly retries: number };
+
 /** GET /api/board: lanes with counts and the first page of each (or one lane's next page). */
 export interface BoardResponse {
   readonly channel: string;
@@ -56,6 +74,8 @@ export interface BoardResponse {
   readonly agents: readonly string[];
   /** Names whose key in the folder differs from the pinned key (LEDGER.md §5 `key_changed`). */
   readonly key_changes: readonly string[];
+  /** Whether the board is current (GET /api/board adds it; absent: nothing was reported). */
+  readonly index_health?: IndexHealth;
 }
 export interface LanePage {
   readonly lane: Lane;

@@ -6,6 +6,8 @@ import { serverOverlay } from '@/lib/index/local-overlay';
 import { LANES } from '@/lib/ledger/derive';
 import { ATTENTION_FLAGS, ORDER_STATES } from '@/lib/ui/labels';
 import { MAX_QUERY_LENGTH, queryOfParams } from '@/lib/ui/query';
+import { HEALTH_OK, readHealth } from '@/lib/index/health';
+import { settings } from '@/lib/config';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -33,6 +35,8 @@ const Query = z
     return { lane: p.lane, cursor: p.cursor, terms: parsed.terms };
   });
 
+const healthOf = (file: string | undefined) => (file ? readHealth(file) : HEALTH_OK);
+
 /** Answers at most 1 s old and never older than the index's last change (`now_ms` may lag by that second). */
 const cache = new AnswerCache(1000);
 
@@ -48,8 +52,12 @@ function get(req: Request) {
   return withDb((db) => {
     const now = Date.now();
     const seq = latestSeq(db);
+    // The writer's word on whether this board is current (a full disk, a rebuild, the folder
+    // gone): read on every request, outside the cache, since it changes with no change row.
+    const health = Buffer.from(`{"index_health":${JSON.stringify(healthOf(settings.dbFile()))},`);
+    const withHealth = (body: Buffer) => jsonBytes(Buffer.concat([health, body.subarray(1)]));
     const hit = cache.peek(search, seq, now);
-    if (hit) return jsonBytes(hit);
+    if (hit) return withHealth(hit);
     const params = Object.fromEntries(new URLSearchParams(search));
     for (const k of Object.keys(params)) if (params[k] === '') delete params[k];
     const parsed = Query.safeParse(params);
@@ -62,7 +70,7 @@ function get(req: Request) {
     const body = JSON.stringify(
       lane ? overlay.lanePage(db, lanePage(db, lane as (typeof LANES)[number], terms, c, PAGE_SIZE, now), now) : overlay.board(db, board(db, terms, now, actionsEnabled()), now),
     );
-    return jsonBytes(cache.put(search, seq, now, body));
+    return withHealth(cache.put(search, seq, now, body));
   });
 }
 

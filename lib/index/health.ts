@@ -1,0 +1,74 @@
+import 'server-only';
+/**
+ * The index's health, as the writing process (claimboard serve's indexer) knows it, told to the
+ * web server's process (which only reads the index) through a small file. The file is NOT kept
+ * beside the database: the fault it reports most is that the database's disk is full, so it
+ * lives in the OS temp directory, named by a hash of the database's absolute path (both
+ * processes know that path: CLAIMBOARD_DB).
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import type { HealthCode, IndexHealth } from './types';
+
+export type { HealthCode, IndexHealth };
+
+export const HEALTH_CODES: readonly HealthCode[] = ['index_write_failed', 'index_rebuilding', 'folder_missing'];
+
+const HealthSchema = z.union([
+  z.object({ state: z.literal('ok') }),
+  z.object({
+    state: z.literal('degraded'),
+    code: z.enum(HEALTH_CODES as [HealthCode, ...HealthCode[]]),
+    reason: z.string().max(2000),
+    since_ms: z.number(),
+    retries: z.number().int().nonnegative(),
+  }),
+]);
+
+export const HEALTH_OK: IndexHealth = { state: 'ok' };
+
+/** The health file of the index at `dbFile`: `<tmpdir>/claimboard-health-<16 hex of sha256(absolute path)>.json`. */
+export function healthFileOf(dbFile: string): string {
+  const h = createHash('sha256').update(path.resolve(dbFile)).digest('hex').slice(0, 16);
+  return path.join(os.tmpdir(), `claimboard-health-${h}.json`);
+}
+
+/**
+ * Writes the health of the index at `dbFile` (a temp file renamed over the old one, so a reader
+ * never sees half). Returns false when even that failed (the temp directory's disk full too): the
+ * caller's log line is then the only report.
+ */
+export function writeHealth(dbFile: string, h: IndexHealth): boolean {
+  const file = healthFileOf(dbFile);
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(tmp, JSON.stringify(h));
+    fs.renameSync(tmp, file);
+    return true;
+  } catch {
+    fs.rmSync(tmp, { force: true });
+    return false;
+  }
+}
+
+/**
+ * The health of the index at `dbFile` as last written; `ok` when no file is there (no writer has
+ * reported a fault) or it does not parse (a file of another version: not a fault of the index).
+ */
+export function readHealth(dbFile: string): IndexHealth {
+  let text: string;
+  try {
+    text = fs.readFileSync(healthFileOf(dbFile), 'utf8');
+  } catch {
+    return HEALTH_OK;
+  }
+  try {
+    const r = HealthSchema.safeParse(JSON.parse(text));
+    return r.success ? r.data : HEALTH_OK;
+  } catch {
+    return HEALTH_OK;
+  }
+}
