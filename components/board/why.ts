@@ -138,6 +138,8 @@ export function flagSentence(card: Card, flag: AttentionFlag, ctx?: WhyContext):
       return 'a kill or pause was acknowledged, but ferry will run it again';
     case 'no_worker_left':
       return 'every worker released its own claim: none will take it again';
+    case 'dead_run_held':
+      return 'dead run held for review: its process is gone on the machine that ran it';
   }
 }
 

@@ -14,7 +14,7 @@ import type { Statement } from 'better-sqlite3';
 import type { DB } from './db';
 import type { BoardCard, BoardResponse, LanePage } from './types';
 import type { Card } from '../ledger/derive';
-import { staleDetailOf, type Liveness, type ProcessFacts } from '../ledger/liveness';
+import { holdApplies, staleDetailOf, type Liveness, type ProcessFacts } from '../ledger/liveness';
 import { localAgentsOf, localLivenessOf, type LocalAgents } from '../local/liveness';
 import { defaultStateDir, firstArrivalOf, readHolds, readReaperState, type ReaperHold } from '../local/reaper-state';
 import { settings } from '../config';
@@ -100,19 +100,42 @@ export class LocalOverlay {
       const detail = card.state === 'stale' || card.run_lane === 'stale' ? staleDetailOf(l.verdict) : null;
       out = { ...out, local: { verdict: l.verdict, pid: l.pid, text: l.text }, ...(detail ? { stale_detail: detail } : {}) };
     }
+    // A hold stands while the order is still that run's (holdApplies); it ends by itself after.
+    const hold = this.holds(nowMs).find((h) => holdApplies(h, card));
+    if (hold && !out.flags.includes('dead_run_held')) {
+      // Last in the flag order (lib/ledger/words.ts FLAG_ORDER), so appended.
+      out = { ...out, flags: [...out.flags, 'dead_run_held'], alerts: [...out.alerts, { flag: 'dead_run_held', text: holdText(hold) }], lane: 'attention' };
+    }
     return out;
   }
 
-  /** A board answer with every card overlaid. */
+  /**
+   * A board answer with every card overlaid. A held card moves from its lane to the front of
+   * Needs attention, each lane's count following (on this page only: a held card beyond a lane's
+   * first page is not found here, and a `flag:dead_run_held` query matches nothing, since the
+   * index never stores this machine's holds).
+   */
   board(db: DB, b: BoardResponse, nowMs: number): BoardResponse {
     if (!this.active(nowMs)) return b;
-    return { ...b, lanes: b.lanes.map((p) => this.lanePage(db, p, nowMs)) };
+    const moved: BoardCard[] = [];
+    const lanes = b.lanes.map((p) => {
+      const cards = p.cards.map((c) => this.card(db, c, nowMs));
+      if (p.lane === 'attention') return { ...p, cards };
+      const stay = cards.filter((c) => c.lane === p.lane);
+      moved.push(...cards.filter((c) => !stay.includes(c)));
+      return { ...p, cards: stay, count: p.count - (cards.length - stay.length) };
+    });
+    if (moved.length === 0) return { ...b, lanes };
+    return { ...b, lanes: lanes.map((p) => (p.lane === 'attention' ? { ...p, cards: [...moved, ...p.cards], count: p.count + moved.length } : p)) };
   }
 
-  /** One lane's page with every card overlaid. */
+  /** One lane's next page with every card overlaid; a held card is left out of any lane but Needs attention (the board's first page shows it there). */
   lanePage(db: DB, p: LanePage, nowMs: number): LanePage {
     if (!this.active(nowMs)) return p;
-    return { ...p, cards: p.cards.map((c) => this.card(db, c, nowMs)) };
+    const cards = p.cards.map((c) => this.card(db, c, nowMs));
+    if (p.lane === 'attention') return { ...p, cards };
+    const stay = cards.filter((c) => c.lane === p.lane);
+    return { ...p, cards: stay, count: p.count - (cards.length - stay.length) };
   }
 
   /** An order answer (orderJson's text) with its card overlaid; the same text when nothing changes. */

@@ -103,4 +103,5 @@ export const ATTENTION_FLAGS = Object.keys({
   interrupt_unacknowledged: 1,
   stop_not_holding: 1,
   no_worker_left: 1,
+  dead_run_held: 1,
 } satisfies Record<AttentionFlag, 1>) as AttentionFlag[];

@@ -58,6 +58,8 @@ export const ATTENTION_FLAGS = [
   'interrupt_unacknowledged',
   'stop_not_holding',
   'no_worker_left',
+  // Raised by this machine's reaper state (issue 16), never by derivation: lib/index/local-overlay.ts.
+  'dead_run_held',
 ] as const;
 export type AttentionFlag = (typeof ATTENTION_FLAGS)[number];
 

@@ -18,6 +18,7 @@ export const FLAG_ORDER: readonly AttentionFlag[] = [
   'interrupt_unacknowledged',
   'stop_not_holding',
   'no_worker_left',
+  'dead_run_held',
 ];
 export const byFlagOrder = (a: Alert, b: Alert) => FLAG_ORDER.indexOf(a.flag) - FLAG_ORDER.indexOf(b.flag);
 

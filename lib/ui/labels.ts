@@ -61,6 +61,7 @@ export const FLAG_LABEL: Record<AttentionFlag, string> = {
   interrupt_unacknowledged: 'interrupt not seen',
   stop_not_holding: 'stop did not hold',
   no_worker_left: 'no worker left',
+  dead_run_held: 'dead run held',
 };
 
 export const PROBLEM_LABEL: Record<ProblemCode, string> = {

@@ -84,7 +84,7 @@ describe('parseQuery', () => {
     ['agent:', 6, /^agent: needs a value, e\.g\. agent:fang$/],
     ['agent:"fa ng"', 6, /^agent: "fa ng" is not an agent name/],
     ['lane:stal', 5, /^lane: "stal" is not a lane; the lanes are attention, stale, running, review, queue, done$/],
-    ['flag:dbl', 5, /^flag: "dbl" is not a flag; the flags are gave_up, .*no_worker_left$/],
+    ['flag:dbl', 5, /^flag: "dbl" is not a flag; the flags are gave_up, .*no_worker_left, dead_run_held$/],
     ['state:running', 6, /^state: "running" is not a state/],
     ['age:1h', 4, /^age: say older or newer than how long: age:>1h \(older\) or age:<1h \(newer\)$/],
     ['age:5y', 4, /^age: write > \(older\) or < \(newer\) and a duration, e\.g\. age:>1h or age:<10m$/],
