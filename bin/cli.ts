@@ -22,6 +22,7 @@ import { parseTimestamp } from '../lib/ledger/time';
 import { isSafeComponent } from '../lib/ledger/names';
 import { stateJson, stateTable } from './format';
 import { addReapCommand } from './reap';
+import { addServeLocalOptions, serveLocalOf, type ServeLocal, type ServeLocalFlags } from './serve-local-options';
 
 function parseNow(v: string): number {
   const t = parseTimestamp(v);
@@ -106,7 +107,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       }
     });
 
-  program
+  const serveCommand = program
     .command('serve')
     .description('serve the dashboard on a channel (default: CLAIMBOARD_CHANNEL, else a live demo in ./.claimboard/demo)')
     .argument('[channel]', 'the channel root')
@@ -123,12 +124,21 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--alert-webhook <url>', 'POST each alert (JSON with a Slack/Mattermost `text`) to this URL; repeatable (docs/alerts.md)', (v: string, prev: URL[]) => [...prev, parseHttpUrl(v)], [] as URL[])
     .option('--alert-command <cmd>', 'run this shell command for each alert, the JSON on its standard input')
     .option('--alert-after <seconds>', 'quiet period: how long an item must stay before it pages, and be gone before it is resolved (default 0)', parseSecondsOrZero)
-    .option('--alert-base-url <url>', "the board's address in alert links (default http://<host>:<port>)", parseHttpUrl)
-    .action(
+    .option('--alert-base-url <url>', "the board's address in alert links (default http://<host>:<port>)", parseHttpUrl);
+  // This machine's agents and the opt-in reaper (issue 16): bin/serve-local.ts.
+  addServeLocalOptions(serveCommand).action(
       async (
         channel: string | undefined,
-        opts: { port: number; host: string; staleAfter?: number; db?: string; ferrymanState?: string; ferrymanPins?: string; alertWebhook: URL[]; alertCommand?: string; alertAfter?: number; alertBaseUrl?: URL },
+        opts: { port: number; host: string; staleAfter?: number; db?: string; ferrymanState?: string; ferrymanPins?: string; alertWebhook: URL[]; alertCommand?: string; alertAfter?: number; alertBaseUrl?: URL } & ServeLocalFlags,
       ) => {
+        let local: ServeLocal;
+        try {
+          local = serveLocalOf(opts);
+        } catch (e) {
+          process.stderr.write(`claimboard: ${e instanceof Error ? e.message : String(e)}\n`);
+          code = 2;
+          return;
+        }
         const { serve } = await import('./serve');
         code = await serve({
           channel,
@@ -142,6 +152,7 @@ export async function main(argv: readonly string[]): Promise<number> {
           alertCommand: opts.alertCommand,
           alertAfterS: opts.alertAfter,
           alertBaseUrl: opts.alertBaseUrl?.href.replace(/\/+$/, ''),
+          local,
         });
       },
     );

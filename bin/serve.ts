@@ -13,6 +13,8 @@ import path from 'node:path';
 import { openWriter } from '../lib/index/db';
 import { Indexer } from '../lib/index/indexer';
 import { IndexStore } from '../lib/index/store';
+import { prepareLocal, startReaper, type PreparedLocal } from './serve-local';
+import type { ServeLocal } from './serve-local-options';
 import { settings } from '../lib/config';
 import { DEFAULT_STALE_AFTER_MS } from '../lib/ledger/stale-after';
 import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
@@ -45,6 +47,8 @@ export interface ServeOptions {
   readonly alertAfterS?: number;
   /** The board's address in alert links (`--alert-base-url`, default http://<host>:<port>). */
   readonly alertBaseUrl?: string;
+  /** This machine's agents and the opt-in reaper (bin/serve-local.ts, issue 16). */
+  readonly local?: ServeLocal;
 }
 
 /** Where `serve` keeps the index of a channel by default: ./.claimboard/index/<hash of its absolute path>.sqlite. */
@@ -107,6 +111,21 @@ export async function serve(opts: ServeOptions): Promise<number> {
     }
     console.warn(`claimboard: WARNING: serving on ${opts.host}, reachable from other machines; readers need the read token (CLAIMBOARD_READ_TOKEN).`);
   }
+
+  let local: PreparedLocal;
+  try {
+    local = prepareLocal(opts.local ?? { localAgents: [], ferrymanWorkspaces: [] }, {
+      channel,
+      staleAfterMs,
+      ...(opts.ferrymanState ? { ferrymanState: path.resolve(opts.ferrymanState) } : {}),
+      operators: settings.operators(),
+      fleetAgents: opts.ferrymanState ? readFleetRoster(path.resolve(opts.ferrymanState)) : [],
+    });
+  } catch (e) {
+    console.error(`claimboard: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+  for (const line of local.lines) console.log(`claimboard: ${line}`);
 
   const db = openWriter(dbFile, (why) => console.warn(`claimboard: ${why}`));
   const fleetAgents = opts.ferrymanState ? readFleetRoster(path.resolve(opts.ferrymanState)) : [];
@@ -180,6 +199,15 @@ export async function serve(opts: ServeOptions): Promise<number> {
     return null;
   });
 
+  // The opt-in reaper (issue 16): after the first index, so its first pass is not raced by the cold start.
+  let stopReaper: (() => void) | null = null;
+  if (local.reap) {
+    const { config, everyMs } = local.reap;
+    void indexing.then(() => {
+      stopReaper = startReaper(config, everyMs, (rel) => indexer.request(rel), (line) => console.log(`claimboard: ${line}`));
+    });
+  }
+
   let fleet: Fleet | null = null;
   if (demo) {
     await indexing;
@@ -203,6 +231,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
       ...(opts.ferrymanState ? { CLAIMBOARD_FERRYMAN_STATE: path.resolve(opts.ferrymanState) } : {}),
       ...(stopNudges ? { CLAIMBOARD_NUDGE_SOCKET: nudgeSocket } : {}),
       ...(operatorKey ? { CLAIMBOARD_DEMO_OPERATOR_KEY: operatorKey } : {}),
+      ...local.env,
     },
   });
   child = web;
@@ -215,6 +244,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
       stopping = true;
       if (web.exitCode === null) web.kill('SIGTERM');
       await fleet?.stop();
+      stopReaper?.();
       stopNudges?.();
       await alerts?.stop();
       await indexer.stop();
