@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { settings } from '../config';
+import { dbIdentity } from './health';
 
 export type DB = Database.Database;
 
@@ -342,18 +343,27 @@ export function openReader(file: string): DB {
   return db;
 }
 
-let shared: { file: string; db: DB } | null = null;
+let shared: { file: string; id: string | null; db: DB } | null = null;
 
 /**
  * The process's read-only connection to the index named by CLAIMBOARD_DB (the web server's),
- * opened on first use and kept. Throws when the variable is unset or the file does not exist yet.
+ * opened on first use and kept while the file at that path is the one opened (its device and
+ * inode, one stat per call): a database deleted or replaced while serving is reopened, so the
+ * board is never read from a file the writer left. Throws when the variable is unset or the file
+ * does not exist (yet, or any more: the writer is rebuilding it).
  */
 export function readDb(): DB {
   const file = settings.dbFile();
   if (!file) throw new Error('CLAIMBOARD_DB is not set: start the dashboard with `claimboard serve`');
-  if (shared && shared.file === file) return shared.db;
-  shared = { file, db: openReader(file) };
-  return shared.db;
+  const id = dbIdentity(file);
+  if (shared && shared.file === file && shared.id === id) return shared.db;
+  if (shared) {
+    shared.db.close();
+    shared = null;
+  }
+  const db = openReader(file);
+  shared = { file, id: dbIdentity(file), db };
+  return db;
 }
 
 /** An in-memory index (tests). */

@@ -72,3 +72,19 @@ export function readHealth(dbFile: string): IndexHealth {
     return HEALTH_OK;
   }
 }
+
+/** Whether `e` is better-sqlite3's SqliteError (SQLITE_FULL, SQLITE_IOERR...): a fault of the disk, not of the code. */
+export function isSqliteError(e: Error): boolean {
+  const code = (e as { code?: unknown }).code;
+  return e.name === 'SqliteError' || (typeof code === 'string' && code.startsWith('SQLITE_'));
+}
+
+/** The file's `<dev>:<ino>` (its identity: a file moved or copied over the path has another), or null when there is none. */
+export function dbIdentity(file: string): string | null {
+  try {
+    const st = fs.statSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
+  }
+}

@@ -45,7 +45,9 @@ import { Scheduler } from './scheduler';
 import { ChannelLevel } from './channel-level';
 import { OrderWatches } from './watches';
 import { CaseGroupCollector, foldCaseVariants, passFolder, siblingChunks } from './passes';
-import { HEALTH_OK, writeHealth, type IndexHealth } from './health';
+import fs from 'node:fs';
+import { dbIdentity, HEALTH_OK, isSqliteError, writeHealth, type IndexHealth } from './health';
+import { openWriter } from './db';
 
 export interface IndexerOptions {
   /** The channel root. */
@@ -90,11 +92,11 @@ export interface IndexerOptions {
 /** What the indexer keeps of one order (small: the board's channel-wide facts need it). */
 
 export class Indexer {
-  private readonly store: IndexStore;
+  private store: IndexStore;
   // Not readonly: after a failed write they are made again from the database (resync()).
   private facts = new ChannelFacts();
   private looks: FolderLooks;
-  private readonly level: ChannelLevel;
+  private level: ChannelLevel;
   private readonly timers: Scheduler;
   private writer: PassWriter;
   private readonly watches: OrderWatches;
@@ -113,6 +115,10 @@ export class Indexer {
   private healthNow: IndexHealth = HEALTH_OK;
   /** The database file (null in memory): names the health file. */
   private readonly dbFile: string | null;
+  /** The database file's device and inode when opened (dbIdentity): another means it was deleted or replaced. */
+  private dbId: string | null = null;
+  /** The rebuild under way after the database file was deleted or replaced, or null. */
+  private rebuilding: Promise<void> | null = null;
 
   constructor(private readonly opts: IndexerOptions) {
     this.clock = opts.clock ?? Date.now;
@@ -125,7 +131,7 @@ export class Indexer {
     this.store = new IndexStore(opts.db);
     this.dbFile = opts.db.memory ? null : opts.db.name;
     this.looks = new FolderLooks(opts.root, (d) => this.store.pathsIn(d), this.log);
-    this.level = new ChannelLevel({ ...opts, store: this.store, verify: this.verify, clock: this.clock, statOf: (rel) => this.looks.channelStatOf(rel) });
+    this.level = this.makeLevel();
     this.watches = new OrderWatches({ wants: (d) => this.facts.orderIn(d)?.lane !== 'done', knows: (d) => this.looks.knows(d), dirs: () => this.looks.dirs() });
     this.timers = new Scheduler({
       pump: () => this.guarded(() => this.pump()),
@@ -141,6 +147,10 @@ export class Indexer {
       clock: this.clock,
     });
     this.writer = this.makeWriter();
+  }
+
+  private makeLevel(): ChannelLevel {
+    return new ChannelLevel({ ...this.opts, store: this.store, verify: this.verify, clock: this.clock, statOf: (rel) => this.looks.channelStatOf(rel) });
   }
 
   private makeWriter(): PassWriter {
@@ -176,6 +186,8 @@ export class Indexer {
    * Degraded is said once (log and health file) and ends with the first update that succeeds.
    */
   private guarded(work: () => void): void {
+    // Nothing is written into a database file that is no longer at the path (or while rebuilding it).
+    if (this.dbSwapped()) return;
     try {
       // A failed update may have stored cards of some chunks and not settled them.
       if (this.healthNow.state === 'degraded' && this.store.readMeta('unsettled') === true) this.settle(true);
@@ -243,10 +255,21 @@ export class Indexer {
    */
   async start(): Promise<void> {
     assertChannelRoot(this.opts.root);
+    this.setHealth(HEALTH_OK);
+    this.dbId = this.dbFile ? dbIdentity(this.dbFile) : null;
+    const warm = await this.firstIndex();
+    this.timers.staleChanged();
+    if (this.timers.stopped) return;
+    if (this.opts.watch !== false) this.subscribe();
+    // A warm start trusted the folders' own stat identities: the first sweep starts now.
+    this.timers.startLooks(warm ? 0 : undefined);
+  }
+
+  /** The first index (start, or a rebuild): what the database remembers, then the folders that changed. Returns whether it was a warm start. */
+  private async firstIndex(): Promise<boolean> {
     const s = this.store;
     const t0 = this.clock();
     this.beatGaps = new BeatGapRecorder(s, t0);
-    this.setHealth(HEALTH_OK);
     s.writeMeta('channel', path.resolve(this.opts.root));
     s.writeMeta('stale_after_ms', this.opts.staleAfterMs);
     this.level.load();
@@ -298,17 +321,62 @@ export class Indexer {
       `index: ready in ${((this.clock() - t0) / 1000).toFixed(1)} s: ${seen} entries seen, ${dirty.size} folders read, ${this.verified} signatures verified, ${this.facts.orders.size} orders` +
         (warm ? '' : ` (storing ${(this.writer.storeMs / 1000).toFixed(1)} s, settling ${(this.settleMs / 1000).toFixed(1)} s on this thread)`),
     );
-    this.timers.staleChanged();
-    if (this.timers.stopped) return;
-    if (this.opts.watch !== false) this.subscribe();
-    // A warm start trusted the folders' own stat identities: the first sweep starts now.
-    this.timers.startLooks(warm ? 0 : undefined);
+    return warm;
   }
 
-  /** Stops watching and timers. The database stays open (its owner closes it). */
+  /** Stops watching and timers. The database given stays open (its owner closes it); one this indexer opened in a rebuild is closed. */
   async stop(): Promise<void> {
     this.timers.stop();
     this.watches.close();
+    await this.rebuilding;
+    if (this.store.db !== this.opts.db) this.store.db.close();
+  }
+
+  /**
+   * Whether the database file at the path is no longer the one this indexer writes (deleted,
+   * or another file moved or copied over it: its device and inode differ); then rebuilds (once).
+   */
+  private dbSwapped(): boolean {
+    if (!this.dbFile || this.dbId === null) return false;
+    if (this.rebuilding) return true;
+    const now = dbIdentity(this.dbFile);
+    if (now === this.dbId) return false;
+    const why = now === null ? `the index database ${this.dbFile} was deleted while serving` : `the index database ${this.dbFile} was replaced by another file while serving`;
+    this.rebuilding = this.rebuild(this.dbFile, now !== null, why).finally(() => {
+      this.rebuilding = null;
+    });
+    return true;
+  }
+
+  /**
+   * Builds a new index at `file` from the folder (a cold index), saying so while it runs; a file
+   * that replaced ours is moved aside first (`<file>.replaced-<ms>`), never trusted. The new
+   * connection is this indexer's (closed by stop()); readers reopen by the path (db.ts readDb).
+   */
+  private async rebuild(file: string, replaced: boolean, why: string): Promise<void> {
+    const t0 = this.clock();
+    this.log(`index: ${why}; rebuilding it from the folder`);
+    this.setHealth({ state: 'degraded', code: 'index_rebuilding', reason: why, since_ms: t0, retries: 0 });
+    if (replaced) {
+      const aside = `${file}.replaced-${Date.now()}`;
+      fs.renameSync(file, aside);
+      this.log(`index: the file found at ${file} was moved to ${aside}`);
+    }
+    const old = this.store.db;
+    const db = openWriter(file, (w) => this.log(`index: ${w}`));
+    if (old !== this.opts.db) old.close();
+    this.store = new IndexStore(db);
+    this.dbId = dbIdentity(file);
+    this.level = this.makeLevel();
+    this.looks = new FolderLooks(this.opts.root, (d) => this.store.pathsIn(d), this.log);
+    this.facts = new ChannelFacts();
+    this.writer = this.makeWriter();
+    this.progress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
+    await this.firstIndex();
+    this.setHealth(HEALTH_OK);
+    this.log(`index: rebuilt from the folder in ${((this.clock() - t0) / 1000).toFixed(1)} s`);
+    this.timers.wantQuick();
+    this.timers.schedule(0);
   }
 
   /** Asks for an update of `rel` (null: a full look at everything) soon. */
@@ -492,9 +560,4 @@ export class Indexer {
     const rows = this.level.agentRows(this.facts.holdingCounts(), this.facts.lastArrival, (a) => this.store.medianOffset(a));
     if (rows) this.store.replaceAgents(rows);
   }
-}
-
-/** Whether `e` is better-sqlite3's SqliteError (SQLITE_FULL, SQLITE_IOERR...): no stack needed in the log. */
-function isSqliteError(e: Error): boolean {
-  return e.name === 'SqliteError' || typeof (e as { code?: unknown }).code === 'string' && String((e as { code?: unknown }).code).startsWith('SQLITE_');
 }
