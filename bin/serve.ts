@@ -18,7 +18,7 @@ import type { ServeLocal } from './serve-local-options';
 import { settings } from '../lib/config';
 import { DEFAULT_STALE_AFTER_MS } from '../lib/ledger/stale-after';
 import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
-import { ensureDemoChannel } from '../lib/demo/scenario';
+import { ensureDemoChannel, readDemoManifest } from '../lib/demo/scenario';
 import { startFleet, type Fleet } from '../lib/demo/fleet';
 import { listenForNudges, nudgeSocketPath } from '../lib/index/nudge';
 import { AlertEngine, targetLabel, type AlertTarget } from '../lib/alerts/engine';
@@ -114,7 +114,10 @@ export async function serve(opts: ServeOptions): Promise<number> {
 
   let local: PreparedLocal;
   try {
-    local = prepareLocal(opts.local ?? { localAgents: [], ferrymanWorkspaces: [] }, {
+    const given = opts.local ?? { localAgents: [], ferrymanWorkspaces: [] };
+    // The demo's workers run here (its fleet's runs are real child processes): their pids are checked here.
+    const localOpts = demo ? { ...given, localAgents: [...given.localAgents, ...readDemoManifest(channel).workers] } : given;
+    local = prepareLocal(localOpts, {
       channel,
       staleAfterMs,
       ...(opts.ferrymanState ? { ferrymanState: path.resolve(opts.ferrymanState) } : {}),
@@ -211,7 +214,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
   let fleet: Fleet | null = null;
   if (demo) {
     await indexing;
-    fleet = startFleet(channel, { staleAfterMs });
+    fleet = startFleet(channel, { staleAfterMs, realProcesses: true });
     console.log(`claimboard: a simulated fleet is writing into the demo channel (stale after ${staleAfterMs / 1000} s)`);
     if (operatorKey) console.log(`claimboard: demo operator key (import it in the page to act as ops): ${operatorKey}`);
   }

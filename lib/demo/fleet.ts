@@ -62,6 +62,7 @@ import {
   type RunFate,
 } from './scenario';
 import { mulberry32 } from '../util/prng';
+import { DemoEngines } from './engines';
 
 /** Options of {@link startFleet}. Durations are ms; all decisions use this machine's clock. */
 export interface FleetOptions {
@@ -87,6 +88,12 @@ export interface FleetOptions {
   readonly onError?: (error: unknown) => void;
   /** Called after each write, for logs and tests. */
   readonly onEvent?: (event: FleetEvent) => void;
+  /**
+   * Each run gets a real child process whose pid its heartbeats carry, killed when the run dies
+   * or ends (lib/demo/engines.ts; `serve`'s demo, whose agents are local). Default false: a pid
+   * made up from the seed.
+   */
+  readonly realProcesses?: boolean;
 }
 
 /** One thing the fleet did. */
@@ -200,6 +207,12 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
   /** Orders with a run the story left to go stale (`<order>/<agent>` keys): the fleet claims none of them. */
   const pinned = new Set(manifest.abandoned.map((k) => k.slice(0, k.lastIndexOf('/'))));
   const runs = new Map<string, Run>();
+  const engines = options.realProcesses ? new DemoEngines() : null;
+  /** A run is over (ended, died, given up, taken away): its process goes too. */
+  const dropRun = (k: string) => {
+    runs.delete(k);
+    engines?.end(k);
+  };
   const reviewSeen = new Map<string, number>();
   let pending = [...manifest.runs]; // adopted on the first tick when still valid
   const down = new Map<string, number>(Object.entries(manifest.down ?? {}).filter(([w]) => workers.has(w)));
@@ -239,7 +252,7 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
       order,
       agent: agent.name,
       run: run?.run ?? hex(32),
-      pid: run?.pid ?? 2000 + Math.floor(random() * 60000),
+      pid: run?.pid ?? engines?.start(keyOf(order, agent.name)) ?? 2000 + Math.floor(random() * 60000),
       fate,
       endsAt: now + durationOf(fate),
       lastBeat: now,
@@ -315,11 +328,11 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
         runnable(c, r.agent) &&
         (r.fate === 'linger' || c.holder === r.agent);
       if (!valid || !agent || !c) {
-        runs.delete(k);
+        dropRun(k);
         continue;
       }
       if (now >= r.endsAt) {
-        runs.delete(k);
+        dropRun(k);
         resolved.add(r.order);
         if (r.fate === 'finish') {
           const rev = (c.latest_revision ?? 0) + 1;
@@ -333,7 +346,7 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
           emit({ kind: 'giveup', agent: r.agent, order_id: r.order });
         } else {
           // The worker dies with the run: its claim and heartbeat stay; nothing of it arrives until it starts again.
-          for (const [k2, r2] of [...runs]) if (r2.agent === r.agent) runs.delete(k2);
+          for (const [k2, r2] of [...runs]) if (r2.agent === r.agent) dropRun(k2);
           down.set(r.agent, now + (options.restartAfterMs ?? between(1.5, 3) * staleAfterMs));
           persistDown();
           emit({ kind: 'die', agent: r.agent, order_id: r.order });
@@ -479,6 +492,7 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
   return {
     stop() {
       stopped = true;
+      engines?.endAll();
       if (timer) clearTimeout(timer);
       timer = null;
       return Promise.resolve();

@@ -1,0 +1,77 @@
+/**
+ * The demo's runs as real processes (issue 16, item 3): with realProcesses, each fleet run's
+ * heartbeat names a living child of this process while it runs; a run that died with its worker
+ * names a pid that is gone here; once the fleet stops, none of its processes is left.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { channelStateOf } from '../index/channel-state';
+import { DemoEngines } from './engines';
+import { startFleet, type FleetEvent } from './fleet';
+import { writeDemoChannel } from './scenario';
+
+let tmp: string;
+beforeEach(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-engines-'));
+});
+afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Whether a process with this pid exists here (kill(pid, 0); EPERM: it exists, not ours). */
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+async function until(f: () => boolean, ms = 2000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (f()) return true;
+    await sleep(20);
+  }
+  return f();
+}
+
+describe('DemoEngines', () => {
+  it('a started run has a living process; ended, its pid is gone', async () => {
+    const e = new DemoEngines();
+    const pid = e.start('o/fang');
+    expect(pid).not.toBeNull();
+    expect(exists(pid ?? 0)).toBe(true);
+    e.end('o/fang');
+    expect(await until(() => !exists(pid ?? 0))).toBe(true);
+  });
+
+  it('the fleet: running runs name living processes, a dead run a pid gone here, none left after stop', async () => {
+    const dir = path.join(tmp, 'channel');
+    writeDemoChannel(dir);
+    const manifestPids = new Set(channelStateOf(dir, { staleAfterMs: 1000 }).orders.flatMap((c) => (c.heartbeat ? [c.heartbeat.pid] : [])));
+    const events: FleetEvent[] = [];
+    const staleAfterMs = 1000;
+    const fleet = startFleet(dir, { staleAfterMs, tickMs: 50, seed: 7, realProcesses: true, onEvent: (ev) => events.push(ev) });
+    const fleetPids = new Set<number>();
+    try {
+      const start = Date.now();
+      // The fleet lets a run die within seconds at this threshold (runs of 0.3 to 1.5 s, a quarter of a dying worker's die).
+      while (Date.now() - start < 10_000 && !events.some((ev) => ev.kind === 'die')) await sleep(100);
+      const s = channelStateOf(dir, { staleAfterMs });
+      const died = new Set(events.filter((ev) => ev.kind === 'die').map((ev) => ev.order_id));
+      expect(died.size).toBeGreaterThan(0);
+      for (const c of s.orders) {
+        if (!c.heartbeat || manifestPids.has(c.heartbeat.pid)) continue; // the story's own runs: made-up pids
+        fleetPids.add(c.heartbeat.pid);
+        if (died.has(c.order_id)) expect(await until(() => !exists(c.heartbeat?.pid ?? 0)), `${c.order_id} died`).toBe(true);
+        else if (c.lane === 'running' && c.holder_fresh) expect(exists(c.heartbeat.pid), `${c.order_id} runs`).toBe(true);
+      }
+    } finally {
+      await fleet.stop();
+    }
+    expect(fleetPids.size).toBeGreaterThan(0);
+    for (const pid of fleetPids) expect(await until(() => !exists(pid)), `pid ${pid} after stop`).toBe(true);
+  }, 20_000);
+});
