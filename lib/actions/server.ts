@@ -12,6 +12,8 @@ import { nodeVerify } from '../index/node-verify';
 import { readFleetRoster } from '../index/ferryman-state';
 import { nudgeIndexer } from '../index/nudge';
 import { claimedOrdersOf, dependentsOf, pinnedKeys, storedAgent } from '../index/queries';
+import { readHealth } from '../index/health';
+import { assertChannelRoot } from '../index/read-channel';
 import { ledgerPathOf } from '../ledger/actions';
 import type { Card } from '../ledger/derive';
 import { canonicalName } from '../ledger/names';
@@ -95,6 +97,8 @@ export function signerOfAction(action: unknown): string {
 export async function actionRequest<T>(req: Request, parse: (body: unknown) => T, signerOf: (parsed: T) => string): Promise<T> {
   const guard = guardRequest(req);
   if (guard) throw guard;
+  const gone = channelGone();
+  if (gone) throw new ClaimboardError('index_unavailable', `the channel folder is missing (${gone}): no action is accepted until it is back and indexed again`);
   let body: unknown;
   try {
     body = await req.json();
@@ -106,6 +110,26 @@ export async function actionRequest<T>(req: Request, parse: (body: unknown) => T
   const wait = signer ? rateLimited(signer, Date.now()) : 0;
   if (wait > 0) throw new ClaimboardError('too_many_requests', `too many actions by ${signer}: wait ${wait} s`, { retryAfterS: wait });
   return parsed;
+}
+
+/**
+ * Why the channel folder cannot take an action now, or null: it is not at CLAIMBOARD_CHANNEL (or
+ * not a channel), or the indexer says it went missing and has not indexed it since it came back
+ * (the health file, lib/index/health.ts): an action checked against a board that is not the
+ * folder's must not be written.
+ */
+function channelGone(): string | null {
+  const root = settings.channel();
+  if (root) {
+    try {
+      assertChannelRoot(root);
+    } catch (e) {
+      return e instanceof Error ? e.message : String(e);
+    }
+  }
+  const file = settings.dbFile();
+  const h = file ? readHealth(file) : null;
+  return h?.state === 'degraded' && h.code === 'folder_missing' ? h.reason : null;
 }
 
 /** What POST /api/actions answers with 201. */

@@ -188,6 +188,7 @@ export class Indexer {
   private guarded(work: () => void): void {
     // Nothing is written into a database file that is no longer at the path (or while rebuilding it).
     if (this.dbSwapped()) return;
+    if (this.folderMissing()) return;
     try {
       // A failed update may have stored cards of some chunks and not settled them.
       if (this.healthNow.state === 'degraded' && this.store.readMeta('unsettled') === true) this.settle(true);
@@ -210,7 +211,46 @@ export class Indexer {
     if (h.state === 'degraded' && h.code === 'index_write_failed') {
       this.log(`index: writing again after ${((this.clock() - h.since_ms) / 1000).toFixed(1)} s and ${h.retries} retries; caught up`);
       this.setHealth(HEALTH_OK);
+    } else if (h.state === 'degraded' && h.code === 'folder_missing') {
+      this.log(`index: the channel folder is back after ${((this.clock() - h.since_ms) / 1000).toFixed(1)} s; the board is what is there now`);
+      this.setHealth(HEALTH_OK);
     }
+  }
+
+  /**
+   * Whether the channel folder is gone (renamed away, unmounted, no longer a channel): then
+   * nothing is looked at (a look would take every order for deleted), the board is kept but said
+   * to be not the folder's (index_health folder_missing, which also refuses actions), and it is
+   * looked for again every second. When it is back (or another folder is at the path) its watches
+   * are made again on it and the next update is a full look at what is there.
+   */
+  private folderMissing(): boolean {
+    let why: string | null = null;
+    try {
+      assertChannelRoot(this.opts.root);
+    } catch (e) {
+      why = e instanceof Error ? e.message : String(e);
+    }
+    const h = this.healthNow;
+    const wasMissing = h.state === 'degraded' && h.code === 'folder_missing';
+    if (why !== null) {
+      if (!wasMissing) {
+        this.log(`index: the channel folder ${this.opts.root} is missing (${why}); the board is kept and said to be not current, actions are refused; looking for it every second`);
+        this.setHealth({ state: 'degraded', code: 'folder_missing', reason: why, since_ms: this.clock(), retries: 0 });
+      }
+      this.timers.wantAll();
+      this.timers.schedule(1000);
+      return true;
+    }
+    if (wasMissing) {
+      this.timers.wantAll();
+      this.timers.schedule(0);
+      if (this.watches.active) {
+        this.watches.close();
+        this.subscribe();
+      }
+    }
+    return false;
   }
 
   /** Makes what this process remembers of the index again from the database, as a warm start does. */
