@@ -67,7 +67,7 @@ export function OrderCard({
       {isAdvisory(card) && !inStaleLane ? (
         <p className="mt-1 text-xs text-amber-800 dark:text-amber-300/90">{ADVISORY_NOTE}</p>
       ) : null}
-      <LocalLine local={card.local} />
+      <LocalLine card={card} onlyWhenItMatters />
       {flags.length > 0 ? (
         <ul className="mt-1.5 flex flex-wrap gap-1" aria-label="attention flags">
           {flags.map((f) => (

@@ -81,7 +81,7 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
           ) : null}
           {isAdvisory(card) ? <p className="mt-1 text-sm text-amber-800 dark:text-amber-300">{ADVISORY_NOTE}</p> : null}
           {hb ? <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{hb}</p> : null}
-          <LocalLine local={card.local} className="text-sm" />
+          <LocalLine card={card} className="text-sm" />
           {card.since_ms !== undefined ? (
             <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
               stale since {utcClock(card.since_ms, { date: true })} UTC (this machine&apos;s clock, <Ago ms={card.since_ms} now={now} />)
