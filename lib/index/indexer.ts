@@ -91,6 +91,9 @@ export interface IndexerOptions {
 
 /** What the indexer keeps of one order (small: the board's channel-wide facts need it). */
 
+/** A change of the wall clock against the monotonic one larger than this (ms) is a clock step, not drift. */
+const CLOCK_STEP_MS = 5_000;
+
 export class Indexer {
   private store: IndexStore;
   // Not readonly: after a failed write they are made again from the database (resync()).
@@ -117,6 +120,8 @@ export class Indexer {
   private readonly dbFile: string | null;
   /** The database file's device and inode when opened (dbIdentity): another means it was deleted or replaced. */
   private dbId: string | null = null;
+  /** The wall clock minus performance.now() at the last update, ms (followClockStep), or null before the first. */
+  private wallOffset: number | null = null;
   /** The rebuild under way after the database file was deleted or replaced, or null. */
   private rebuilding: Promise<void> | null = null;
 
@@ -192,6 +197,7 @@ export class Indexer {
     try {
       // A failed update may have stored cards of some chunks and not settled them.
       if (this.healthNow.state === 'degraded' && this.store.readMeta('unsettled') === true) this.settle(true);
+      this.followClockStep();
       work();
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
@@ -253,6 +259,23 @@ export class Indexer {
     return false;
   }
 
+  /**
+   * When this machine's wall clock stepped (NTP, an operator, a VM resumed) since the last update
+   * — the wall clock minus the monotonic one moved by more than CLOCK_STEP_MS — every order is
+   * derived again: staleness is decided on the wall clock (arrivals are ctimes on it), and a card
+   * made stale, or left fresh, by the step alone would otherwise keep that state until one of its
+   * files changed. Said in one log line per step.
+   */
+  private followClockStep(): void {
+    const offset = this.clock() - performance.now();
+    const prev = this.wallOffset;
+    this.wallOffset = offset;
+    if (prev === null || Math.abs(offset - prev) <= CLOCK_STEP_MS) return;
+    const dirs = new Set(this.facts.orderDirs());
+    this.log(`index: this machine's clock stepped ${offset > prev ? 'forward' : 'back'} by ${(Math.abs(offset - prev) / 1000).toFixed(0)} s; deriving all ${dirs.size} orders again`);
+    this.passDirs(dirs);
+  }
+
   /** Makes what this process remembers of the index again from the database, as a warm start does. */
   private resync(): void {
     const s = this.store;
@@ -298,6 +321,7 @@ export class Indexer {
     this.setHealth(HEALTH_OK);
     this.dbId = this.dbFile ? dbIdentity(this.dbFile) : null;
     const warm = await this.firstIndex();
+    this.wallOffset = this.clock() - performance.now();
     this.timers.staleChanged();
     if (this.timers.stopped) return;
     if (this.opts.watch !== false) this.subscribe();
