@@ -78,5 +78,5 @@ describe('DemoEngines', () => {
     }
     expect(fleetPids.size).toBeGreaterThan(0);
     for (const pid of fleetPids) expect(await until(() => !exists(pid)), `pid ${pid} after stop`).toBe(true);
-  }, 20_000);
+  }, 30_000);
 });
