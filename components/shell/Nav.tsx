@@ -20,7 +20,7 @@ export function Nav() {
     <Link
       href={href}
       aria-current={active ? 'page' : undefined}
-      className={`inline-flex shrink-0 items-center rounded-md px-2 py-1 text-sm font-medium pointer-coarse:min-h-11 sm:pointer-coarse:px-3 ${
+      className={`inline-flex shrink-0 items-center rounded-md px-2 py-1 text-sm font-medium pointer-coarse:min-h-11 pointer-coarse:px-1.5 sm:pointer-coarse:px-3 ${
         active
           ? 'bg-zinc-200/70 text-zinc-950 dark:bg-zinc-800 dark:text-white'
           : 'text-zinc-600 hover:text-zinc-950 dark:text-zinc-400 dark:hover:text-white'
@@ -36,7 +36,7 @@ export function Nav() {
         <Link href="/" className="font-semibold tracking-tight text-zinc-950 dark:text-white">
           claimboard
         </Link>
-        {/* Five links fit one row of a 390 px phone with 8 px sides (about 335 px); a narrower screen wraps them rather than scroll sideways. */}
+        {/* Five links, Problems with its count, fit one row of a 390 px phone with 6 px sides (about 355 px of 358); a narrower screen wraps them rather than scroll sideways. */}
         <div className="flex items-center gap-1 max-md:order-last max-md:-ml-2 max-md:basis-full max-md:flex-wrap">
           {item('/', 'Board', pathname === '/' || pathname.startsWith('/orders'))}
           {item('/agents', 'Agents', pathname.startsWith('/agents'))}

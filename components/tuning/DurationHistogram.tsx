@@ -20,7 +20,7 @@ import { scaleLinear, scaleLog } from '@visx/scale';
 import { Bar, Line } from '@visx/shape';
 import type { Distribution } from '@/lib/ledger/tuning-types';
 import { tableClass, tdClass, thClass } from '@/components/ui/page';
-import { countWords, durationDomain, durationWords, logTicks, tickWords } from '@/lib/ui/tuning';
+import { countWords, durationDomain, durationWords, LABEL_GAP, logTicks, placeMarkLabels, tickWords } from '@/lib/ui/tuning';
 import { useWidth } from './useWidth';
 
 /** A vertical line across the chart: the threshold in force (solid) or a suggested one (dashed). */
@@ -74,6 +74,12 @@ export function DurationHistogram({
   const xTicks = logTicks(lo, hi, Math.max(2, Math.floor(innerW / 55)));
   const yTicks = y.ticks(innerH < 90 ? 2 : 4).filter((t) => Number.isInteger(t));
 
+  // 12 px semibold: about 7 px a character.
+  const places = placeMarkLabels(
+    marks.map((m) => ({ x: x(m.ms), width: 7 * m.label.length })),
+    -margin.left,
+    innerW + margin.right,
+  );
   const desc = describe(dist, noun, marks, lo, hi);
 
   return (
@@ -130,11 +136,13 @@ export function DurationHistogram({
             {marks.map((m, i) => {
               const s = MARK_STYLE[m.kind];
               const mx = x(m.ms);
-              const right = mx > innerW / 2;
+              const place = places[i] ?? { anchor: 'start', row: i };
+              // Row 0 is the top one; a line starts at its own label's row.
+              const rowTop = -LABEL_ROW * (marks.length - place.row);
               return (
                 <g key={`${m.kind}-${m.ms}`} data-mark={m.kind}>
-                  <Line from={{ x: mx, y: -LABEL_ROW * (marks.length - i) + 4 }} to={{ x: mx, y: innerH }} className={s.line} strokeWidth={2} strokeDasharray={s.dash} />
-                  <text x={right ? mx - 4 : mx + 4} y={-LABEL_ROW * (marks.length - i) + 9} textAnchor={right ? 'end' : 'start'} fontSize={12} fontWeight={600} className={s.text}>
+                  <Line from={{ x: mx, y: rowTop + 4 }} to={{ x: mx, y: innerH }} className={s.line} strokeWidth={2} strokeDasharray={s.dash} />
+                  <text x={place.anchor === 'start' ? mx + LABEL_GAP : mx - LABEL_GAP} y={rowTop + 9} textAnchor={place.anchor} fontSize={12} fontWeight={600} className={s.text}>
                     {m.label}
                   </text>
                 </g>

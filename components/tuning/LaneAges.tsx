@@ -2,8 +2,8 @@
 /**
  * Time in lane: per lane its count, its oldest card (linked, its age in words) and a small
  * log-scaled histogram of how long its cards have been there, every lane on the same x axis so
- * the rows compare. Ages are this machine's clock (TuningReport `lanes`). visx, as in
- * DurationHistogram (why: its header).
+ * the rows compare (not on a phone: the table would scroll sideways; the median stays). Ages are
+ * this machine's clock (TuningReport `lanes`). visx, as in DurationHistogram (why: its header).
  */
 import { scaleLinear, scaleLog } from '@visx/scale';
 import { Bar } from '@visx/shape';
@@ -33,7 +33,7 @@ export function LaneAges({ lanes }: { lanes: readonly LaneAge[] }) {
             <th className={`${thClass} text-right`}>cards</th>
             <th className={thClass}>oldest card</th>
             <th className={thClass}>median time there</th>
-            <th className={thClass}>
+            <th className={`${thClass} max-sm:hidden`}>
               time in lane <span className="font-normal">(log, {tickWords(lo)} to {tickWords(hi)})</span>
             </th>
           </tr>
@@ -45,7 +45,7 @@ export function LaneAges({ lanes }: { lanes: readonly LaneAge[] }) {
                 <LaneBadge lane={l.lane} />
               </td>
               <td className={`${tdClass} text-right tabular-nums`}>{l.count.toLocaleString('en')}</td>
-              <td className={`${tdClass} whitespace-nowrap`}>
+              <td className={tdClass}>
                 {l.oldest ? (
                   <>
                     <OrderLink id={l.oldest.order_id} /> <span className="text-zinc-600 dark:text-zinc-400">for {durationWords(l.oldest.age_ms)}</span>
@@ -55,7 +55,7 @@ export function LaneAges({ lanes }: { lanes: readonly LaneAge[] }) {
                 )}
               </td>
               <td className={`${tdClass} tabular-nums`}>{l.time_in_lane.p50_ms === null ? '–' : durationWords(l.time_in_lane.p50_ms)}</td>
-              <td className={tdClass}>
+              <td className={`${tdClass} max-sm:hidden`}>
                 {l.time_in_lane.count > 0 ? (
                   <MiniHistogram
                     buckets={l.time_in_lane.histogram}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { beyondSentence, countWords, durationDomain, durationWords, logTicks, percentWords, tickWords } from './tuning';
+import { beyondSentence, countWords, durationDomain, durationWords, logTicks, percentWords, placeMarkLabels, tickWords } from './tuning';
 
 const S = 1000;
 const M = 60 * S;
@@ -70,5 +70,34 @@ describe('shares and sentences', () => {
     expect(beyondSentence(1, 1 / 4, 2 * S)).toBe('1 gap (25 %) was longer than the threshold (2 s).');
     expect(beyondSentence(0, 0, 30 * S)).toBe('No gap was longer than the threshold (30 s).');
     expect(beyondSentence(0, null, 30 * S)).toBe('No heartbeat gap has been observed yet.');
+  });
+});
+
+describe('placeMarkLabels', () => {
+  // A 300 px plot with 30 px of margin each side: labels may run from -30 to 330.
+  it('puts a single label to the right of its line, or to its left near the right edge', () => {
+    expect(placeMarkLabels([{ x: 100, width: 90 }], -30, 330)).toEqual([{ anchor: 'start', row: 0 }]);
+    // 250 + 4 + 90 = 344 > 330: to the left.
+    expect(placeMarkLabels([{ x: 250, width: 90 }], -30, 330)).toEqual([{ anchor: 'end', row: 0 }]);
+  });
+  it('points two labels outwards, so neither crosses the other line; rows in the lines’ order', () => {
+    // The threshold in force at 120 px, the suggested one at 180 px (a phone's 20 s and 2 min).
+    expect(placeMarkLabels([{ x: 120, width: 100 }, { x: 180, width: 100 }], -30, 330)).toEqual([
+      { anchor: 'end', row: 0 },
+      { anchor: 'start', row: 1 },
+    ]);
+    // The suggested one left of the one in force: it points left, the other right.
+    expect(placeMarkLabels([{ x: 180, width: 100 }, { x: 120, width: 100 }], -30, 330)).toEqual([
+      { anchor: 'start', row: 0 },
+      { anchor: 'end', row: 1 },
+    ]);
+  });
+  it('lifts a label that must cross the other line above it', () => {
+    // At 20 px the left label does not fit to the left (20 - 4 - 100 < -30): it goes right and
+    // spans 24..124, across the line at 60 px, so it takes the top row and that line starts below.
+    expect(placeMarkLabels([{ x: 60, width: 100 }, { x: 20, width: 100 }], -30, 330)).toEqual([
+      { anchor: 'start', row: 1 },
+      { anchor: 'start', row: 0 },
+    ]);
   });
 });

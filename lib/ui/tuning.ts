@@ -141,3 +141,41 @@ export function beyondSentence(beyond: number, share: number | null, thresholdMs
   if (beyond === 0) return `No gap was longer than the threshold (${t}).`;
   return `${countWords(beyond, 'gap', 'gaps')} (${percentWords(share)}) ${beyond === 1 ? 'was' : 'were'} longer than the threshold (${t}).`;
 }
+
+/** Where a vertical line's label goes: to the right of the line (`start`) or its left (`end`), on which row above the plot (0 the top). */
+export interface LabelPlace {
+  readonly anchor: 'start' | 'end';
+  readonly row: number;
+}
+
+/** Space between a line and its label (px). */
+export const LABEL_GAP = 4;
+
+/**
+ * Places the labels of vertical lines at `x` (px, plot coordinates), each `width` px wide, so
+ * that each stays inside `[left, right]` and none is crossed by another's line. Labels point
+ * outwards (the leftmost line's to its left, the others' to their right) when they fit, else to
+ * the other side. One label per row; a line is drawn from its own label's row down, so a label
+ * that still crosses another line gets a row above that line's (the more lines it crosses, the
+ * higher), and the lines' order (the threshold in force first) breaks ties.
+ */
+export function placeMarkLabels(marks: readonly { readonly x: number; readonly width: number }[], left: number, right: number): LabelPlace[] {
+  const n = marks.length;
+  const byX = marks.map((_, i) => i).sort((a, b) => (marks[a]?.x ?? 0) - (marks[b]?.x ?? 0));
+  const anchors: ('start' | 'end')[] = new Array<'start' | 'end'>(n).fill('start');
+  byX.forEach((i, k) => {
+    const m = marks[i];
+    if (!m) return;
+    const roomRight = right - (m.x + LABEL_GAP);
+    const roomLeft = m.x - LABEL_GAP - left;
+    const preferred = n > 1 && k === 0 ? 'end' : 'start';
+    const fits = (a: 'start' | 'end') => (a === 'start' ? roomRight : roomLeft) >= m.width;
+    anchors[i] = fits(preferred) ? preferred : fits(preferred === 'start' ? 'end' : 'start') ? (preferred === 'start' ? 'end' : 'start') : roomRight >= roomLeft ? 'start' : 'end';
+  });
+  const crossings = marks.map((m, i) => {
+    const [a, b] = anchors[i] === 'start' ? [m.x + LABEL_GAP, m.x + LABEL_GAP + m.width] : [m.x - LABEL_GAP - m.width, m.x - LABEL_GAP];
+    return marks.filter((o, j) => j !== i && o.x >= a && o.x <= b).length;
+  });
+  const rows = marks.map((_, i) => i).sort((a, b) => (crossings[b] ?? 0) - (crossings[a] ?? 0) || a - b);
+  return marks.map((_, i) => ({ anchor: anchors[i] ?? 'start', row: rows.indexOf(i) }));
+}
