@@ -10,7 +10,9 @@ import { useId, useMemo, useState } from 'react';
 import type { Card, Lane } from '@/lib/api/types';
 import { ackCheck, bulkFleetEffect, bulkOutcome, BULK_MAX, plannedFiles, requeueCheck, type BulkResult, type PlannedFile } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSendBulk } from '@/lib/client/actions';
+import type { OperatorKey } from '@/lib/client/keys';
 import { useKeyGate } from '@/lib/client/operator';
+import { useSignedAction } from '@/lib/client/use-signed-action';
 import type { ActionInput } from '@/lib/ledger/actions';
 import { ledgerPathOf } from '@/lib/ledger/actions';
 import { LANE_TITLE } from '@/lib/ui/labels';
@@ -29,9 +31,33 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
   const { written } = useActions();
   const noteId = useId();
   const [text, setText] = useState('');
-  const [sending, setSending] = useState(false);
   const [rows, setRows] = useState<Map<string, Row> | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const action = useSignedAction({
+    send: ({ inputs, key }: { inputs: readonly ActionInput[]; key: OperatorKey; batch: readonly Card[] }) => signAndSendBulk(inputs, key),
+    onWritten: (out, { key, batch }) => {
+      const byId = new Map(batch.map((c) => [c.order_id, c]));
+      setRows((prev) => {
+        const next = new Map(prev ?? []);
+        out.results.forEach((r: BulkResult, i) => {
+          const card = (r.order_id ? byId.get(r.order_id) : undefined) ?? batch[i];
+          if (!card) return;
+          next.set(card.order_id, { card, outcome: bulkOutcome(r), ...(r.written ? { written: r.written } : {}), ...(r.reason ? { reason: r.reason } : {}) });
+        });
+        return next;
+      });
+      const done = out.results.filter((r) => r.status === 201);
+      const ids = done.map((r) => r.order_id).filter((x): x is string => !!x);
+      const paths = done.flatMap((r) => r.written ?? []);
+      if (ids.length > 0) {
+        invalidateAfterAction(qc, ids, undefined, key.name);
+        written(ids);
+        toast({ tone: 'ok', title: writtenTitle([...new Set(paths)]), paths: [...new Set(paths)] });
+      }
+    },
+  });
+  const sending = action.state === 'sending';
+  // A refusal of the whole request (each action's own refusal is a row), or a send that failed.
+  const error = action.refusal ? `the server refused the whole request (${action.refusal.status}): ${action.refusal.message}` : action.failure;
 
   const check = kind === 'requeue' ? requeueCheck : ackCheck;
   const { eligible, skipped } = useMemo(() => {
@@ -60,38 +86,10 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
   const missingText = kind === 'requeue' && text.trim().length === 0;
   const notApplied = rows ? [...rows.values()].filter((r) => r.outcome === 'not_applied') : [];
 
-  const send = async (batch: readonly Card[]) => {
+  const send = (batch: readonly Card[]) => {
     if (!gate.key || !gate.ok || batch.length === 0) return;
-    setSending(true);
-    setError(null);
     const inputs: ActionInput[] = batch.map((card) => (kind === 'requeue' ? { action: 'requeue', card, note: text.trim() } : { action: 'ack', card, note: text.trim() }));
-    try {
-      const out = await signAndSendBulk(inputs, gate.key);
-      if (!out.ok) {
-        setError(`the server refused the whole request (${out.status}): ${out.message}`);
-        return;
-      }
-      const next = new Map(rows ?? []);
-      const byId = new Map(batch.map((c) => [c.order_id, c]));
-      out.results.forEach((r: BulkResult, i) => {
-        const card = (r.order_id ? byId.get(r.order_id) : undefined) ?? batch[i];
-        if (!card) return;
-        next.set(card.order_id, { card, outcome: bulkOutcome(r), ...(r.written ? { written: r.written } : {}), ...(r.reason ? { reason: r.reason } : {}) });
-      });
-      setRows(next);
-      const done = out.results.filter((r) => r.status === 201);
-      const ids = done.map((r) => r.order_id).filter((x): x is string => !!x);
-      const paths = done.flatMap((r) => r.written ?? []);
-      if (ids.length > 0) {
-        invalidateAfterAction(qc, ids, undefined, gate.key.name);
-        written(ids);
-        toast({ tone: 'ok', title: writtenTitle([...new Set(paths)]), paths: [...new Set(paths)] });
-      }
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setSending(false);
-    }
+    action.run({ inputs, key: gate.key, batch });
   };
 
   const counts = rows
@@ -146,7 +144,7 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
           className="flex flex-col gap-4"
           onSubmit={(e) => {
             e.preventDefault();
-            void send(eligible);
+            send(eligible);
           }}
         >
           <div>
@@ -173,7 +171,7 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
           </button>
           {rows ? (
             notApplied.length > 0 ? (
-              <button type="button" className={btn.primary} disabled={sending || !gate.ok} onClick={() => void send(notApplied.map((r) => r.card))}>
+              <button type="button" className={btn.primary} disabled={sending || !gate.ok} onClick={() => send(notApplied.map((r) => r.card))}>
                 {sending ? 'Signing and writing…' : `Retry the ${notApplied.length} not applied`}
               </button>
             ) : null

@@ -11,6 +11,8 @@ import type { Card } from '@/lib/api/types';
 import { ackCheck, ACTION_TITLE, fleetEffect, plannedFiles, refusalText, reopenCheck, requeueCheck, type PlanInput } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSend } from '@/lib/client/actions';
 import { useOrder } from '@/lib/client/api';
+import type { OperatorKey } from '@/lib/client/keys';
+import { useSignedAction } from '@/lib/client/use-signed-action';
 import { supersedeCheck, supersedeRelevant } from '@/lib/client/supersede';
 import { useKeyGate } from '@/lib/client/operator';
 import type { ActionInput } from '@/lib/ledger/actions';
@@ -63,12 +65,24 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
   const [card, setCard] = useState<Card>(opened);
   const [openedAt, setOpenedAt] = useState(() => Date.now());
   const [text, setText] = useState('');
-  const [sending, setSending] = useState(false);
-  const [refusal, setRefusal] = useState<{ status: number; message: string; card?: Card } | null>(null);
-  const [localError, setLocalError] = useState<string | null>(null);
 
   // The order as it is now (live): dependents for reopen, and whether it moved while open.
   const live = useOrder(card.order_id);
+  // `card` is the one signed: the dialog may be reloaded onto another while it is sent.
+  const action = useSignedAction({
+    send: ({ input, key }: { input: ActionInput; key: OperatorKey; card: Card }) => signAndSend(input, key),
+    onWritten: (out, { key, card: sent }) => {
+      invalidateAfterAction(qc, [sent.order_id], sent.holder ?? undefined, key.name);
+      written([sent.order_id]);
+      toast({ tone: 'ok', title: writtenTitle(out.written), paths: out.written });
+      onClose();
+    },
+    onRefused: (out) => {
+      if (out.status === 409) void live.refetch();
+    },
+  });
+  const refusal = action.refusal;
+  const sending = action.state === 'sending';
   const current = live.data && live.dataUpdatedAt >= openedAt ? live.data.card : null;
   const dependents = live.data?.dependents ?? [];
   const moved = current && !sameDecision(current, card) ? current : null;
@@ -97,33 +111,14 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
   const reload = (to: Card) => {
     setCard(to);
     setOpenedAt(Date.now());
-    setRefusal(null);
-    setLocalError(null);
+    action.reset();
   };
 
-  const submit = async () => {
+  const submit = () => {
     if (!gate.key || !canSend) return;
-    setSending(true);
-    setRefusal(null);
-    setLocalError(null);
     const input: ActionInput =
       kind === 'requeue' ? { action: 'requeue', card, note: text.trim() } : kind === 'reopen' ? { action: 'reopen', card, reason: text.trim() } : { action: 'ack', card, note: text.trim() };
-    try {
-      const out = await signAndSend(input, gate.key);
-      if (out.ok) {
-        invalidateAfterAction(qc, [card.order_id], card.holder ?? undefined, gate.key.name);
-        written([card.order_id]);
-        toast({ tone: 'ok', title: writtenTitle(out.written), paths: out.written });
-        onClose();
-        return;
-      }
-      setRefusal({ status: out.status, message: out.message, ...(out.card ? { card: out.card } : {}) });
-      if (out.status === 409) void live.refetch();
-    } catch (e) {
-      setLocalError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setSending(false);
-    }
+    action.run({ input, key: gate.key, card });
   };
 
   const title = kind === 'ack' ? `Acknowledge the give-up on ${card.order_id}` : `${ACTION_TITLE[kind]} ${card.order_id}`;
@@ -154,7 +149,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
         className="flex flex-col gap-4"
         onSubmit={(e) => {
           e.preventDefault();
-          void submit();
+          submit();
         }}
       >
         <div>
@@ -201,7 +196,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
                     onClick: () => {
                       const now = refusal.card ?? current;
                       if (now) reload(now);
-                      else void live.refetch().then((r) => (r.data ? reload(r.data.card) : setRefusal(null)));
+                      else void live.refetch().then((r) => (r.data ? reload(r.data.card) : action.reset()));
                     },
                   }
                 : undefined
@@ -209,7 +204,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
           />
         ) : null}
         <DialogFooter
-          localError={localError}
+          localError={action.failure}
           onClose={onClose}
           danger={kind === 'requeue'}
           canSend={canSend}

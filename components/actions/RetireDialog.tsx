@@ -12,6 +12,9 @@ import type { AgentResponse } from '@/lib/api/types';
 import { fleetEffect, plannedFiles, refusalText, retireCheck, type PlanInput } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSend } from '@/lib/client/actions';
 import { useAgent } from '@/lib/client/api';
+import type { OperatorKey } from '@/lib/client/keys';
+import { useSignedAction } from '@/lib/client/use-signed-action';
+import type { ActionInput } from '@/lib/ledger/actions';
 import { useKeyGate } from '@/lib/client/operator';
 import { formatDuration } from '@/lib/ui/time';
 import { useActions } from './context';
@@ -36,13 +39,26 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
   const [typed, setTyped] = useState('');
   // The server may find it alive when the page did not (a heartbeat just arrived): then ask twice too.
   const [serverSaysAlive, setServerSaysAlive] = useState(false);
-  const [sending, setSending] = useState(false);
-  const [refusal, setRefusal] = useState<{ status: number; message: string } | null>(null);
-  const [localError, setLocalError] = useState<string | null>(null);
 
   const name = seen.agent.name;
   const plan = [...seen.retire_plan].sort();
   const live = useAgent(name);
+  // `plan` and `name` as signed: the dialog may be reloaded onto the current list while it is sent.
+  const action = useSignedAction({
+    send: ({ input, key }: { input: ActionInput; key: OperatorKey; name: string; plan: readonly string[] }) => signAndSend(input, key),
+    onWritten: (out, { key, name: sent, plan: released }) => {
+      invalidateAfterAction(qc, released, sent, key.name);
+      written(released);
+      toast({ tone: 'ok', title: writtenTitle(out.written), paths: out.written });
+      onClose();
+    },
+    onRefused: (out) => {
+      if (out.status === 422 && /looks alive/.test(out.message)) setServerSaysAlive(true);
+      if (out.status === 409) void live.refetch();
+    },
+  });
+  const refusal = action.refusal;
+  const sending = action.state === 'sending';
   const current = live.data && live.dataUpdatedAt >= openedAt ? live.data : null;
   const planMoved = current && !samePlan([...current.retire_plan].sort(), plan) ? current : null;
 
@@ -56,32 +72,12 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
   const reload = (to: AgentResponse) => {
     setSeen(to);
     setOpenedAt(Date.now());
-    setRefusal(null);
-    setLocalError(null);
+    action.reset();
   };
 
-  const submit = async () => {
+  const submit = () => {
     if (!gate.key || !canSend) return;
-    setSending(true);
-    setRefusal(null);
-    setLocalError(null);
-    try {
-      const out = await signAndSend({ action: 'retire', agent: name, orders: plan, reason: reason.trim(), confirmAlive: alive ? 2 : 0 }, gate.key);
-      if (out.ok) {
-        invalidateAfterAction(qc, plan, name, gate.key.name);
-        written(plan);
-        toast({ tone: 'ok', title: writtenTitle(out.written), paths: out.written });
-        onClose();
-        return;
-      }
-      if (out.status === 422 && /looks alive/.test(out.message)) setServerSaysAlive(true);
-      setRefusal({ status: out.status, message: out.message });
-      if (out.status === 409) void live.refetch();
-    } catch (e) {
-      setLocalError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setSending(false);
-    }
+    action.run({ input: { action: 'retire', agent: name, orders: plan, reason: reason.trim(), confirmAlive: alive ? 2 : 0 }, key: gate.key, name, plan });
   };
 
   return (
@@ -129,7 +125,7 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
         className="flex flex-col gap-4"
         onSubmit={(e) => {
           e.preventDefault();
-          void submit();
+          submit();
         }}
       >
         <div>
@@ -188,14 +184,14 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
               refusal.status === 409
                 ? {
                     label: `Reload what ${name} holds`,
-                    onClick: () => void live.refetch().then((r) => (r.data ? reload(r.data) : setRefusal(null))),
+                    onClick: () => void live.refetch().then((r) => (r.data ? reload(r.data) : action.reset())),
                   }
                 : undefined
             }
           />
         ) : null}
         <DialogFooter
-          localError={localError}
+          localError={action.failure}
           onClose={onClose}
           danger
           canSend={canSend}

@@ -16,7 +16,10 @@ import type { Card } from '@/lib/api/types';
 import { ACTION_TITLE, fleetEffect, plannedFiles, refusalText, type PlanInput } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSend } from '@/lib/client/actions';
 import { fetchOrder, isNotFound, useAgents, useOrder } from '@/lib/client/api';
+import type { OperatorKey } from '@/lib/client/keys';
 import { useKeyGate } from '@/lib/client/operator';
+import { useSignedAction } from '@/lib/client/use-signed-action';
+import type { ActionInput } from '@/lib/ledger/actions';
 import { addressees, defaultAddressee, isFinished, knownOrderIds, newIdProblem, payloadCopiesExactly, proposedId, supersedeCheck, supersedeInput } from '@/lib/client/supersede';
 import { canonicalName } from '@/lib/ledger/names';
 import { FERRY_STATE_LABEL } from '@/lib/ui/labels';
@@ -57,11 +60,24 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
   const [reason, setReason] = useState('');
   // Ids the server says exist (probed, or named by a refusal): never proposed again.
   const [taken, setTaken] = useState<ReadonlySet<string>>(new Set());
-  const [sending, setSending] = useState(false);
-  const [refusal, setRefusal] = useState<{ status: number; message: string; card?: Card; id: string } | null>(null);
-  const [localError, setLocalError] = useState<string | null>(null);
 
   const live = useOrder(card.order_id);
+  // `card` and `newId` as signed: a refusal is about the id it was sent with.
+  const action = useSignedAction({
+    send: ({ input, key }: { input: ActionInput; key: OperatorKey; card: Card; newId: string }) => signAndSend(input, key),
+    onWritten: (out, { key, card: sent, newId: issued }) => {
+      invalidateAfterAction(qc, [sent.order_id, issued], sent.holder ?? undefined, key.name);
+      written([sent.order_id]);
+      toast({ tone: 'ok', title: writtenTitle(out.written), paths: out.written });
+      onClose();
+    },
+    onRefused: (out, { newId: refusedId }) => {
+      if (out.status === 409 && /there is already an order/.test(out.message)) setTaken((t) => new Set(t).add(refusedId));
+      if (out.status === 409) void live.refetch();
+    },
+  });
+  const refusal = action.refusal;
+  const sending = action.state === 'sending';
   const current = live.data && live.dataUpdatedAt >= openedAt ? live.data.card : null;
   const moved = current && !sameDecision(current, card) ? current : null;
   const order = live.data?.order ?? null;
@@ -111,38 +127,18 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
   const exact = order ? payloadCopiesExactly(order.payload, order.payload_digest) : true;
   const missingReason = reason.trim().length === 0;
   const plan: PlanInput = { action: 'supersede', orderId: card.order_id, newId: newId || '<new id>', assignTo };
-  const blockedBy409 = refusal?.status === 409 && refusal.id === newId;
+  const blockedBy409 = refusal?.status === 409 && action.sent?.newId === newId;
   const canSend = gate.ok && !rule && !idProblem && !missingReason && order !== null && !sending && !blockedBy409;
 
   const reload = (next: Card) => {
     setCard(next);
     setOpenedAt(Date.now());
-    setRefusal(null);
-    setLocalError(null);
+    action.reset();
   };
 
-  const submit = async () => {
+  const submit = () => {
     if (!gate.key || !canSend || !order) return;
-    setSending(true);
-    setRefusal(null);
-    setLocalError(null);
-    try {
-      const out = await signAndSend(supersedeInput(card, order, newId, assignTo, reason), gate.key);
-      if (out.ok) {
-        invalidateAfterAction(qc, [card.order_id, newId], card.holder ?? undefined, gate.key.name);
-        written([card.order_id]);
-        toast({ tone: 'ok', title: writtenTitle(out.written), paths: out.written });
-        onClose();
-        return;
-      }
-      if (out.status === 409 && /there is already an order/.test(out.message)) setTaken((t) => new Set(t).add(newId));
-      setRefusal({ status: out.status, message: out.message, id: newId, ...(out.card ? { card: out.card } : {}) });
-      if (out.status === 409) void live.refetch();
-    } catch (e) {
-      setLocalError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setSending(false);
-    }
+    action.run({ input: supersedeInput(card, order, newId, assignTo, reason), key: gate.key, card, newId });
   };
 
   const finished = isFinished(card);
@@ -194,7 +190,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
         className="flex flex-col gap-4"
         onSubmit={(e) => {
           e.preventDefault();
-          void submit();
+          submit();
         }}
       >
         <div className="grid gap-4 sm:grid-cols-2">
@@ -209,7 +205,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
               value={newIdRaw}
               onChange={(e) => {
                 setIdText(e.target.value);
-                if (refusal?.status === 409) setRefusal(null);
+                if (refusal?.status === 409) action.reset();
               }}
               autoComplete="off"
               spellCheck={false}
@@ -280,7 +276,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
                     onClick: () => {
                       const now = refusal.card ?? current;
                       if (now) reload(now);
-                      else void live.refetch().then((r) => (r.data ? reload(r.data.card) : setRefusal(null)));
+                      else void live.refetch().then((r) => (r.data ? reload(r.data.card) : action.reset()));
                     },
                   }
                 : undefined
@@ -288,7 +284,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
           />
         ) : null}
         <DialogFooter
-          localError={localError}
+          localError={action.failure}
           onClose={onClose}
           danger={false}
           canSend={canSend}
