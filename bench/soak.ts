@@ -13,7 +13,7 @@
  */
 import os from 'node:os';
 import { SoakHarness, type Verdict } from '../lib/testing/soak/harness';
-import { killAll, sleep, type ProcSample } from '../lib/testing/soak/proc';
+import { killAll, removeTemps, sleep, type ProcSample } from '../lib/testing/soak/proc';
 import { growth, type Growth } from '../lib/testing/soak/verdict';
 
 interface Options {
@@ -23,20 +23,22 @@ interface Options {
   pollers: number;
   staleAfterS: number;
   maxOrders: number;
+  hangRerun: number;
   keep: boolean;
 }
 
-const USAGE = `usage: npm run soak -- [--minutes M] [--workers N] [--streams N] [--pollers N] [--stale-after S] [--max-orders N] [--keep]
+const USAGE = `usage: npm run soak -- [--minutes M] [--workers N] [--streams N] [--pollers N] [--stale-after S] [--max-orders N] [--hang-rerun P] [--keep]
   --minutes M      how long the fleet writes (default 30; decimals allowed)
   --workers N      fleet workers, about 1.3 files a second each (default 24)
   --streams N      open /api/events streams (default 50)
   --pollers N      clients polling /api/board and /api/orders/<id> (default 10)
   --stale-after S  the board's stale_after, seconds (default 20: dead runs go stale and come back within the run)
   --max-orders N   order folders kept; older finished ones are archived (default 600)
+  --hang-rerun P   share of reruns (a sent-back order's next revision) whose heartbeat hangs (default 0.3; 0: none)
   --keep           keep the temp folder (channel and index)`;
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { minutes: 30, workers: 24, streams: 50, pollers: 10, staleAfterS: 20, maxOrders: 600, keep: false };
+  const o: Options = { minutes: 30, workers: 24, streams: 50, pollers: 10, staleAfterS: 20, maxOrders: 600, hangRerun: 0.3, keep: false };
   const num = (k: string, v: string | undefined, min: number) => {
     const n = Number(v);
     if (v === undefined || !Number.isFinite(n) || n < min) throw new Error(`${k}: expected a number >= ${min}, got ${v ?? 'nothing'}\n${USAGE}`);
@@ -52,6 +54,7 @@ function parse(argv: readonly string[]): Options {
       case '--pollers': o.pollers = Math.floor(num(a, v, 1)); i++; break;
       case '--stale-after': o.staleAfterS = num(a, v, 1); i++; break;
       case '--max-orders': o.maxOrders = Math.floor(num(a, v, 50)); i++; break;
+      case '--hang-rerun': o.hangRerun = num(a, v, 0); i++; break;
       case '--keep': o.keep = true; break;
       case '--help': case '-h': console.log(USAGE); process.exit(0); break;
       default: throw new Error(`unknown option ${a}\n${USAGE}`);
@@ -102,11 +105,12 @@ async function main(): Promise<number> {
   const hard = setTimeout(() => {
     log(`hard timeout (${o.minutes + 10} min): killing everything`);
     killAll();
+    removeTemps();
     process.exit(1);
   }, runMs + 10 * 60_000);
   hard.unref();
   log(`${o.minutes} min, ${o.workers} workers, ${o.streams} streams, ${o.pollers} pollers, stale_after ${o.staleAfterS} s, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, load ${load()}`);
-  const h = await SoakHarness.start({ workers: o.workers, streams: o.streams, pollers: o.pollers, staleAfterS: o.staleAfterS, maxOrders: o.maxOrders, keep: o.keep, log });
+  const h = await SoakHarness.start({ workers: o.workers, streams: o.streams, pollers: o.pollers, staleAfterS: o.staleAfterS, maxOrders: o.maxOrders, hangs: { rerun: o.hangRerun }, keep: o.keep, log });
   try {
     const t0 = Date.now();
     const samples: { atMs: number; procs: ProcSample[] }[] = [];
@@ -131,7 +135,7 @@ async function main(): Promise<number> {
     console.log(`fleet: ${v.filesPerS.toFixed(1)} files/s tracked (${JSON.stringify(v.writes)})`);
     console.log(`index lag (write -> the board's answer shows it, this machine's clock): p50 ${f0(v.lag.p50)} ms, p95 ${f0(v.lag.p95)} ms, max ${f0(v.lag.max)} ms over ${v.lag.n} writes (${v.superseded} made moot by a later write before being seen)`);
     for (const [k, s] of Object.entries(v.lagByKind)) console.log(`  ${k}: p50 ${f0(s.p50)} ms, p95 ${f0(s.p95)} ms, max ${f0(s.max)} ms (${s.n})`);
-    console.log(`API under the soak: /api/board p50 ${f0(v.api.board.p50)} ms p95 ${f0(v.api.board.p95)} ms (${v.api.board.n}); /api/orders/<id> p50 ${f0(v.api.order.p50)} ms p95 ${f0(v.api.order.p95)} ms (${v.api.order.n}); errors ${v.api.errors}`);
+    console.log(`API under the soak: /api/board p50 ${f0(v.api.board.p50)} ms p95 ${f0(v.api.board.p95)} ms (${v.api.board.n}); /api/orders/<id> p50 ${f0(v.api.order.p50)} ms p95 ${f0(v.api.order.p95)} ms (${v.api.order.n}); errors ${v.api.errors} (connection resets retried: ${v.api.resets})`);
     console.log(`change feed: ${v.feedRows} rows copied, ${v.feedGaps} gaps; board lanes ${JSON.stringify(v.laneCounts)}`);
     if (g) {
       console.log(`growth from minute ${Math.round((base?.atMs ?? 0) / 60_000)} to minute ${Math.round((last?.atMs ?? 0) / 60_000)}:`);
@@ -154,6 +158,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
     log(`${sig}: stopping what the soak started`);
     killAll();
+    removeTemps();
     process.exit(130);
   });
 }

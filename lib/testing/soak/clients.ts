@@ -242,6 +242,8 @@ export class Pollers {
   /** Request latencies with this machine's clock at the answer (for windows such as a burst's). */
   readonly timeline: { atMs: number; ms: number; endpoint: Endpoint }[] = [];
   errors = 0;
+  /** Connection resets retried on a new connection (see fetch). */
+  resets = 0;
   readonly errorSamples: string[] = [];
   private stopped = false;
   private readonly done: Promise<void>[] = [];
@@ -273,7 +275,7 @@ export class Pollers {
         }
         const t = performance.now();
         try {
-          const r = await get(this.port, p, agent, 30_000);
+          const r = await this.fetch(p, agent);
           const at = Date.now();
           const ms = performance.now() - t;
           const endpoint: Endpoint = id ? 'order' : 'board';
@@ -288,6 +290,22 @@ export class Pollers {
       }
     } finally {
       agent.destroy();
+    }
+  }
+
+  /**
+   * GET through the keep-alive `agent`; a connection reset before any answer is retried once on a
+   * new connection, as browsers retry an idempotent request whose reused connection the server
+   * closed meanwhile (a server's idle timer can close it just as a request goes out). Counted in `resets`.
+   */
+  private async fetch(p: string, agent: http.Agent): Promise<{ status: number; body: string }> {
+    try {
+      return await get(this.port, p, agent, 30_000);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ECONNRESET' && code !== 'EPIPE') throw e;
+      this.resets++;
+      return await get(this.port, p, false, 30_000);
     }
   }
 

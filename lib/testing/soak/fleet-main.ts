@@ -2,7 +2,7 @@
  * The soak's fleet in a process of its own (so its synchronous, fsynced writes never delay the
  * clients' clocks in the soak process): `node --conditions=react-server --import tsx
  * lib/testing/soak/fleet-main.ts --root DIR [--workers N] [--stale-after-ms MS] [--max-orders N]
- * [--seed N] [--history N]`.
+ * [--seed N] [--history N] [--hang-first P] [--hang-rerun P]` (fleet.ts SoakFleetOptions).
  *
  * Protocol, one line each. Standard output: `W <SoakWrite JSON>` per file written or removed,
  * `READY {"orders":N}` once the roster and history are written, `BURST {"files":N,"ms":M}` when a
@@ -30,6 +30,7 @@ const fleet = new SoakFleet(root, {
   staleAfterMs: num('--stale-after-ms', 20_000),
   maxOrders: num('--max-orders', 600),
   seed: num('--seed', 15),
+  hangs: { first: num('--hang-first', 0.04), rerun: num('--hang-rerun', 0.3) },
   onWrite: (w: SoakWrite) => out(`W ${JSON.stringify(w)}`),
   onError: (e) => out(`ERROR ${e instanceof Error ? e.message : String(e)}`),
 });

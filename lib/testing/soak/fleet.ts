@@ -31,53 +31,10 @@ import { naclPublicKey, naclSign } from '../../ledger/nacl-verify';
 import { signFields } from '../../ledger/sign';
 import { mulberry32 } from '../../util/prng';
 import { DIED_MID_RUN, claimOrder, endRun, submitResult } from '../../demo/ferry';
+import type { Expectation, SoakWrite, SoakWriteKind } from './types';
 import { appendLedgerLine, writeAck, writeAgent, writeFileAtomic, writeGiveup, writeHeartbeat, writeOrder, writeRelease, writeReview, writerTime, type Identity } from '../../demo/write';
 
-/** What a file the fleet wrote must make an order's card (or its runs) show once indexed. */
-export type Expectation =
-  /** The order exists: GET /api/orders/<id> answers 200. */
-  | { readonly kind: 'exists' }
-  /** `card.holder` is this agent. */
-  | { readonly kind: 'holder'; readonly agent: string }
-  /** `card.holder` is not this agent (its claim was released). */
-  | { readonly kind: 'not_holder'; readonly agent: string }
-  /** `card.latest_revision` is at least this. */
-  | { readonly kind: 'revision'; readonly atLeast: number }
-  /** The run's `last_arrival_ms` (GET /api/orders/<id> `runs`) is at least this file's ctime. */
-  | { readonly kind: 'beat'; readonly agent: string; readonly run: string; readonly arrivalMs: number };
-
-export type SoakWriteKind =
-  | 'agent'
-  | 'order'
-  | 'claim'
-  | 'heartbeat'
-  | 'result'
-  | 'review'
-  | 'release'
-  | 'giveup'
-  | 'ack'
-  | 'ledger'
-  | 'conflict'
-  | 'forged'
-  | 'unsigned'
-  /** A run's own heartbeat removed at its end (ferry's `remove_heartbeat`). */
-  | 'unbeat'
-  /** An archived order folder removed whole. */
-  | 'prune';
-
-/** One file the fleet wrote or removed. Times are ms on this machine's clock. */
-export interface SoakWrite {
-  readonly kind: SoakWriteKind;
-  /** Channel-relative path (`tasks/<id>/<name>`, `ledger.<agent>.jsonl`, `tasks/<id>` for a prune). */
-  readonly rel: string;
-  /** The order whose folder changed, or null for a channel-level file. */
-  readonly orderId: string | null;
-  /** Date.now() just before the write began. */
-  readonly startMs: number;
-  /** The file's ctime right after the write (its arrival here), or null for a removal. */
-  readonly ctimeMs: number | null;
-  readonly expect?: Expectation;
-}
+export type { Expectation, SoakWrite, SoakWriteKind } from './types';
 
 /** Options of {@link SoakFleet}. Durations in ms, this machine's clock. */
 export interface SoakFleetOptions {
@@ -91,12 +48,20 @@ export interface SoakFleetOptions {
   readonly seed?: number;
   /** Tick period (default 25). */
   readonly tickMs?: number;
+  /**
+   * Share of runs whose heartbeat stops while their worker goes on with other orders (a hung
+   * engine: the card goes stale `heartbeat_lapsed`, then `agent_silent` once the worker falls
+   * silent everywhere); ops requeues such an order 6-10 x stale_after later. `first`: a first
+   * run (default 0.04); `rerun`: the holder's run of the next revision of a sent-back order
+   * (default 0.3; its card is stale by its run, `run_lane`).
+   */
+  readonly hangs?: { readonly first?: number; readonly rerun?: number };
   readonly onWrite?: (w: SoakWrite) => void;
   /** Errors of a tick (the tick is skipped); default: rethrown from the timer. */
   readonly onError?: (e: unknown) => void;
 }
 
-type OrderState = 'open' | 'running' | 'review' | 'changes' | 'done' | 'gaveup' | 'dead';
+type OrderState = 'open' | 'running' | 'review' | 'changes' | 'done' | 'gaveup' | 'dead' | 'hung';
 interface OrderMem {
   readonly id: string;
   state: OrderState;
@@ -110,7 +75,7 @@ interface OrderMem {
   giveupDigest: string | null;
   finishedMs: number;
 }
-type Fate = 'finish' | 'release' | 'giveup' | 'die';
+type Fate = 'finish' | 'release' | 'giveup' | 'die' | 'hang';
 interface RunMem {
   readonly order: string;
   readonly run: string;
@@ -277,6 +242,7 @@ export class SoakFleet {
       if (o.state === 'open') open++;
       else if (o.state === 'review' && now >= o.dueMs) this.review(o, this.rnd() < 0.85);
       else if (o.state === 'gaveup' && o.giveupDigest && now >= o.dueMs) this.ack(o);
+      else if (o.state === 'hung' && now >= o.dueMs) this.requeue(o);
     }
     if (open < Math.ceil(this.workers.length / 3)) this.issue();
     this.archive();
@@ -315,7 +281,9 @@ export class SoakFleet {
     if (!run) return;
     const now = Date.now();
     const roll = this.rnd();
-    const fate: Fate = extra ? 'release' : roll < 0.8 ? 'finish' : roll < 0.9 ? 'release' : roll < 0.95 ? 'giveup' : 'die';
+    const rerun = o.revision > 0;
+    const hang = rerun ? (this.opts.hangs?.rerun ?? 0.3) : (this.opts.hangs?.first ?? 0.04);
+    const fate: Fate = extra ? 'release' : this.rnd() < hang ? 'hang' : roll < 0.8 ? 'finish' : roll < 0.9 ? 'release' : roll < 0.95 ? 'giveup' : 'die';
     const r: RunMem = { order: id, run: randomBytes(16).toString('hex'), pid: 1000 + Math.floor(this.rnd() * 60_000), endsMs: now + this.between(4_000, 16_000), fate, nextBeatMs: now, extra };
     w.run = r;
     this.beat(w, r);
@@ -363,6 +331,11 @@ export class SoakFleet {
         o.dueMs = Date.now() + this.between(2_000, 8_000);
         return;
       }
+      case 'hang':
+        // Claim and heartbeat stay, the worker goes on; ops requeues it later.
+        o.state = 'hung';
+        o.dueMs = Date.now() + this.between(6, 10) * this.staleAfterMs;
+        return;
       case 'die':
         // Claim and heartbeat stay; nothing of this worker arrives until its restart.
         w.downUntilMs = Date.now() + 1.5 * this.staleAfterMs + this.between(0, 5_000);
@@ -407,6 +380,17 @@ export class SoakFleet {
     this.emit('ack', a.rel, o.id, t);
     o.giveupDigest = null;
     o.finishedMs = Date.now();
+  }
+
+  /** ops releases a hung run's claim (as the board's requeue does: `release.ops.<holder>.json`); the order is open again. */
+  private requeue(o: OrderMem): void {
+    const holder = o.holder;
+    if (!holder) return;
+    const t = Date.now();
+    const r = writeRelease(this.root, this.ops, o.id, holder, 'requeued: stale');
+    this.emit('release', r.rel, o.id, t, () => ({ kind: 'not_holder', agent: holder }));
+    o.state = 'open';
+    o.holder = null;
   }
 
   /** A release of its own claim, signed, and ferry's ledger line. `ferryman`: ferry's own file name (rewritten). */

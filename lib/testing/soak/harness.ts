@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { SoakWrite, SoakWriteKind } from './fleet';
 import { FeedReader, LagTracker, Pollers, SseClient, type FeedRow } from './clients';
-import { FleetProcess, freePort, killAll, sampleTree, ServeProcess, sleep, type ProcSample } from './proc';
+import { addTemp, FleetProcess, freePort, killAll, removeTemps, sampleTree, ServeProcess, sleep, type ProcSample } from './proc';
 import { boardDifferences, freshState, servedBoard } from './compare';
 import { feedMisses, firstRows, percentiles, streamGaps, unheard } from './verdict';
 
@@ -32,6 +32,8 @@ export interface HarnessOptions {
   readonly staleAfterS?: number;
   /** Order folders the fleet keeps (default 600). */
   readonly maxOrders?: number;
+  /** Shares of hung runs (fleet.ts SoakFleetOptions.hangs; default 0.04 of first runs, 0.3 of reruns). */
+  readonly hangs?: { readonly first?: number; readonly rerun?: number };
   /** Finished orders written before the board starts (default 60). */
   readonly history?: number;
   /** Wraps `node` of `claimboard serve` (e.g. in a user namespace); see proc.ts. */
@@ -68,7 +70,7 @@ export interface Verdict {
   readonly feedRows: number;
   readonly feedGaps: number;
   /** API latencies over the whole run (ms) and errors. */
-  readonly api: { board: ReturnType<typeof percentiles>; order: ReturnType<typeof percentiles>; errors: number; errorSamples: readonly string[] };
+  readonly api: { board: ReturnType<typeof percentiles>; order: ReturnType<typeof percentiles>; errors: number; resets: number; errorSamples: readonly string[] };
   /** The board against a fresh index of the final folder. */
   readonly boardOrders: number;
   readonly freshOrders: number;
@@ -113,6 +115,7 @@ export class SoakHarness {
   /** Sets everything up and starts the fleet writing; on any failure everything started is stopped. */
   static async start(opts: HarnessOptions = {}): Promise<SoakHarness> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'claimboard-soak-'));
+    if (!opts.keep) addTemp(dir);
     const h = new SoakHarness(dir, path.join(dir, 'channel'), path.join(dir, 'index.sqlite'), await freePort(), opts);
     try {
       await h.boot();
@@ -139,7 +142,7 @@ export class SoakHarness {
   private async boot(): Promise<void> {
     const o = this.opts;
     fs.mkdirSync(this.channel, { recursive: true });
-    this.fleet = new FleetProcess(this.channel, { workers: o.workers ?? 24, 'stale-after-ms': this.staleAfterS * 1000, 'max-orders': o.maxOrders ?? 600, history: o.history ?? 60 }, (w) => this.onWrite(w));
+    this.fleet = new FleetProcess(this.channel, { workers: o.workers ?? 24, 'stale-after-ms': this.staleAfterS * 1000, 'max-orders': o.maxOrders ?? 600, history: o.history ?? 60, 'hang-first': o.hangs?.first ?? 0.04, 'hang-rerun': o.hangs?.rerun ?? 0.3 }, (w) => this.onWrite(w));
     const ready = JSON.parse(await this.fleet.next('READY', 120_000)) as { orders: number };
     this.log(`channel ${this.channel}: roster and ${ready.orders} finished orders written`);
     this.serve = new ServeProcess({ channel: this.channel, db: this.db, port: this.port, staleAfterS: this.staleAfterS, wrap: o.serveWrap });
@@ -257,7 +260,7 @@ export class SoakHarness {
       parseErrors: this.streams.reduce((a, s) => a + s.parseErrors, 0),
       feedRows: rows.length,
       feedGaps: feed.gaps,
-      api: { board: percentiles(p.latency.board), order: percentiles(p.latency.order), errors: p.errors, errorSamples: p.errorSamples },
+      api: { board: percentiles(p.latency.board), order: percentiles(p.latency.order), errors: p.errors, resets: p.resets, errorSamples: p.errorSamples },
       boardOrders: served.cards.size,
       freshOrders: fresh.cards.size,
       boardDiffering: diff.differing,
@@ -277,7 +280,7 @@ export class SoakHarness {
     await this.fleet?.close().catch(() => {});
     killAll();
     if (this.opts.keep) this.log(`kept ${this.dir}`);
-    else fs.rmSync(this.dir, { recursive: true, force: true });
+    else removeTemps(this.dir);
   }
 }
 

@@ -40,6 +40,19 @@ export function killAll(): void {
   started.clear();
 }
 
+const temps = new Set<string>();
+/** A temp folder to remove with {@link removeTemps} (e.g. on Ctrl-C). */
+export function addTemp(dir: string): void {
+  temps.add(dir);
+}
+/** Removes every folder {@link addTemp} named, or only `dir`. */
+export function removeTemps(dir?: string): void {
+  for (const d of dir ? [dir] : [...temps]) {
+    fs.rmSync(d, { recursive: true, force: true });
+    temps.delete(d);
+  }
+}
+
 /** A free TCP port on 127.0.0.1 (the kernel's pick; closed again before returning). */
 export async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
