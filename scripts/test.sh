@@ -84,7 +84,9 @@ step "type check" npx tsc --noEmit -p .
 
 step "lint" npx eslint . --max-warnings 0
 
-step "unit tests" npx vitest run
+# The tests that start the real `claimboard serve` need the production build: they run after it.
+SERVE_TESTS=(lib/testing/soak/soak.test.ts lib/faults/sigstop.test.ts lib/faults/inotify.test.ts)
+step "unit tests" npx vitest run $(printf -- '--exclude %s ' "${SERVE_TESTS[@]}")
 
 step "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
 
@@ -116,6 +118,8 @@ if [[ " ${failed[*]-} " == *" next build "* ]]; then
   warn "not run: they need the production build, which failed."
   failed+=("end-to-end tests (not run)")
 else
+  # The soak, short, and the faults on a running server (SIGSTOP, inotify watches run out).
+  step "soak and serve faults" npx vitest run "${SERVE_TESTS[@]}"
   step "end-to-end tests" npx playwright test
   # Packed and installed into an empty folder, used from there (scripts/check-package.sh).
   step "package" bash scripts/check-package.sh
