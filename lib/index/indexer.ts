@@ -46,7 +46,8 @@ import { ChannelLevel } from './channel-level';
 import { OrderWatches } from './watches';
 import { CaseGroupCollector, foldCaseVariants, passFolder, siblingChunks } from './passes';
 import fs from 'node:fs';
-import { dbIdentity, HEALTH_OK, isSqliteError, writeHealth, type IndexHealth } from './health';
+import type { IndexHealth } from './health';
+import { UpdateGuard } from './guard';
 import { openWriter } from './db';
 
 export interface IndexerOptions {
@@ -89,10 +90,6 @@ export interface IndexerOptions {
   readonly onSettled?: () => void;
 }
 
-/** What the indexer keeps of one order (small: the board's channel-wide facts need it). */
-
-/** A change of the wall clock against the monotonic one larger than this (ms) is a clock step, not drift. */
-const CLOCK_STEP_MS = 5_000;
 
 export class Indexer {
   private store: IndexStore;
@@ -114,16 +111,8 @@ export class Indexer {
   private progress: IndexProgress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
   /** Time spent settling channel-wide facts in the cold index, ms (its "ready" line says it). */
   private settleMs = 0;
-  /** Whether the board is current (health.ts); told to the web server through the health file. */
-  private healthNow: IndexHealth = HEALTH_OK;
-  /** The database file (null in memory): names the health file. */
-  private readonly dbFile: string | null;
-  /** The database file's device and inode when opened (dbIdentity): another means it was deleted or replaced. */
-  private dbId: string | null = null;
-  /** The wall clock minus performance.now() at the last update, ms (followClockStep), or null before the first. */
-  private wallOffset: number | null = null;
-  /** The rebuild under way after the database file was deleted or replaced, or null. */
-  private rebuilding: Promise<void> | null = null;
+  /** The faults an update can meet (guard.ts): failed writes, the database swapped, the folder gone, clock steps. */
+  private readonly guard: UpdateGuard;
 
   constructor(private readonly opts: IndexerOptions) {
     this.clock = opts.clock ?? Date.now;
@@ -134,12 +123,11 @@ export class Indexer {
       return base(k, m, s);
     };
     this.store = new IndexStore(opts.db);
-    this.dbFile = opts.db.memory ? null : opts.db.name;
     this.looks = new FolderLooks(opts.root, (d) => this.store.pathsIn(d), this.log);
     this.level = this.makeLevel();
     this.watches = new OrderWatches({ wants: (d) => this.facts.orderIn(d)?.lane !== 'done', knows: (d) => this.looks.knows(d), dirs: () => this.looks.dirs() });
     this.timers = new Scheduler({
-      pump: () => this.guarded(() => this.pump()),
+      pump: () => this.guard.run(() => this.pump()),
       log: this.log,
       rescanMs: opts.rescanMs,
       quickLookMs: () => this.looks.quickMs,
@@ -147,11 +135,33 @@ export class Indexer {
       sweepBusyMs: () => this.looks.sweepBusyMs,
       nextGraceEnd: () => this.looks.nextGraceEnd(),
       graceEnded: () => this.looks.graceEnded(),
-      passDue: () => this.guarded(() => this.passDue()),
+      passDue: () => this.guard.run(() => this.passDue()),
       nextDueMs: () => this.store.nextDueMs(),
       clock: this.clock,
     });
     this.writer = this.makeWriter();
+    this.guard = new UpdateGuard({
+      root: opts.root,
+      dbFile: opts.db.memory ? null : opts.db.name,
+      clock: this.clock,
+      log: this.log,
+      retryIn: (ms) => {
+        this.timers.wantAll();
+        this.timers.schedule(ms);
+      },
+      resubscribe: () => {
+        if (!this.watches.active) return;
+        this.watches.close();
+        this.subscribe();
+      },
+      settleIfUnsettled: () => {
+        if (this.store.readMeta('unsettled') === true) this.settle(true);
+      },
+      resync: () => this.resync(),
+      orderCount: () => this.facts.orderDirs().length,
+      deriveAll: () => this.passDirs(new Set(this.facts.orderDirs())),
+      rebuild: (file, replaced) => this.rebuild(file, replaced),
+    });
   }
 
   private makeLevel(): ChannelLevel {
@@ -173,107 +183,9 @@ export class Indexer {
     });
   }
 
-  /** Whether the board is current: `degraded` while writes into the index fail (retried every second). */
+  /** Whether the board is current: `degraded` while writes into the index fail (retried every second), the folder is missing or the index is rebuilt. */
   get health(): IndexHealth {
-    return this.healthNow;
-  }
-
-  private setHealth(h: IndexHealth): void {
-    this.healthNow = h;
-    if (this.dbFile) writeHealth(this.dbFile, h);
-  }
-
-  /**
-   * Runs an update; when it throws (SQLITE_FULL when the database's disk is full, an I/O error),
-   * its transaction was rolled back but what this process remembers (looks, facts, the roster's
-   * signature) may already say the folders were stored: that memory is made again from the
-   * database (resync), so the retry, a full look a second later, reads those folders again.
-   * Degraded is said once (log and health file) and ends with the first update that succeeds.
-   */
-  private guarded(work: () => void): void {
-    // Nothing is written into a database file that is no longer at the path (or while rebuilding it).
-    if (this.dbSwapped()) return;
-    if (this.folderMissing()) return;
-    try {
-      // A failed update may have stored cards of some chunks and not settled them.
-      if (this.healthNow.state === 'degraded' && this.store.readMeta('unsettled') === true) this.settle(true);
-      this.followClockStep();
-      work();
-    } catch (e) {
-      const why = e instanceof Error ? e.message : String(e);
-      const h = this.healthNow;
-      if (h.state === 'ok') {
-        this.log(`index: degraded: an update failed (${why}); serving the last good board, retrying every second${e instanceof Error && !isSqliteError(e) ? `\n${e.stack ?? ''}` : ''}`);
-        this.setHealth({ state: 'degraded', code: 'index_write_failed', reason: why, since_ms: this.clock(), retries: 0 });
-      } else if (h.code === 'index_write_failed') {
-        this.setHealth({ ...h, reason: why, retries: h.retries + 1 });
-      }
-      this.resync();
-      this.timers.wantAll();
-      this.timers.schedule(1000);
-      return;
-    }
-    const h = this.healthNow;
-    if (h.state === 'degraded' && h.code === 'index_write_failed') {
-      this.log(`index: writing again after ${((this.clock() - h.since_ms) / 1000).toFixed(1)} s and ${h.retries} retries; caught up`);
-      this.setHealth(HEALTH_OK);
-    } else if (h.state === 'degraded' && h.code === 'folder_missing') {
-      this.log(`index: the channel folder is back after ${((this.clock() - h.since_ms) / 1000).toFixed(1)} s; the board is what is there now`);
-      this.setHealth(HEALTH_OK);
-    }
-  }
-
-  /**
-   * Whether the channel folder is gone (renamed away, unmounted, no longer a channel): then
-   * nothing is looked at (a look would take every order for deleted), the board is kept but said
-   * to be not the folder's (index_health folder_missing, which also refuses actions), and it is
-   * looked for again every second. When it is back (or another folder is at the path) its watches
-   * are made again on it and the next update is a full look at what is there.
-   */
-  private folderMissing(): boolean {
-    let why: string | null = null;
-    try {
-      assertChannelRoot(this.opts.root);
-    } catch (e) {
-      why = e instanceof Error ? e.message : String(e);
-    }
-    const h = this.healthNow;
-    const wasMissing = h.state === 'degraded' && h.code === 'folder_missing';
-    if (why !== null) {
-      if (!wasMissing) {
-        this.log(`index: the channel folder ${this.opts.root} is missing (${why}); the board is kept and said to be not current, actions are refused; looking for it every second`);
-        this.setHealth({ state: 'degraded', code: 'folder_missing', reason: why, since_ms: this.clock(), retries: 0 });
-      }
-      this.timers.wantAll();
-      this.timers.schedule(1000);
-      return true;
-    }
-    if (wasMissing) {
-      this.timers.wantAll();
-      this.timers.schedule(0);
-      if (this.watches.active) {
-        this.watches.close();
-        this.subscribe();
-      }
-    }
-    return false;
-  }
-
-  /**
-   * When this machine's wall clock stepped (NTP, an operator, a VM resumed) since the last update
-   * — the wall clock minus the monotonic one moved by more than CLOCK_STEP_MS — every order is
-   * derived again: staleness is decided on the wall clock (arrivals are ctimes on it), and a card
-   * made stale, or left fresh, by the step alone would otherwise keep that state until one of its
-   * files changed. Said in one log line per step.
-   */
-  private followClockStep(): void {
-    const offset = this.clock() - performance.now();
-    const prev = this.wallOffset;
-    this.wallOffset = offset;
-    if (prev === null || Math.abs(offset - prev) <= CLOCK_STEP_MS) return;
-    const dirs = new Set(this.facts.orderDirs());
-    this.log(`index: this machine's clock stepped ${offset > prev ? 'forward' : 'back'} by ${(Math.abs(offset - prev) / 1000).toFixed(0)} s; deriving all ${dirs.size} orders again`);
-    this.passDirs(dirs);
+    return this.guard.health;
   }
 
   /** Makes what this process remembers of the index again from the database, as a warm start does. */
@@ -318,10 +230,9 @@ export class Indexer {
    */
   async start(): Promise<void> {
     assertChannelRoot(this.opts.root);
-    this.setHealth(HEALTH_OK);
-    this.dbId = this.dbFile ? dbIdentity(this.dbFile) : null;
+    this.guard.begin();
     const warm = await this.firstIndex();
-    this.wallOffset = this.clock() - performance.now();
+    this.guard.markClock();
     this.timers.staleChanged();
     if (this.timers.stopped) return;
     if (this.opts.watch !== false) this.subscribe();
@@ -392,35 +303,16 @@ export class Indexer {
   async stop(): Promise<void> {
     this.timers.stop();
     this.watches.close();
-    await this.rebuilding;
+    await this.guard.settled();
     if (this.store.db !== this.opts.db) this.store.db.close();
   }
 
   /**
-   * Whether the database file at the path is no longer the one this indexer writes (deleted,
-   * or another file moved or copied over it: its device and inode differ); then rebuilds (once).
+   * Builds a new index at `file` from the folder (a cold index); a file that replaced ours is
+   * moved aside first (`<file>.replaced-<ms>`), never trusted. The new connection is this
+   * indexer's (closed by stop()); readers reopen by the path (db.ts readDb). The guard says it.
    */
-  private dbSwapped(): boolean {
-    if (!this.dbFile || this.dbId === null) return false;
-    if (this.rebuilding) return true;
-    const now = dbIdentity(this.dbFile);
-    if (now === this.dbId) return false;
-    const why = now === null ? `the index database ${this.dbFile} was deleted while serving` : `the index database ${this.dbFile} was replaced by another file while serving`;
-    this.rebuilding = this.rebuild(this.dbFile, now !== null, why).finally(() => {
-      this.rebuilding = null;
-    });
-    return true;
-  }
-
-  /**
-   * Builds a new index at `file` from the folder (a cold index), saying so while it runs; a file
-   * that replaced ours is moved aside first (`<file>.replaced-<ms>`), never trusted. The new
-   * connection is this indexer's (closed by stop()); readers reopen by the path (db.ts readDb).
-   */
-  private async rebuild(file: string, replaced: boolean, why: string): Promise<void> {
-    const t0 = this.clock();
-    this.log(`index: ${why}; rebuilding it from the folder`);
-    this.setHealth({ state: 'degraded', code: 'index_rebuilding', reason: why, since_ms: t0, retries: 0 });
+  private async rebuild(file: string, replaced: boolean): Promise<void> {
     if (replaced) {
       const aside = `${file}.replaced-${Date.now()}`;
       fs.renameSync(file, aside);
@@ -430,15 +322,12 @@ export class Indexer {
     const db = openWriter(file, (w) => this.log(`index: ${w}`));
     if (old !== this.opts.db) old.close();
     this.store = new IndexStore(db);
-    this.dbId = dbIdentity(file);
     this.level = this.makeLevel();
     this.looks = new FolderLooks(this.opts.root, (d) => this.store.pathsIn(d), this.log);
     this.facts = new ChannelFacts();
     this.writer = this.makeWriter();
     this.progress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
     await this.firstIndex();
-    this.setHealth(HEALTH_OK);
-    this.log(`index: rebuilt from the folder in ${((this.clock() - t0) / 1000).toFixed(1)} s`);
     this.timers.wantQuick();
     this.timers.schedule(0);
   }

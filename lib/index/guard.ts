@@ -1,0 +1,198 @@
+import 'server-only';
+/**
+ * The faults an update can meet (issue 15), kept out of the indexer's orchestration: a write
+ * into the index that fails (its disk full), the index database deleted or replaced while
+ * serving, the channel folder gone, this machine's wall clock stepped. `UpdateGuard.run` wraps
+ * every update; the indexer gives it what it must do in each case (the hooks) and keeps the
+ * parts those touch. The health it says is read by the web server's process (health.ts).
+ */
+import { assertChannelRoot } from './read-channel';
+import { dbIdentity, HEALTH_OK, isSqliteError, writeHealth, type IndexHealth } from './health';
+
+/** A wall-clock step (ms, wall minus monotonic moved by more than this) re-derives every order. */
+export const CLOCK_STEP_MS = 5_000;
+
+/** What the guard asks of the indexer. */
+export interface GuardHooks {
+  readonly root: string;
+  /** The index database's file, or null for an in-memory one (no identity, no health file). */
+  readonly dbFile: string | null;
+  /** This machine's wall clock, ms since the epoch (the indexer's clock). */
+  readonly clock: () => number;
+  readonly log: (line: string) => void;
+  /** Asks for a full look `ms` from now. */
+  readonly retryIn: (ms: number) => void;
+  /** The folder is back: make its watches again. */
+  readonly resubscribe: () => void;
+  /** A failed update may have stored cards of some chunks and not settled them: settle them if so. */
+  readonly settleIfUnsettled: () => void;
+  /** Makes what the process remembers again from the database (after a failed write). */
+  readonly resync: () => void;
+  /** How many orders the index holds. */
+  readonly orderCount: () => number;
+  /** Derives every order again (after a clock step). */
+  readonly deriveAll: () => void;
+  /**
+   * Builds a new index at `file` from the folder (the database was deleted or replaced; a file
+   * that replaced ours is moved aside first, never trusted), then asks for a quick look.
+   */
+  readonly rebuild: (file: string, replaced: boolean) => Promise<void>;
+}
+
+/** Wraps the indexer's updates (see the module header); one per indexer. */
+export class UpdateGuard {
+  private healthNow: IndexHealth = HEALTH_OK;
+  /** The database file's device:inode when opened (dbIdentity), or null (in memory). */
+  private dbId: string | null = null;
+  /** The wall clock minus performance.now() at the last update, ms, or null before the first. */
+  private wallOffset: number | null = null;
+  /** The rebuild under way after the database file was deleted or replaced, or null. */
+  private rebuilding: Promise<void> | null = null;
+
+  constructor(private readonly h: GuardHooks) {}
+
+  /** Whether the board is current: `degraded` while writes fail, the folder is missing, or the index is being rebuilt. */
+  get health(): IndexHealth {
+    return this.healthNow;
+  }
+
+  /** Sets the health and tells the web server's process (the health file). */
+  setHealth(h: IndexHealth): void {
+    this.healthNow = h;
+    if (this.h.dbFile) writeHealth(this.h.dbFile, h);
+  }
+
+  /** At start: health ok, and the database file as opened now. */
+  begin(): void {
+    this.setHealth(HEALTH_OK);
+    this.noteDb();
+  }
+
+  /** After the first index: the wall clock's offset from the monotonic one, to see steps by. */
+  markClock(): void {
+    this.wallOffset = this.h.clock() - performance.now();
+  }
+
+  /** Remembers the identity of the database file as it is now (after opening it). */
+  noteDb(): void {
+    this.dbId = this.h.dbFile ? dbIdentity(this.h.dbFile) : null;
+  }
+
+  /** Resolves when no rebuild is under way. */
+  async settled(): Promise<void> {
+    await this.rebuilding;
+  }
+
+  /**
+   * Runs an update; when it throws (SQLITE_FULL when the database's disk is full, an I/O error),
+   * its transaction was rolled back but what this process remembers (looks, facts, the roster's
+   * signature) may already say the folders were stored: that memory is made again from the
+   * database (resync), so the retry, a full look a second later, reads those folders again.
+   * Degraded is said once (log and health file) and ends with the first update that succeeds.
+   */
+  run(work: () => void): void {
+    // Nothing is written into a database file that is no longer at the path (or while rebuilding it).
+    if (this.dbSwapped()) return;
+    if (this.folderMissing()) return;
+    try {
+      if (this.healthNow.state === 'degraded') this.h.settleIfUnsettled();
+      this.followClockStep();
+      work();
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      const h = this.healthNow;
+      if (h.state === 'ok') {
+        this.h.log(`index: degraded: an update failed (${why}); serving the last good board, retrying every second${e instanceof Error && !isSqliteError(e) ? `\n${e.stack ?? ''}` : ''}`);
+        this.setHealth({ state: 'degraded', code: 'index_write_failed', reason: why, since_ms: this.h.clock(), retries: 0 });
+      } else if (h.code === 'index_write_failed') {
+        this.setHealth({ ...h, reason: why, retries: h.retries + 1 });
+      }
+      this.h.resync();
+      this.h.retryIn(1000);
+      return;
+    }
+    const h = this.healthNow;
+    if (h.state === 'degraded' && h.code === 'index_write_failed') {
+      this.h.log(`index: writing again after ${((this.h.clock() - h.since_ms) / 1000).toFixed(1)} s and ${h.retries} retries; caught up`);
+      this.setHealth(HEALTH_OK);
+    } else if (h.state === 'degraded' && h.code === 'folder_missing') {
+      this.h.log(`index: the channel folder is back after ${((this.h.clock() - h.since_ms) / 1000).toFixed(1)} s; the board is what is there now`);
+      this.setHealth(HEALTH_OK);
+    }
+  }
+
+  /**
+   * Whether the channel folder is gone (renamed away, unmounted, no longer a channel): then
+   * nothing is looked at (a look would take every order for deleted), the board is kept but said
+   * to be not the folder's (index_health folder_missing, which also refuses actions), and it is
+   * looked for again every second. When it is back (or another folder is at the path) its watches
+   * are made again on it and the next update is a full look at what is there.
+   */
+  private folderMissing(): boolean {
+    let why: string | null = null;
+    try {
+      assertChannelRoot(this.h.root);
+    } catch (e) {
+      why = e instanceof Error ? e.message : String(e);
+    }
+    const h = this.healthNow;
+    const wasMissing = h.state === 'degraded' && h.code === 'folder_missing';
+    if (why !== null) {
+      if (!wasMissing) {
+        this.h.log(`index: the channel folder ${this.h.root} is missing (${why}); the board is kept and said to be not current, actions are refused; looking for it every second`);
+        this.setHealth({ state: 'degraded', code: 'folder_missing', reason: why, since_ms: this.h.clock(), retries: 0 });
+      }
+      this.h.retryIn(1000);
+      return true;
+    }
+    if (wasMissing) {
+      this.h.retryIn(0);
+      this.h.resubscribe();
+    }
+    return false;
+  }
+
+  /**
+   * When this machine's wall clock stepped (NTP, an operator, a VM resumed) since the last update
+   * — the wall clock minus the monotonic one moved by more than CLOCK_STEP_MS — every order is
+   * derived again: staleness is decided on the wall clock (arrivals are ctimes on it), and a card
+   * made stale, or left fresh, by the step alone would otherwise keep that state until one of its
+   * files changed. Said in one log line per step.
+   */
+  private followClockStep(): void {
+    const offset = this.h.clock() - performance.now();
+    const prev = this.wallOffset;
+    this.wallOffset = offset;
+    if (prev === null || Math.abs(offset - prev) <= CLOCK_STEP_MS) return;
+    this.h.log(`index: this machine's clock stepped ${offset > prev ? 'forward' : 'back'} by ${(Math.abs(offset - prev) / 1000).toFixed(0)} s; deriving all ${this.h.orderCount()} orders again`);
+    this.h.deriveAll();
+  }
+
+  /**
+   * Whether the database file at the path is no longer the one this indexer writes (deleted,
+   * or another file moved or copied over it: its device and inode differ); then rebuilds (once),
+   * saying so while it runs.
+   */
+  private dbSwapped(): boolean {
+    const file = this.h.dbFile;
+    if (!file || this.dbId === null) return false;
+    if (this.rebuilding) return true;
+    const now = dbIdentity(file);
+    if (now === this.dbId) return false;
+    const why = now === null ? `the index database ${file} was deleted while serving` : `the index database ${file} was replaced by another file while serving`;
+    const t0 = this.h.clock();
+    this.h.log(`index: ${why}; rebuilding it from the folder`);
+    this.setHealth({ state: 'degraded', code: 'index_rebuilding', reason: why, since_ms: t0, retries: 0 });
+    this.rebuilding = this.h
+      .rebuild(file, now !== null)
+      .then(() => {
+        this.noteDb();
+        this.setHealth(HEALTH_OK);
+        this.h.log(`index: rebuilt from the folder in ${((this.h.clock() - t0) / 1000).toFixed(1)} s`);
+      })
+      .finally(() => {
+        this.rebuilding = null;
+      });
+    return true;
+  }
+}
