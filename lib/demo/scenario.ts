@@ -26,6 +26,8 @@ import 'server-only';
  * ends removes its heartbeat; a run's start acknowledges the order's interrupts, and a kill or
  * pause deletes the worker's own claim; the orchestrator's `ferry channel retire` releases
  * (`retired`) every order the retired name holds or is addressed to with no result.
+ *
+ * Over 500 lines on purpose: the demo's story is data, one order after another; splitting it would scatter the story.
  */
 import fs from 'node:fs';
 import path from 'node:path';

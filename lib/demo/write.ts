@@ -31,6 +31,8 @@ import 'server-only';
  * pause (C/interrupt.rs `abandon_claim`) and its heartbeat when a run ends (C/lib.rs
  * `remove_heartbeat`, the run's `Drop`). {@link removeOwnClaim} and {@link removeOwnHeartbeat} do
  * that for the demo's simulated workers only; claimboard's operator code never deletes anything.
+ *
+ * Over 500 lines on purpose: one small writer per record kind the demo and the tests write, each beside its siblings.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -16,6 +16,8 @@ import 'server-only';
  * 4. nothing outside the channel is ever opened or listed (checked on the file descriptors the
  *    reader really opens), and the marker written only outside never appears in what is indexed;
  * 5. the incremental index equals the cold index, and both equal channelStateOf.
+ *
+ * Just over 500 lines: the fuzz round and its invariants, checked in the order they are stated above.
  */
 import { execFileSync } from 'node:child_process';
 import { createPrivateKey, createPublicKey, sign as cryptoSign, type KeyObject } from 'node:crypto';

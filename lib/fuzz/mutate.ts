@@ -5,6 +5,8 @@
  * files), each with what LEDGER.md §2 says must become of it.
  *
  * Pure: nothing here touches the filesystem. `lib/fuzz/harness.ts` places a plan on disk.
+ *
+ * Over 500 lines on purpose: a catalogue of small independent mutation operators; each is a few lines and they are read as a list.
  */
 import { ChannelBuilder, seedOf } from '../testing/channel-builder';
 import { naclPublicKey, naclSign } from '../ledger/nacl-verify';

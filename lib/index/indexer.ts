@@ -22,6 +22,8 @@ import 'server-only';
  *   the clock: each card knows when it may change with no file changing (`next_ms`); the
  *   `stale` timer re-derives those when the time comes.
  * One process writes the index; request handlers open it read-only.
+ *
+ * Just over 500 lines: of them ~40 are the options and ~25 this header; the work is in the parts below.
  */
 import os from 'node:os';
 import path from 'node:path';

@@ -3,6 +3,8 @@
  *
  * Pure: the caller lists the folder (lib/index/read-channel.ts does it on a real disk) and
  * passes every entry with its bytes and its arrival on this machine's clock.
+ *
+ * Over 500 lines: classification, problem rows, the roster and the per-order assembly of one channel, in the order the reading happens. The seam if it grows: the roster and retirements.
  */
 import {
   classifyPath,

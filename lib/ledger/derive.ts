@@ -6,6 +6,8 @@
  * THIS machine's clock, in milliseconds since the Unix epoch. Writer timestamps inside records
  * are never compared with them (LEDGER.md §1.3): they only break ties between claims, exactly
  * as ferryman does on every machine.
+ *
+ * Over 500 lines on purpose: the derivation of one order (LEDGER.md §6, §7) is one decision read top to bottom; its words are already in words.ts. The seam if it grows: the attention flags.
  */
 import { formatLocalInstant, compareTimestamps } from './time';
 import { badRecordText, byFlagOrder, ferryDifference, missingText, words } from './words';

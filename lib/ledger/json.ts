@@ -9,6 +9,8 @@
  * - `canonicalJson` reproduces serde_json's compact serialization of a `serde_json::Value`
  *   (keys sorted by UTF-8 bytes, integers exact, floats laid out as ryu does).
  * - `payloadDigest` is D(x): the lowercase hex SHA-256 of that serialization.
+ *
+ * Over 500 lines on purpose: a strict parser and serde's serializer (with ryu's float layout) are one unit: the digest depends on both agreeing byte for byte.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
