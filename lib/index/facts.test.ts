@@ -108,6 +108,22 @@ describe('ChannelFacts.settle', () => {
     expect(cards.read('s')?.next_ms).toBe(11_000);
   });
 
+  it("does the same for a rerun stale by its run (run_lane stale, the order's state not stale): the soak's 5 of 600", () => {
+    const facts = new ChannelFacts();
+    const rerun = card({ order_id: 'r', state: 'changes_requested', run_lane: 'stale', lane: 'stale', holder: 'fang', reason: 'heartbeat_lapsed', heartbeat: { arrival_ms: 1_000, at: '2026-11-20T09:00:00Z', run: 'r2', pid: 1 } });
+    const cards = mapStore(facts, [rerun]);
+    // As above: fang silent for 5 000 ms > 3 000 turns the reason; a file at 8 000 turns it back until 11 000.
+    facts.touchWriter('fang');
+    facts.updateTouchedWriters(() => 5_000);
+    facts.settle(false, CTX, cards);
+    expect(cards.get('r').reason).toBe('agent_silent');
+    facts.touchWriter('fang');
+    facts.updateTouchedWriters(() => 8_000);
+    facts.settle(false, CTX, cards);
+    expect(cards.get('r').reason).toBe('heartbeat_lapsed');
+    expect(cards.read('r')?.next_ms).toBe(11_000);
+  });
+
   it(`stops after ${MAX_SETTLE_ROUNDS} rounds when the cards never settle, and names what was still changing`, () => {
     const facts = new ChannelFacts();
     const cards = mapStore(facts, [card({ order_id: 'a', state: 'done', lane: 'done' }), card({ order_id: 'b', state: 'blocked', lane: 'queue', depends_on: ['a'] })]);

@@ -187,7 +187,9 @@ export class ChannelFacts {
 
   /**
    * Updates the latest arrival of each writer touched since the last settle from `latestOf`
-   * (null: none stored any more); the stale orders a moved writer holds are marked.
+   * (null: none stored any more); the stale orders a moved writer holds are marked: stale by
+   * state, or in the Stale lane by a stopped run (run_lane; OrderInfo keeps no run_lane, so a
+   * run-stale card that a flag put in Needs attention waits for its own folder's next pass).
    */
   updateTouchedWriters(latestOf: (writer: string) => number | null): void {
     for (const w of this.touchedWriters) {
@@ -196,7 +198,7 @@ export class ChannelFacts {
       if (t === null) this.lastArrival.delete(w);
       else this.lastArrival.set(w, t);
       if (prev !== (t ?? undefined)) {
-        for (const info of this.orders.values()) if (info.holder === w && info.state === 'stale') this.touchedOrders.add(info.id);
+        for (const info of this.orders.values()) if (info.holder === w && (info.state === 'stale' || info.lane === 'stale')) this.touchedOrders.add(info.id);
       }
     }
     this.touchedWriters.clear();
@@ -227,7 +229,7 @@ export class ChannelFacts {
         const c = JSON.parse(row.card) as Card;
         const fixed = withChannelFacts(c, facts);
         let next = row.next_ms;
-        if (fixed.state === 'stale' && fixed.reason === 'heartbeat_lapsed' && fixed.holder) {
+        if ((fixed.state === 'stale' || fixed.run_lane === 'stale') && fixed.reason === 'heartbeat_lapsed' && fixed.holder) {
           const t = (this.lastArrival.get(fixed.holder) ?? 0) + ctx.staleAfterMs;
           if (t > facts.nowMs && (next === null || t < next)) next = t;
         }
