@@ -22,6 +22,7 @@ import { nodeVerify } from '../lib/index/node-verify';
 import { naclPublicKey } from '../lib/ledger/nacl-verify';
 import { benchSeed } from './generate';
 import { topSelfTime } from './profile';
+import { descendants } from '../lib/testing/soak/proc';
 
 // ---- options ---------------------------------------------------------------------------
 
@@ -172,31 +173,6 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 
 // ---- RSS sampling (/proc) --------------------------------------------------------------
 
-function descendants(pid: number): number[] {
-  const out: number[] = [];
-  const visit = (p: number) => {
-    let tasks: string[];
-    try {
-      tasks = fs.readdirSync(`/proc/${p}/task`);
-    } catch {
-      return;
-    }
-    for (const t of tasks) {
-      let kids: string;
-      try {
-        kids = fs.readFileSync(`/proc/${p}/task/${t}/children`, 'utf8');
-      } catch {
-        continue;
-      }
-      for (const k of kids.split(/\s+/).filter(Boolean).map(Number)) {
-        out.push(k);
-        visit(k);
-      }
-    }
-  };
-  visit(pid);
-  return out;
-}
 function statusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
   try {
     const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
