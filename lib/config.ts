@@ -29,6 +29,7 @@ export const SETTING_NAMES = [
   'CLAIMBOARD_LOCAL_AGENTS',
   'CLAIMBOARD_FERRYMAN_WORKSPACES',
   'CLAIMBOARD_REAPER_STATE',
+  'CLAIMBOARD_VERIFIER',
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
@@ -130,6 +131,11 @@ export const settings = {
   projectDir: setting('CLAIMBOARD_PROJECT_DIR', () => process.env.CLAIMBOARD_PROJECT_DIR, text),
   /** The bundled index worker script (set by bin/claimboard.mjs), or undefined (tests: the sources). */
   workerScript: setting('CLAIMBOARD_WORKER_SCRIPT', () => process.env.CLAIMBOARD_WORKER_SCRIPT, text),
+  /**
+   * Which Ed25519 verifier to use (lib/index/verifier.ts): `node` forces node:crypto, `sodium`
+   * requires sodium-native (an Error when it cannot load); unset: sodium-native when it loads.
+   */
+  verifier: setting('CLAIMBOARD_VERIFIER', () => process.env.CLAIMBOARD_VERIFIER, z.enum(['node', 'sodium'], { error: "expected 'node' or 'sodium'" }).optional()),
   /** `CLAIMBOARD_SKIP_SYNCTHING=1`: the real-Syncthing test is skipped. */
   skipSyncthing: setting('CLAIMBOARD_SKIP_SYNCTHING', () => process.env.CLAIMBOARD_SKIP_SYNCTHING, flag),
 } as const;
