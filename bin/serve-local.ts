@@ -20,6 +20,8 @@ import type { ServeLocal } from './serve-local-options';
 /** What serve starts with: the web server's environment, the reaper's config (or null) and lines to print. */
 export interface PreparedLocal {
   readonly env: Readonly<Record<string, string>>;
+  /** The reaper's state folder, absolute: its holds are folded into the index (lib/index/local-holds.ts). */
+  readonly stateDir: string;
   readonly reap: { readonly config: ReapConfig; readonly everyMs: number } | null;
   readonly lines: readonly string[];
 }
@@ -42,7 +44,7 @@ export function prepareLocal(
   };
   const lines: string[] = [];
   if (agents.engines.size > 0) lines.push(`local agents (their pids are checked here): ${[...agents.sources].map(([n, from]) => `${n} (${from})`).join(', ')}`);
-  if (!local.reap) return { env, reap: null, lines };
+  if (!local.reap) return { env, stateDir, reap: null, lines };
   const r = local.reap;
   if (!isSafeComponent(r.agent.trim())) throw new Error(`--reap-agent ${r.agent}: not a safe name`);
   const agent = canonicalName(r.agent);
@@ -62,7 +64,7 @@ export function prepareLocal(
     fleetAgents: ctx.fleetAgents,
   };
   lines.push(`reaping ${agent}'s dead runs every ${durationWords(r.everyS * 1000)} (policy ${r.policy}, stale after ${durationWords(ctx.staleAfterMs)} on this machine's clock, state in ${stateDir})`);
-  return { env, reap: { config, everyMs: r.everyS * 1000 }, lines };
+  return { env, stateDir, reap: { config, everyMs: r.everyS * 1000 }, lines };
 }
 
 /**

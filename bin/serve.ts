@@ -172,6 +172,8 @@ export async function serve(opts: ServeOptions): Promise<number> {
     fleetAgents,
     log: (line) => console.log(`claimboard: ${line}`),
     onSettled: alerts ? () => alerts.poke() : undefined,
+    // This machine's reaper holds count as flags in the index (docs/reaper.md).
+    reaperState: local.stateDir,
   });
   let child: ChildProcess | null = null;
   // The web server starts at once; the page shows indexing progress until the first index is done.

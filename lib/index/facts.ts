@@ -208,12 +208,15 @@ export class ChannelFacts {
    * Applies the channel-wide facts at `nowMs` (this machine's clock) to every order (`all`) or
    * to the orders touched since the last settle, then to the orders those changes touch, for
    * at most MAX_SETTLE_ROUNDS rounds. A stale card whose reason may still turn from
-   * heartbeat_lapsed to agent_silent gets that moment as its `next_ms`.
+   * heartbeat_lapsed to agent_silent gets that moment as its `next_ms`. `holdOf`: the reaper
+   * holds' flag (derive.ts withChannelFacts).
    */
-  settle(all: boolean, ctx: { readonly nowMs: number; readonly staleAfterMs: number }, cards: SettleCards): SettleOutcome {
+  settle(all: boolean, ctx: { readonly nowMs: number; readonly staleAfterMs: number; readonly holdOf?: (card: Card) => string | undefined }, cards: SettleCards): SettleOutcome {
     const facts = {
       nowMs: ctx.nowMs,
       staleAfterMs: ctx.staleAfterMs,
+      // This machine's reaper holds (local-holds.ts), when the indexer reads them.
+      ...(ctx.holdOf ? { holdOf: ctx.holdOf } : {}),
       lastArrivalOf: (a: string) => this.lastArrival.get(a),
       isOrder: (id: string) => this.orders.has(id),
       stateOf: (id: string) => this.orders.get(id)?.state,

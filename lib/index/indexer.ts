@@ -51,6 +51,7 @@ import fs from 'node:fs';
 import type { IndexHealth } from './health';
 import { UpdateGuard } from './guard';
 import { openWriter } from './db';
+import { LocalHolds } from './local-holds';
 
 export interface IndexerOptions {
   /** The channel root. */
@@ -90,6 +91,8 @@ export interface IndexerOptions {
    * return at once (the serve process's alerts, lib/alerts/engine.ts, only schedule their look).
    */
   readonly onSettled?: () => void;
+  /** The reaper's state folder on this machine (serve's): its holds raise `dead_run_held` (local-holds.ts). None: no holds. */
+  readonly reaperState?: string;
 }
 
 
@@ -115,6 +118,8 @@ export class Indexer {
   private settleMs = 0;
   /** The faults an update can meet (guard.ts): failed writes, the database swapped, the folder gone, clock steps. */
   private readonly guard: UpdateGuard;
+  /** This machine's reaper holds, folded into the cards when they settle (local-holds.ts). */
+  private readonly holds: LocalHolds | null;
 
   constructor(private readonly opts: IndexerOptions) {
     this.clock = opts.clock ?? Date.now;
@@ -125,6 +130,7 @@ export class Indexer {
       return base(k, m, s);
     };
     this.store = new IndexStore(opts.db);
+    this.holds = opts.reaperState ? new LocalHolds(opts.reaperState, opts.root) : null;
     this.looks = new FolderLooks(opts.root, (d) => this.store.pathsIn(d), this.log);
     this.level = this.makeLevel();
     this.watches = new OrderWatches({ wants: (d) => this.facts.orderIn(d)?.lane !== 'done', knows: (d) => this.looks.knows(d), dirs: () => this.looks.dirs() });
@@ -203,6 +209,7 @@ export class Indexer {
     // The channel-level entries are not remembered: the next look reads the channel level again.
     this.level.load();
     this.writer = this.makeWriter();
+    this.holds?.forget();
   }
 
   /** The cards and problems as stored now (tests, the serve command). */
@@ -255,6 +262,8 @@ export class Indexer {
     // channel-wide facts need (no card is parsed).
     for (const r of s.dirs()) this.looks.remember(r.dir, r.self, r.listing);
     this.facts.load(s.cardInfos(), s.deps());
+    this.holds?.forget();
+    this.touchHolds();
     this.setProgress({ phase: 'scanning' });
     this.log(warm ? `index: warm start, ${this.looks.size} folders remembered` : 'index: cold start');
 
@@ -365,7 +374,10 @@ export class Indexer {
       // The roster, ledger files or channel problems changed: every open page refetches.
       this.store.addChange('*', this.clock());
     }
+    // A hold that began or ended settles its order again, with no file changed.
+    const held = this.touchHolds();
     this.passDirs(dirty);
+    if (held && dirty.size === 0) this.settle(false);
     this.timers.staleChanged();
     if (channelDirty) this.opts.onSettled?.();
   }
@@ -374,6 +386,14 @@ export class Indexer {
   private passDue(): void {
     const due = this.store.dueDirs(this.clock());
     if (due.length > 0) this.passDirs(new Set(due));
+  }
+
+  /** Marks the orders whose reaper holds changed (local-holds.ts); true when there are any. */
+  private touchHolds(): boolean {
+    const ids = this.holds?.take(this.store.db);
+    if (!ids || ids.size === 0) return false;
+    for (const id of ids) this.facts.touchOrder(id);
+    return true;
   }
 
   // --- watching ---
@@ -481,7 +501,9 @@ export class Indexer {
     s.transaction(() => {
       if (cold) f.setLastArrivals(s.latestArrivals());
       else f.updateTouchedWriters((w) => s.latestArrivalOf(w));
-      const out = f.settle(cold, { nowMs: this.clock(), staleAfterMs: this.opts.staleAfterMs }, { read: (id) => s.cardRow(id), write: (c, dir, next) => this.writer.writeCard(c, dir, next) });
+      const holds = this.holds;
+      const ctx = { nowMs: this.clock(), staleAfterMs: this.opts.staleAfterMs, ...(holds ? { holdOf: (c: Card) => holds.textFor(c) } : {}) };
+      const out = f.settle(cold, ctx, { read: (id) => s.cardRow(id), write: (c, dir, next) => this.writer.writeCard(c, dir, next) });
       if (out.unsettled.length > 0) {
         this.log(`index: settle stopped after ${MAX_SETTLE_ROUNDS} rounds with ${out.unsettled.length} orders still changing (${out.unsettled.slice(0, 5).join(', ')}); their cards stay as last written`);
       }

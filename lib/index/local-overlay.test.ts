@@ -2,7 +2,8 @@
  * The local overlay (issue 16) against real processes: a card held by a local agent gets this
  * machine's verdict on its heartbeat's pid (alive while the child runs, dead once it is killed and
  * collected), and the Stale reason's detail on a stale card; another machine's agent gets no
- * `local` field; with no local agent and no hold the answers are the very same bytes.
+ * `local` field; with no local agent the answers are the very same bytes. (The reaper's holds are
+ * the index's, not the overlay's: local-holds.test.ts.)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +14,6 @@ import { openMemory } from './db';
 import { LocalOverlay } from './local-overlay';
 import type { BoardCard, BoardResponse } from './types';
 import { localAgentsOf } from '../local/liveness';
-import { writeReaperState, type ReaperHold } from '../local/reaper-state';
 import { ChannelBuilder } from '../testing/channel-builder';
 
 const children: ChildProcess[] = [];
@@ -91,7 +91,7 @@ describe('LocalOverlay', () => {
     expect([dead.local?.verdict, dead.stale_detail]).toEqual(['dead', 'dead_local']);
   });
 
-  it('with no local agent and no hold, the board and order answers are the same bytes', async () => {
+  it('with no local agent, the board and order answers are the same bytes', async () => {
     const db = openMemory();
     const child = await startChild();
     const overlay = new LocalOverlay({ local: localAgentsOf({}), stateDir: emptyStateDir, channel: '/c' });
@@ -111,49 +111,5 @@ describe('LocalOverlay', () => {
     expect(overlay.orderJson(db, theirs, Date.now())).toBe(theirs);
     const ours = JSON.parse(overlay.orderJson(db, JSON.stringify({ card: cardWith('fang', pid), now_ms: 5 }), Date.now())) as { card: BoardCard; now_ms: number };
     expect([ours.card.local?.text, ours.now_ms]).toEqual([`alive: pid ${pid} is running here (slow, not orphaned)`, 5]);
-  });
-
-  it("a hold recorded by the reaper puts the order in Needs attention with its reason, until the order is released", () => {
-    const db = openMemory();
-    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-holds-'));
-    try {
-      // Another machine's agent: the hold is this machine's reaper's record, read whoever looks.
-      const overlay = new LocalOverlay({ local: localAgentsOf({}), stateDir, channel: '/c', reuseMs: 0 });
-      const held = cardWith('fang', 4242, 2);
-      expect([held.state, held.lane]).toEqual(['stale', 'stale']);
-      const hold: ReaperHold = {
-        order_id: 'o',
-        agent: 'fang',
-        run: 'r1',
-        pid: 4242,
-        verdict: 'dead',
-        text: 'dead: pid 4242 is gone on this machine',
-        held_at_ms: Date.parse('2026-12-01T17:00:00Z'),
-        held_at: '2026-12-01T17:00:00Z',
-        heartbeat_arrival_ms: held.heartbeat?.arrival_ms ?? 0,
-      };
-      writeReaperState(stateDir, { version: 1, channel: '/c', agent: 'fang', updated_at_ms: hold.held_at_ms, runs: [], holds: [hold] });
-      const text = 'dead run held for review: dead: pid 4242 is gone on this machine, since 2026-12-01T17:00:00Z';
-      const c = overlay.card(db, held, Date.now());
-      expect([c.lane, c.flags.at(-1), c.alerts.at(-1)]).toEqual(['attention', 'dead_run_held', { flag: 'dead_run_held', text }]);
-
-      // On the board it moves from Stale to the front of Needs attention, the counts following.
-      const b: BoardResponse = { ...boardOf([]), lanes: [
-        { lane: 'attention', count: 0, cards: [], next_cursor: null },
-        { lane: 'stale', count: 1, cards: [held], next_cursor: null },
-      ] };
-      const lanes = overlay.board(db, b, Date.now()).lanes.map((p) => [p.lane, p.count, p.cards.map((x) => x.order_id)]);
-      expect(lanes).toEqual([['attention', 1, ['o']], ['stale', 0, []]]);
-
-      // fang released it (its own release): the hold is over, the card is as derived.
-      const released = new ChannelBuilder(Date.now() + 5000).roster().order('o').claim('o', 'fang', { age: 4 });
-      released.json('tasks/o/heartbeat.fang.json', { order_id: 'o', agent: 'fang', run: 'r1', pid: 4242, at: '2026-11-20T09:06:00Z' }, { age: 4 });
-      released.release('o', 'fang', 'fang', { age: 1, reason: 'worker died mid-run' });
-      const after = released.card('o', { staleAfterS: 2 });
-      expect(after.state).toBe('open');
-      expect(overlay.card(db, after, Date.now())).toBe(after);
-    } finally {
-      fs.rmSync(stateDir, { recursive: true, force: true });
-    }
   });
 });

@@ -2,45 +2,39 @@ import 'server-only';
 /**
  * This machine's certainty on the board and order answers (issue 16): for a card whose holder is
  * an agent local to the server's machine, the verdict on its heartbeat's pid (`local`: dead,
- * alive, reused, unknown, with the sentence) and the Stale reason's detail (`stale_detail`); and
- * the reaper's holds raised into Needs attention as `dead_run_held`.
+ * alive, reused, unknown, with the sentence) and the Stale reason's detail (`stale_detail`).
  *
- * Applied to the answers after the index computed them, because both come from this machine
- * (its /proc, the reaper's state file), not from the channel: the index stays the same on every
- * machine, and on a machine with no local agent and no hold the answers are not touched at all
- * (the same bytes). One clock: this machine's (heartbeat arrivals, process start times).
+ * Applied to the answers after the index computed them, because a verdict is this machine's
+ * /proc at the moment asked, not the channel's: on a machine with no local agent the answers are
+ * not touched at all (the same bytes). The reaper's holds (`dead_run_held`) are not here: they
+ * move cards between lanes, so the indexer folds them in (local-holds.ts) and the counts, pages
+ * and filters see them. One clock: this machine's (heartbeat arrivals, process start times).
  */
 import type { Statement } from 'better-sqlite3';
 import type { DB } from './db';
 import type { BoardCard, BoardResponse, LanePage } from './types';
 import type { Card } from '../ledger/derive';
-import { holdApplies, staleDetailOf, type Liveness, type ProcessFacts } from '../ledger/liveness';
+import { staleDetailOf, type Liveness, type ProcessFacts } from '../ledger/liveness';
 import { localAgentsOf, localLivenessOf, type LocalAgents } from '../local/liveness';
-import { defaultStateDir, firstArrivalOf, readHolds, readReaperState, type ReaperHold } from '../local/reaper-state';
+import { defaultStateDir, firstArrivalOf, readReaperState } from '../local/reaper-state';
 import { settings } from '../config';
 
 /** The local configuration an overlay works from. */
 export interface LocalOverlayConfig {
   readonly local: LocalAgents;
-  /** The reaper's state directory (its holds, its first arrivals). */
+  /** The reaper's state directory (its first arrivals of runs). */
   readonly stateDir: string;
   /** The channel root (names the reaper's state files), or null: no reaper state is read. */
   readonly channel: string | null;
   /** Reads a pid's facts (default: this machine's /proc). */
   readonly proc?: (pid: number) => ProcessFacts;
-  /** How long a verdict or the holds read are reused, ms (default 1000: each verdict reads /proc). */
+  /** How long a verdict is reused, ms (default 1000: each verdict reads /proc). */
   readonly reuseMs?: number;
-}
-
-/** The hold flag's reason on the card. */
-export function holdText(hold: ReaperHold): string {
-  return `dead run held for review: ${hold.text}, since ${hold.held_at}`;
 }
 
 /** Adds this machine's facts to the board and order answers; see the header. */
 export class LocalOverlay {
   private readonly verdicts = new Map<string, { readonly at: number; readonly l: Liveness | null }>();
-  private holdsRead: { readonly at: number; readonly holds: readonly ReaperHold[] } | null = null;
   private readonly firstRuns = new WeakMap<DB, Statement>();
   private readonly reuseMs: number;
 
@@ -48,18 +42,9 @@ export class LocalOverlay {
     this.reuseMs = cfg.reuseMs ?? 1000;
   }
 
-  /** Whether anything could change: a local agent, or a hold recorded here. */
-  active(nowMs: number): boolean {
-    return this.cfg.local.engines.size > 0 || this.holds(nowMs).length > 0;
-  }
-
-  /** The reaper's holds on this channel (read at most once per reuseMs). */
-  private holds(nowMs: number): readonly ReaperHold[] {
-    if (this.cfg.channel === null) return [];
-    if (this.holdsRead && nowMs - this.holdsRead.at < this.reuseMs && nowMs >= this.holdsRead.at) return this.holdsRead.holds;
-    const holds = readHolds(this.cfg.stateDir, this.cfg.channel);
-    this.holdsRead = { at: nowMs, holds };
-    return holds;
+  /** Whether anything could change: a local agent. */
+  active(): boolean {
+    return this.cfg.local.engines.size > 0;
   }
 
   /** The earliest arrival of (order, agent, run) the index saw, ms (this machine's clock), or undefined. */
@@ -92,55 +77,29 @@ export class LocalOverlay {
     return l;
   }
 
-  /** One card with this machine's facts: `local` and `stale_detail`, and a standing hold as `dead_run_held`. */
+  /** One card with this machine's facts: `local` and `stale_detail` (the same card when its holder is not local). */
   card(db: DB, card: BoardCard, nowMs: number): BoardCard {
-    let out: BoardCard = card;
     const l = this.verdictOf(db, card, nowMs);
-    if (l) {
-      const detail = card.state === 'stale' || card.run_lane === 'stale' ? staleDetailOf(l.verdict) : null;
-      out = { ...out, local: { verdict: l.verdict, pid: l.pid, text: l.text }, ...(detail ? { stale_detail: detail } : {}) };
-    }
-    // A hold stands while the order is still that run's (holdApplies); it ends by itself after.
-    const hold = this.holds(nowMs).find((h) => holdApplies(h, card));
-    if (hold && !out.flags.includes('dead_run_held')) {
-      // Last in the flag order (lib/ledger/words.ts FLAG_ORDER), so appended.
-      out = { ...out, flags: [...out.flags, 'dead_run_held'], alerts: [...out.alerts, { flag: 'dead_run_held', text: holdText(hold) }], lane: 'attention' };
-    }
-    return out;
+    if (!l) return card;
+    const detail = card.state === 'stale' || card.run_lane === 'stale' ? staleDetailOf(l.verdict) : null;
+    return { ...card, local: { verdict: l.verdict, pid: l.pid, text: l.text }, ...(detail ? { stale_detail: detail } : {}) };
   }
 
-  /**
-   * A board answer with every card overlaid. A held card moves from its lane to the front of
-   * Needs attention, each lane's count following (on this page only: a held card beyond a lane's
-   * first page is not found here, and a `flag:dead_run_held` query matches nothing, since the
-   * index never stores this machine's holds).
-   */
+  /** A board answer with every card overlaid (lanes and counts as the index gave them). */
   board(db: DB, b: BoardResponse, nowMs: number): BoardResponse {
-    if (!this.active(nowMs)) return b;
-    const moved: BoardCard[] = [];
-    const lanes = b.lanes.map((p) => {
-      const cards = p.cards.map((c) => this.card(db, c, nowMs));
-      if (p.lane === 'attention') return { ...p, cards };
-      const stay = cards.filter((c) => c.lane === p.lane);
-      moved.push(...cards.filter((c) => !stay.includes(c)));
-      return { ...p, cards: stay, count: p.count - (cards.length - stay.length) };
-    });
-    if (moved.length === 0) return { ...b, lanes };
-    return { ...b, lanes: lanes.map((p) => (p.lane === 'attention' ? { ...p, cards: [...moved, ...p.cards], count: p.count + moved.length } : p)) };
+    if (!this.active()) return b;
+    return { ...b, lanes: b.lanes.map((p) => ({ ...p, cards: p.cards.map((c) => this.card(db, c, nowMs)) })) };
   }
 
-  /** One lane's next page with every card overlaid; a held card is left out of any lane but Needs attention (the board's first page shows it there). */
+  /** One lane's next page with every card overlaid. */
   lanePage(db: DB, p: LanePage, nowMs: number): LanePage {
-    if (!this.active(nowMs)) return p;
-    const cards = p.cards.map((c) => this.card(db, c, nowMs));
-    if (p.lane === 'attention') return { ...p, cards };
-    const stay = cards.filter((c) => c.lane === p.lane);
-    return { ...p, cards: stay, count: p.count - (cards.length - stay.length) };
+    if (!this.active()) return p;
+    return { ...p, cards: p.cards.map((c) => this.card(db, c, nowMs)) };
   }
 
   /** An order answer (orderJson's text) with its card overlaid; the same text when nothing changes. */
   orderJson(db: DB, body: string, nowMs: number): string {
-    if (!this.active(nowMs)) return body;
+    if (!this.active()) return body;
     const o = JSON.parse(body) as { card: BoardCard };
     const card = this.card(db, o.card, nowMs);
     return card === o.card ? body : JSON.stringify({ ...o, card });

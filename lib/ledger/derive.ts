@@ -632,7 +632,10 @@ export function retiredAgents(retirements: readonly RetirementRecord[]): Set<str
  * Re-applies the parts of a card that depend on the rest of the channel, for an index that
  * derives orders one at a time: the stale reason (`agent_silent` vs `heartbeat_lapsed`, LEDGER.md
  * §6, from the holder's latest arrival anywhere), `missing_dependency` and `blocked` (§7.2).
- * `card` must come from deriveOrder; `isOrder`/`stateOf` describe the channel now. Pure.
+ * `card` must come from deriveOrder; `isOrder`/`stateOf` describe the channel now. With
+ * `holdOf`, also this machine's reaper holds (issue 16): the `dead_run_held` flag with the
+ * reason `holdOf` gives for the card (undefined: no hold stands, any earlier flag is dropped).
+ * Pure.
  */
 export function withChannelFacts(
   card: Card,
@@ -642,6 +645,7 @@ export function withChannelFacts(
     readonly lastArrivalOf: (agent: string) => number | undefined;
     readonly isOrder: (id: string) => boolean;
     readonly stateOf: (id: string) => OrderState | undefined;
+    readonly holdOf?: (card: Card) => string | undefined;
   },
 ): Card {
   let c: Card = card;
@@ -667,5 +671,18 @@ export function withChannelFacts(
     const state: OrderState = blocked ? 'blocked' : 'open';
     if (state !== c.state) c = { ...c, state, lane: laneOf(state, c.flags) };
   }
+  if (facts.holdOf) c = withHold(c, facts.holdOf(c));
   return c;
+}
+
+/** `card` with the `dead_run_held` alert `text` (undefined: without it); the same card when nothing changes. */
+function withHold(card: Card, text: string | undefined): Card {
+  const alerts0 = card.alerts;
+  const had = alerts0.find((a) => a.flag === 'dead_run_held');
+  if (had?.text === text) return card;
+  const alerts: Alert[] = alerts0.filter((a) => a.flag !== 'dead_run_held');
+  if (text !== undefined) alerts.push({ flag: 'dead_run_held', text });
+  alerts.sort(byFlagOrder);
+  const flags: AttentionFlag[] = alerts.map((a) => a.flag);
+  return { ...card, flags, alerts, lane: laneOf(card.state, flags, card.run_lane) };
 }
