@@ -43,6 +43,8 @@ export interface HarnessOptions {
   readonly log?: (line: string) => void;
   /** How long the first index may take (default 180 s). */
   readonly readyTimeoutS?: number;
+  /** Every file the fleet writes or removes, the roster and history before the board starts included (e.g. a folder check). */
+  readonly onWrite?: (w: SoakWrite) => void;
 }
 
 /** What {@link SoakHarness.finish} found. */
@@ -127,6 +129,7 @@ export class SoakHarness {
   }
 
   private onWrite(w: SoakWrite): void {
+    this.opts.onWrite?.(w);
     if (w.kind === 'order' && w.orderId) {
       this.known.add(w.orderId);
       this.knownDirty = true;
