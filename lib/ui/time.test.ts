@@ -9,10 +9,17 @@ describe('formatDuration / ago', () => {
     expect(formatDuration(11 * 3_600_000 + 20 * 60_000)).toBe('11 h');
     expect(formatDuration(5 * 86_400_000)).toBe('5 days');
   });
-  it('says ago, just now, in', () => {
+  it('says ago, or just now within 5 s', () => {
     expect(ago(0, 12 * 60_000)).toBe('12 min ago');
     expect(ago(0, 2_000)).toBe('just now');
-    expect(ago(3 * 60_000, 0)).toBe('in 3 min');
+    expect(ago(0, 4_999)).toBe('just now');
+    expect(ago(0, 5_000)).toBe('5 s ago');
+  });
+  it('never says a negative age: an instant after now (the clock stepped back) is just now', () => {
+    expect(ago(3 * 60_000, 0)).toBe('just now');
+    // The clock stepped back an hour after a file arrived: its arrival reads an hour ahead of now.
+    expect(ago(3_600_000, 0)).toBe('just now');
+    expect(ago(1, 0)).toBe('just now');
   });
 });
 

@@ -29,11 +29,16 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(d / DAY)} days`;
 }
 
-/** "12 min ago" for a local instant before `nowMs`; "just now" within 5 s; "in 3 min" after. */
+/**
+ * "12 min ago" for a local instant (ms, this machine's clock) before `nowMs` (the same clock);
+ * "just now" within 5 s and for any instant after `nowMs`: an arrival is never in the future, so
+ * one after now means this clock stepped back since (docs/channel-format.md), and the page shows
+ * no negative age ("in 3 min"); the exact time stays in the caller's tooltip.
+ */
 export function ago(thenMs: number, nowMs: number): string {
   const d = nowMs - thenMs;
-  if (Math.abs(d) < 5 * SEC) return 'just now';
-  return d > 0 ? `${formatDuration(d)} ago` : `in ${formatDuration(d)}`;
+  if (d < 5 * SEC) return 'just now';
+  return `${formatDuration(d)} ago`;
 }
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
