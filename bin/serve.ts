@@ -172,6 +172,8 @@ export async function serve(opts: ServeOptions): Promise<number> {
     fleetAgents,
     log: (line) => console.log(`claimboard: ${line}`),
     onSettled: alerts ? () => alerts.poke() : undefined,
+    // A rebuilt index (the database deleted or replaced while serving): the alerts follow it.
+    onRebuilt: alerts ? (rebuilt) => alerts.useDb(rebuilt) : undefined,
     // This machine's reaper holds count as flags in the index (docs/reaper.md).
     reaperState: local.stateDir,
   });

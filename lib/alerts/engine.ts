@@ -20,11 +20,12 @@ import { decide, type Decision, type OpenRow } from './decide';
 import { attempt, type AlertTarget } from './deliver';
 import { cardWords, itemOfProblem, itemsOfCard, PAGING_PROBLEMS, problemWords, resolvedOrderWords, resolvedProblemWords, type AlertItem } from './items';
 import { makePayload, redactCommand, redactUrl, type AlertPayload } from './payload';
-import { nextPending, openRows, prune, recordFailure, recordSuccess, storeConfig, storeDecision, type OutboxEntry, type StoredAlertConfig } from './store';
+import { copyAlertTables, nextPending, openRows, prune, recordFailure, recordSuccess, storeConfig, storeDecision, type OutboxEntry, type StoredAlertConfig } from './store';
 
 export type { AlertTarget } from './deliver';
 
 export interface AlertOptions {
+  /** The index's connection (the serve process's one writer); a rebuilt index's is given by {@link AlertEngine.useDb}. */
   readonly db: DB;
   /** The channel root (its folder name is the payload's `channel`). */
   readonly channel: string;
@@ -73,7 +74,8 @@ interface Queue {
 const MAX_BACKOFF_MS = 60_000;
 
 export class AlertEngine {
-  private readonly db: DB;
+  /** The connection decided and delivered on: the index's, followed when it is rebuilt (useDb). */
+  private db: DB;
   private readonly clock: () => number;
   private readonly log: (line: string) => void;
   private readonly afterMs: number;
@@ -124,6 +126,44 @@ export class AlertEngine {
     this.started = true;
     storeConfig(this.db, this.config, this.clock());
     for (const r of openRows(this.db)) this.open.set(r.key, r);
+    this.poke();
+    for (const q of this.queues) this.kick(q);
+  }
+
+  /**
+   * Follows the index to a new connection `db` (the indexer rebuilt a deleted or replaced
+   * database: IndexerOptions.onRebuilt), called while the old one is still open: the alerts'
+   * tables are copied into the new file (what was sent is not sent again, what is owed is still
+   * delivered, the status page keeps its history; the new file's own are empty), then everything
+   * is decided again on it. Before, the engine kept the old connection: it read a board nobody
+   * updated any more and paged nothing new. Without the old one open, the configuration and the
+   * open rows it keeps in memory are written instead (owed deliveries are lost, and said).
+   */
+  useDb(db: DB): void {
+    if (db === this.db) return;
+    const old = this.db;
+    this.db = db;
+    this.lastSeq = null; // the new feed's sequence numbers start again
+    this.memo.clear();
+    // Never throws (the indexer calls it inside its rebuild): a failed copy is said, then retried as the memory's rows.
+    try {
+      if (!old.open) throw new Error('the old index was already closed');
+      const n = copyAlertTables(old, db);
+      this.log(`alerts: following the rebuilt index (${n.open} open alert${n.open === 1 ? '' : 's'} and ${n.owed} owed deliver${n.owed === 1 ? 'y' : 'ies'} carried over)`);
+    } catch (e) {
+      try {
+        storeDecision(db, { put: [...this.open.values()], drop: [], send: [], resolve: [], wakeMs: null }, [], this.clock());
+        this.log(`alerts: following the rebuilt index; ${this.open.size} open alerts kept, deliveries owed on the old index lost (${e instanceof Error ? e.message : String(e)})`);
+      } catch (e2) {
+        this.log(`alerts: following the rebuilt index; nothing carried over (${e2 instanceof Error ? e2.message : String(e2)})`);
+      }
+    }
+    if (!this.started || this.stopped) return;
+    try {
+      storeConfig(db, this.config, this.clock());
+    } catch (e) {
+      this.log(`alerts: could not store the configuration in the rebuilt index: ${e instanceof Error ? e.message : String(e)}`);
+    }
     this.poke();
     for (const q of this.queues) this.kick(q);
   }

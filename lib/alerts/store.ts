@@ -68,6 +68,33 @@ export function storeConfig(db: DB, cfg: StoredAlertConfig, nowMs: number): void
   })();
 }
 
+const ALERT_TABLES = {
+  alerts_sent: 'key, grp, event, order_id, path, reason, first_seen_ms, sent_ms, gone_ms, resolved_ms',
+  alert_outbox: 'id, target, event, grp, payload, created_ms, status, attempts, next_ms, done_ms, last_error',
+  alert_state: 'target, kind, label, last_success_ms, last_error, last_error_ms, sent, failed',
+} as const;
+
+/**
+ * Copies the alerts' tables from `from` into `to`, whose own rows of them are dropped first, in
+ * one transaction on `to`: the sent set, every delivery (owed ones keep their ids, so an attempt
+ * under way records its outcome on the copy) and each target's state. For an index rebuilt
+ * while serving (the database deleted or replaced), while the old connection is still open.
+ * Returns how many open rows and owed deliveries were copied.
+ */
+export function copyAlertTables(from: DB, to: DB): { open: number; owed: number } {
+  const read = Object.fromEntries(Object.entries(ALERT_TABLES).map(([t, cols]) => [t, from.prepare(`SELECT ${cols} FROM ${t}`).raw().all() as unknown[][]]));
+  to.transaction(() => {
+    for (const [t, cols] of Object.entries(ALERT_TABLES)) {
+      to.prepare(`DELETE FROM ${t}`).run();
+      const put = to.prepare(`INSERT INTO ${t} (${cols}) VALUES (${cols.split(',').map(() => '?').join(', ')})`);
+      for (const row of read[t] ?? []) put.run(...row);
+    }
+  })();
+  const open = (from.prepare('SELECT COUNT(*) AS n FROM alerts_sent WHERE resolved_ms IS NULL').get() as { n: number }).n;
+  const owed = (from.prepare("SELECT COUNT(*) AS n FROM alert_outbox WHERE status = 'pending'").get() as { n: number }).n;
+  return { open, owed };
+}
+
 /** Forgets the configuration (serve started without alerts: the page header shows none). */
 export function clearConfig(db: DB): void {
   deleteMeta(db, 'alerts');

@@ -91,6 +91,12 @@ export interface IndexerOptions {
    * return at once (the serve process's alerts, lib/alerts/engine.ts, only schedule their look).
    */
   readonly onSettled?: () => void;
+  /**
+   * Told once a rebuild (the database deleted or replaced while serving) has indexed the folder
+   * into its new connection, while the old one is still open (the serve process's alerts copy
+   * their tables across and follow it, lib/alerts/engine.ts useDb). Synchronous.
+   */
+  readonly onRebuilt?: (db: DB) => void;
   /** The reaper's state folder on this machine (serve's): its holds raise `dead_run_held` (local-holds.ts). None: no holds. */
   readonly reaperState?: string;
 }
@@ -331,14 +337,19 @@ export class Indexer {
     }
     const old = this.store.db;
     const db = openWriter(file, (w) => this.log(`index: ${w}`));
-    if (old !== this.opts.db) old.close();
     this.store = new IndexStore(db);
     this.level = this.makeLevel();
     this.looks = new FolderLooks(this.opts.root, (d) => this.store.pathsIn(d), this.log);
     this.facts = new ChannelFacts();
     this.writer = this.makeWriter();
     this.progress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
-    await this.firstIndex();
+    try {
+      await this.firstIndex();
+      this.opts.onRebuilt?.(db);
+    } finally {
+      // Closed only now: until the new index is complete, its readers (the alerts) keep the old one.
+      if (old !== this.opts.db) old.close();
+    }
     this.timers.wantQuick();
     this.timers.schedule(0);
   }
