@@ -2,8 +2,9 @@
  * `serve`'s local options (issue 16, docs/reaper.md "In serve"): which agents are local to this
  * machine (`--local-agent`, `--ferryman-workspace`, both repeatable; `--ferryman-state`'s keys
  * too), passed to the web server so the board shows the liveness verdicts; and the opt-in reaper
- * (`--reap-agent --reap-key [--reap-policy] [--reap-every] [--reap-state]`), one pass of
- * lib/local/reap.ts on a timer inside serve, each written path nudged to the indexer.
+ * (`--reap <agent>:<policy>:<key-file>`, repeatable, or `--reap-agent --reap-key [--reap-policy]`;
+ * `--reap-every`, `--reap-state`), one pass of lib/local/reap.ts per reaped agent on a timer inside
+ * serve, each written path nudged to the indexer.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +23,8 @@ export interface PreparedLocal {
   readonly env: Readonly<Record<string, string>>;
   /** The reaper's state folder, absolute: its holds are folded into the index (lib/index/local-holds.ts). */
   readonly stateDir: string;
-  readonly reap: { readonly config: ReapConfig; readonly everyMs: number } | null;
+  /** One reaper per reaped agent, each with its own policy (empty: none). */
+  readonly reaps: readonly { readonly config: ReapConfig; readonly everyMs: number }[];
   readonly lines: readonly string[];
 }
 
@@ -44,27 +46,28 @@ export function prepareLocal(
   };
   const lines: string[] = [];
   if (agents.engines.size > 0) lines.push(`local agents (their pids are checked here): ${[...agents.sources].map(([n, from]) => `${n} (${from})`).join(', ')}`);
-  if (!local.reap) return { env, stateDir, reap: null, lines };
-  const r = local.reap;
-  if (!isSafeComponent(r.agent.trim())) throw new Error(`--reap-agent ${r.agent}: not a safe name`);
-  const agent = canonicalName(r.agent);
-  if (!agents.engines.has(agent)) throw new Error(`--reap-agent ${agent} is not local here: name it with --local-agent or --ferryman-workspace too`);
-  const config: ReapConfig = {
-    root: ctx.channel,
-    agent,
-    seedHex: readSeed(r.key),
-    policy: r.policy,
-    dryRun: false,
-    staleAfterMs: ctx.staleAfterMs,
-    stateDir,
-    engine: agents.engines.get(agent) ?? null,
-    ...(agents.attachments.has(agent) ? { attachment: agents.attachments.get(agent) } : {}),
-    host: os.hostname(),
-    operators: ctx.operators,
-    fleetAgents: ctx.fleetAgents,
-  };
-  lines.push(`reaping ${agent}'s dead runs every ${durationWords(r.everyS * 1000)} (policy ${r.policy}, stale after ${durationWords(ctx.staleAfterMs)} on this machine's clock, state in ${stateDir})`);
-  return { env, stateDir, reap: { config, everyMs: r.everyS * 1000 }, lines };
+  const reaps = local.reaps.map((r) => {
+    if (!isSafeComponent(r.agent.trim())) throw new Error(`reaped agent ${r.agent}: not a safe name`);
+    const agent = canonicalName(r.agent);
+    if (!agents.engines.has(agent)) throw new Error(`reaped agent ${agent} is not local here: name it with --local-agent or --ferryman-workspace too`);
+    const config: ReapConfig = {
+      root: ctx.channel,
+      agent,
+      seedHex: readSeed(r.key),
+      policy: r.policy,
+      dryRun: false,
+      staleAfterMs: ctx.staleAfterMs,
+      stateDir,
+      engine: agents.engines.get(agent) ?? null,
+      ...(agents.attachments.has(agent) ? { attachment: agents.attachments.get(agent) } : {}),
+      host: os.hostname(),
+      operators: ctx.operators,
+      fleetAgents: ctx.fleetAgents,
+    };
+    lines.push(`reaping ${agent}'s dead runs every ${durationWords(r.everyS * 1000)} (policy ${r.policy}, stale after ${durationWords(ctx.staleAfterMs)} on this machine's clock, state in ${stateDir})`);
+    return { config, everyMs: r.everyS * 1000 };
+  });
+  return { env, stateDir, reaps, lines };
 }
 
 /**
@@ -73,12 +76,16 @@ export function prepareLocal(
  * pass (the folder away, a wrong key) is logged and tried again at the next tick.
  */
 export function startReaper(config: ReapConfig, everyMs: number, nudge: (rel: string) => void, log: (line: string) => void): () => void {
+  // Holds said already: a hold stands pass after pass, and is said once (again once it ended and came back).
+  let saidHeld = new Set<string>();
   const pass = () => {
     try {
       const p = reapOnce(config);
       for (const o of p.outcomes) if ('written' in o) for (const rel of o.written) nudge(rel);
-      // Quiet unless something happened: a left order is said by the board already.
-      for (const line of passLines({ ...p, outcomes: p.outcomes.filter((o) => o.done !== 'left') })) log(`reap: ${line}`);
+      // Quiet unless something happened: a left order or a standing hold is said by the board already.
+      const news = p.outcomes.filter((o) => o.done !== 'left' && !(o.done === 'held' && saidHeld.has(o.order_id)));
+      saidHeld = new Set(p.outcomes.filter((o) => o.done === 'held').map((o) => o.order_id));
+      for (const line of passLines({ ...p, outcomes: news })) log(`reap: ${line}`);
     } catch (e) {
       log(`reap: ${e instanceof ReapError || e instanceof Error ? e.message : String(e)}`);
     }

@@ -20,9 +20,13 @@ import { DEFAULT_STALE_AFTER_MS } from '../lib/ledger/stale-after';
 import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
 import { ensureDemoChannel, readDemoManifest } from '../lib/demo/scenario';
 import { startFleet, type Fleet } from '../lib/demo/fleet';
+import { ensureReaperStory } from '../lib/demo/reaper-story';
 import { listenForNudges, nudgeSocketPath } from '../lib/index/nudge';
 import { AlertEngine, targetLabel, type AlertTarget } from '../lib/alerts/engine';
 import { clearConfig } from '../lib/alerts/store';
+
+/** Seconds between the demo's reaper passes (its stale_after is 30 s: a dead run is reaped 30-35 s after it died). */
+const DEMO_REAP_EVERY_S = 5;
 
 /** The project directory (where package.json and .next live). */
 export const PROJECT_DIR = settings.projectDir() ?? path.resolve(import.meta.dirname, '..');
@@ -114,9 +118,22 @@ export async function serve(opts: ServeOptions): Promise<number> {
 
   let local: PreparedLocal;
   try {
-    const given = opts.local ?? { localAgents: [], ferrymanWorkspaces: [] };
-    // The demo's workers run here (its fleet's runs are real child processes): their pids are checked here.
-    const localOpts = demo ? { ...given, localAgents: [...given.localAgents, ...readDemoManifest(channel).workers] } : given;
+    const given: ServeLocal = opts.local ?? { localAgents: [], ferrymanWorkspaces: [], reaps: [] };
+    let localOpts = given;
+    if (demo) {
+      // The demo's workers run here (its fleet's runs are real child processes): their pids are
+      // checked here. Its reaper story (lib/demo/reaper-story.ts): two more local workers whose
+      // runs died here, one reaped under reset and one under hold, every DEMO_REAP_EVERY_S, the
+      // state beside the demo (unless --reap-state); an agent reaped by a flag keeps the flag's policy.
+      const story = await ensureReaperStory(channel);
+      const flagged = new Set(given.reaps.map((r) => r.agent.trim().toLowerCase()));
+      localOpts = {
+        ...given,
+        localAgents: [...given.localAgents, ...readDemoManifest(channel).workers, ...story.reaps.map((r) => r.agent)],
+        reaps: [...given.reaps, ...story.reaps.filter((r) => !flagged.has(r.agent)).map((r) => ({ ...r, everyS: DEMO_REAP_EVERY_S }))],
+        reapState: given.reapState ?? path.resolve('.claimboard/reaper'),
+      };
+    }
     local = prepareLocal(localOpts, {
       channel,
       staleAfterMs,
@@ -206,12 +223,11 @@ export async function serve(opts: ServeOptions): Promise<number> {
     return null;
   });
 
-  // The opt-in reaper (issue 16): after the first index, so its first pass is not raced by the cold start.
-  let stopReaper: (() => void) | null = null;
-  if (local.reap) {
-    const { config, everyMs } = local.reap;
+  // The opt-in reaper (issue 16), one per reaped agent: after the first index, so its first pass is not raced by the cold start.
+  const stopReapers: (() => void)[] = [];
+  if (local.reaps.length > 0) {
     void indexing.then(() => {
-      stopReaper = startReaper(config, everyMs, (rel) => indexer.request(rel), (line) => console.log(`claimboard: ${line}`));
+      for (const { config, everyMs } of local.reaps) stopReapers.push(startReaper(config, everyMs, (rel) => indexer.request(rel), (line) => console.log(`claimboard: ${line}`)));
     });
   }
 
@@ -251,7 +267,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
       stopping = true;
       if (web.exitCode === null) web.kill('SIGTERM');
       await fleet?.stop();
-      stopReaper?.();
+      for (const stop of stopReapers) stop();
       stopNudges?.();
       await alerts?.stop();
       await indexer.stop();
