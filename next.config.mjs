@@ -2,7 +2,7 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Native modules stay outside the server bundle and load through Node's own `require`.
-  serverExternalPackages: ['better-sqlite3', '@parcel/watcher'],
+  serverExternalPackages: ['better-sqlite3', '@parcel/watcher', 'sodium-native'],
   poweredByHeader: false,
   reactStrictMode: true,
   async headers() {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { applyAction, deriveSubset, type ApplyContext } from '../lib/actions/apply';
 import { ledgerPrevOf } from '../lib/actions/write';
-import { nodeVerify } from '../lib/index/node-verify';
+import { serverVerify } from '../lib/index/verifier';
 import { settings } from '../lib/config';
 import { buildAction, ferryConsequence, ledgerPathOf, nextOrderId, retirePlan, type ActionInput } from '../lib/ledger/actions';
 import { naclSign, naclPublicKey } from '../lib/ledger/nacl-verify';
@@ -63,7 +63,7 @@ export function runAction(kind: ActionInput['action'], root: string, subject: st
     nowMs: Date.now(),
     staleAfterMs: (opts.staleAfter ?? 300) * 1000,
     operators: settings.operators(),
-    verify: nodeVerify,
+    verify: serverVerify,
   };
   let state;
   try {

@@ -17,7 +17,7 @@ const ENTRIES = [
 /**
  * Bundles the entries into `<projectDir>/dist/` (cli.mjs, order-worker.mjs, and the chunks they
  * share) and writes dist/inputs.json ({inputs: the project's own source files, relative}).
- * Everything but better-sqlite3 (native) is bundled, minified, and split so that `state` loads
+ * Everything but better-sqlite3 and sodium-native (native) is bundled, minified, and split so that `state` loads
  * none of `serve`'s code: a `state --json` call on a small channel takes ~0.17 s here against
  * ~0.45 s with the dependencies loaded from node_modules (zod alone ~0.13 s). Chunks are named
  * by content and written before the entries (each a temp file renamed into place), so a process
@@ -39,7 +39,8 @@ export async function buildCli({ clean = false } = {}) {
       platform: 'node',
       format: 'esm',
       target: 'node20',
-      external: ['better-sqlite3'],
+      // Native modules load from node_modules at run time (both are dependencies of the package).
+      external: ['better-sqlite3', 'sodium-native'],
       // `server-only` throws outside Next's react-server build; the CLI is server-side by nature.
       alias: { 'server-only': path.join(projectDir, 'bin', 'server-only-stub.mjs') },
       // Bundled CommonJS packages (commander) call require(); ESM output has none of its own.

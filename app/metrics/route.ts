@@ -2,6 +2,7 @@ import { withReadToken } from '@/lib/api/http';
 import { METRICS_CONTENT_TYPE, metricsText } from '@/lib/api/metrics';
 import { indexFigures } from '@/lib/index/metrics-queries';
 import { readDb, type DB } from '@/lib/index/db';
+import { indexNowMs } from '@/lib/index/steady-clock';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -20,7 +21,8 @@ async function get(): Promise<Response> {
   } catch {
     db = null; // not built yet, or CLAIMBOARD_DB unset: said by claimboard_index_up 0
   }
-  const figures = db ? indexFigures(db, now) : null;
+  // Ages on the index's clock (steady-clock.ts), as the board's.
+  const figures = db ? indexFigures(db, indexNowMs(db, now)) : null;
   return new Response(await metricsText(figures, now), { status: 200, headers: { 'Content-Type': METRICS_CONTENT_TYPE, 'Cache-Control': 'no-store' } });
 }
 

@@ -71,6 +71,23 @@ describe('re-queue', () => {
     expect(res).toMatchObject({ reason: "fang's heartbeat on t1 is fresh: a live run is never stolen from" });
     expect(folderSnapshot(root)).toEqual(before);
   });
+  it("after this machine's clock stepped forward an hour, a fresh heartbeat is still fresh: refused (422), writing nothing", () => {
+    const root = copy('14-double-run');
+    const wall = Date.now();
+    // The index saw the wall clock step +1 h a second ago (the old clock then read wall - 1 h - 1 s).
+    const steps = [{ before_ms: wall - 3_600_000 - 1000, delta_ms: 3_600_000 }];
+    // The index's clock: the wall clock less the step.
+    const stepped = ctxOf(root, { nowMs: wall - 3_600_000, clockSteps: steps });
+    const before = folderSnapshot(root);
+    const req = build(root, 'ops', (s) => ({ action: 'requeue', card: cardOf(s, 't1'), note: 'x' }), stepped);
+    expect(applyAction(req, stepped)).toMatchObject({ status: 422, reason: "fang's heartbeat on t1 is fresh: a live run is never stolen from" });
+    // Without the steps (now read off the stepped wall clock as it is) the same heartbeat is an hour old: the re-queue would steal a live run.
+    expect(folderSnapshot(root)).toEqual(before);
+    const other = copy('14-double-run');
+    const naive = ctxOf(other, { nowMs: wall + 3_600_000 });
+    const req2 = build(other, 'ops', (s) => ({ action: 'requeue', card: cardOf(s, 't1'), note: 'x' }), naive);
+    expect(applyAction(req2, naive)).toMatchObject({ status: 201 });
+  });
   it('two operators re-queueing at once (two machines) end with two valid files and one coherent card', () => {
     const a = copy('06-stale-no-heartbeat');
     fs.writeFileSync(path.join(a, 'agents/ops2.json'), JSON.stringify({ name: 'ops2', role: 'operator', capabilities: [], public_key: naclPublicKey(seedOf('ops2')) }));

@@ -16,6 +16,7 @@ import { canonicalName } from '../ledger/names';
 import { ledgerLinePayload } from '../ledger/payloads';
 import { parseRecord, shapeRecord, type LedgerRecord, type OrderRecord, type SignedRecord } from '../ledger/records';
 import { parseTimestamp } from '../ledger/time';
+import { steadyArrival, type ClockStep } from '../ledger/clock-steps';
 import { checkSignature, isOperator, verifyRecord, type Ed25519Verify } from '../ledger/verify';
 import { assertChannelRoot, statEntry, walkChannel } from '../index/read-channel';
 import { appendLedgerLine, ledgerPrevOf, replaceOwnFile, writeNewFile, WriteError } from './write';
@@ -24,8 +25,14 @@ import { appendLedgerLine, ledgerPrevOf, replaceOwnFile, writeNewFile, WriteErro
 export interface ApplyContext {
   /** Channel root. */
   readonly root: string;
-  /** This machine's clock, ms. */
+  /** This machine's clock, ms: the index's (steady-clock.ts) when served. */
   readonly nowMs: number;
+  /**
+   * The wall clock's steps the index saw (lib/ledger/clock-steps.ts): the files' ctimes are put
+   * on the same steady timeline as `nowMs`. A ctime in the window after a step back reads as
+   * written after it (newer), so a rule that needs a stale claim refuses rather than allows.
+   */
+  readonly clockSteps?: readonly ClockStep[];
   /** stale_after, ms. */
   readonly staleAfterMs: number;
   readonly operators: readonly string[];
@@ -57,9 +64,10 @@ const refuse = (code: RefusalCode, reason: string, card?: Card): ApplyRefusal =>
 export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | null): ChannelState {
   assertChannelRoot(ctx.root);
   const entries: ChannelEntry[] = [];
+  const steps = ctx.clockSteps ?? [];
   const add = (rel: string) => {
     const e = statEntry(ctx.root, rel);
-    if (e) entries.push(e);
+    if (e) entries.push(steps.length === 0 ? e : { ...e, arrivalMs: steadyArrival(e.arrivalMs, steps) });
   };
   if (orderIds === null) {
     walkChannel(ctx.root, (rel) => add(rel));

@@ -8,11 +8,12 @@ import 'server-only';
  */
 import path from 'node:path';
 import type { DB } from '../index/db';
-import { nodeVerify } from '../index/node-verify';
+import { serverVerify } from '../index/verifier';
 import { readFleetRoster } from '../index/ferryman-state';
 import { nudgeIndexer } from '../index/nudge';
 import { claimedOrdersOf, dependentsOf, pinnedKeys, storedAgent } from '../index/queries';
 import { readHealth } from '../index/health';
+import { indexClockSteps, indexNowMs } from '../index/steady-clock';
 import { assertChannelRoot } from '../index/read-channel';
 import { ledgerPathOf } from '../ledger/actions';
 import type { Card } from '../ledger/derive';
@@ -69,11 +70,12 @@ export function serverContext(db: DB, nowMs: number): ApplyContext {
   return {
     root,
     nowMs,
+    clockSteps: indexClockSteps(db),
     staleAfterMs: settings.staleAfterMs(),
     operators: settings.operators(),
     pins,
     ...(ferrymanState ? { fleetAgents: readFleetRoster(ferrymanState) } : {}),
-    verify: nodeVerify,
+    verify: serverVerify,
     related: {
       dependentsOf: (id) => dependentsOf(db, id),
       claimsOf: (agent) => claimedOrdersOf(db, agent),
@@ -146,7 +148,7 @@ export interface Applied {
  * current card when the refusal has one (a conflict's).
  */
 export function applyOne(db: DB, body: unknown): Applied {
-  const res = applyAction(body, serverContext(db, Date.now()));
+  const res = applyAction(body, serverContext(db, indexNowMs(db)));
   if (res.status !== 201) throw new ClaimboardError(res.code, res.reason, res.card ? { detail: { card: res.card } } : {});
   nudgeIndexer(res.written);
   return res;
@@ -174,7 +176,7 @@ export function applyBulk(db: DB, actions: readonly unknown[]): BulkActionResult
       results.push({ order_id: id, status: HTTP_STATUS.conflict, reason: `not applied: ${broken}; sign again` });
       continue;
     }
-    const res = applyAction(a, serverContext(db, Date.now()));
+    const res = applyAction(a, serverContext(db, indexNowMs(db)));
     if (res.status === 201) {
       nudgeIndexer(res.written);
       results.push({ order_id: id, status: 201, written: res.written });

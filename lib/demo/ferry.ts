@@ -32,7 +32,7 @@ import { deriveChannel, DEFAULT_STALE_AFTER_MS, type ChannelState, type OrderVie
 import { sameName } from '../ledger/names';
 import { compareTimestamps } from '../ledger/time';
 import type { Ed25519Verify } from '../ledger/verify';
-import { nodeVerify } from '../index/node-verify';
+import { serverVerify } from '../index/verifier';
 import { readChannel } from '../index/read-channel';
 import {
   appendLedgerLine,
@@ -57,7 +57,7 @@ export interface FerryOptions extends At {
 }
 
 /** The folder as ferry would read it now: only validly signed records count (C/lib.rs `read_task`). */
-export function readFerryView(root: string, verify: Ed25519Verify = nodeVerify): ChannelState {
+export function readFerryView(root: string, verify: Ed25519Verify = serverVerify): ChannelState {
   return deriveChannel(readChannel(root), { nowMs: Date.now(), staleAfterMs: DEFAULT_STALE_AFTER_MS, verify });
 }
 

@@ -42,7 +42,7 @@ import fs from 'node:fs';
 import { deriveChannel, type ChannelState } from '../ledger/channel';
 import type { Card } from '../ledger/derive';
 import type { Ed25519Verify } from '../ledger/verify';
-import { nodeVerify } from '../index/node-verify';
+import { serverVerify } from '../index/verifier';
 import { readChannel } from '../index/read-channel';
 import { DEFAULT_STALE_AFTER_MS } from '../ledger/channel';
 import {
@@ -203,7 +203,7 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
   const keys = demoKeysDir(dir);
   const ops = loadDemoIdentity(keys, manifest.operator, offsets);
   const workers = new Map<string, Identity>(manifest.workers.map((w) => [w, loadDemoIdentity(keys, w, offsets)]));
-  const verify = memoVerify(nodeVerify);
+  const verify = memoVerify(serverVerify);
 
   const abandoned = new Set(manifest.abandoned);
   /** Orders with a run the story left to go stale (`<order>/<agent>` keys): the fleet claims none of them. */

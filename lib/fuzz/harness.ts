@@ -27,7 +27,7 @@ import { deriveChannel, type ChannelState, type Problem, type ProblemCode } from
 import { laneOf, type Card } from '../ledger/derive';
 import { channelStateOf } from '../index/channel-state';
 import { readChannel } from '../index/read-channel';
-import { nodeVerify } from '../index/node-verify';
+import { serverVerify } from '../index/verifier';
 import { openMemory, type DB } from '../index/db';
 import { Indexer, type IndexerOptions } from '../index/indexer';
 import { baseChannel, LEDGER_PROBLEM_CODES, planRound, type Hostile, type Keys, type Plan } from './mutate';
@@ -323,7 +323,7 @@ export async function fuzzRound(seed: number, workDir: string, opts: RoundOption
     if (incDb) cleanups.push(() => void incDb.close());
     const indexerOpts = (db: DB, workers = 0) => {
       // The clock stands still here: a vanished file's grace (vanishGraceMs) must not outlast it.
-      const o = { root, db, staleAfterMs: 300_000, clock: () => nowMs, watch: false, verify: nodeVerify, workers, vanishGraceMs: 0 };
+      const o = { root, db, staleAfterMs: 300_000, clock: () => nowMs, watch: false, verify: serverVerify, workers, vanishGraceMs: 0 };
       return o as IndexerOptions;
     };
     const inc = incDb ? new Indexer(indexerOpts(incDb)) : null;
@@ -372,7 +372,7 @@ export async function fuzzRound(seed: number, workDir: string, opts: RoundOption
     if (!hostileState || !entries) return finish();
     const baseline = deriveChannel(
       entries.filter((e) => basePaths.has(e.path) || (e.type === 'dir' && baseDirs.has(e.path))),
-      { nowMs, verify: nodeVerify },
+      { nowMs, verify: serverVerify },
     );
     codes = [...new Set(hostileState.problems.map((p) => p.problem))];
 

@@ -13,9 +13,11 @@ import path from 'node:path';
 import type { DB } from './db';
 import { decodeCursor, encodeCursor, indexVersion, rosterOf } from './queries';
 import { readMeta } from './meta';
+import { indexClockSteps } from './steady-clock';
+import { steadyArrival, type ClockStep } from '../ledger/clock-steps';
 import { entryFromStat, isRealDir } from './read-channel';
 import { statKey } from './order-pass';
-import { nodeVerify } from './node-verify';
+import { serverVerify } from './verifier';
 import { readEntry } from '../ledger/channel';
 import { classifyPath } from '../ledger/names';
 import { readLedgerFile, type LedgerFileReport } from '../ledger/ledger-file';
@@ -58,7 +60,7 @@ const remember = <T>(m: Map<string, Remembered<T>>, key: string, version: string
  * Reads the decision record at `rel` and checks its signature: null when it is not one, or not
  * shaped as one. `indexed` is the index's remembered check, used while the file is as the index read it.
  */
-function readRecord(root: string, rel: string, roster: Roster, indexed?: { readonly stat: string; readonly memo: SignatureMemo }): ReadRecord | null {
+function readRecord(root: string, rel: string, roster: Roster, steps: readonly ClockStep[], indexed?: { readonly stat: string; readonly memo: SignatureMemo }): ReadRecord | null {
   let st: fs.Stats;
   try {
     st = fs.lstatSync(path.join(/*turbopackIgnore: true*/ root, rel));
@@ -66,7 +68,7 @@ function readRecord(root: string, rel: string, roster: Roster, indexed?: { reado
     return null;
   }
   const sigMemo = indexed && indexed.stat === statKey(st) ? indexed.memo : undefined;
-  const o = readEntry(entryFromStat(root, rel, st));
+  const o = readEntry(entryFromStat(root, rel, st, steadyArrival(st.ctimeMs, steps)));
   if (o.status !== 'record') return null;
   const r = o.record;
   switch (r.kind) {
@@ -76,7 +78,7 @@ function readRecord(root: string, rel: string, roster: Roster, indexed?: { reado
     case 'ack':
     case 'supersede':
     case 'interrupt': {
-      const bad = verifyRecord(r, roster, nodeVerify, sigMemo ? { memo: sigMemo, path: rel } : undefined);
+      const bad = verifyRecord(r, roster, serverVerify, sigMemo ? { memo: sigMemo, path: rel } : undefined);
       return { path: rel, arrivalMs: o.arrivalMs, record: r satisfies ActRecord, problem: bad ? `${bad.problem.replace('_', ' ')}: ${bad.detail}` : null };
     }
     case 'agent':
@@ -103,14 +105,14 @@ function keysOf(roster: Roster, signer: string | null): string {
  * Reads one ledger file: its lines and its integrity. When the index found the file intact at
  * this very stat identity and these keys, its signatures are not checked again.
  */
-function readLedger(root: string, rel: string, roster: Roster, indexed: { intact: number; stat: string | null; keys: string | null } | undefined): { lines: ReadLine[]; summary: ActivityLedger } | null {
+function readLedger(root: string, rel: string, roster: Roster, steps: readonly ClockStep[], indexed: { intact: number; stat: string | null; keys: string | null } | undefined): { lines: ReadLine[]; summary: ActivityLedger } | null {
   let st: fs.Stats;
   try {
     st = fs.lstatSync(path.join(/*turbopackIgnore: true*/ root, rel));
   } catch {
     return null;
   }
-  const o = readEntry(entryFromStat(root, rel, st));
+  const o = readEntry(entryFromStat(root, rel, st, steadyArrival(st.ctimeMs, steps)));
   if (o.status === 'problem') return { lines: [], summary: { path: rel, signer: null, entries: 0, intact: false, reason: `${o.problem.replace('_', ' ')}: ${o.detail}` } };
   if (o.status !== 'ledger') return null;
   const keys = keysOf(roster, o.signer);
@@ -118,7 +120,7 @@ function readLedger(root: string, rel: string, roster: Roster, indexed: { intact
   if (o.text === null) report = { entries: 0, intact: false, broken_at: 1, reason: 'not valid UTF-8', lines: [] };
   else {
     const known = indexed && indexed.intact === 1 && indexed.stat === statKey(st) && indexed.keys === keys;
-    report = readLedgerFile(o.text, o.signer, roster, known ? () => true : nodeVerify);
+    report = readLedgerFile(o.text, o.signer, roster, known ? () => true : serverVerify);
   }
   const summary: ActivityLedger = {
     path: rel,
@@ -134,7 +136,10 @@ function readLedger(root: string, rel: string, roster: Roster, indexed: { intact
 /** Every act of the channel, newest first, and the ledger files of its authorities. */
 function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
   const at = indexVersion(db);
-  const { version: rosterVersion, roster } = rosterOf(db, at);
+  const { version: rosterOnly, roster } = rosterOf(db, at);
+  // Arrivals on the index's clock (steady-clock.ts): the clock's steps are part of what the acts are computed from.
+  const steps = indexClockSteps(db);
+  const rosterVersion = steps.length === 0 ? rosterOnly : `${rosterOnly}\u0000${JSON.stringify(steps)}`;
   const root = readMeta(db, 'channel') ?? '';
   const isAuthority = (n: string) => roster.authorities.has(n);
 
@@ -144,7 +149,7 @@ function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
   for (const row of db.prepare(RECORD_SQL).all() as { path: string; stat: string; sig_key: string | null; sig_ok: number | null }[]) {
     // The index's signature check holds for the file as the index read it (its stat identity).
     const memo: SignatureMemo = { get: (_p, key) => (row.sig_key === key && row.sig_ok !== null ? row.sig_ok === 1 : undefined), set: () => {} };
-    const r = remember(records, `${root}\u0000${row.path}`, `${row.stat}\u0000${rosterVersion}`, () => readRecord(root, row.path, roster, { stat: row.stat, memo }));
+    const r = remember(records, `${root}\u0000${row.path}`, `${row.stat}\u0000${rosterVersion}`, () => readRecord(root, row.path, roster, steps, { stat: row.stat, memo }));
     inputs.push(`${row.path}\u0000${row.stat}`);
     if (r) read.push(r);
   }
@@ -167,7 +172,7 @@ function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
       } catch {
         continue;
       }
-      const r = remember(records, `${root}\u0000${rel}`, `${statKey(st)}\u0000${rosterVersion}`, () => readRecord(root, rel, roster));
+      const r = remember(records, `${root}\u0000${rel}`, `${statKey(st)}\u0000${rosterVersion}`, () => readRecord(root, rel, roster, steps));
       inputs.push(`${rel}\u0000${statKey(st)}`);
       if (r) read.push(r);
     }
@@ -192,7 +197,7 @@ function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
       continue;
     }
     const version = `${statKey(st)}\u0000${rosterVersion}\u0000${JSON.stringify(indexed.get(name) ?? null)}`;
-    const l = remember(ledgers, `${root}\u0000${name}`, version, () => readLedger(root, name, roster, indexed.get(name)));
+    const l = remember(ledgers, `${root}\u0000${name}`, version, () => readLedger(root, name, roster, steps, indexed.get(name)));
     inputs.push(`${name}\u0000${version}`);
     if (!l) continue;
     const s = l.summary.signer;

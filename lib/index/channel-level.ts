@@ -12,7 +12,8 @@ import { channelContext, isTrustPath, ledgerReportOf, readEntry, workersOf, type
 import type { LedgerFileReport } from '../ledger/ledger-file';
 import type { Ed25519Verify } from '../ledger/verify';
 import type { IndexStore } from './store';
-import type { PassContext } from './order-pass';
+import { statKey, type PassContext } from './order-pass';
+import { arrivalsFor, type ArrivalOf, type ClockStep } from '../ledger/clock-steps';
 import type { WorkerSetup } from './worker-pool';
 import type { FleetAgent } from './ferryman-state';
 import type { StoredAgent } from './types';
@@ -41,6 +42,8 @@ export interface ChannelLevelOptions {
   readonly clock: () => number;
   /** A channel-level entry's stat identity as the looks last saw it. */
   readonly statOf: (rel: string) => string;
+  /** The wall clock's steps seen so far (steady-clock.ts): arrivals are put on the index's steady timeline. */
+  readonly clockSteps: () => readonly ClockStep[];
 }
 
 export class ChannelLevel {
@@ -52,6 +55,8 @@ export class ChannelLevel {
   private pinsVersion = '';
   private rosterSig = '';
   private ctx: ChannelContext | null = null;
+  /** Each channel-level file's arrival as last read, kept while its stat identity is the same (only once a clock step was seen). */
+  private readonly arrivals = new Map<string, { stat: string; arrival_ms: number }>();
 
   constructor(private readonly o: ChannelLevelOptions) {}
 
@@ -90,7 +95,16 @@ export class ChannelLevel {
     this.files.clear();
     const entries: { rel: string; st: Stats }[] = [];
     walkChannelLevel(this.o.root, (rel, st) => entries.push({ rel, st }));
-    for (const { rel, st } of entries) this.files.set(rel, readEntry(entryFromStat(this.o.root, rel, st)));
+    const arrival = arrivalsFor(this.o.clockSteps(), (rel) => this.arrivals.get(rel));
+    const seen = new Map<string, { stat: string; arrival_ms: number }>();
+    for (const { rel, st } of entries) {
+      const stat = statKey(st);
+      const arrivalMs = arrival ? arrival(rel, stat, st.ctimeMs) : st.ctimeMs;
+      seen.set(rel, { stat, arrival_ms: arrivalMs });
+      this.files.set(rel, readEntry(entryFromStat(this.o.root, rel, st, arrivalMs)));
+    }
+    this.arrivals.clear();
+    for (const [rel, a] of seen) this.arrivals.set(rel, a);
     const outcomes = [...this.files.values()];
     // Pins change only through the database (`claimboard repin`), never from the folder.
     this.pins.clear();
@@ -202,7 +216,7 @@ export class ChannelLevel {
   }
 
   /** The context an order folder is passed in now, with the remembered signature checks of its files. */
-  passContext(remembered: PassContext['remembered'], ferryRetired: ReadonlySet<string>): PassContext {
+  passContext(remembered: PassContext['remembered'], ferryRetired: ReadonlySet<string>, arrival?: ArrivalOf): PassContext {
     const ch = this.ctx;
     if (!ch) throw new Error('internal: channel context not read');
     return {
@@ -218,6 +232,7 @@ export class ChannelLevel {
       },
       verify: this.o.verify,
       remembered,
+      ...(arrival ? { arrival } : {}),
     };
   }
 
@@ -235,6 +250,7 @@ export class ChannelLevel {
       ferryRetired: [...ferryRetired],
       nowMs: this.o.clock(),
       staleAfterMs: this.o.staleAfterMs,
+      clockSteps: [...this.o.clockSteps()],
     };
   }
 

@@ -4,7 +4,7 @@ import 'server-only';
  * with ctimes as arrivals and derives it with node:crypto verification (LEDGER.md §2-§7).
  */
 import { deriveChannel, type ChannelState } from '../ledger/channel';
-import { nodeVerify } from './node-verify';
+import { serverVerify } from './verifier';
 import { readChannel } from './read-channel';
 import type { FleetAgent } from './ferryman-state';
 
@@ -31,6 +31,6 @@ export function channelStateOf(root: string, options: StateOptions = {}): Channe
     operators: options.operators,
     fleetAgents: options.fleetAgents,
     pins: options.pins,
-    verify: nodeVerify,
+    verify: serverVerify,
   });
 }

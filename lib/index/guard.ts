@@ -8,8 +8,11 @@ import 'server-only';
  */
 import { assertChannelRoot } from './read-channel';
 import { dbIdentity, HEALTH_OK, isSqliteError, writeHealth, type IndexHealth } from './health';
+import { steppedMs, withStep, type ClockStep } from '../ledger/clock-steps';
+import { bootClockMs, bootId } from './steady-clock';
+import type { StoredClock } from './meta';
 
-/** A wall-clock step (ms, wall minus monotonic moved by more than this) re-derives every order. */
+/** A wall-clock step: the wall clock minus the boot clock moved by more than this (ms) between two updates. */
 export const CLOCK_STEP_MS = 5_000;
 
 /** What the guard asks of the indexer. */
@@ -17,8 +20,11 @@ export interface GuardHooks {
   readonly root: string;
   /** The index database's file, or null for an in-memory one (no identity, no health file). */
   readonly dbFile: string | null;
-  /** This machine's wall clock, ms since the epoch (the indexer's clock). */
+  /** This machine's wall clock as it reads, ms since the epoch (steps and all: the guard sees them on it). */
   readonly clock: () => number;
+  /** The `clock` meta row (steady-clock.ts), read at start and written at each step. */
+  readonly readClock: () => StoredClock | null;
+  readonly writeClock: (c: StoredClock) => void;
   readonly log: (line: string) => void;
   /** Asks for a full look `ms` from now. */
   readonly retryIn: (ms: number) => void;
@@ -30,7 +36,7 @@ export interface GuardHooks {
   readonly resync: () => void;
   /** How many orders the index holds. */
   readonly orderCount: () => number;
-  /** Derives every order again (after a clock step). */
+  /** Derives every order again (after a clock step: files read again keep their arrivals, new ones are put on the steady timeline). */
   readonly deriveAll: () => void;
   /**
    * Builds a new index at `file` from the folder (the database was deleted or replaced; a file
@@ -44,8 +50,10 @@ export class UpdateGuard {
   private healthNow: IndexHealth = HEALTH_OK;
   /** The database file's device:inode when opened (dbIdentity), or null (in memory). */
   private dbId: string | null = null;
-  /** The wall clock minus performance.now() at the last update, ms, or null before the first. */
+  /** The wall clock minus the boot clock at the last update, ms, or null before start. */
   private wallOffset: number | null = null;
+  /** The wall clock's steps seen (oldest first), kept in the index's `clock` meta row. */
+  private clockSteps: ClockStep[] = [];
   /** The rebuild under way after the database file was deleted or replaced, or null. */
   private rebuilding: Promise<void> | null = null;
 
@@ -62,15 +70,48 @@ export class UpdateGuard {
     if (this.h.dbFile) writeHealth(this.h.dbFile, h);
   }
 
-  /** At start: health ok, and the database file as opened now. */
+  /**
+   * At start: health ok, the database file as opened now, and the clock's steps as the index
+   * remembers them; a step made while no indexer ran (the wall clock minus the boot clock moved,
+   * same boot) is added, so the first index already puts arrivals on the steady timeline.
+   */
   begin(): void {
     this.setHealth(HEALTH_OK);
     this.noteDb();
+    const stored = this.h.readClock();
+    const wall = this.h.clock();
+    const offset = wall - bootClockMs();
+    const boot = bootId();
+    this.clockSteps = [...(stored?.steps ?? [])];
+    this.wallOffset = offset;
+    if (stored && boot !== null && stored.boot_id === boot && stored.wall_minus_boot_ms !== null && Math.abs(offset - stored.wall_minus_boot_ms) > CLOCK_STEP_MS) {
+      // The cards stored are on the steady timeline already: the first index goes on from them.
+      this.noteStep(wall, offset - stored.wall_minus_boot_ms, 'while no indexer ran', false);
+    } else this.saveClock();
   }
 
-  /** After the first index: the wall clock's offset from the monotonic one, to see steps by. */
-  markClock(): void {
-    this.wallOffset = this.h.clock() - performance.now();
+  /** The wall clock's steps seen, oldest first. */
+  get steps(): readonly ClockStep[] {
+    return this.clockSteps;
+  }
+
+  /** The sum of the steps, ms: the index's clock is the wall clock less this (steady-clock.ts). */
+  get steppedMs(): number {
+    return steppedMs(this.clockSteps);
+  }
+
+  /** Writes the steps into the index (again: a rebuilt index starts without the row). */
+  saveClock(): void {
+    this.h.writeClock({ steps: this.clockSteps, boot_id: bootId(), wall_minus_boot_ms: this.wallOffset });
+  }
+
+  private noteStep(wall: number, delta: number, when: string, deriving: boolean): void {
+    this.clockSteps = withStep(this.clockSteps, wall, delta);
+    this.saveClock();
+    this.h.log(
+      `index: this machine's clock stepped ${delta > 0 ? 'forward' : 'back'} by ${(Math.abs(delta) / 1000).toFixed(0)} s ${when}; ages stay on the clock as it read before (${(this.steppedMs / 1000).toFixed(0)} s stepped in all)` +
+        (deriving ? `, deriving all ${this.h.orderCount()} orders again` : ''),
+    );
   }
 
   /** Remembers the identity of the database file as it is now (after opening it). */
@@ -154,17 +195,18 @@ export class UpdateGuard {
 
   /**
    * When this machine's wall clock stepped (NTP, an operator, a VM resumed) since the last update
-   * — the wall clock minus the monotonic one moved by more than CLOCK_STEP_MS — every order is
-   * derived again: staleness is decided on the wall clock (arrivals are ctimes on it), and a card
-   * made stale, or left fresh, by the step alone would otherwise keep that state until one of its
-   * files changed. Said in one log line per step.
+   * — the wall clock minus the boot clock moved by more than CLOCK_STEP_MS — the step is kept
+   * (the index's clock is the wall clock less every step, and arrivals written after it are put
+   * back on that timeline: clock-steps.ts), and every order is derived again on it, so no card
+   * turns stale or fresh by the step alone. Said in one log line per step.
    */
   private followClockStep(): void {
-    const offset = this.h.clock() - performance.now();
+    const wall = this.h.clock();
+    const offset = wall - bootClockMs();
     const prev = this.wallOffset;
     this.wallOffset = offset;
     if (prev === null || Math.abs(offset - prev) <= CLOCK_STEP_MS) return;
-    this.h.log(`index: this machine's clock stepped ${offset > prev ? 'forward' : 'back'} by ${(Math.abs(offset - prev) / 1000).toFixed(0)} s; deriving all ${this.h.orderCount()} orders again`);
+    this.noteStep(wall, offset - prev, 'since the last update', true);
     this.h.deriveAll();
   }
 

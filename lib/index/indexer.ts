@@ -29,7 +29,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DB } from './db';
 import { assertChannelRoot } from './read-channel';
-import { nodeVerify } from './node-verify';
+import { serverVerifier } from './verifier';
 import { MetricsRecorder } from './metrics-record';
 import type { Problem } from '../ledger/channel';
 import type { Ed25519Verify } from '../ledger/verify';
@@ -50,6 +50,7 @@ import { CaseGroupCollector, foldCaseVariants, passFolder, siblingChunks } from 
 import fs from 'node:fs';
 import type { IndexHealth } from './health';
 import { UpdateGuard } from './guard';
+import { arrivalsFor, type ArrivalOf } from '../ledger/clock-steps';
 import { openWriter } from './db';
 import { LocalHolds } from './local-holds';
 
@@ -63,8 +64,16 @@ export interface IndexerOptions {
   readonly operators?: readonly string[];
   /** This machine's ferry fleet roster (`--ferryman-state`, ferryman-state.ts). */
   readonly fleetAgents?: readonly FleetAgent[];
-  /** This machine's clock, ms (default Date.now). */
+  /**
+   * This machine's wall clock, ms (default Date.now). The index's own clock is this less the
+   * steps the guard saw (steady-clock.ts); cards, ages and stale decisions are on that one.
+   */
   readonly clock?: () => number;
+  /**
+   * Tests only: ms the faked wall clock is ahead of the real one when a file is read, added to
+   * its ctime as the kernel would have written it under that clock (the main thread's passes).
+   */
+  readonly ctimeSkew?: () => number;
   /**
    * Quick look period, ms (default: 20x the last quick look's own duration, at least 1 000: about
    * 1 s up to ~10,000 orders, 8 s at 100,000, about 5% of a core); the sweep of every entry
@@ -117,6 +126,8 @@ export class Indexer {
   private beatGaps: BeatGapRecorder | null = null;
   private readonly clock: () => number;
   private readonly verify: Ed25519Verify;
+  /** Which verifier checks signatures (verifier.ts), for the "ready" line. */
+  private readonly verifierName: string;
   private readonly log: (line: string) => void;
   private verified = 0;
   private progress: IndexProgress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
@@ -128,9 +139,12 @@ export class Indexer {
   private readonly holds: LocalHolds | null;
 
   constructor(private readonly opts: IndexerOptions) {
-    this.clock = opts.clock ?? Date.now;
+    const wall = opts.clock ?? Date.now;
+    // The guard is made below (the clock is not read before): the wall clock less its steps.
+    this.clock = () => wall() - this.guard.steppedMs;
     this.log = opts.log ?? (() => {});
-    const base = opts.verify ?? nodeVerify;
+    const base = opts.verify ?? serverVerifier(this.log).verify;
+    this.verifierName = opts.verify ? 'the verifier given' : serverVerifier().name;
     this.verify = (k, m, s) => {
       this.verified++;
       return base(k, m, s);
@@ -157,7 +171,9 @@ export class Indexer {
     this.guard = new UpdateGuard({
       root: opts.root,
       dbFile: opts.db.memory ? null : opts.db.name,
-      clock: this.clock,
+      clock: wall,
+      readClock: () => this.store.readMeta('clock'),
+      writeClock: (c) => this.store.writeMeta('clock', c),
       log: this.log,
       retryIn: (ms) => {
         this.timers.wantAll();
@@ -179,7 +195,7 @@ export class Indexer {
   }
 
   private makeLevel(): ChannelLevel {
-    return new ChannelLevel({ ...this.opts, store: this.store, verify: this.verify, clock: this.clock, statOf: (rel) => this.looks.channelStatOf(rel) });
+    return new ChannelLevel({ ...this.opts, store: this.store, verify: this.verify, clock: this.clock, statOf: (rel) => this.looks.channelStatOf(rel), clockSteps: () => this.guard.steps });
   }
 
   private makeWriter(): PassWriter {
@@ -247,7 +263,6 @@ export class Indexer {
     assertChannelRoot(this.opts.root);
     this.guard.begin();
     const warm = await this.firstIndex();
-    this.guard.markClock();
     this.timers.staleChanged();
     if (this.timers.stopped) return;
     if (this.opts.watch !== false) this.subscribe();
@@ -262,6 +277,7 @@ export class Indexer {
     this.beatGaps = new BeatGapRecorder(s, t0);
     s.writeMeta('channel', path.resolve(this.opts.root));
     s.writeMeta('stale_after_ms', this.opts.staleAfterMs);
+    this.guard.saveClock();
     this.level.load();
     const warm = s.hasFiles();
     // What the database remembers: one pair of fingerprints per folder, and per order what the
@@ -310,7 +326,7 @@ export class Indexer {
     this.setProgress({ phase: 'ready', files_seen: seen, files_read: this.progress.files_read, files_verified: this.verified, ready_at_ms: this.clock() });
     s.addChange('*', this.clock());
     this.log(
-      `index: ready in ${((this.clock() - t0) / 1000).toFixed(1)} s: ${seen} entries seen, ${dirty.size} folders read, ${this.verified} signatures verified, ${this.facts.orders.size} orders` +
+      `index: ready in ${((this.clock() - t0) / 1000).toFixed(1)} s: ${seen} entries seen, ${dirty.size} folders read, ${this.verified} signatures verified (${this.verifierName}), ${this.facts.orders.size} orders` +
         (warm ? '' : ` (storing ${(this.writer.storeMs / 1000).toFixed(1)} s, settling ${(this.settleMs / 1000).toFixed(1)} s on this thread)`),
     );
     return warm;
@@ -453,12 +469,26 @@ export class Indexer {
   private passDirs(dirs: Set<string>, cold = false): void {
     if (dirs.size === 0) return;
     for (const part of siblingChunks(this.facts.withCaseSiblings(dirs, (d) => this.looks.knows(d)))) {
-      const ctx = this.level.passContext(this.store.rememberedSigsIn(part), this.facts.ferryRetired);
+      const ctx = this.level.passContext(this.store.rememberedSigsIn(part), this.facts.ferryRetired, this.arrivals(part));
       const results = part.map((d) => passFolder(d, ctx));
       this.writer.storeResults(foldCaseVariants(results), cold);
       if (cold) this.setProgress({ files_read: this.progress.files_read + results.reduce((n, r) => n + r.files.length, 0), files_verified: this.verified });
     }
     this.settle(cold);
+  }
+
+  /**
+   * Arrivals on the index's clock for a pass over `dirs` (steady-clock.ts): none to compute
+   * before the first clock step; after one, a file already stored with the same stat identity
+   * keeps its arrival (null: a cold pass, nothing stored).
+   */
+  private arrivals(dirs: readonly string[] | null): ArrivalOf | undefined {
+    const skew = this.opts.ctimeSkew?.() ?? 0;
+    const steps = this.guard.steps;
+    const known = steps.length > 0 && dirs ? this.store.arrivalsIn(dirs) : null;
+    const f = arrivalsFor(steps, known ? (rel) => known.get(rel) : undefined);
+    if (skew === 0) return f;
+    return (rel, stat, c) => (f ? f(rel, stat, c + skew) : c + skew);
   }
 
   /** The first index: on every core (worker threads) when many folders must be read. */
@@ -475,7 +505,7 @@ export class Indexer {
     const results: OrderPassResult[] = [];
     const groups = new CaseGroupCollector(list, (r) => results.push(r));
     const verifiedBefore = this.verified;
-    const local = this.level.passContext(new Map(), this.facts.ferryRetired);
+    const local = this.level.passContext(new Map(), this.facts.ferryRetired, this.arrivals(null));
     const setup = this.level.workerSetup(this.facts.ferryRetired);
     if (!setup) throw new Error('internal: channel context not read');
     const running = runPassesInWorkers(

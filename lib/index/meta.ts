@@ -14,6 +14,14 @@ import type { IndexProgress } from './types';
 import type { PassStatsRow } from './metrics-record';
 import type { StoredAlertConfig } from '../alerts/store';
 import { DEFAULT_STALE_AFTER_MS } from '../ledger/channel';
+import type { ClockStep } from '../ledger/clock-steps';
+
+/** The `clock` meta row: the steps (oldest first) and the wall clock minus the boot clock (ms) on the boot `boot_id`. */
+export interface StoredClock {
+  readonly steps: readonly ClockStep[];
+  readonly boot_id: string | null;
+  readonly wall_minus_boot_ms: number | null;
+}
 
 /** Every meta key with the type of its value. Instants are ms on this machine's clock. */
 export interface MetaValues {
@@ -37,6 +45,8 @@ export interface MetaValues {
   readonly gaps_since_ms: number;
   /** The alert configuration serve runs with, for the web server (lib/alerts/store.ts); absent: no alerts. */
   readonly alerts: StoredAlertConfig;
+  /** The wall clock's steps the indexer saw, and what it read at the last one (steady-clock.ts); absent: none seen. */
+  readonly clock: StoredClock;
 }
 
 /** A meta key. */
@@ -101,6 +111,13 @@ const CODECS: { readonly [K in MetaKey]: Codec<MetaValues[K]> } = {
   attention_since: json(z.record(z.string(), z.number())),
   gaps_since_ms: num,
   alerts: json<StoredAlertConfig>(AlertConfigSchema),
+  clock: json<StoredClock>(
+    z.object({
+      steps: z.array(z.object({ before_ms: z.number().finite(), delta_ms: z.number().finite() })),
+      boot_id: z.string().nullable(),
+      wall_minus_boot_ms: z.number().finite().nullable(),
+    }),
+  ),
 };
 
 interface MetaStatements {

@@ -12,7 +12,8 @@ import type { Roster } from '../ledger/verify';
 import { orderTimeline } from '../ledger/timeline';
 import type { OrderFile, OrderResponse, RunSeen } from './types';
 import { passOrder } from './order-pass';
-import { nodeVerify } from './node-verify';
+import { arrivalsFor, type ClockStep } from '../ledger/clock-steps';
+import { serverVerify } from './verifier';
 
 /** A run as the index stores it (with the writer's clock offset, not shown). */
 export type RunRow = RunSeen & { readonly writer_offset_ms: number | null };
@@ -23,12 +24,14 @@ export interface OrderInputs {
   readonly at: string;
   readonly cardText: string;
   readonly orderDir: string;
-  readonly files: readonly { path: string; stat: string; sig_key: string | null; sig_ok: number | null }[];
+  readonly files: readonly { path: string; stat: string; arrival_ms: number; sig_key: string | null; sig_ok: number | null }[];
   readonly runs: readonly RunRow[];
   readonly dependents: readonly { order_id: string; state: Card['state'] }[];
   readonly roster: { readonly version: string; readonly roster: Roster };
   readonly channel: string;
   readonly staleAfterMs: number;
+  /** The wall clock's steps the indexer saw (steady-clock.ts): arrivals read from disk are put where the index put them. */
+  readonly clockSteps: readonly ClockStep[];
 }
 
 /**
@@ -41,11 +44,14 @@ export function orderBody(i: OrderInputs, nowMs: number): Omit<OrderResponse, 'n
   const card = JSON.parse(i.cardText) as Card;
   const remembered = new Map<string, { stat: string; key: string; ok: boolean }>();
   for (const r of i.files) if (r.sig_key !== null) remembered.set(r.path, { stat: r.stat, key: r.sig_key, ok: r.sig_ok === 1 });
+  const known = new Map(i.files.map((r) => [r.path, r]));
+  const arrival = arrivalsFor(i.clockSteps, (rel) => known.get(rel));
   const pass = passOrder(i.orderDir, {
+    ...(arrival ? { arrival } : {}),
     root: i.channel,
     roster: i.roster.roster,
     derive: { nowMs, staleAfterMs: i.staleAfterMs, retired: new Set(), lastArrivalByAgent: new Map() },
-    verify: nodeVerify,
+    verify: serverVerify,
     remembered,
   });
   const v = pass.view;

@@ -11,6 +11,7 @@ import { claimHistory, type HoldHistory } from '../ledger/timeline';
 import type { Ed25519Verify, Roster, SignatureMemo } from '../ledger/verify';
 import { entryFromStat, listOrderFolder } from './read-channel';
 import type { Stats } from 'node:fs';
+import type { ArrivalOf } from '../ledger/clock-steps';
 
 /** A stat identity: files whose identity did not change are not read again. */
 export const statKey = (st: Stats): string =>
@@ -94,6 +95,8 @@ export interface PassContext {
   readonly verify: Ed25519Verify;
   /** Remembered signature outcomes by path: valid only when the stat identity still matches. */
   readonly remembered?: ReadonlyMap<string, { readonly stat: string; readonly key: string; readonly ok: boolean }>;
+  /** A file's arrival on the index's clock (steady-clock.ts); absent: its ctime (no clock step seen). */
+  readonly arrival?: ArrivalOf;
 }
 
 /** The writer of a file for "files of h" (LEDGER.md §6), or null. */
@@ -111,7 +114,9 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
   const listing = listOrderFolder(ctx.root, dir);
   if (!listing) return { dir, files, card: null, problems: [], holds: [], beats: [], next_ms: null, view: null };
   const dirSt = listing.self;
-  files.push({ path: relDir, order_dir: dir, stat: statKey(dirSt), type: dirSt.isDirectory() ? 'dir' : 'file', arrival_ms: dirSt.ctimeMs, kind: null, status: 'dir', problem: null, writer: null, sig_key: null, sig_ok: null });
+  const arrivalOf = (rel: string, key: string, st: Stats) => (ctx.arrival ? ctx.arrival(rel, key, st.ctimeMs) : st.ctimeMs);
+  const dirKey = statKey(dirSt);
+  files.push({ path: relDir, order_dir: dir, stat: dirKey, type: dirSt.isDirectory() ? 'dir' : 'file', arrival_ms: arrivalOf(relDir, dirKey, dirSt), kind: null, status: 'dir', problem: null, writer: null, sig_key: null, sig_ok: null });
   if (!dirSt.isDirectory()) {
     // A file or symlink where an order directory belongs (LEDGER.md §2): a problem, never followed.
     const problem = dirSt.isSymbolicLink()
@@ -122,8 +127,9 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
   const outcomes: FileOutcome[] = [];
   const stats = new Map<string, string>();
   for (const { rel, st } of listing.entries) {
-    stats.set(rel, statKey(st));
-    outcomes.push(readEntry(entryFromStat(ctx.root, rel, st)));
+    const key = statKey(st);
+    stats.set(rel, key);
+    outcomes.push(readEntry(entryFromStat(ctx.root, rel, st, arrivalOf(rel, key, st))));
   }
   const seen = new Map<string, { key: string; ok: boolean }>();
   const memo: SignatureMemo = {

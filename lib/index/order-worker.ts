@@ -2,9 +2,10 @@ import 'server-only';
 /** An index worker thread: passOrder over the chunks of folders it is sent (see worker-pool.ts). */
 import { parentPort, workerData } from 'node:worker_threads';
 import { channelContext, workersOf } from '../ledger/channel';
-import { nodeVerify } from './node-verify';
+import { serverVerify } from './verifier';
 import { passOrder, type OrderPassResult, type PassContext } from './order-pass';
 import type { WorkerMessage, WorkerRequest, WorkerSetup } from './worker-pool';
+import { arrivalsFor } from '../ledger/clock-steps';
 
 const { setup } = workerData as { setup: WorkerSetup };
 const post = (m: WorkerMessage) => parentPort?.postMessage(m);
@@ -17,7 +18,7 @@ try {
     pins: new Map(setup.pins),
     operators: setup.operators,
     fleetAgents: setup.fleetAgents,
-    verify: nodeVerify,
+    verify: serverVerify,
   });
   ctx = {
     root: setup.root,
@@ -30,9 +31,14 @@ try {
       workers: workersOf(roster, new Set([...setup.retired, ...setup.ferryRetired])),
       lastArrivalByAgent: new Map<string, number>(),
     },
+    // A cold index knows no file yet: every arrival is its ctime on the steady timeline.
+    ...(() => {
+      const arrival = arrivalsFor(setup.clockSteps ?? []);
+      return arrival ? { arrival } : {};
+    })(),
     verify: (k: string, m: string, s: string) => {
       verified++;
-      return nodeVerify(k, m, s);
+      return serverVerify(k, m, s);
     },
   };
 } catch (e) {

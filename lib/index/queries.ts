@@ -25,6 +25,7 @@ import type { HoldHistory } from '../ledger/timeline';
 import type { Roster, RosterEntry } from '../ledger/verify';
 import { laneWhere } from './board-where';
 import { readMeta, staleAfterMsOf } from './meta';
+import { indexClockSteps } from './steady-clock';
 import { orderBody, type OrderInputs, type RunRow } from './order-detail';
 import { groupQuery, type QueryTerm } from '../ui/query';
 
@@ -171,18 +172,19 @@ function readOrderInputs(db: DB, id: string): OrderInputs | null {
     at,
     cardText: row.card,
     orderDir: row.order_dir,
-    files: stmt(db, 'SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? ORDER BY path').all(row.order_dir) as OrderInputs['files'],
+    files: stmt(db, 'SELECT path, stat, arrival_ms, sig_key, sig_ok FROM files WHERE order_dir = ? ORDER BY path').all(row.order_dir) as OrderInputs['files'],
     runs: stmt(db, 'SELECT agent, run, pid, first_arrival_ms, last_arrival_ms, last_writer_at, beats, writer_offset_ms FROM runs WHERE order_id = ? ORDER BY first_arrival_ms, agent, run').all(row.order_id) as RunRow[],
     dependents: stmt(db, 'SELECT c.order_id, c.state FROM deps d JOIN cards c ON c.order_id = d.order_id WHERE d.dep = ? ORDER BY c.order_id').all(row.order_id) as OrderInputs['dependents'],
     roster: rosterOf(db, at),
     channel: readMeta(db, 'channel') ?? '',
     staleAfterMs: staleAfterMsOf(db),
+    clockSteps: indexClockSteps(db),
   };
 }
 
 /** A string that differs whenever any of the inputs differs (the cached answer's version). */
 function versionOf(i: OrderInputs): string {
-  return JSON.stringify([i.cardText, i.orderDir, i.files, i.runs, i.dependents, i.roster.version, i.channel]);
+  return JSON.stringify([i.cardText, i.orderDir, i.files, i.runs, i.dependents, i.roster.version, i.channel, i.clockSteps]);
 }
 
 /**

@@ -228,9 +228,12 @@ export function listOrderFolder(root: string, dir: string): FolderListing | null
   return { self, entries };
 }
 
-/** The entry for a path already lstat'ed, reading the content of small regular files. */
-export function entryFromStat(root: string, rel: string, st: fs.Stats): ChannelEntry {
-  const arrivalMs = st.ctimeMs;
+/**
+ * The entry for a path already lstat'ed, reading the content of small regular files. Its arrival
+ * is `arrivalMs`, by default its ctime (the index's steady clock may put it elsewhere:
+ * steady-clock.ts).
+ */
+export function entryFromStat(root: string, rel: string, st: fs.Stats, arrivalMs: number = st.ctimeMs): ChannelEntry {
   if (st.isSymbolicLink()) return { path: rel, type: 'symlink', size: st.size, arrivalMs, bytes: null };
   if (st.isDirectory()) return { path: rel, type: 'dir', size: 0, arrivalMs, bytes: null };
   if (!st.isFile()) return { path: rel, type: 'other', size: st.size, arrivalMs, bytes: null };

@@ -8,7 +8,7 @@ import 'server-only';
 import type { DB } from './db';
 import { readChannel } from './read-channel';
 import { deriveChannel } from '../ledger/channel';
-import { nodeVerify } from './node-verify';
+import { serverVerify } from './verifier';
 import { canonicalName } from '../ledger/names';
 import { IndexStore } from './store';
 
@@ -27,7 +27,7 @@ export interface Repinned {
  */
 export function repin(db: DB, root: string, agent: string, key?: string): Repinned {
   const name = canonicalName(agent);
-  const state = deriveChannel(readChannel(root), { nowMs: Date.now(), verify: nodeVerify });
+  const state = deriveChannel(readChannel(root), { nowMs: Date.now(), verify: serverVerify });
   const entry = state.roster.entries.get(name);
   if (!entry?.folder_key) throw new Error(`${name} has no public key in the folder's roster (agents/${name}.json)`);
   if (key && key.toLowerCase() !== entry.folder_key) {

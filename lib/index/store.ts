@@ -106,6 +106,7 @@ const SQL = {
   latestArrivalOf: 'SELECT MAX(arrival_ms) AS t FROM files WHERE writer = ?',
   pathsIn: 'SELECT path FROM files WHERE order_dir = ?',
   sigsIn: 'SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? AND sig_key IS NOT NULL',
+  arrivalsIn: 'SELECT path, stat, arrival_ms FROM files WHERE order_dir = ?',
   filesIn: 'SELECT path, first_seen_ms, arrival_ms, writer FROM files WHERE order_dir = ?',
   deleteFilesIn: 'DELETE FROM files WHERE order_dir = ?',
   addFile:
@@ -270,6 +271,15 @@ export class IndexStore {
     const m = new Map<string, RememberedSig>();
     for (const d of dirs) {
       for (const r of this.s.sigsIn.iterate(d) as Iterable<{ path: string; stat: string; sig_key: string; sig_ok: number }>) m.set(r.path, { stat: r.stat, key: r.sig_key, ok: r.sig_ok === 1 });
+    }
+    return m;
+  }
+
+  /** The stored arrival (ms, the index's clock) and stat identity of every file of some folders, by path (kept across a clock step: steady-clock.ts). */
+  arrivalsIn(dirs: readonly string[]): Map<string, { readonly stat: string; readonly arrival_ms: number }> {
+    const m = new Map<string, { stat: string; arrival_ms: number }>();
+    for (const d of dirs) {
+      for (const r of this.s.arrivalsIn.iterate(d) as Iterable<{ path: string; stat: string; arrival_ms: number }>) m.set(r.path, { stat: r.stat, arrival_ms: r.arrival_ms });
     }
     return m;
   }

@@ -11,6 +11,7 @@ import { settings } from '../config';
 import type { FileOutcome } from '../ledger/channel';
 import type { AgentRecord } from '../ledger/records';
 import type { OrderPassResult } from './order-pass';
+import type { ClockStep } from '../ledger/clock-steps';
 
 /** What a worker needs to rebuild the pass context (plain data). */
 export interface WorkerSetup {
@@ -26,6 +27,8 @@ export interface WorkerSetup {
   readonly ferryRetired: readonly string[];
   readonly nowMs: number;
   readonly staleAfterMs: number;
+  /** The wall clock's steps the indexer saw (steady-clock.ts): arrivals are put on its steady timeline. */
+  readonly clockSteps: readonly ClockStep[];
 }
 
 /** Messages to a worker: a chunk of folders to pass, or the end. */

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { Indexer } from '../index/indexer';
 import { openMemory, type DB } from '../index/db';
 import * as q from '../index/queries';
-import { nodeVerify } from '../index/node-verify';
+import { serverVerify } from '../index/verifier';
 import { channelStateOf } from '../index/channel-state';
 import {
   publicKeyOf,
@@ -304,7 +304,7 @@ export async function runScenario(
   let beatTimer: NodeJS.Timeout | null = null;
   const startIndexer = async (staleAfterMs: number): Promise<BoardB> => {
     const db = openMemory();
-    const ix = new Indexer({ root: B, db, staleAfterMs, watch: true, verify: nodeVerify, log: (l) => log(`B ${l}`) });
+    const ix = new Indexer({ root: B, db, staleAfterMs, watch: true, verify: serverVerify, log: (l) => log(`B ${l}`) });
     indexers.push(ix);
     await ix.start();
     return new BoardB(db);
@@ -652,7 +652,7 @@ export async function runScenario(
       formatLocalInstant(Date.now()),
       ledgerPrev,
     );
-    const res = applyAction(req, { root: B, nowMs: Date.now(), staleAfterMs: windowMs, operators: [], verify: nodeVerify });
+    const res = applyAction(req, { root: B, nowMs: Date.now(), staleAfterMs: windowMs, operators: [], verify: serverVerify });
     const written = res.status === 201 ? [...res.written] : [];
     const tw = performance.now();
     const reached: Record<string, number | null> = {};

@@ -4,6 +4,7 @@ import { activity } from '@/lib/index/activity';
 import { decodeCursor } from '@/lib/index/queries';
 import { ACT_KINDS } from '@/lib/ledger/acts';
 import { isSafeComponent } from '@/lib/ledger/names';
+import { indexNowMs } from '@/lib/index/steady-clock';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -30,7 +31,7 @@ function get(req: Request) {
   const { cursor, limit, ...f } = parsed.data;
   if (cursor && !decodeCursor(cursor)) return errorResponse('bad_request', 'cursor: not a cursor from this API');
   const filters = { ...(f.operator ? { operator: f.operator } : {}), ...(f.act ? { act: f.act as (typeof ACT_KINDS)[number] } : {}), ...(f.order ? { order: f.order } : {}) };
-  return withDb((db) => json(activity(db, filters, cursor ?? null, Date.now(), limit)));
+  return withDb((db) => json(activity(db, filters, cursor ?? null, indexNowMs(db), limit)));
 }
 
 export const GET = withReadToken(get);

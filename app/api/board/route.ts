@@ -8,6 +8,7 @@ import { ATTENTION_FLAGS, ORDER_STATES } from '@/lib/ui/labels';
 import { MAX_QUERY_LENGTH, queryOfParams } from '@/lib/ui/query';
 import { HEALTH_OK, readHealth } from '@/lib/index/health';
 import { settings } from '@/lib/config';
+import { indexNowMs } from '@/lib/index/steady-clock';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -50,7 +51,7 @@ function get(req: Request) {
   const q = url.indexOf('?');
   const search = q === -1 ? '' : url.slice(q);
   return withDb((db) => {
-    const now = Date.now();
+    const now = indexNowMs(db);
     const seq = latestSeq(db);
     // The writer's word on whether this board is current (a full disk, a rebuild, the folder
     // gone): read on every request, outside the cache, since it changes with no change row.

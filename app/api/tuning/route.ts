@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { errorResponse, json, withDb, withReadToken } from '@/lib/api/http';
 import { isKnownAgent, tuningReport } from '@/lib/index/tuning-queries';
 import { isSafeComponent } from '@/lib/ledger/names';
+import { indexNowMs } from '@/lib/index/steady-clock';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -20,7 +21,7 @@ function get(req: Request) {
   const { agent } = parsed.data;
   return withDb((db) => {
     if (agent !== undefined && !isKnownAgent(db, agent)) return errorResponse('not_found', `no agent ${agent} in this channel`);
-    return json(tuningReport(db, agent ?? null, Date.now()));
+    return json(tuningReport(db, agent ?? null, indexNowMs(db)));
   });
 }
 

@@ -2,6 +2,7 @@ import { errorResponse, jsonBytes, withDb, withReadToken } from '@/lib/api/http'
 import { OrderAnswerCache, orderJson } from '@/lib/index/queries';
 import { serverOverlay } from '@/lib/index/local-overlay';
 import { isSafeComponent } from '@/lib/ledger/names';
+import { indexNowMs } from '@/lib/index/steady-clock';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -14,7 +15,7 @@ async function get(_req: Request, { params }: { params: Promise<{ id: string }> 
   const { id } = await params;
   if (!isSafeComponent(id)) return errorResponse('bad_request', `"${id}" is not an order id`);
   return withDb((db) => {
-    const now = Date.now();
+    const now = indexNowMs(db);
     const raw = orderJson(db, id, now, cache);
     // This machine's facts (issue 16), after the cache: a pid can die while the index rows stay the same.
     const body = raw !== null ? serverOverlay().orderJson(db, raw, now) : null;
