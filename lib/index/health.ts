@@ -73,6 +73,42 @@ export function readHealth(dbFile: string): IndexHealth {
   }
 }
 
+/**
+ * A watch on the health of the index at `dbFile` for the event stream (app/api/events): each call
+ * says whether what a page shows of it (state, code, reason) changed since the previous call
+ * (the first answers false). A health change writes no change row (the disk may be full), so
+ * without this an open page kept the banner it had. One stat per call; the file is read when its
+ * inode, size or mtime moved (every write renames a new file over it), and every 8th call anyway
+ * (a freed inode number reused by a file of the same size within the mtime's granularity).
+ */
+export function healthChanges(dbFile: string): () => boolean {
+  const file = healthFileOf(dbFile);
+  const statKey = () => {
+    try {
+      const st = fs.statSync(file);
+      return `${st.ino}:${st.size}:${st.mtimeMs}`;
+    } catch {
+      return 'none';
+    }
+  };
+  const shown = () => {
+    const h = readHealth(dbFile);
+    return h.state === 'ok' ? 'ok' : `${h.code}\n${h.reason}`;
+  };
+  let key = statKey();
+  let last = shown();
+  let calls = 0;
+  return () => {
+    const k = statKey();
+    if (k === key && ++calls % 8 !== 0) return false;
+    key = k;
+    const now = shown();
+    if (now === last) return false;
+    last = now;
+    return true;
+  };
+}
+
 /** Whether `e` is better-sqlite3's SqliteError (SQLITE_FULL, SQLITE_IOERR...): a fault of the disk, not of the code. */
 export function isSqliteError(e: Error): boolean {
   const code = (e as { code?: unknown }).code;

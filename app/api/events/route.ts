@@ -1,4 +1,6 @@
 import { withDb, withReadToken } from '@/lib/api/http';
+import { settings } from '@/lib/config';
+import { healthChanges } from '@/lib/index/health';
 import { changesSince, latestSeq } from '@/lib/index/queries';
 
 export const runtime = 'nodejs';
@@ -9,7 +11,9 @@ const KEEPALIVE_MS = 15_000;
 
 /**
  * GET /api/events: server-sent events. `event: changed` with a ChangedEvent whenever the
- * indexer records changed orders (polled from the index's change feed every 150 ms).
+ * indexer records changed orders (polled from the index's change feed every 150 ms), and one
+ * naming no order (`orders: []`, `all: false`: the board refetches) when the index's health
+ * changes (lib/index/health.ts healthChanges: the header's banner).
  */
 function get(req: Request) {
   return withDb((db) => {
@@ -17,6 +21,8 @@ function get(req: Request) {
     let seq = latestSeq(db);
     let timer: ReturnType<typeof setInterval> | null = null;
     let lastSent = Date.now();
+    const dbFile = settings.dbFile();
+    const healthMoved = dbFile ? healthChanges(dbFile) : () => false;
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         const send = (s: string) => {
@@ -43,7 +49,9 @@ function get(req: Request) {
             if (ev) {
               seq = ev.seq;
               send(`event: changed\ndata: ${JSON.stringify(ev)}\n\n`);
-            } else if (Date.now() - lastSent > KEEPALIVE_MS) send(': keepalive\n\n');
+            }
+            if (healthMoved()) send(`event: changed\ndata: ${JSON.stringify({ seq, orders: [], all: false })}\n\n`);
+            else if (!ev && Date.now() - lastSent > KEEPALIVE_MS) send(': keepalive\n\n');
           } catch {
             stop();
           }

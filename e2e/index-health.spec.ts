@@ -1,0 +1,120 @@
+/**
+ * The header's index health banner (components/shell/IndexHealthBanner.tsx, issue 15) through
+ * the production build, on a server of this spec's own (a free port, started here and stopped
+ * by its pid) serving a fresh temp copy of vector 03-claimed-fresh. The state is a real one, not
+ * forced: the channel folder is renamed away while the board is open, so the indexer says
+ * `folder_missing` (lib/index/guard.ts) in the health file that GET /api/board reads as
+ * `index_health`; the page open meanwhile must show the banner with the API's reason, without a
+ * reload, and lose it once the folder is back.
+ *
+ * Screenshots: test-results/index-health-{light,dark}.png.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import type { BoardResponse } from '../lib/api/types';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+let server: ChildProcess | null = null;
+let url = '';
+let dir = '';
+let channel = '';
+const stderr: string[] = [];
+
+/** A port nothing listens on now (the kernel's pick on 127.0.0.1). */
+async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+async function board(): Promise<BoardResponse> {
+  const r = await fetch(`${url}/api/board`);
+  expect(r.status).toBe(200);
+  return (await r.json()) as BoardResponse;
+}
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-e2e-health-'));
+  channel = path.join(dir, 'channel');
+  fs.cpSync(path.join(ROOT, 'conformance/vectors/03-claimed-fresh/channel'), channel, { recursive: true });
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'serve', channel, '--port', String(port), '--db', path.join(dir, 'index.sqlite')], {
+    cwd: ROOT,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  server.stderr?.on('data', (b: Buffer) => stderr.push(b.toString()));
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`claimboard serve exited ${server.exitCode}: ${stderr.join('')}`);
+    try {
+      const r = await fetch(`${url}/api/board`);
+      if (r.status === 200 && ((await r.json()) as BoardResponse).progress.phase === 'ready') break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) throw new Error(`claimboard serve did not answer within 90 s: ${stderr.join('')}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+});
+
+test.afterAll(async () => {
+  const s = server;
+  if (s && s.exitCode === null) {
+    const exited = new Promise((r) => s.once('exit', r));
+    s.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (s.exitCode === null) s.kill('SIGKILL');
+  }
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('the banner says the channel folder is missing while it is, with the API reason, and goes when it is back', async ({ page }, testInfo) => {
+  await page.goto(`${url}/`);
+  await expect(page.locator('[data-order="t1"]')).toBeVisible();
+  expect((await board()).index_health).toEqual({ state: 'ok' });
+  const banner = page.locator('[data-index-health]');
+  await expect(banner).toHaveCount(0);
+
+  const away = `${channel}.away`;
+  fs.renameSync(channel, away);
+  // The indexer checks the folder at every update, at least once a second (the quick look).
+  await expect.poll(async () => (await board()).index_health?.state, { timeout: 10_000 }).toBe('degraded');
+  const health = (await board()).index_health;
+  if (health?.state !== 'degraded') throw new Error(`index_health ${JSON.stringify(health)}`);
+  expect(health.code).toBe('folder_missing');
+
+  // The page open meanwhile shows it, without a reload.
+  await expect(banner).toHaveAttribute('data-index-health', 'folder_missing', { timeout: 15_000 });
+  await expect(banner).toHaveAttribute('role', 'alert');
+  await expect(banner).toContainText('The channel folder is missing');
+  await expect(banner).toContainText('actions are refused until it is back');
+  await expect(banner).toContainText(`(${health.reason})`);
+  // The board it keeps is the last one, not emptied.
+  await expect(page.locator('[data-order="t1"]')).toBeVisible();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const file = path.join(testInfo.project.outputDir, `index-health-${scheme}.png`);
+    await page.screenshot({ path: file });
+    await testInfo.attach(`index-health-${scheme}`, { path: file, contentType: 'image/png' });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  fs.renameSync(away, channel);
+  await expect.poll(async () => (await board()).index_health, { timeout: 10_000 }).toEqual({ state: 'ok' });
+  await expect(banner).toHaveCount(0, { timeout: 15_000 });
+  await expect(page.locator('[data-order="t1"]')).toBeVisible();
+});
