@@ -65,15 +65,21 @@ function t1(db: ReturnType<typeof openMemory>, wallMs: number) {
   return { state: o?.card.state, age: hb ? now - hb.arrival_ms : null };
 }
 
+/** The real Indexer on `root` under a faked clock, in memory, its log lines kept. */
+async function indexed(root: string, staleAfterMs = 300_000) {
+  const clock = fakeClock();
+  const db = openMemory();
+  const lines: string[] = [];
+  const ix = new Indexer({ root, db, staleAfterMs, watch: false, rescanMs: 100, clock: clock.now, ctimeSkew: clock.skew, verify: naclVerify, log: (l) => lines.push(l) });
+  await ix.start();
+  return { clock, db, lines, ix };
+}
+
 describe('the wall clock steps by an hour', () => {
   it('forward: a running card stays running, its age goes on from where it was; a heartbeat written on the stepped clock is 0 s old', async () => {
     const root = channel('forward');
     const written = folderSnapshot(root);
-    const clock = fakeClock();
-    const db = openMemory();
-    const lines: string[] = [];
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, rescanMs: 100, clock: clock.now, ctimeSkew: clock.skew, verify: naclVerify, log: (l) => lines.push(l) });
-    await ix.start();
+    const { clock, db, lines, ix } = await indexed(root);
     try {
       expect(t1(db, clock.now()).state).toBe('claimed');
       clock.step = HOUR;
@@ -104,10 +110,7 @@ describe('the wall clock steps by an hour', () => {
 
   it('back: a stale card stays stale; a heartbeat written on the stepped-back clock makes it running, and its silence stale again after stale_after', async () => {
     const root = channel('back');
-    const clock = fakeClock();
-    const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 2_000, watch: false, rescanMs: 100, clock: clock.now, ctimeSkew: clock.skew, verify: naclVerify });
-    await ix.start();
+    const { clock, db, ix } = await indexed(root, 2_000);
     try {
       // stale_after 2 s: t1's heartbeat (copied now) goes stale by time.
       expect(await until(() => t1(db, clock.now()).state === 'stale', 6_000)).toBe(true);
@@ -134,11 +137,7 @@ describe('the wall clock steps by an hour', () => {
   it('back, forward and back again with no file written meanwhile: the board equals a fresh index once the clock is right; the folder is untouched', async () => {
     const root = channel('round');
     const written = folderSnapshot(root);
-    const clock = fakeClock();
-    const db = openMemory();
-    const lines: string[] = [];
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, rescanMs: 100, clock: clock.now, ctimeSkew: clock.skew, verify: naclVerify, log: (l) => lines.push(l) });
-    await ix.start();
+    const { clock, db, lines, ix } = await indexed(root);
     try {
       for (const step of [-HOUR, HOUR, 0]) {
         clock.step = step;
