@@ -4,8 +4,10 @@
 # then, from there only:
 #   - `claimboard --version` prints package.json's version;
 #   - `claimboard state <copy of conformance vector 11> --json` reads g1 as gave_up in Needs
-#     attention, g2 closed, g3 claimed (the vector's expect.json);
-#   - `claimboard serve <that copy>` answers /api/board with g1 in the attention lane;
+#     attention, g2 closed, g3 claimed (the vector's expect.json), and the same with
+#     CLAIMBOARD_VERIFIER=sodium (sodium-native, a native dependency outside the bundle, loads);
+#   - `claimboard serve <that copy>` answers /api/board with g1 in the attention lane, its index
+#     verified with sodium-native;
 #   - `claimboard ack <copy> g1 --key ops.key` writes tasks/g1/ack.ops.json and ledger.ops.jsonl,
 #     after which `state` reads g1 closed (LEDGER.md: an acknowledged give-up is closed) and the
 #     running server's board moves g1 out of attention;
@@ -64,6 +66,11 @@ states() { node -e '
 got="$("$CB" state "$CH" --json | states)"
 [ "$got" = "g1=gave_up/attention g2=closed/done g3=claimed/running" ] || fail "state read: $got"
 echo "package: state -> $got"
+# sodium-native (native, outside the bundle) must load from the install: CLAIMBOARD_VERIFIER=sodium
+# makes a load failure an error instead of the silent fallback to node:crypto.
+got="$(CLAIMBOARD_VERIFIER=sodium "$CB" state "$CH" --json | states)" || fail "state with CLAIMBOARD_VERIFIER=sodium failed"
+[ "$got" = "g1=gave_up/attention g2=closed/done g3=claimed/running" ] || fail "state read with sodium-native: $got"
+echo "package: state with CLAIMBOARD_VERIFIER=sodium -> the same"
 
 times="$(for _ in 1 2 3 4 5; do
   s=$(date +%s%N); "$CB" state "$CH" --json >/dev/null; e=$(date +%s%N); echo $(((e - s) / 1000000))
@@ -71,7 +78,7 @@ done | sort -n | tr '\n' ' ')"
 echo "package: state --json wall ms, 5 runs sorted: $times(npm run bench measures it)"
 
 PORT="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
-timeout 180 "$CB" serve "$CH" --port "$PORT" --db "$WORK/index.sqlite" >"$WORK/serve.log" 2>&1 &
+CLAIMBOARD_VERIFIER=sodium timeout 180 "$CB" serve "$CH" --port "$PORT" --db "$WORK/index.sqlite" >"$WORK/serve.log" 2>&1 &
 SERVER_PID=$!
 
 # attention <id>: waits (up to 60 s) until the served board's attention lane does (yes) or
@@ -95,6 +102,8 @@ board_attention() {
 }
 board_attention yes g1
 echo "package: serve -> /api/board has g1 in Needs attention"
+grep -q 'signatures verified (sodium-native)' "$WORK/serve.log" || { cat "$WORK/serve.log"; fail "serve's index did not verify with sodium-native"; }
+echo "package: serve -> the index verified with sodium-native (its worker threads and the web server load it the same way)"
 
 out="$("$CB" ack "$CH" g1 --key "$WORK/keys/ops.key" --note "seen at 3am" 2>/dev/null)"
 [ "$out" = "$(printf 'tasks/g1/ack.ops.json\nledger.ops.jsonl')" ] || fail "ack printed: $out"
