@@ -9,33 +9,15 @@
  *
  * Screenshots: test-results/index-health-{light,dark}.png.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { BoardResponse } from '../lib/api/types';
+import { startOwnServer, type OwnServer } from './own-server';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-
-let server: ChildProcess | null = null;
+let server: OwnServer | null = null;
 let url = '';
-let dir = '';
 let channel = '';
-const stderr: string[] = [];
-
-/** A port nothing listens on now (the kernel's pick on 127.0.0.1). */
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 async function board(): Promise<BoardResponse> {
   const r = await fetch(`${url}/api/board`);
@@ -46,40 +28,13 @@ async function board(): Promise<BoardResponse> {
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-e2e-health-'));
-  channel = path.join(dir, 'channel');
-  fs.cpSync(path.join(ROOT, 'conformance/vectors/03-claimed-fresh/channel'), channel, { recursive: true });
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'serve', channel, '--port', String(port), '--db', path.join(dir, 'index.sqlite')], {
-    cwd: ROOT,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  server.stderr?.on('data', (b: Buffer) => stderr.push(b.toString()));
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`claimboard serve exited ${server.exitCode}: ${stderr.join('')}`);
-    try {
-      const r = await fetch(`${url}/api/board`);
-      if (r.status === 200 && ((await r.json()) as BoardResponse).progress.phase === 'ready') break;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) throw new Error(`claimboard serve did not answer within 90 s: ${stderr.join('')}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  server = await startOwnServer({ prefix: 'cb-e2e-health-', vectors: ['03-claimed-fresh'] });
+  url = server.url;
+  channel = server.channel;
 });
 
 test.afterAll(async () => {
-  const s = server;
-  if (s && s.exitCode === null) {
-    const exited = new Promise((r) => s.once('exit', r));
-    s.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    if (s.exitCode === null) s.kill('SIGKILL');
-  }
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await server?.stop();
 });
 
 test('the banner says the channel folder is missing while it is, with the API reason, and goes when it is back', async ({ page }, testInfo) => {

@@ -9,15 +9,13 @@
  *   or `?token=` 200 straight away (no redirect to a cookie, which a scraper would not keep),
  *   pages still behind the token; its problems per code are expect.json's.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parseMetrics, sampleValue } from '../lib/testing/prometheus';
 import type { BoardResponse } from '../lib/api/types';
+import { ROOT, startOwnServer, type OwnServer } from './own-server';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const TOKEN = 'metrics-e2e-7c41';
 const TOKEN_PORT = 3137;
 const TOKEN_URL = `http://127.0.0.1:${TOKEN_PORT}`;
@@ -42,43 +40,20 @@ test('/metrics on the fixture: parsed, not behind the page proxy, lane gauges eq
 });
 
 test.describe('/metrics with a read token', () => {
-  let server: ChildProcess | null = null;
-  let dir = '';
-  const stderr: string[] = [];
+  let server: OwnServer | null = null;
 
   test.beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-e2e-metrics-'));
-    const channel = path.join(dir, 'channel');
-    fs.cpSync(path.join(ROOT, 'conformance/vectors/17-bad-signatures/channel'), channel, { recursive: true });
-    server = spawn(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'serve', channel, '--port', String(TOKEN_PORT), '--host', '127.0.0.1', '--db', path.join(dir, 'index.sqlite')], {
-      cwd: ROOT,
-      env: { ...process.env, CLAIMBOARD_READ_TOKEN: TOKEN, NEXT_TELEMETRY_DISABLED: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
+    server = await startOwnServer({
+      prefix: 'cb-e2e-metrics-',
+      vectors: ['17-bad-signatures'],
+      port: TOKEN_PORT,
+      env: { CLAIMBOARD_READ_TOKEN: TOKEN },
+      headers: { authorization: `Bearer ${TOKEN}` },
     });
-    server.stderr?.on('data', (b: Buffer) => stderr.push(b.toString()));
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      if (server.exitCode !== null) throw new Error(`claimboard serve exited ${server.exitCode}: ${stderr.join('')}`);
-      try {
-        const r = await fetch(`${TOKEN_URL}/api/board`, { headers: { authorization: `Bearer ${TOKEN}` } });
-        if (r.status === 200 && ((await r.json()) as BoardResponse).progress.phase === 'ready') break;
-      } catch {
-        /* not listening yet */
-      }
-      if (Date.now() > deadline) throw new Error(`claimboard serve did not answer within 90 s: ${stderr.join('')}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
   });
 
   test.afterAll(async () => {
-    const s = server;
-    if (s?.pid !== undefined && s.exitCode === null) {
-      const exited = new Promise((r) => s.once('exit', r));
-      process.kill(s.pid, 'SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (s.exitCode === null && s.signalCode === null) process.kill(s.pid, 'SIGKILL');
-    }
-    fs.rmSync(dir, { recursive: true, force: true });
+    await server?.stop();
   });
 
   test('401 without the token; 200 with a bearer or ?token= (no redirect); pages still need it', async ({ request }) => {

@@ -15,22 +15,17 @@
  *
  * Screenshots, light and dark: test-results/tuning-{empty,page,agent}-{light,dark}.png.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
-import type { BoardResponse } from '../lib/api/types';
+import { startOwnServer, type OwnServer } from './own-server';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const PORT = 3138;
 const URL = `http://127.0.0.1:${PORT}`;
 const PAUSES_MS = [1400, 1400, 4400, 1400, 1400, 4400];
 
-let server: ChildProcess | null = null;
-let dir = '';
+let server: OwnServer | null = null;
 let channel = '';
-const stderr: string[] = [];
 
 async function shot(page: Page, testInfo: TestInfo, name: string) {
   for (const scheme of ['light', 'dark'] as const) {
@@ -53,40 +48,12 @@ function beat() {
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-e2e-tuning-'));
-  channel = path.join(dir, 'channel');
-  for (const v of ['03-claimed-fresh', '10-review-states']) {
-    fs.cpSync(path.join(ROOT, 'conformance/vectors', v, 'channel'), channel, { recursive: true, force: true });
-  }
-  server = spawn(
-    process.execPath,
-    [path.join(ROOT, 'bin/claimboard.mjs'), 'serve', channel, '--port', String(PORT), '--stale-after', '2', '--db', path.join(dir, 'index.sqlite')],
-    { cwd: ROOT, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  server.stderr?.on('data', (b: Buffer) => stderr.push(b.toString()));
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`claimboard serve exited ${server.exitCode}: ${stderr.join('')}`);
-    try {
-      const r = await fetch(`${URL}/api/board`);
-      if (r.status === 200 && ((await r.json()) as BoardResponse).progress.phase === 'ready') break;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) throw new Error(`claimboard serve did not answer within 90 s: ${stderr.join('')}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  server = await startOwnServer({ prefix: 'cb-e2e-tuning-', vectors: ['03-claimed-fresh', '10-review-states'], port: PORT, args: ['--stale-after', '2'] });
+  channel = server.channel;
 });
 
 test.afterAll(async () => {
-  const s = server;
-  if (s?.pid !== undefined && s.exitCode === null) {
-    const exited = new Promise((r) => s.once('exit', r));
-    process.kill(s.pid, 'SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    if (s.exitCode === null && s.signalCode === null) process.kill(s.pid, 'SIGKILL');
-  }
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await server?.stop();
 });
 
 test('no heartbeat gap yet: "Not enough data yet" instead of the gaps chart; three runs are too few for a chart but have their figures', async ({ page }, testInfo) => {

@@ -1,0 +1,101 @@
+/**
+ * A `claimboard serve` of a spec's own, for specs that need a server configured otherwise than
+ * the shared fixtures (a read token, a short stale_after, a folder to rename away, local agents):
+ * the production build through bin/claimboard.mjs on a fresh temp copy of conformance vectors,
+ * bound to 127.0.0.1, ready once /api/board says so (at most 90 s), stopped by its pid.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { BoardResponse } from '../lib/api/types';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+
+export interface OwnServer {
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  /** The temp folder holding the channel and the index (removed by stop()). */
+  readonly dir: string;
+  /** The channel folder served (`<dir>/channel`). */
+  readonly channel: string;
+  /** What the server wrote to stderr so far. */
+  readonly stderr: string[];
+  readonly process: ChildProcess;
+  /** SIGTERM, then SIGKILL after 10 s; removes `dir`. */
+  stop(): Promise<void>;
+}
+
+export interface OwnServerOptions {
+  /** The temp folder's prefix, e.g. 'cb-e2e-health-'. */
+  readonly prefix: string;
+  /** Conformance vectors copied into the channel, in order (later ones over earlier ones). */
+  readonly vectors: readonly string[];
+  /** Extra `serve` arguments (e.g. ['--stale-after', '2']). */
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** A fixed port; default a free one the kernel picks. */
+  readonly port?: number;
+  /** Headers of the readiness requests (e.g. the read token). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Runs after the channel is copied and before the server starts (e.g. writes more files). */
+  readonly prepare?: (channel: string, dir: string) => void;
+}
+
+/** A port nothing listens on now (the kernel's pick on 127.0.0.1). */
+export async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+/** Starts the server and waits until its first index is ready. Throws with its stderr when it exits or does not answer within 90 s. */
+export async function startOwnServer(o: OwnServerOptions): Promise<OwnServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), o.prefix));
+  const channel = path.join(dir, 'channel');
+  for (const v of o.vectors) fs.cpSync(path.join(ROOT, 'conformance/vectors', v, 'channel'), channel, { recursive: true, force: true });
+  o.prepare?.(channel, dir);
+  const port = o.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  const stderr: string[] = [];
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'serve', channel, '--port', String(port), '--host', '127.0.0.1', '--db', path.join(dir, 'index.sqlite'), ...(o.args ?? [])], {
+    cwd: ROOT,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...o.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', (b: Buffer) => stderr.push(b.toString()));
+  const stop = async () => {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      process.kill(child.pid, 'SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGKILL');
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`claimboard serve exited ${child.exitCode}: ${stderr.join('')}`);
+    }
+    try {
+      const r = await fetch(`${url}/api/board`, { headers: { ...o.headers } });
+      if (r.status === 200 && ((await r.json()) as BoardResponse).progress.phase === 'ready') break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`claimboard serve did not answer within 90 s: ${stderr.join('')}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { url, dir, channel, stderr, process: child, stop };
+}
