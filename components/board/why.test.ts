@@ -49,6 +49,12 @@ describe('why: stale reasons (LEDGER.md §6)', () => {
     );
   });
 
+  it("agent_silent on the agent's own machine says what its pid check found instead of guessing (issue 16)", () => {
+    const c = card({ holder: 'wisp', state: 'stale', lane: 'stale', reason: 'agent_silent', since_ms: NOW - 15 * MIN, heartbeat: hb(NOW - 20 * MIN) });
+    expect(why({ ...c, stale_detail: 'dead_local' } as Card, ctx)).toBe("nothing from wisp for 20 min: its run's process died on this machine");
+    expect(why({ ...c, stale_detail: 'alive_local' } as Card, ctx)).toBe("nothing from wisp for 20 min, though its run's process is alive here");
+  });
+
   it('no_heartbeat counts from the claim’s arrival (since - stale_after)', () => {
     const c = card({ state: 'stale', lane: 'stale', reason: 'no_heartbeat', since_ms: NOW - 50 * MIN });
     expect(why(c, ctx)).toBe('claimed by fang 55 min ago; no heartbeat was ever written');

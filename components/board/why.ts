@@ -34,8 +34,8 @@ function staleReference(card: Card, ctx: WhyContext): number | null {
 /** Flags whose reason (the card's `alerts`) says to whom ferry keeps offering an offered order. */
 const OFFER_SAYING: ReadonlySet<AttentionFlag> = new Set<AttentionFlag>(['retired_holder', 'released_assignee', 'stop_not_holding']);
 
-/** The sentence of the card's state, or null when a flag already says it all. */
-export function stateSentence(card: Card, ctx: WhyContext): string | null {
+/** The sentence of the card's state, or null when a flag already says it all. `stale_detail`: this machine's pid check (the board's cards carry it for local agents). */
+export function stateSentence(card: Card & { readonly stale_detail?: 'dead_local' | 'alive_local' }, ctx: WhyContext): string | null {
   const h = card.holder ?? 'nobody';
   const rev = card.latest_revision;
   switch (card.state) {
@@ -51,9 +51,12 @@ export function stateSentence(card: Card, ctx: WhyContext): string | null {
         case 'agent_silent': {
           const known = card.holder !== null ? ctx.lastSeenMs?.(card.holder) : undefined;
           const seen = known ?? ref;
-          return seen === null || seen === undefined
-            ? `nothing from ${h}: its machine, its sync or the agent is down`
-            : `nothing from ${h} for ${formatDuration(ctx.nowMs - seen)}: its machine, its sync or the agent is down`;
+          const silent = seen === null || seen === undefined ? `nothing from ${h}` : `nothing from ${h} for ${formatDuration(ctx.nowMs - seen)}`;
+          // On the agent's own machine the pid was checked (issue 16): the cause is known, not guessed.
+          const detail = card.stale_detail;
+          if (detail === 'dead_local') return `${silent}: its run's process died on this machine`;
+          if (detail === 'alive_local') return `${silent}, though its run's process is alive here`;
+          return `${silent}: its machine, its sync or the agent is down`;
         }
         case 'no_heartbeat':
           return ref === null

@@ -80,7 +80,7 @@ function holdOf(root: string, stateDir: string): ReaperHold {
   return hold;
 }
 
-const HELD_TEXT = 'dead run held for review: dead: pid 4242 is gone on this machine, since 2026-12-01T17:00:00Z';
+const HELD_TEXT = 'dead run held for review since 2026-12-01 17:00 UTC: pid 4242 is gone on this machine';
 
 describe('reaper holds in the index', () => {
   it('a held card is on page 2 of Needs attention, found by flag:dead_run_held alone, counted per flag; a release ends it', async () => {

@@ -14,9 +14,14 @@ import type { Card } from '../ledger/derive';
 import { holdApplies } from '../ledger/liveness';
 import { readHolds, type ReaperHold } from '../local/reaper-state';
 
-/** The hold flag's reason on the card. */
+/**
+ * The hold flag's reason on the card: when it was held (to the minute, UTC: this machine's clock)
+ * and the verdict's sentence without its leading "dead: " (the flag already says dead), e.g.
+ * "dead run held for review since 2026-12-01 17:00 UTC: pid 4242 is gone on this machine".
+ */
 export function holdText(hold: ReaperHold): string {
-  return `dead run held for review: ${hold.text}, since ${hold.held_at}`;
+  const since = new Date(hold.held_at_ms).toISOString().slice(0, 16).replace('T', ' ');
+  return `dead run held for review since ${since} UTC: ${hold.text.replace(/^dead: /, '')}`;
 }
 
 /** How often the state folder is read again, ms (monotonic clock): the indexer's quick look runs about once a second. */
