@@ -9,8 +9,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
 import { addServeLocalOptions, serveLocalOf, type ServeLocalFlags } from './serve-local-options';
 import { prepareLocal, startReaper } from './serve-local';
+import { openMemory } from '../lib/index/db';
+import { Indexer } from '../lib/index/indexer';
+import { order } from '../lib/index/queries';
+import { naclVerify } from '../lib/ledger/nacl-verify';
+import { publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeOrder, type Identity } from '../lib/demo/write';
+import { seedOf } from '../lib/testing/channel-builder';
 
 function parse(args: string[]): ServeLocalFlags {
   const cmd = addServeLocalOptions(new Command('serve').exitOverride().configureOutput({ writeErr: () => undefined }));
@@ -90,5 +97,61 @@ describe('prepareLocal', () => {
     expect(logged.length).toBe(1);
     expect(logged[0]).toMatch(/^reap: /);
     expect(nudged).toEqual([]);
+  });
+});
+
+describe('startReaper inside serve, end to end', () => {
+  it("a killed child's stale run: the reset is written within one period of going stale, nudged, and the index reads the order Open", async () => {
+    const who = (name: string): Identity => ({ name, seedHex: seedOf(name) });
+    const [ops, fang] = [who('ops'), who('fang')];
+    const root = fs.mkdtempSync(path.join(tmp, 'e2e-ch-'));
+    writeAgent(root, { name: 'ops', role: 'operator', publicKey: publicKeyOf(ops) });
+    writeAgent(root, { name: 'fang', role: 'worker', publicKey: publicKeyOf(fang) });
+    writeOrder(root, ops, { id: 'o-dead', project_id: 'p', payload: { task: 'o-dead' } });
+    writeClaim(root, fang, 'o-dead');
+    // The run's process: started, named by the heartbeat, then killed and collected (its pid gone here).
+    const child = spawn('sleep', ['600'], { stdio: 'ignore' });
+    await new Promise<void>((r) => child.once('spawn', () => r()));
+    writeHeartbeat(root, fang, 'o-dead', { run: 'run1', pid: child.pid ?? 0 });
+    const beatAt = fs.statSync(path.join(root, 'tasks/o-dead/heartbeat.fang.json')).ctimeMs;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGKILL');
+    await exited;
+
+    const STALE_MS = 1000;
+    const EVERY_MS = 500;
+    const key = path.join(tmp, 'e2e-fang.key');
+    fs.writeFileSync(key, `${fang.seedHex}\n`, { mode: 0o600 });
+    const p = prepareLocal({ localAgents: ['fang'], ferrymanWorkspaces: [], reapState: path.join(tmp, 'e2e-state'), reaps: [{ agent: 'fang', key, policy: 'reset', everyS: EVERY_MS / 1000 }] }, { ...ctx, channel: root, staleAfterMs: STALE_MS });
+    const r = p.reaps[0];
+    if (!r) throw new Error('no reaper');
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: STALE_MS, watch: false, rescanMs: 60_000, verify: naclVerify, reaperState: p.stateDir });
+    await ix.start();
+    const logged: string[] = [];
+    const nudged: string[] = [];
+    const stop = startReaper(r.config, r.everyMs, (rel) => {
+      nudged.push(rel);
+      ix.request(rel);
+    }, (l) => logged.push(l));
+    try {
+      const release = path.join(root, 'tasks/o-dead/release.fang.json');
+      const deadline = beatAt + STALE_MS + EVERY_MS + 1000;
+      while (!fs.existsSync(release) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+      // Written within one period of the run going stale (heartbeat arrival + stale_after), 1 s slack for a loaded machine.
+      expect(fs.existsSync(release)).toBe(true);
+      expect(fs.statSync(release).ctimeMs - beatAt).toBeLessThan(STALE_MS + EVERY_MS + 1000);
+      expect(nudged).toEqual(['tasks/o-dead/release.fang.json', 'ledger.fang.jsonl']);
+      expect(logged.filter((l) => l.includes('released'))).toHaveLength(1);
+      expect(logged[0]).toMatch(new RegExp(`^reap: o-dead  released: heartbeat arrived here [\\d.]+ s ago \\(stale after 1 s\\); dead: pid ${child.pid} is gone on this machine -> tasks/o-dead/release.fang.json, ledger.fang.jsonl$`));
+      // The nudge, not the minute-long quick look (rescanMs 60 s), brings the index to Open.
+      const until = Date.now() + 2000;
+      while (order(db, 'o-dead', Date.now())?.card.state !== 'open' && Date.now() < until) await new Promise((res) => setTimeout(res, 50));
+      const c = order(db, 'o-dead', Date.now())?.card;
+      expect([c?.state, c?.holder]).toEqual(['open', null]);
+    } finally {
+      stop();
+      await ix.stop();
+    }
   });
 });
