@@ -18,7 +18,8 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { ALIVE, OPS, benchSigner, generateChannel, readPlan, refreshLiveHeartbeats, writeAtomic, type Generated, type Plan } from './generate';
 import { signFields } from '../lib/ledger/sign';
-import { nodeVerify } from '../lib/index/node-verify';
+import { chooseVerifier, NODE_VERIFIER, type Verifier } from '../lib/index/verifier';
+import { settings } from '../lib/config';
 import { naclPublicKey } from '../lib/ledger/nacl-verify';
 import { benchSeed } from './generate';
 import { topSelfTime } from './profile';
@@ -234,6 +235,8 @@ interface ReadyInfo {
   /** The indexer's own figure (start() to ready), s. */
   readonly ownS: number | null;
   readonly verified: number | null;
+  /** The verifier the server's "ready" line names (lib/index/verifier.ts), or null when it names none. */
+  readonly verifier: string | null;
   /** What the indexer said after "ready in X s: " (counts of what it saw, read, verified). */
   readonly detail: string;
   /** First time each progress phase was seen in the database (ms after spawn). */
@@ -334,11 +337,13 @@ class Server {
     // "index: ready in X s: <what it saw, read, verified>"; the database's progress when absent.
     const own = /ready in ([\d.]+) s/.exec(text);
     const verified = /(\d+) signatures verified/.exec(text);
+    const verifier = /signatures verified \(([^)]+)\)/.exec(text);
     phases.ready = at - this.t0;
     return {
       wallMs: at - this.t0,
       ownS: own ? Number(own[1]) : null,
       verified: verified ? Number(verified[1]) : (progress.files_verified ?? null),
+      verifier: verifier?.[1] ?? null,
       detail: /ready in [\d.]+ s: (.*)$/.exec(text)?.[1] ?? `${progress.files_seen ?? '?'} seen, ${progress.files_read ?? '?'} read`,
       phases,
     };
@@ -453,7 +458,12 @@ function readFloor(root: string): { ms: number; files: number; bytes: number } {
   return { ms: performance.now() - t, files, bytes };
 }
 
-function verifierRate(): number {
+/**
+ * Verifications per second of `v` on this thread (one core), over 4,000 release payloads signed
+ * by one key, after one untimed call (node:crypto builds its KeyObject, sodium-native nothing).
+ * Throws when a sample does not verify.
+ */
+function verifierRate(v: Verifier): number {
   const sign = benchSigner(OPS);
   const pub = naclPublicKey(benchSeed(OPS));
   const sample: [string, string][] = [];
@@ -461,9 +471,9 @@ function verifierRate(): number {
     const m = `ferryman-release-v1\norder-${i}\nworker-${i % 40}\nops\nrequeued: stale\n2026-11-01T00:00:00+00:00`;
     sample.push([m, sign(m)]);
   }
-  nodeVerify(pub, sample[0]![0], sample[0]![1]);
+  v.verify(pub, sample[0]![0], sample[0]![1]);
   const t = performance.now();
-  for (const [m, s] of sample) if (!nodeVerify(pub, m, s)) throw new Error('a sample signature did not verify');
+  for (const [m, s] of sample) if (!v.verify(pub, m, s)) throw new Error(`a sample signature did not verify (${v.name})`);
   return sample.length / sec(performance.now() - t);
 }
 
@@ -799,8 +809,16 @@ async function main(): Promise<void> {
   const first = readFloor(g.root);
   const floor = readFloor(g.root);
   row('read floor', `${f2(sec(floor.ms))} s`, `plain Node loop: readdir + lstat + readFile of ${floor.files} files, ${f1(floor.bytes / 1e6)} MB (second pass; first ${f2(sec(first.ms))} s)`);
-  const vRate = verifierRate();
-  row('verifier alone', `${Math.round(vRate)} /s`, 'node:crypto Ed25519 verify, in-process, one key (the ceiling for verify_per_s)');
+  // Each verifier alone, on this thread; the server's own choice is what its "ready" line names.
+  const sodium = chooseVerifier({ want: settings.verifier() });
+  const nodeRate = verifierRate(NODE_VERIFIER);
+  row('verifier alone: node:crypto', `${Math.round(nodeRate)} /s`, 'Ed25519 verify on one core, in-process, one key');
+  if (sodium.name === 'sodium-native') {
+    const sodiumRate = verifierRate(sodium);
+    row('verifier alone: sodium-native', `${Math.round(sodiumRate)} /s`, `libsodium's crypto_sign_verify_detached on one core, same payloads (${f2(sodiumRate / nodeRate)}x node:crypto)`);
+  } else {
+    row('verifier alone: sodium-native', 'not used', sodium.fallback ?? 'CLAIMBOARD_VERIFIER=node');
+  }
 
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'claimboard-bench-'));
   scratch = { dir: work, keep: o.keep };
@@ -834,7 +852,8 @@ async function main(): Promise<void> {
     row('cold: first HTTP 200', `${f2(sec(coldHttp))} s`, 'spawn to /api/board answering 200 with the index ready');
     row('cold: watcher subscribed', coldWatch ? `${f2(sec(coldWatch.ms))} s` : 'no', coldWatch ? `spawn to when its inotify watch count was seen complete (${coldWatch.watches} watches; sampled every 500 ms from the first HTTP 200)` : 'no inotify watch appeared: the indexer relies on its periodic rescan');
     const verifyPerS = cold.verified !== null && cold.ownS ? cold.verified / cold.ownS : NaN;
-    row('signatures verified', `${cold.verified ?? '?'} (${Math.round(verifyPerS)} /s)`, 'verified during the cold index / the indexer\'s own cold seconds (not time spent in verify alone)');
+    row('signatures verified', `${cold.verified ?? '?'} (${Math.round(verifyPerS)} /s)`, `with ${cold.verifier ?? '?'}; verified during the cold index / the indexer's own cold seconds (not time spent in verify alone)`);
+    result.verifier = cold.verifier ?? 'unknown';
     row('board', board.lanes.map((l) => `${l.lane} ${l.count}`).join(', ') + `; problems ${board.problem_count}`, 'lane counts after the cold index');
 
     // Warm start: the same database, nothing changed.
@@ -926,7 +945,7 @@ async function main(): Promise<void> {
     const line =
       `bench orders=${o.orders} files=${floor.files} floor_s=${fmt(r.floor_s!, 2)} cold_s=${fmt(r.cold_s!, 2)} cold_ratio=${fmt(r.cold_ratio!, 2)} ` +
       `warm_s=${fmt(r.warm_s!, 2)} verify_per_s=${fmt(r.verify_per_s!, 0)} incr_p95_ms=${fmt(r.incr_p95_ms!, 0)} ` +
-      `api_board_p95_ms=${fmt(r.api_board_p95_ms!, 1)} api_order_p95_ms=${fmt(r.api_order_p95_ms!, 1)} rss_mb=${fmt(r.rss_mb!, 0)} paint_ms=${fmt(r.paint_ms!, 0)} cli_state_ms=${fmt(r.cli_state_ms!, 0)}`;
+      `api_board_p95_ms=${fmt(r.api_board_p95_ms!, 1)} api_order_p95_ms=${fmt(r.api_order_p95_ms!, 1)} rss_mb=${fmt(r.rss_mb!, 0)} paint_ms=${fmt(r.paint_ms!, 0)} cli_state_ms=${fmt(r.cli_state_ms!, 0)} verifier=${String(result.verifier)}`;
     fs.writeFileSync(path.join(o.cache, `bench-last-${o.orders}.json`), JSON.stringify({ ...result, table: rows, line, at: new Date().toISOString() }, null, 2));
     finalLine = line;
   } finally {

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { generateChannel } from './generate';
 import { readChannel } from '../lib/index/read-channel';
 import { deriveChannel } from '../lib/ledger/channel';
-import { nodeVerify } from '../lib/index/node-verify';
+import { chooseVerifier, NODE_VERIFIER, serverVerifier } from '../lib/index/verifier';
 import { naclVerify } from '../lib/ledger/nacl-verify';
 import type { Ed25519Verify } from '../lib/ledger/verify';
 
@@ -44,13 +44,13 @@ const read = (performance.now() - t) / 1000;
 let verifications = 0;
 const counting: Ed25519Verify = (k, m, s) => {
   verifications++;
-  return nodeVerify(k, m, s);
+  return serverVerifier().verify(k, m, s);
 };
 t = performance.now();
 const state = deriveChannel(entries, { nowMs: Date.now(), verify: counting });
 const derive = (performance.now() - t) / 1000;
 
-// Verifier throughput alone, on real payloads: node:crypto and tweetnacl.
+// Verifier throughput alone, on real payloads: node:crypto, sodium-native (when it loads) and tweetnacl.
 const sample: [string, string, string][] = [];
 const grab: Ed25519Verify = (k, m, s) => {
   if (sample.length < 2000) sample.push([k, m, s]);
@@ -64,14 +64,16 @@ const rate = (v: Ed25519Verify, reps: number) => {
   if (ok !== sample.length * reps) throw new Error('a sample signature did not verify');
   return (sample.length * reps) / ((performance.now() - t0) / 1000);
 };
-const nodeRate = rate(nodeVerify, 5);
+const nodeRate = rate(NODE_VERIFIER.verify, 5);
+const sodium = chooseVerifier();
+const sodiumRate = sodium.name === 'sodium-native' ? rate(sodium.verify, 5) : NaN;
 const naclRate = rate(naclVerify, 1);
 
 const lanes: Record<string, number> = {};
 for (const c of state.orders) lanes[c.lane] = (lanes[c.lane] ?? 0) + 1;
 console.log(`read floor (stat + read, ${(bytes / 1e6).toFixed(1)} MB): ${floor.toFixed(2)} s`);
 console.log(`claimboard read (lstat + capped read): ${read.toFixed(2)} s`);
-console.log(`derive (parse, verify ${verifications} signatures, derive): ${derive.toFixed(2)} s`);
+console.log(`derive (parse, verify ${verifications} signatures with ${serverVerifier().name}, derive): ${derive.toFixed(2)} s`);
 console.log(`state total: ${(read + derive).toFixed(2)} s = ${((read + derive) / floor).toFixed(2)} x floor`);
-console.log(`verify: node:crypto ${Math.round(nodeRate)}/s, tweetnacl ${Math.round(naclRate)}/s (${sample.length} real payloads)`);
+console.log(`verify: node:crypto ${Math.round(nodeRate)}/s, sodium-native ${Number.isNaN(sodiumRate) ? `not used (${sodium.fallback ?? ''})` : `${Math.round(sodiumRate)}/s`}, tweetnacl ${Math.round(naclRate)}/s (${sample.length} real payloads)`);
 console.log(`lanes: ${JSON.stringify(lanes)}, problems: ${state.problems.length}`);
