@@ -23,11 +23,12 @@ import 'server-only';
  *   `stale` timer re-derives those when the time comes.
  * One process writes the index; request handlers open it read-only.
  *
- * Just over 500 lines: of them ~40 are the options and ~25 this header; the work is in the parts below.
+ * Its options are indexer-options.ts. About 520 lines, every one the orchestration itself (start,
+ * rebuild, pump, the passes and settle, each a few calls into the parts above); the next seam to
+ * cut is the cold index on worker threads (passDirsCold with its progress).
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { DB } from './db';
 import { assertChannelRoot } from './read-channel';
 import { serverVerifier } from './verifier';
 import { MetricsRecorder } from './metrics-record';
@@ -38,7 +39,6 @@ import type { IndexProgress } from './types';
 import type { OrderPassResult } from './order-pass';
 import { runPassesInWorkers } from './worker-pool';
 import { BeatGapRecorder } from './beat-gaps';
-import type { FleetAgent } from './ferryman-state';
 import { IndexStore } from './store';
 import { ChannelFacts, MAX_SETTLE_ROUNDS } from './facts';
 import { PassWriter } from './pass-writer';
@@ -53,63 +53,9 @@ import { UpdateGuard } from './guard';
 import { arrivalsFor, type ArrivalOf } from '../ledger/clock-steps';
 import { openWriter } from './db';
 import { LocalHolds } from './local-holds';
+import type { IndexerOptions } from './indexer-options';
 
-export interface IndexerOptions {
-  /** The channel root. */
-  readonly root: string;
-  readonly db: DB;
-  /** stale_after, ms (LEDGER.md §6). */
-  readonly staleAfterMs: number;
-  /** Configured operators (CLAIMBOARD_OPERATORS); empty: roster roles. */
-  readonly operators?: readonly string[];
-  /** This machine's ferry fleet roster (`--ferryman-state`, ferryman-state.ts). */
-  readonly fleetAgents?: readonly FleetAgent[];
-  /**
-   * This machine's wall clock, ms (default Date.now). The index's own clock is this less the
-   * steps the guard saw (steady-clock.ts); cards, ages and stale decisions are on that one.
-   */
-  readonly clock?: () => number;
-  /**
-   * Tests only: ms the faked wall clock is ahead of the real one when a file is read, added to
-   * its ctime as the kernel would have written it under that clock (the main thread's passes).
-   */
-  readonly ctimeSkew?: () => number;
-  /**
-   * Quick look period, ms (default: 20x the last quick look's own duration, at least 1 000: about
-   * 1 s up to ~10,000 orders, 8 s at 100,000, about 5% of a core); the sweep of every entry
-   * starts at most this often too (default at least 10 000).
-   */
-  readonly rescanMs?: number;
-  /** Subscribe to folder events (default true). */
-  readonly watch?: boolean;
-  /** Progress and notices, one line each. */
-  readonly log?: (line: string) => void;
-  /** The Ed25519 primitive (default node:crypto). Worker threads always use node:crypto. */
-  readonly verify?: Ed25519Verify;
-  /** Worker threads for a cold index, besides this thread (default: one per other core when more than 2,000 folders are dirty; 0 = none: this thread alone). */
-  readonly workers?: number;
-  /**
-   * How long a file that vanished is still believed, ms (default 1 000): Syncthing replaces a
-   * received file by unlinking it and then renaming its temp file into place, and a pass in
-   * between must not see the heartbeat (or roster entry) gone.
-   */
-  readonly vanishGraceMs?: number;
-  /**
-   * Told after each pass has stored and settled its cards, and after the channel level (roster,
-   * ledgers, channel problems) was read again. Called synchronously inside the pass: it must
-   * return at once (the serve process's alerts, lib/alerts/engine.ts, only schedule their look).
-   */
-  readonly onSettled?: () => void;
-  /**
-   * Told once a rebuild (the database deleted or replaced while serving) has indexed the folder
-   * into its new connection, while the old one is still open (the serve process's alerts copy
-   * their tables across and follow it, lib/alerts/engine.ts useDb). Synchronous.
-   */
-  readonly onRebuilt?: (db: DB) => void;
-  /** The reaper's state folder on this machine (serve's): its holds raise `dead_run_held` (local-holds.ts). None: no holds. */
-  readonly reaperState?: string;
-}
-
+export type { IndexerOptions } from './indexer-options';
 
 export class Indexer {
   private store: IndexStore;
