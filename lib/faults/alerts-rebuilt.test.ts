@@ -24,6 +24,7 @@ import { healthFileOf } from '../index/health';
 import { Indexer } from '../index/indexer';
 import { naclVerify } from '../ledger/nacl-verify';
 import { ChannelBuilder } from '../testing/channel-builder';
+import { until } from '../testing/until';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-alerts-rebuilt-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -39,15 +40,6 @@ function write(root: string, b: ChannelBuilder): void {
 
 /** An order fang claimed and gave up, not acknowledged. */
 const gaveUp = (b: ChannelBuilder, id: string) => b.order(id).claim(id, 'fang').giveup(id, 'fang');
-
-async function until(cond: () => boolean, boundMs: number): Promise<boolean> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > boundMs) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return true;
-}
 
 describe('alerts when the index database is rebuilt while serving', () => {
   it('follow the new index: a later order is paged, an earlier one not again, the status is in the new file', async () => {

@@ -23,19 +23,12 @@ import { VECTORS_DIR } from '../testing/vectors';
 import { folderSnapshot } from '../testing/folder';
 import { naclVerify } from '../ledger/nacl-verify';
 import * as q from '../index/queries';
+import { until } from '../testing/until';
 
 const HOUR = 3_600_000;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-clock-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-async function until(cond: () => boolean, boundMs: number): Promise<boolean> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > boundMs) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return true;
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Vector 03 (t1 claimed by fang with a heartbeat) copied: every file arrives now. */

@@ -17,6 +17,7 @@ import { VECTORS_DIR } from '../testing/vectors';
 import { folderSnapshot } from '../testing/folder';
 import { naclVerify } from '../ledger/nacl-verify';
 import { POST } from '../../app/api/actions/route';
+import { until } from '../testing/until';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-gone-'));
 const saved = { db: process.env.CLAIMBOARD_DB, channel: process.env.CLAIMBOARD_CHANNEL };
@@ -30,15 +31,6 @@ afterAll(() => {
     else process.env[k] = v;
   }
 });
-
-async function until(cond: () => boolean, boundMs: number): Promise<boolean> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > boundMs) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return true;
-}
 
 async function freshState(root: string): Promise<string> {
   const db = openMemory();

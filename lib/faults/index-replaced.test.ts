@@ -34,6 +34,7 @@ import { VECTORS_DIR } from '../testing/vectors';
 import { folderSnapshot } from '../testing/folder';
 import { naclVerify } from '../ledger/nacl-verify';
 import { ChannelBuilder } from '../testing/channel-builder';
+import { until } from '../testing/until';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-dbswap-'));
 const savedDb = process.env.CLAIMBOARD_DB;
@@ -54,15 +55,6 @@ function channel(name: string): string {
     fs.writeFileSync(path.join(root, e.path), e.bytes);
   }
   return root;
-}
-
-async function until(cond: () => boolean, boundMs: number): Promise<boolean> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > boundMs) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return true;
 }
 
 /** The cards a reader of the file at the path sees, by id. */
