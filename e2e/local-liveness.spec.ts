@@ -21,20 +21,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import type { BoardResponse } from '../lib/api/types';
+import { startOwnServer, type OwnServer } from './own-server';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const PORT = 3193;
 const URL = `http://127.0.0.1:${PORT}`;
 
-let server: ChildProcess | null = null;
+let server: OwnServer | null = null;
 let dir = '';
 let channel = '';
 const children: ChildProcess[] = [];
-const stderr: string[] = [];
 let alivePid = 0;
 let deadPid = 0;
 
@@ -71,64 +69,30 @@ function beat(channel: string, order: string, pid: number, run: string) {
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-e2e-liveness-'));
-  channel = path.join(dir, 'channel');
-  for (const v of ['04-stale-heartbeat-lapsed', '11-give-up-ack-reopen']) {
-    fs.cpSync(path.join(ROOT, 'conformance/vectors', v, 'channel'), channel, { recursive: true, force: true });
-  }
   const alive = await child();
   const dead = await child();
   alivePid = alive.pid;
   deadPid = dead.pid;
-  beat(channel, 't1', alivePid, 'e2e00000000000000000000000000001');
-  beat(channel, 't2', deadPid, 'e2e00000000000000000000000000002');
   const exited = new Promise((r) => dead.once('exit', r));
   dead.kill('SIGKILL');
   await exited; // collected: its pid is gone, not a zombie
-  server = spawn(
-    process.execPath,
-    [
-      path.join(ROOT, 'bin/claimboard.mjs'),
-      'serve',
-      channel,
-      '--port',
-      String(PORT),
-      '--stale-after',
-      '2',
-      '--local-agent',
-      'fang',
-      '--reap-state',
-      path.join(dir, 'state'),
-      '--db',
-      path.join(dir, 'index.sqlite'),
-    ],
-    { cwd: ROOT, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  server.stderr?.on('data', (b: Buffer) => stderr.push(b.toString()));
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`claimboard serve exited ${server.exitCode}: ${stderr.join('')}`);
-    try {
-      const r = await fetch(`${URL}/api/board`);
-      if (r.status === 200 && ((await r.json()) as BoardResponse).progress.phase === 'ready') break;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) throw new Error(`claimboard serve did not answer within 90 s: ${stderr.join('')}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  server = await startOwnServer({
+    prefix: 'cb-e2e-liveness-',
+    vectors: ['04-stale-heartbeat-lapsed', '11-give-up-ack-reopen'],
+    port: PORT,
+    args: (d) => ['--stale-after', '2', '--local-agent', 'fang', '--reap-state', path.join(d, 'state')],
+    prepare: (ch) => {
+      beat(ch, 't1', alivePid, 'e2e00000000000000000000000000001');
+      beat(ch, 't2', deadPid, 'e2e00000000000000000000000000002');
+    },
+  });
+  dir = server.dir;
+  channel = server.channel;
 });
 
 test.afterAll(async () => {
-  const s = server;
-  if (s?.pid !== undefined && s.exitCode === null) {
-    const exited = new Promise((r) => s.once('exit', r));
-    process.kill(s.pid, 'SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    if (s.exitCode === null && s.signalCode === null) process.kill(s.pid, 'SIGKILL');
-  }
+  await server?.stop();
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const card = (page: Page, id: string) => page.locator(`section[data-lane="stale"] [data-order="${id}"]`);

@@ -32,8 +32,8 @@ export interface OwnServerOptions {
   readonly prefix: string;
   /** Conformance vectors copied into the channel, in order (later ones over earlier ones). */
   readonly vectors: readonly string[];
-  /** Extra `serve` arguments (e.g. ['--stale-after', '2']). */
-  readonly args?: readonly string[];
+  /** Extra `serve` arguments (e.g. ['--stale-after', '2']), or made from the temp folder. */
+  readonly args?: readonly string[] | ((dir: string) => readonly string[]);
   readonly env?: Readonly<Record<string, string>>;
   /** A fixed port; default a free one the kernel picks. */
   readonly port?: number;
@@ -64,7 +64,7 @@ export async function startOwnServer(o: OwnServerOptions): Promise<OwnServer> {
   const port = o.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const stderr: string[] = [];
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'serve', channel, '--port', String(port), '--host', '127.0.0.1', '--db', path.join(dir, 'index.sqlite'), ...(o.args ?? [])], {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'serve', channel, '--port', String(port), '--host', '127.0.0.1', '--db', path.join(dir, 'index.sqlite'), ...(typeof o.args === 'function' ? o.args(dir) : (o.args ?? []))], {
     cwd: ROOT,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...o.env },
     stdio: ['ignore', 'ignore', 'pipe'],
