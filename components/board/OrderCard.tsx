@@ -59,7 +59,7 @@ export function OrderCard({
       </div>
       <p className="mt-1 text-[13px] leading-snug text-zinc-800 dark:text-zinc-200">
         {lines.map((l, i) => (
-          <span key={i} className="block">
+          <span key={i} className={i > 0 ? 'mt-1 block' : 'block'}>
             {l}
           </span>
         ))}

@@ -60,7 +60,7 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
         >
           <p className="text-base leading-relaxed text-zinc-900 dark:text-zinc-100" data-why="">
             {lines.map((l, i) => (
-              <span key={i} className="block">
+              <span key={i} className={i > 0 ? 'mt-1 block' : 'block'}>
                 {l}
               </span>
             ))}
