@@ -160,8 +160,27 @@ test('a hold recorded by the reaper on this machine: t2 moves to Needs attention
     held_at: heldAt,
     heartbeat_arrival_ms: fs.statSync(path.join(channel, 'tasks/t2/heartbeat.fang.json')).ctimeMs,
   };
-  fs.writeFileSync(file, JSON.stringify({ version: 1, channel: path.resolve(channel), agent: 'fang', updated_at_ms: Date.parse(heldAt), runs: [], holds: [hold] }), { mode: 0o600 });
+  // Written as the reaper writes it (a dot temp file, then a rename), so no read sees half of it.
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.e2e.tmp`);
+  fs.writeFileSync(tmp, JSON.stringify({ version: 1, channel: path.resolve(channel), agent: 'fang', updated_at_ms: Date.parse(heldAt), runs: [], holds: [hold] }), { mode: 0o600 });
+  fs.renameSync(tmp, file);
 
+  // The index folds the hold in at its next look (about a second): the API first, then the page.
+  // On failure the server's log says what the indexer did (attached).
+  try {
+    await expect
+      .poll(
+        async () => {
+          const b = (await (await fetch(`${URL}/api/board`)).json()) as BoardResponse;
+          return b.lanes.find((l) => l.lane === 'attention')?.cards.some((c) => c.order_id === 't2') ?? false;
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(true);
+  } catch (e) {
+    await testInfo.attach('serve-stderr', { body: server?.stderr.join('') ?? '', contentType: 'text/plain' });
+    throw e;
+  }
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(`${URL}/`);
   const held = page.locator('section[data-lane="attention"] [data-order="t2"]');

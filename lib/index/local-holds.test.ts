@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openMemory } from './db';
 import { Indexer } from './indexer';
-import { decodeCursor, lanePage, order, PAGE_SIZE } from './queries';
+import { changesSince, decodeCursor, lanePage, latestSeq, order, PAGE_SIZE } from './queries';
 import { indexFigures } from './metrics-queries';
 import { naclVerify } from '../ledger/nacl-verify';
 import { parseQuery, type QueryTerm } from '../ui/query';
@@ -134,6 +134,7 @@ describe('reaper holds in the index', () => {
     await ix.start();
     try {
       expect(order(db, 'o-held', clock())?.card.lane).toBe('stale');
+      const seq = latestSeq(db);
       holdOf(root, stateDir);
       // No file of the channel changed: the next look (the state folder is read at most once per HOLDS_REREAD_MS) settles the order again.
       await sleep(HOLDS_REREAD_MS + 50);
@@ -141,6 +142,8 @@ describe('reaper holds in the index', () => {
       ix.pump();
       expect(order(db, 'o-held', clock())?.card.alerts).toEqual([{ flag: 'dead_run_held', text: HELD_TEXT }]);
       expect(ids(lanePage(db, 'attention', terms('flag:dead_run_held'), null, PAGE_SIZE, clock()))).toEqual(['o-held']);
+      // The change feed names it, so a board already open refetches (/api/events).
+      expect(changesSince(db, seq)?.orders).toContain('o-held');
     } finally {
       await ix.stop();
     }
