@@ -6,10 +6,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { BoardResponse } from '../lib/api/types';
+import { freePort } from '../lib/testing/soak/proc';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -41,18 +41,6 @@ export interface OwnServerOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Runs after the channel is copied and before the server starts (e.g. writes more files). */
   readonly prepare?: (channel: string, dir: string) => void;
-}
-
-/** A port nothing listens on now (the kernel's pick on 127.0.0.1). */
-export async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
 }
 
 /** Starts the server and waits until its first index is ready. Throws with its stderr when it exits or does not answer within 90 s. */
