@@ -24,6 +24,7 @@ import { naclPublicKey } from '../lib/ledger/nacl-verify';
 import { benchSeed } from './generate';
 import { topSelfTime } from './profile';
 import { descendants } from '../lib/testing/soak/proc';
+import { verifyOnAllCores } from './verify-all';
 
 // ---- options ---------------------------------------------------------------------------
 
@@ -241,6 +242,8 @@ interface ReadyInfo {
   readonly detail: string;
   /** First time each progress phase was seen in the database (ms after spawn). */
   readonly phases: Record<string, number>;
+  /** Spawn to the "index: board visible" line (the board shown before its signatures are checked), ms; the ready time when there was no such phase. */
+  readonly boardVisibleMs: number;
 }
 
 class Server {
@@ -250,6 +253,7 @@ class Server {
   readonly spawnEpochMs = Date.now();
   private lines: string[] = [];
   private readyLine: { at: number; text: string } | null = null;
+  private boardLine: { at: number; text: string } | null = null;
   exited: number | null = null;
   readonly exitP: Promise<void>;
 
@@ -281,6 +285,7 @@ class Server {
         this.lines.push(line);
         if (this.lines.length > 200) this.lines.shift();
         if (!this.readyLine && /index: ready in/.test(line)) this.readyLine = { at: performance.now(), text: line };
+        if (!this.boardLine && /index: board visible in/.test(line)) this.boardLine = { at: performance.now(), text: line };
       }
     };
     this.proc.stdout?.on('data', onData);
@@ -346,6 +351,7 @@ class Server {
       verifier: verifier?.[1] ?? null,
       detail: /ready in [\d.]+ s: (.*)$/.exec(text)?.[1] ?? `${progress.files_seen ?? '?'} seen, ${progress.files_read ?? '?'} read`,
       phases,
+      boardVisibleMs: (this.boardLine?.at ?? at) - this.t0,
     };
   }
 
@@ -464,17 +470,26 @@ function readFloor(root: string): { ms: number; files: number; bytes: number } {
  * Throws when a sample does not verify.
  */
 function verifierRate(v: Verifier): number {
+  const sample = verifySample();
+  const [pub, m0, s0] = sample[0]!;
+  v.verify(pub, m0, s0);
+  const t = performance.now();
+  for (const [k, m, s] of sample) if (!v.verify(k, m, s)) throw new Error(`a sample signature did not verify (${v.name})`);
+  return sample.length / sec(performance.now() - t);
+}
+
+let samples: [string, string, string][] | null = null;
+/** 4,000 release payloads signed by the ops key: [public key hex, message, signature hex]. */
+function verifySample(): [string, string, string][] {
+  if (samples) return samples;
   const sign = benchSigner(OPS);
   const pub = naclPublicKey(benchSeed(OPS));
-  const sample: [string, string][] = [];
+  samples = [];
   for (let i = 0; i < 4000; i++) {
     const m = `ferryman-release-v1\norder-${i}\nworker-${i % 40}\nops\nrequeued: stale\n2026-11-01T00:00:00+00:00`;
-    sample.push([m, sign(m)]);
+    samples.push([pub, m, sign(m)]);
   }
-  v.verify(pub, sample[0]![0], sample[0]![1]);
-  const t = performance.now();
-  for (const [m, s] of sample) if (!v.verify(pub, m, s)) throw new Error(`a sample signature did not verify (${v.name})`);
-  return sample.length / sec(performance.now() - t);
+  return samples;
 }
 
 // Files the incremental step adds to the cached channel, removed at the end (and at the next
@@ -820,6 +835,14 @@ async function main(): Promise<void> {
     row('verifier alone: sodium-native', 'not used', sodium.fallback ?? 'CLAIMBOARD_VERIFIER=node');
   }
 
+  // The floor with the cryptography: the read floor plus every signature of the channel verified
+  // on all cores with the chosen verifier and nothing else (issue 14's floor_verified_s).
+  const cores = os.availableParallelism();
+  const allCores = await verifyOnAllCores(g.signed, cores, verifySample(), settings.verifier());
+  const floorVerifiedS = sec(floor.ms) + allCores.s;
+  row('verifying alone, all cores', `${f2(allCores.s)} s`, `${g.signed} verifications with ${allCores.verifier} on ${cores} threads (${Math.round(g.signed / allCores.s)} /s), nothing else`);
+  row('read floor + verifying', `${f2(floorVerifiedS)} s`, 'floor_verified_s: the read floor plus the row above, the least a cold index that reads and verifies everything could take here');
+
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'claimboard-bench-'));
   scratch = { dir: work, keep: o.keep };
   const db = path.join(work, 'index.sqlite');
@@ -843,11 +866,13 @@ async function main(): Promise<void> {
     const coldRss = server.rss.peaks();
     server = null;
     const ph = cold.phases;
-    const phaseText = ['scanning', 'reading', 'deriving', 'ready']
+    const phaseText = ['scanning', 'reading', 'deriving', 'verifying', 'ready']
       .filter((p) => p in ph)
       .map((p, i, a) => (i === 0 ? `${p} at ${f1(sec(ph[p] as number))} s` : `${p} +${f1(sec((ph[p] as number) - (ph[a[i - 1] as string] as number)))} s`))
       .join(', ');
     row('cold index', `${f2(coldS)} s`, `spawn of \`claimboard serve\` on an empty database to "index: ready" (indexer's own: ${cold.ownS ?? '?'} s; ${cold.detail})`);
+    const boardS = sec(cold.boardVisibleMs);
+    row('cold: board visible', `${f2(boardS)} s`, `spawn to the "index: board visible" line: every card on the board, those from records not yet verified marked so (${f2(boardS / sec(floor.ms))}x the read floor)`);
     row('cold index phases', phaseText, 'first time each progress phase was seen in the database (polled every 100 ms), from spawn');
     row('cold: first HTTP 200', `${f2(sec(coldHttp))} s`, 'spawn to /api/board answering 200 with the index ready');
     row('cold: watcher subscribed', coldWatch ? `${f2(sec(coldWatch.ms))} s` : 'no', coldWatch ? `spawn to when its inotify watch count was seen complete (${coldWatch.watches} watches; sampled every 500 ms from the first HTTP 200)` : 'no inotify watch appeared: the indexer relies on its periodic rescan');
@@ -933,6 +958,9 @@ async function main(): Promise<void> {
       floor_s: floor.ms / 1000,
       cold_s: coldS,
       cold_ratio: coldS / sec(floor.ms),
+      board_visible_s: boardS,
+      floor_verified_s: floorVerifiedS,
+      cold_vs_verified: coldS / floorVerifiedS,
       warm_s: warmS,
       verify_per_s: verifyPerS,
       incr_p95_ms: incS.p95,
@@ -943,7 +971,8 @@ async function main(): Promise<void> {
     });
     const r = result as Record<string, number>;
     const line =
-      `bench orders=${o.orders} files=${floor.files} floor_s=${fmt(r.floor_s!, 2)} cold_s=${fmt(r.cold_s!, 2)} cold_ratio=${fmt(r.cold_ratio!, 2)} ` +
+      `bench orders=${o.orders} files=${floor.files} floor_s=${fmt(r.floor_s!, 2)} board_visible_s=${fmt(r.board_visible_s!, 2)} cold_s=${fmt(r.cold_s!, 2)} cold_ratio=${fmt(r.cold_ratio!, 2)} ` +
+      `floor_verified_s=${fmt(r.floor_verified_s!, 2)} cold_vs_verified=${fmt(r.cold_vs_verified!, 2)} ` +
       `warm_s=${fmt(r.warm_s!, 2)} verify_per_s=${fmt(r.verify_per_s!, 0)} incr_p95_ms=${fmt(r.incr_p95_ms!, 0)} ` +
       `api_board_p95_ms=${fmt(r.api_board_p95_ms!, 1)} api_order_p95_ms=${fmt(r.api_order_p95_ms!, 1)} rss_mb=${fmt(r.rss_mb!, 0)} paint_ms=${fmt(r.paint_ms!, 0)} cli_state_ms=${fmt(r.cli_state_ms!, 0)} verifier=${String(result.verifier)}`;
     fs.writeFileSync(path.join(o.cache, `bench-last-${o.orders}.json`), JSON.stringify({ ...result, table: rows, line, at: new Date().toISOString() }, null, 2));

@@ -7,7 +7,7 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
 import { createPortal } from 'react-dom';
 import type { Card, Lane } from '@/lib/api/types';
-import { ackCheck, requeueCheck, requeueRelevant } from '@/lib/client/action-plan';
+import { ackCheck, requeueCheck, requeueRelevant, UNVERIFIED_REASON } from '@/lib/client/action-plan';
 import { useKeyGate } from '@/lib/client/operator';
 import { supersedeCheck, supersedeLabel, supersedeRelevant } from '@/lib/client/supersede';
 import { useActions, type OrderActionKind } from './context';
@@ -23,11 +23,14 @@ interface Item {
 export function useCardItems(card: Card): Item[] {
   const gate = useKeyGate();
   const items: Item[] = [];
-  if (requeueRelevant(card)) items.push({ kind: 'requeue', label: 'Re-queue…', blocked: gate.ok ? requeueCheck(card) : gate.message });
-  if (card.state === 'gave_up') items.push({ kind: 'ack', label: 'Acknowledge give-up…', blocked: gate.ok ? ackCheck(card) : gate.message });
-  if (supersedeRelevant(card)) items.push({ kind: 'supersede', label: supersedeLabel(card), blocked: gate.ok ? supersedeCheck(card) : gate.message });
+  // A card derived from records not verified yet may show a forged one: no action until it is checked (the server refuses too).
+  const first = (check: () => string | null) => (card.unverified ? UNVERIFIED_REASON : gate.ok ? check() : gate.message);
+  if (requeueRelevant(card)) items.push({ kind: 'requeue', label: 'Re-queue…', blocked: first(() => requeueCheck(card)) });
+  if (card.state === 'gave_up') items.push({ kind: 'ack', label: 'Acknowledge give-up…', blocked: first(() => ackCheck(card)) });
+  if (supersedeRelevant(card)) items.push({ kind: 'supersede', label: supersedeLabel(card), blocked: first(() => supersedeCheck(card)) });
   return items;
 }
+
 
 /** The card's action menu (a menu button), or nothing when no action belongs on the card. */
 export function CardActions({ card }: { card: Card }) {

@@ -7,7 +7,7 @@
  * opens its dialog; each the operator may not take is disabled with the reason in words.
  */
 import type { Card, OrderState } from '@/lib/api/types';
-import { ackCheck, reopenCheck, reopenRelevant, requeueCheck } from '@/lib/client/action-plan';
+import { ackCheck, reopenCheck, reopenRelevant, requeueCheck, UNVERIFIED_REASON } from '@/lib/client/action-plan';
 import { useKeyGate } from '@/lib/client/operator';
 import { supersedeCheck, supersedeLabel, supersedeRelevant } from '@/lib/client/supersede';
 import { useActions, type OrderActionKind } from './context';
@@ -29,6 +29,8 @@ export function OrderActions({ card, dependents }: { card: Card; dependents: rea
   if (reopenRelevant(card)) items.push({ kind: 'reopen', label: `Reopen ${card.order_id}…`, rule: reopenCheck(card, dependents), tone: 'primary' });
   if (supersedeRelevant(card)) items.push({ kind: 'supersede', label: supersedeLabel(card), rule: supersedeCheck(card), tone: 'primary' });
   if (items.length === 0) return null;
+  // A card derived from records not verified yet may show a forged one: every action waits (the server refuses too).
+  if (card.unverified) for (const it of items) it.rule = UNVERIFIED_REASON;
 
   return (
     <section aria-label="operator actions" className="mt-3 rounded-md border border-zinc-200 px-3 py-2 dark:border-zinc-800" data-order-actions="">

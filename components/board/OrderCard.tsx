@@ -64,6 +64,11 @@ export function OrderCard({
           </span>
         ))}
       </p>
+      {card.unverified ? (
+        <p className="mt-1 text-xs font-medium text-sky-800 dark:text-sky-300" data-unverified="">
+          Unverified: signatures not checked yet; actions wait until they are
+        </p>
+      ) : null}
       {isAdvisory(card) && !inStaleLane ? (
         <p className="mt-1 text-xs text-amber-800 dark:text-amber-300/90">{ADVISORY_NOTE}</p>
       ) : null}

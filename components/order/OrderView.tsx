@@ -80,6 +80,11 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
             </p>
           ) : null}
           {isAdvisory(card) ? <p className="mt-1 text-sm text-amber-800 dark:text-amber-300">{ADVISORY_NOTE}</p> : null}
+          {card.unverified ? (
+            <p className="mt-1 text-sm font-medium text-sky-800 dark:text-sky-300" data-unverified="">
+              Unverified: this card was read before its signatures were checked and may show a forged record; the index is checking them now, and actions wait until it has.
+            </p>
+          ) : null}
           {hb ? <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{hb}</p> : null}
           <LocalLine card={card} className="text-sm" />
           {card.since_ms !== undefined ? (

@@ -94,11 +94,31 @@ function LiveDot({ connected }: { connected: boolean }) {
   );
 }
 
+/** The board is shown, its signatures being checked behind it (a cold index, lib/index/cold-pass.ts). */
+function VerifyingBanner({ checked, total }: { checked: number; total: number }) {
+  const pct = total > 0 ? Math.min(100, Math.floor((checked / total) * 100)) : 0;
+  return (
+    <div role="status" className="border-t border-sky-200 bg-sky-50 px-4 py-1.5 text-sm text-sky-950 dark:border-sky-900 dark:bg-sky-950/60 dark:text-sky-100">
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
+        <span className="font-medium">Checking signatures behind the board…</span>
+        <span className="tabular-nums">
+          {checked.toLocaleString('en')} of {total.toLocaleString('en')} verified ({pct} %)
+        </span>
+        <span className="text-sky-800 dark:text-sky-300">cards marked unverified may show a forged record; their actions wait</span>
+        <span className="h-1.5 w-40 overflow-hidden rounded-full bg-sky-200 dark:bg-sky-900" aria-hidden="true">
+          <span className="block h-full bg-sky-600 dark:bg-sky-400" style={{ width: `${pct}%` }} />
+        </span>
+      </div>
+    </div>
+  );
+}
+
 /** While the first index of a large folder runs: what has been seen, read and verified so far. */
 function IndexingBanner() {
   const board = useBoard(NO_FILTERS);
   const p = board.data?.progress;
   if (!p || p.phase === 'ready') return null;
+  if (p.phase === 'verifying') return <VerifyingBanner checked={p.signatures_checked ?? 0} total={p.signatures_to_check ?? 0} />;
   const pct = p.files_seen > 0 ? Math.min(100, Math.round((p.files_read / p.files_seen) * 100)) : 0;
   return (
     <div role="status" className="border-t border-sky-200 bg-sky-50 px-4 py-1.5 text-sm text-sky-950 dark:border-sky-900 dark:bg-sky-950/60 dark:text-sky-100">

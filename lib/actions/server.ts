@@ -11,7 +11,7 @@ import type { DB } from '../index/db';
 import { serverVerify } from '../index/verifier';
 import { readFleetRoster } from '../index/ferryman-state';
 import { nudgeIndexer } from '../index/nudge';
-import { claimedOrdersOf, dependentsOf, pinnedKeys, storedAgent } from '../index/queries';
+import { anyUnverified, claimedOrdersOf, dependentsOf, isUnverified, pinnedKeys, progressOf, storedAgent } from '../index/queries';
 import { readHealth } from '../index/health';
 import { indexClockSteps, indexNowMs } from '../index/steady-clock';
 import { assertChannelRoot } from '../index/read-channel';
@@ -134,6 +134,24 @@ function channelGone(): string | null {
   return h?.state === 'degraded' && h.code === 'folder_missing' ? h.reason : null;
 }
 
+/**
+ * Why an action must wait for the signatures behind the board to be checked (cold-pass.ts), or
+ * null: an action on an order whose card is still unverified (it may show a forged record), or a
+ * retirement while any card is (the orders it releases are read from the board).
+ */
+export function unverifiedRefusal(db: DB, body: unknown): ClaimboardError | null {
+  if (!anyUnverified(db)) return null;
+  const expect = (body as { expect?: { order?: { order_id?: unknown }; retire?: unknown } } | null)?.expect;
+  const id = typeof expect?.order?.order_id === 'string' ? expect.order.order_id : null;
+  const p = progressOf(db);
+  const done = p.signatures_to_check ? ` (${(p.signatures_checked ?? 0).toLocaleString('en')} of ${p.signatures_to_check.toLocaleString('en')} checked)` : '';
+  if (id !== null && isUnverified(db, id))
+    return new ClaimboardError('refused', `${id}'s card is not verified yet: the index showed the board before checking every signature and is checking them now${done}; its card may show a forged record. Try again once the card no longer says unverified.`);
+  if (id === null && expect?.retire !== undefined)
+    return new ClaimboardError('refused', `the index is still checking the signatures behind the board${done}, and the orders a retirement releases are read from it; try again once the board says every signature is checked.`);
+  return null;
+}
+
 /** What POST /api/actions answers with 201. */
 export interface Applied {
   readonly status: 201;
@@ -148,6 +166,8 @@ export interface Applied {
  * current card when the refusal has one (a conflict's).
  */
 export function applyOne(db: DB, body: unknown): Applied {
+  const wait = unverifiedRefusal(db, body);
+  if (wait) throw wait;
   const res = applyAction(body, serverContext(db, indexNowMs(db)));
   if (res.status !== 201) throw new ClaimboardError(res.code, res.reason, res.card ? { detail: { card: res.card } } : {});
   nudgeIndexer(res.written);
@@ -174,6 +194,12 @@ export function applyBulk(db: DB, actions: readonly unknown[]): BulkActionResult
     const id = (a as { expect?: { order?: { order_id?: string } } } | null)?.expect?.order?.order_id ?? null;
     if (broken) {
       results.push({ order_id: id, status: HTTP_STATUS.conflict, reason: `not applied: ${broken}; sign again` });
+      continue;
+    }
+    const wait = unverifiedRefusal(db, a);
+    if (wait) {
+      results.push({ order_id: id, status: HTTP_STATUS[wait.code], reason: wait.message });
+      broken = `the ledger chain stopped at ${id ?? 'an earlier action'}`;
       continue;
     }
     const res = applyAction(a, serverContext(db, indexNowMs(db)));

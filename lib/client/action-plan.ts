@@ -217,3 +217,6 @@ export function refusalText(status: number, message: string): string {
   if (code === 'too_many_requests') return `slow down: ${message}`;
   return message;
 }
+
+/** Why an action on a card still marked unverified waits (Card.unverified; the server refuses it too). */
+export const UNVERIFIED_REASON = 'its card is not verified yet: the index is still checking the signatures behind it';

@@ -22,6 +22,10 @@ function agentsAsJson(column: string): string {
   return `'["' || replace(replace(replace(trim(${column}), '\\', '\\\\'), '"', '\\"'), ' ', '","') || '"]'`;
 }
 
+/** card_agents made again from every card (migration 5, and the end of a bulk load). */
+const FILL_CARD_AGENTS = `INSERT OR IGNORE INTO card_agents (agent, lane, sort_ms, order_id)
+        SELECT lower(j.value), c.lane, c.sort_ms, c.order_id FROM cards c, json_each(${agentsAsJson('c.agents')}) j WHERE j.value <> '';`;
+
 /** Numbered migrations with descriptive names; applied in order, each once. */
 const MIGRATIONS: readonly { readonly id: number; readonly name: string; readonly sql: string }[] = [
   {
@@ -179,8 +183,7 @@ const MIGRATIONS: readonly { readonly id: number; readonly name: string; readonl
       CREATE TRIGGER card_agents_on_delete AFTER DELETE ON cards BEGIN
         DELETE FROM card_agents WHERE order_id = OLD.order_id;
       END;
-      INSERT OR IGNORE INTO card_agents (agent, lane, sort_ms, order_id)
-        SELECT lower(j.value), c.lane, c.sort_ms, c.order_id FROM cards c, json_each(${agentsAsJson('c.agents')}) j WHERE j.value <> '';
+      ${FILL_CARD_AGENTS}
     `,
   },
   {
@@ -273,7 +276,50 @@ const MIGRATIONS: readonly { readonly id: number; readonly name: string; readonl
       DELETE FROM dirs;
     `,
   },
+  {
+    id: 10,
+    name: 'unverified_cards',
+    // A cold index shows the board before it checks signatures (issue 14): the orders whose card
+    // was derived from records not yet verified. The checking pass deletes each row it confirms;
+    // a start that finds rows left (a process killed while checking) passes those folders again,
+    // verifying everything.
+    sql: `CREATE TABLE unverified (order_id TEXT PRIMARY KEY, order_dir TEXT NOT NULL) WITHOUT ROWID;`,
+  },
 ];
+
+/**
+ * What a bulk load (a cold index into empty tables, issue 14) does without: the secondary
+ * indexes whose keys arrive in random order and the card_agents triggers. Each row inserted
+ * into an index costs a B-tree descent; made once at the end, an index is one sort. The
+ * primary keys, files_order_dir and cards_dir stay (the load reads by them), and so does
+ * files_decisions (small; the activity page names it).
+ */
+const BULK_DROPPED = ['files_writer', 'cards_lane_sort', 'cards_holder', 'cards_next', 'cards_lane_age', 'card_agents_on_insert', 'card_agents_on_update', 'card_agents_on_delete'];
+
+/**
+ * Drops BULK_DROPPED, keeping their SQL (as SQLite has it) in meta `bulk_load` in the same
+ * transaction, so that a process killed before endBulkLoad leaves the way back: the next open
+ * (prepare) ends the load. Call only on empty tables (a cold index).
+ */
+export function beginBulkLoad(db: DB): void {
+  db.transaction(() => {
+    const rows = db.prepare(`SELECT type, name, sql FROM sqlite_master WHERE name IN (${BULK_DROPPED.map(() => '?').join(', ')}) AND sql IS NOT NULL`).all(...BULK_DROPPED) as { type: string; name: string; sql: string }[];
+    if (rows.length === 0) return;
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('bulk_load', ?)").run(JSON.stringify(rows.map((r) => r.sql)));
+    for (const r of rows) db.exec(`DROP ${r.type === 'trigger' ? 'TRIGGER' : 'INDEX'} ${r.name}`);
+  })();
+}
+
+/** Makes again what beginBulkLoad dropped, card_agents from every card, in one transaction; nothing when no load is open. */
+export function endBulkLoad(db: DB): void {
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'bulk_load'").get() as { value: string } | undefined;
+  if (!row) return;
+  db.transaction(() => {
+    for (const sql of JSON.parse(row.value) as string[]) db.exec(sql);
+    db.exec(`DELETE FROM card_agents; ${FILL_CARD_AGENTS}`);
+    db.prepare("DELETE FROM meta WHERE key = 'bulk_load'").run();
+  })();
+}
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.id ?? 0;
@@ -334,6 +380,8 @@ function prepare(db: DB): void {
       db.prepare('INSERT INTO migrations (id, name, applied_at) VALUES (?, ?, ?)').run(m.id, m.name, new Date().toISOString());
     })();
   }
+  // A bulk load a killed process left open (its indexes and triggers dropped) is ended first.
+  endBulkLoad(db);
 }
 
 /** Opens the index read-only (request handlers). Throws when it does not exist yet. */

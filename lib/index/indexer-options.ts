@@ -56,6 +56,11 @@ export interface IndexerOptions {
    * their tables across and follow it, lib/alerts/engine.ts useDb). Synchronous.
    */
   readonly onRebuilt?: (db: DB) => void;
+  /**
+   * Told when a cold index on worker threads shows the board unverified (progress phase
+   * `verifying`), before it checks the signatures behind it; awaited (tests hold the phase open).
+   */
+  readonly onBoardVisible?: () => void | Promise<void>;
   /** The reaper's state folder on this machine (serve's): its holds raise `dead_run_held` (local-holds.ts). None: no holds. */
   readonly reaperState?: string;
 }

@@ -36,8 +36,7 @@ import type { Problem } from '../ledger/channel';
 import type { Ed25519Verify } from '../ledger/verify';
 import type { Card } from '../ledger/derive';
 import type { IndexProgress } from './types';
-import type { OrderPassResult } from './order-pass';
-import { runPassesInWorkers } from './worker-pool';
+import { coldPass } from './cold-pass';
 import { BeatGapRecorder } from './beat-gaps';
 import { IndexStore } from './store';
 import { ChannelFacts, MAX_SETTLE_ROUNDS } from './facts';
@@ -46,7 +45,7 @@ import { FolderLooks } from './looks';
 import { Scheduler } from './scheduler';
 import { ChannelLevel } from './channel-level';
 import { OrderWatches } from './watches';
-import { CaseGroupCollector, foldCaseVariants, passFolder, siblingChunks } from './passes';
+import { foldCaseVariants, passFolder, siblingChunks } from './passes';
 import fs from 'node:fs';
 import type { IndexHealth } from './health';
 import { UpdateGuard } from './guard';
@@ -79,6 +78,8 @@ export class Indexer {
   private progress: IndexProgress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
   /** Time spent settling channel-wide facts in the cold index, ms (its "ready" line says it). */
   private settleMs = 0;
+  /** A cold index's time to the board shown unverified, ms, or null (no such phase). */
+  private boardVisibleMs: number | null = null;
   /** The faults an update can meet (guard.ts): failed writes, the database swapped, the folder gone, clock steps. */
   private readonly guard: UpdateGuard;
   /** This machine's reaper holds, folded into the cards when they settle (local-holds.ts). */
@@ -250,6 +251,8 @@ export class Indexer {
       this.looks.begin();
       // The latest arrival of every writer, as remembered (LEDGER.md §6).
       this.facts.setLastArrivals(s.latestArrivals());
+      // Cards shown unverified by a cold index that was stopped while checking: passed again, every signature checked.
+      for (const d of s.unverifiedDirs()) dirty.add(d);
     }
     // Folders the database knows that are gone.
     for (const info of this.facts.orders.values()) if (!this.looks.knows(info.dir)) dirty.add(info.dir);
@@ -273,7 +276,7 @@ export class Indexer {
     s.addChange('*', this.clock());
     this.log(
       `index: ready in ${((this.clock() - t0) / 1000).toFixed(1)} s: ${seen} entries seen, ${dirty.size} folders read, ${this.verified} signatures verified (${this.verifierName}), ${this.facts.orders.size} orders` +
-        (warm ? '' : ` (storing ${(this.writer.storeMs / 1000).toFixed(1)} s, settling ${(this.settleMs / 1000).toFixed(1)} s on this thread)`),
+        (warm ? '' : ` (storing ${(this.writer.storeMs / 1000).toFixed(1)} s, settling ${(this.settleMs / 1000).toFixed(1)} s on this thread${this.boardVisibleMs !== null ? `; board visible at ${(this.boardVisibleMs / 1000).toFixed(1)} s` : ''})`),
     );
     return warm;
   }
@@ -437,7 +440,10 @@ export class Indexer {
     return (rel, stat, c) => (f ? f(rel, stat, c + skew) : c + skew);
   }
 
-  /** The first index: on every core (worker threads) when many folders must be read. */
+  /**
+   * The first index: on every core (worker threads) when many folders must be read, the board
+   * shown before the signatures are checked behind it (cold-pass.ts).
+   */
   private async passDirsCold(dirs: Set<string>, cold: boolean): Promise<void> {
     const list = [...dirs].sort();
     const workers = cold ? (this.opts.workers ?? (list.length > 2000 ? Math.max(1, os.availableParallelism() - 1) : 0)) : 0;
@@ -448,33 +454,24 @@ export class Indexer {
       if (!cold && dirs.size === 0) this.settle(false);
       return;
     }
-    const results: OrderPassResult[] = [];
-    const groups = new CaseGroupCollector(list, (r) => results.push(r));
-    const verifiedBefore = this.verified;
-    const local = this.level.passContext(new Map(), this.facts.ferryRetired, this.arrivals(null));
-    const setup = this.level.workerSetup(this.facts.ferryRetired);
-    if (!setup) throw new Error('internal: channel context not read');
-    const running = runPassesInWorkers(
-      list,
+    const report = await coldPass(list, {
+      level: this.level,
+      store: this.store,
+      facts: this.facts,
+      looks: this.looks,
+      writer: this.writer,
       workers,
-      setup,
-      (r) => {
-        groups.take(r);
-        if (results.length >= 1000) this.writer.storeResults(results.splice(0), true);
-      },
-      (read, verified) => this.setProgress({ files_read: read, files_verified: verifiedBefore + verified }),
-      // This thread passes folders too, between storing results (one worker per other core).
-      (d) => passFolder(d, local),
-    );
-    // The ledger files on this thread meanwhile, a file at a time between the workers' results.
-    await this.level.readLedgersYielding();
-    const counts = await running;
-    this.verified += counts.verified;
-    groups.flush(); // a sibling that vanished meanwhile
-    this.writer.storeResults(results, true);
-    const t = performance.now();
-    this.settle(true);
-    this.settleMs = performance.now() - t;
+      arrival: this.arrivals(null),
+      log: this.log,
+      clock: this.clock,
+      setProgress: (p) => this.setProgress(p),
+      settleAll: () => this.settle(true),
+      passAgain: (d) => this.passDirs(d),
+      addVerified: (n) => void (this.verified += n),
+      ...(this.opts.onBoardVisible ? { onBoardVisible: this.opts.onBoardVisible } : {}),
+    });
+    this.settleMs = report.settleMs;
+    this.boardVisibleMs = report.boardVisibleMs;
   }
 
   /**

@@ -23,6 +23,8 @@ export interface OrderInputs {
   /** indexVersion when these were read (at most as new as what they show). */
   readonly at: string;
   readonly cardText: string;
+  /** Whether the card is still marked unverified (cold-pass.ts). */
+  readonly unverified: boolean;
   readonly orderDir: string;
   readonly files: readonly { path: string; stat: string; arrival_ms: number; sig_key: string | null; sig_ok: number | null }[];
   readonly runs: readonly RunRow[];
@@ -41,7 +43,8 @@ export interface OrderInputs {
  * here depends on the clock: the derivation's own card is replaced by the index's.
  */
 export function orderBody(i: OrderInputs, nowMs: number): Omit<OrderResponse, 'now_ms' | 'stale_after_ms'> {
-  const card = JSON.parse(i.cardText) as Card;
+  const stored = JSON.parse(i.cardText) as Card;
+  const card: Card = i.unverified ? { ...stored, unverified: true } : stored;
   const remembered = new Map<string, { stat: string; key: string; ok: boolean }>();
   for (const r of i.files) if (r.sig_key !== null) remembered.set(r.path, { stat: r.stat, key: r.sig_key, ok: r.sig_ok === 1 });
   const known = new Map(i.files.map((r) => [r.path, r]));

@@ -85,6 +85,11 @@ export interface OrderPassResult {
   readonly beats: readonly BeatSeen[];
   /** Local time (ms) at which this card may change with no file changing, or null. */
   readonly next_ms: number | null;
+  /**
+   * Signatures this pass took as valid without checking them (PassContext.deferVerify): the card
+   * is shown unverified until a checking pass confirms them. 0 when every signature was checked.
+   */
+  readonly deferred: number;
 }
 
 /** Everything a pass needs from the channel. */
@@ -97,6 +102,12 @@ export interface PassContext {
   readonly remembered?: ReadonlyMap<string, { readonly stat: string; readonly key: string; readonly ok: boolean }>;
   /** A file's arrival on the index's clock (steady-clock.ts); absent: its ctime (no clock step seen). */
   readonly arrival?: ArrivalOf;
+  /**
+   * Take every signature as valid without checking it, and count it in the result's `deferred`
+   * (a cold index's first look, issue 14: the board before the cryptography). Nothing taken so
+   * is remembered as checked: those files' rows carry no signature outcome.
+   */
+  readonly deferVerify?: boolean;
 }
 
 /** The writer of a file for "files of h" (LEDGER.md §6), or null. */
@@ -112,7 +123,7 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
   const relDir = `tasks/${dir}`;
   const files: FileRow[] = [];
   const listing = listOrderFolder(ctx.root, dir);
-  if (!listing) return { dir, files, card: null, problems: [], holds: [], beats: [], next_ms: null, view: null };
+  if (!listing) return { dir, files, card: null, problems: [], holds: [], beats: [], next_ms: null, deferred: 0, view: null };
   const dirSt = listing.self;
   const arrivalOf = (rel: string, key: string, st: Stats) => (ctx.arrival ? ctx.arrival(rel, key, st.ctimeMs) : st.ctimeMs);
   const dirKey = statKey(dirSt);
@@ -122,7 +133,7 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
     const problem = dirSt.isSymbolicLink()
       ? { path: relDir, problem: 'symlink', detail: 'a symlink where an order directory belongs; not followed' }
       : { path: relDir, problem: 'invalid', detail: 'a file where an order directory belongs' };
-    return { dir, files, card: null, problems: [problem], holds: [], beats: [], next_ms: null, view: null };
+    return { dir, files, card: null, problems: [problem], holds: [], beats: [], next_ms: null, deferred: 0, view: null };
   }
   const outcomes: FileOutcome[] = [];
   const stats = new Map<string, string>();
@@ -132,14 +143,17 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
     outcomes.push(readEntry(entryFromStat(ctx.root, rel, st, arrivalOf(rel, key, st))));
   }
   const seen = new Map<string, { key: string; ok: boolean }>();
+  let deferred = 0;
   const memo: SignatureMemo = {
     get: (p, key) => {
       const r = ctx.remembered?.get(p);
       return r && r.key === key && r.stat === stats.get(p) ? r.ok : undefined;
     },
-    set: (p, key, ok) => void seen.set(p, { key, ok }),
+    // A signature taken unchecked is not an outcome to remember.
+    set: (p, key, ok) => void (ctx.deferVerify ? undefined : seen.set(p, { key, ok })),
   };
-  const assembled = assembleOrder(dir, outcomes, ctx.roster, { verify: ctx.verify, memo });
+  const verify: Ed25519Verify = ctx.deferVerify ? () => (deferred++, true) : ctx.verify;
+  const assembled = assembleOrder(dir, outcomes, ctx.roster, { verify, memo });
   const sigOf = (p: string) => seen.get(p) ?? (() => {
     const r = ctx.remembered?.get(p);
     return r && r.stat === stats.get(p) ? { key: r.key, ok: r.ok } : undefined;
@@ -164,7 +178,7 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
     });
   }
   if ('invalid' in assembled) {
-    return { dir, files, card: null, problems: [assembled.invalid], holds: [], beats: [], next_ms: null, view: null };
+    return { dir, files, card: null, problems: [assembled.invalid], holds: [], beats: [], next_ms: null, deferred, view: null };
   }
   const a = assembled.order;
   const card = deriveOrder(a.folder, ctx.derive, () => true);
@@ -183,5 +197,5 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
     at_ms: h.record.at.epochMs,
     arrival_ms: h.arrivalMs,
   }));
-  return { dir, files, card, problems: a.problems, holds: claimHistory(view, card), beats, next_ms: next, view };
+  return { dir, files, card, problems: a.problems, holds: claimHistory(view, card), beats, next_ms: next, deferred, view };
 }

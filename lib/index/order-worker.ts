@@ -4,7 +4,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { channelContext, workersOf } from '../ledger/channel';
 import { serverVerify } from './verifier';
 import { passOrder, type OrderPassResult, type PassContext } from './order-pass';
-import type { WorkerMessage, WorkerRequest, WorkerSetup } from './worker-pool';
+import { checkFolder } from './passes';
+import type { FolderCheck, WorkerMessage, WorkerRequest, WorkerSetup } from './worker-pool';
 import { arrivalsFor } from '../ledger/clock-steps';
 
 const { setup } = workerData as { setup: WorkerSetup };
@@ -49,15 +50,32 @@ parentPort?.on('message', (m: WorkerRequest) => {
     case 'work': {
       if (!ctx) return;
       try {
-        const results: OrderPassResult[] = [];
         let files = 0;
         const before = verified;
-        for (const d of m.dirs) {
-          const { view: _view, ...r } = passOrder(d, ctx);
-          results.push(r);
-          files += r.files.length;
+        switch (m.mode) {
+          case 'defer':
+          case 'verify': {
+            const c = m.mode === 'defer' ? { ...ctx, deferVerify: true } : ctx;
+            const results: OrderPassResult[] = [];
+            for (const d of m.dirs) {
+              const { view: _view, ...r } = passOrder(d, c);
+              results.push(r);
+              files += r.files.length;
+            }
+            post({ type: 'results', results, files, verified: verified - before });
+            break;
+          }
+          case 'check': {
+            const checks: FolderCheck[] = [];
+            for (const d of m.dirs) {
+              const r = checkFolder(d, ctx);
+              checks.push(r.check);
+              files += r.files;
+            }
+            post({ type: 'checks', checks, files, verified: verified - before });
+            break;
+          }
         }
-        post({ type: 'results', results, files, verified: verified - before });
       } catch (e) {
         post({ type: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
       }

@@ -126,6 +126,10 @@ export class PassWriter {
     }
     // Stored provisionally; settle() applies the channel-wide facts and writes the final card.
     this.writeCard(c, r.dir, r.next_ms);
+    // Shown unverified until the checking pass confirms it (cold-pass.ts); a pass that checked
+    // every signature (or found it remembered) clears the mark.
+    if (r.deferred > 0) s.markUnverified(c.order_id, r.dir);
+    else if (!fresh) s.clearUnverified(c.order_id);
     f.touchOrder(c.order_id);
     if (!known) f.touchDependents(c.order_id);
   }

@@ -93,9 +93,25 @@ export function lanePage(db: DB, lane: Lane, terms: readonly QueryTerm[], cursor
   return {
     lane,
     count: count.n,
-    cards: page.map((r) => JSON.parse(r.card) as Card),
+    cards: withUnverified(db, page.map((r) => JSON.parse(r.card) as Card)),
     next_cursor: rows.length > limit && last ? encodeCursor(last.sort_ms, last.order_id) : null,
   };
+}
+
+/** Whether any card is still shown unverified (a cold index checking signatures behind the board). */
+export function anyUnverified(db: DB): boolean {
+  return stmt(db, 'SELECT EXISTS (SELECT 1 FROM unverified) AS n').pluck().get() === 1;
+}
+
+/** Whether the order's card was derived from records not verified yet (its id as given, any case). */
+export function isUnverified(db: DB, id: string): boolean {
+  return stmt(db, 'SELECT 1 FROM unverified WHERE order_id = ?').get(id.toLowerCase()) !== undefined;
+}
+
+/** `cards` with `unverified: true` on each one still marked so (cold-pass.ts); as given when none is. */
+function withUnverified(db: DB, cards: Card[]): Card[] {
+  if (cards.length === 0 || !anyUnverified(db)) return cards;
+  return cards.map((c) => (isUnverified(db, c.order_id) ? { ...c, unverified: true } : c));
 }
 
 /** GET /api/board: every lane's count and first page under the query (`nowMs`: this machine's clock). */
@@ -171,6 +187,7 @@ function readOrderInputs(db: DB, id: string): OrderInputs | null {
   return {
     at,
     cardText: row.card,
+    unverified: isUnverified(db, row.order_id),
     orderDir: row.order_dir,
     files: stmt(db, 'SELECT path, stat, arrival_ms, sig_key, sig_ok FROM files WHERE order_dir = ? ORDER BY path').all(row.order_dir) as OrderInputs['files'],
     runs: stmt(db, 'SELECT agent, run, pid, first_arrival_ms, last_arrival_ms, last_writer_at, beats, writer_offset_ms FROM runs WHERE order_id = ? ORDER BY first_arrival_ms, agent, run').all(row.order_id) as RunRow[],
@@ -184,7 +201,7 @@ function readOrderInputs(db: DB, id: string): OrderInputs | null {
 
 /** A string that differs whenever any of the inputs differs (the cached answer's version). */
 function versionOf(i: OrderInputs): string {
-  return JSON.stringify([i.cardText, i.orderDir, i.files, i.runs, i.dependents, i.roster.version, i.channel, i.clockSteps]);
+  return JSON.stringify([i.cardText, i.unverified, i.orderDir, i.files, i.runs, i.dependents, i.roster.version, i.channel, i.clockSteps]);
 }
 
 /**

@@ -122,6 +122,10 @@ const SQL = {
   deleteHolds: 'DELETE FROM holds WHERE order_id = ?',
   addHold: 'INSERT INTO holds (order_id, agent, history, run_ms) VALUES (?, ?, ?, ?)',
   deleteCard: 'DELETE FROM cards WHERE order_id = ?',
+  markUnverified: 'INSERT OR REPLACE INTO unverified (order_id, order_dir) VALUES (?, ?)',
+  clearUnverified: 'DELETE FROM unverified WHERE order_id = ?',
+  unverifiedDirs: 'SELECT DISTINCT order_dir FROM unverified',
+  unverifiedCount: 'SELECT COUNT(*) FROM unverified',
   deleteDeps: 'DELETE FROM deps WHERE order_id = ?',
   addDep: 'INSERT INTO deps (order_id, dep) VALUES (?, ?)',
   upsertRun: `
@@ -350,8 +354,29 @@ export class IndexStore {
     this.s.addDep.run(id, dep);
   }
 
+  /** An order whose card was derived from records not verified yet (a cold index's first look). */
+  markUnverified(id: string, dir: string): void {
+    this.s.markUnverified.run(id, dir);
+  }
+
+  /** The order's card is derived from verified records (or it has none). */
+  clearUnverified(id: string): void {
+    this.s.clearUnverified.run(id);
+  }
+
+  /** The folders of the orders still marked unverified. */
+  unverifiedDirs(): string[] {
+    return this.s.unverifiedDirs.pluck().all() as string[];
+  }
+
+  /** How many orders are still marked unverified. */
+  unverifiedCount(): number {
+    return this.s.unverifiedCount.pluck().get() as number;
+  }
+
   deleteCard(id: string): void {
     this.s.deleteCard.run(id);
+    this.s.clearUnverified.run(id);
   }
 
   /** Records a heartbeat's arrival in its run (beats counts arrivals that moved). */

@@ -33,10 +33,18 @@ export type BoardCard = Card & {
 
 /** Indexing progress (first index of a large folder). */
 export interface IndexProgress {
-  readonly phase: 'starting' | 'scanning' | 'reading' | 'deriving' | 'ready';
+  /**
+   * `verifying`: a cold index has read the whole folder and shows the board, every card from
+   * records not verified yet marked `unverified` (actions on them refused), while it checks
+   * their signatures behind it (cold-pass.ts).
+   */
+  readonly phase: 'starting' | 'scanning' | 'reading' | 'deriving' | 'verifying' | 'ready';
   readonly files_seen: number;
   readonly files_read: number;
   readonly files_verified: number;
+  /** Signatures the board was shown with unchecked, and how many of them are checked so far (absent: none deferred). */
+  readonly signatures_to_check?: number;
+  readonly signatures_checked?: number;
   /** When the first complete index finished (ms, local), or null. */
   readonly ready_at_ms: number | null;
 }

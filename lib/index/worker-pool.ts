@@ -31,12 +31,34 @@ export interface WorkerSetup {
   readonly clockSteps: readonly ClockStep[];
 }
 
+/**
+ * How a worker passes a chunk: `defer` takes every signature as valid unchecked and sends the
+ * results (a cold index's first look); `check` verifies every signature and sends one
+ * FolderCheck per folder (the checking pass behind the board); `verify` verifies as it goes and
+ * sends the results.
+ */
+export type PassMode = 'defer' | 'check' | 'verify';
+
+/**
+ * A folder passed again with every signature checked (mode `check`): its listing fingerprint
+ * (listingFingerprint over what this pass read) and whether any signature failed. The indexer
+ * confirms the card it showed when nothing failed and the listing is the one it stored.
+ */
+export interface FolderCheck {
+  readonly dir: string;
+  readonly listing: number;
+  readonly failed: boolean;
+  /** Signatures checked in this folder. */
+  readonly checked: number;
+}
+
 /** Messages to a worker: a chunk of folders to pass, or the end. */
-export type WorkerRequest = { readonly type: 'work'; readonly dirs: readonly string[] } | { readonly type: 'end' };
+export type WorkerRequest = { readonly type: 'work'; readonly mode: PassMode; readonly dirs: readonly string[] } | { readonly type: 'end' };
 
 /** Messages from a worker: one per chunk, in the order the chunks were sent. */
 export type WorkerMessage =
   | { readonly type: 'results'; readonly results: readonly OrderPassResult[]; readonly files: number; readonly verified: number }
+  | { readonly type: 'checks'; readonly checks: readonly FolderCheck[]; readonly files: number; readonly verified: number }
   | { readonly type: 'error'; readonly message: string };
 
 /**
@@ -57,15 +79,48 @@ const OUTSTANDING = 4;
  * are taken in). `onResult` gets every result (in no particular order) and may take its time:
  * a worker has at most OUTSTANDING chunks in hand and is sent the next only when it hands
  * over the results of one. `onProgress` gets the running totals of files read and signatures verified by the
- * workers. Rejects when a worker fails.
+ * workers. `mode` `defer` checks no signature (every result's `deferred` counts them). Rejects when a worker fails.
  */
-export async function runPassesInWorkers(
+export function runPassesInWorkers(
   dirs: readonly string[],
   n: number,
   setup: WorkerSetup,
   onResult: (r: OrderPassResult) => void,
   onProgress: (filesRead: number, verified: number) => void,
   local?: (dir: string) => OrderPassResult,
+  mode: 'defer' | 'verify' = 'verify',
+): Promise<{ readonly verified: number; readonly files: number }> {
+  return runInWorkers(dirs, n, setup, mode, (m) => {
+    if (m.type === 'results') for (const r of m.results) onResult(r);
+  }, onProgress, local ? (d) => onResult(local(d)) : undefined);
+}
+
+/**
+ * The checking pass behind a board shown unverified: passOrder over `dirs` with every signature
+ * verified, on `n` worker threads and (with `local`) this thread, one FolderCheck per folder to
+ * `onCheck`. Rejects when a worker fails.
+ */
+export function runChecksInWorkers(
+  dirs: readonly string[],
+  n: number,
+  setup: WorkerSetup,
+  onCheck: (c: FolderCheck) => void,
+  onProgress: (filesRead: number, verified: number) => void,
+  local?: (dir: string) => FolderCheck,
+): Promise<{ readonly verified: number; readonly files: number }> {
+  return runInWorkers(dirs, n, setup, 'check', (m) => {
+    if (m.type === 'checks') for (const c of m.checks) onCheck(c);
+  }, onProgress, local ? (d) => onCheck(local(d)) : undefined);
+}
+
+async function runInWorkers(
+  dirs: readonly string[],
+  n: number,
+  setup: WorkerSetup,
+  mode: PassMode,
+  onMessage: (m: WorkerMessage & { readonly type: 'results' | 'checks' }) => void,
+  onProgress: (filesRead: number, verified: number) => void,
+  local?: (dir: string) => void,
 ): Promise<{ readonly verified: number; readonly files: number }> {
   let files = 0;
   let verified = 0;
@@ -79,7 +134,7 @@ export async function runPassesInWorkers(
   const here = async (): Promise<void> => {
     if (!local) return;
     for (let chunk = take(LOCAL_CHUNK); chunk; chunk = take(LOCAL_CHUNK)) {
-      for (const d of chunk) onResult(local(d));
+      for (const d of chunk) local(d);
       await new Promise((r) => setImmediate(r));
     }
   };
@@ -96,7 +151,7 @@ export async function runPassesInWorkers(
             const chunk = take();
             if (chunk) {
               outstanding++;
-              w.postMessage({ type: 'work', dirs: chunk } satisfies WorkerRequest);
+              w.postMessage({ type: 'work', mode, dirs: chunk } satisfies WorkerRequest);
             }
           };
           const finish = (e?: Error) => {
@@ -107,9 +162,10 @@ export async function runPassesInWorkers(
           w.on('message', (m: WorkerMessage) => {
             switch (m.type) {
               case 'results':
+              case 'checks':
                 outstanding--;
                 send();
-                for (const r of m.results) onResult(r);
+                onMessage(m);
                 files += m.files;
                 verified += m.verified;
                 onProgress(files, verified);

@@ -208,6 +208,12 @@ export interface Card {
   readonly superseded_by?: string;
   /** The order this one says it replaces (its order.json's `supersedes`, unsigned; the old order's card says so signed). */
   readonly supersedes?: string;
+  /**
+   * Set by the index, never by derivation: the card was derived from records whose signatures are
+   * not checked yet (a cold index shows the board first, issue 14). Actions on it are refused
+   * until the check confirms or replaces it. Absent: every signature behind the card was checked.
+   */
+  readonly unverified?: true;
 }
 
 /** Whether a ferry state and a claimboard state are the same up to the documented differences (Stale by arrival; blocked is Open). */

@@ -1,0 +1,158 @@
+import 'server-only';
+/**
+ * A cold index of a large folder on every core, in two passes (issue 14):
+ *
+ * 1. **Read, unverified.** Worker threads (and this thread between storing) read and derive
+ *    every order folder taking each signature as valid unchecked (PassContext.deferVerify). The
+ *    cards are stored and settled, each one derived from unchecked signatures marked in the
+ *    `unverified` table, and the board shows (progress phase `verifying`): the operator sees the
+ *    lanes once the folder has been read, not once every signature is checked.
+ * 2. **Check behind the board.** The same folders are passed again with every signature verified
+ *    (runChecksInWorkers). A folder whose signatures all hold and whose listing is the one stored
+ *    has its mark cleared: its card was already the verified one. A folder in which a signature
+ *    failed, or that changed since it was read, is passed once more on this thread, verifying
+ *    everything, and its card replaced: a forged record shown in pass 1 ends as a problem. The
+ *    ledger files are verified on this thread meanwhile.
+ *
+ * Nothing unchecked is remembered as checked: pass 1's file rows carry no signature outcome, and
+ * a start that finds marks left (a process killed while checking) passes those folders again.
+ */
+import type { ChannelLevel } from './channel-level';
+import type { IndexStore } from './store';
+import type { ChannelFacts } from './facts';
+import type { FolderLooks } from './looks';
+import type { PassWriter } from './pass-writer';
+import type { IndexProgress } from './types';
+import type { OrderPassResult } from './order-pass';
+import type { ArrivalOf } from '../ledger/clock-steps';
+import { runChecksInWorkers, runPassesInWorkers, type FolderCheck } from './worker-pool';
+import { CaseGroupCollector, checkFolder, passFolder } from './passes';
+import { beginBulkLoad, endBulkLoad } from './db';
+
+/** What the cold pass works with: the indexer's parts and a few of its steps. */
+export interface ColdPassParts {
+  readonly level: ChannelLevel;
+  readonly store: IndexStore;
+  readonly facts: ChannelFacts;
+  readonly looks: FolderLooks;
+  readonly writer: PassWriter;
+  /** Worker threads besides this one (at least 1). */
+  readonly workers: number;
+  /** Arrivals on the index's clock (undefined: ctimes, no clock step seen). */
+  readonly arrival: ArrivalOf | undefined;
+  readonly log: (line: string) => void;
+  /** The index's clock, ms. */
+  readonly clock: () => number;
+  readonly setProgress: (p: Partial<IndexProgress>) => void;
+  /** Settles every card (the indexer's settle(true)). */
+  readonly settleAll: () => void;
+  /** Passes folders again on this thread, every signature checked, and settles (the indexer's passDirs). */
+  readonly passAgain: (dirs: Set<string>) => void;
+  /** Adds signatures the worker threads verified to the indexer's count. */
+  readonly addVerified: (n: number) => void;
+  /** Told when the board shows unverified, before the checking pass starts; awaited (tests hold the phase open). */
+  readonly onBoardVisible?: () => void | Promise<void>;
+}
+
+/** What the "ready" line says of a cold pass. */
+export interface ColdPassReport {
+  /** Settling every card after pass 1, ms. */
+  readonly settleMs: number;
+  /** Making the indexes the load went without, ms. */
+  readonly indexMs: number;
+  /** From the start of pass 1 to the board shown, ms (index clock). */
+  readonly boardVisibleMs: number;
+  /** Signatures taken unchecked in pass 1, and folders passed again because one failed or the folder changed. */
+  readonly deferred: number;
+  readonly passedAgain: number;
+}
+
+/** Folder checks confirmed per transaction in pass 2 (their marks cleared, the progress written). */
+const CONFIRM_BATCH = 500;
+
+/** Runs both passes over `list` (every order folder, sorted). Rejects when a worker fails. */
+export async function coldPass(list: readonly string[], p: ColdPassParts): Promise<ColdPassReport> {
+  const t0 = p.clock();
+  const setup = p.level.workerSetup(p.facts.ferryRetired);
+  if (!setup) throw new Error('internal: channel context not read');
+
+  // Pass 1: read and derive, no signature checked, into tables without their random-order indexes (db.ts).
+  beginBulkLoad(p.store.db);
+  const results: OrderPassResult[] = [];
+  const toCheck: string[] = [];
+  let deferred = 0;
+  const groups = new CaseGroupCollector(list, (r) => {
+    if (r.deferred > 0) {
+      toCheck.push(r.dir);
+      deferred += r.deferred;
+    }
+    results.push(r);
+  });
+  const unchecked = { ...p.level.passContext(new Map(), p.facts.ferryRetired, p.arrival), deferVerify: true };
+  await runPassesInWorkers(
+    list,
+    p.workers,
+    setup,
+    (r) => {
+      groups.take(r);
+      if (results.length >= 1000) p.writer.storeResults(results.splice(0), true);
+    },
+    (read) => p.setProgress({ files_read: read }),
+    (d) => passFolder(d, unchecked),
+    'defer',
+  );
+  groups.flush(); // a sibling that vanished meanwhile
+  p.writer.storeResults(results.splice(0), true);
+  const ts = performance.now();
+  p.settleAll();
+  const settleMs = performance.now() - ts;
+  const ti = performance.now();
+  endBulkLoad(p.store.db);
+  const indexMs = performance.now() - ti;
+  const boardVisibleMs = p.clock() - t0;
+  p.setProgress({ phase: 'verifying', signatures_to_check: deferred, signatures_checked: 0 });
+  p.store.addChange('*', p.clock());
+  p.log(`index: indexes made in ${(indexMs / 1000).toFixed(1)} s`);
+  p.log(`index: board visible in ${(boardVisibleMs / 1000).toFixed(1)} s, unverified: ${p.store.unverifiedCount()} orders, ${deferred} signatures to check`);
+  await p.onBoardVisible?.();
+
+  // Pass 2: every signature checked, behind the board.
+  const again = new Set<string>();
+  let confirmed: string[] = [];
+  let checked = 0;
+  const confirm = () => {
+    const dirs = confirmed;
+    confirmed = [];
+    p.store.transaction(() => {
+      for (const d of dirs) {
+        const id = p.facts.dirToId.get(d);
+        if (id !== undefined) p.store.clearUnverified(id);
+      }
+    });
+    p.setProgress({ signatures_checked: Math.min(checked, deferred) });
+  };
+  const onCheck = (c: FolderCheck) => {
+    checked += c.checked;
+    // Confirmed only when this pass read what pass 1 stored: a folder changed meanwhile is passed again.
+    if (c.failed || c.listing !== p.looks.listingOf(c.dir)) again.add(c.dir);
+    else confirmed.push(c.dir);
+    if (confirmed.length >= CONFIRM_BATCH) confirm();
+  };
+  const checking = { ...p.level.passContext(new Map(), p.facts.ferryRetired, p.arrival) };
+  const running = runChecksInWorkers(toCheck, p.workers, setup, onCheck, () => {}, (d) => checkFolder(d, checking).check);
+  // The ledger files on this thread meanwhile, a file at a time between the workers' checks.
+  await p.level.readLedgersYielding();
+  const counts = await running;
+  p.addVerified(counts.verified);
+  confirm();
+  // Whatever is still marked (a folder that failed, changed or vanished) is passed again here.
+  for (const d of p.store.unverifiedDirs()) again.add(d);
+  if (again.size > 0) p.passAgain(again);
+  const left = p.store.unverifiedCount();
+  if (left > 0) p.log(`index: ${left} orders still marked unverified after checking (internal); the next start passes their folders again`);
+  p.setProgress({ signatures_checked: deferred });
+  p.log(
+    `index: checked ${checked} signatures behind the board in ${((p.clock() - t0 - boardVisibleMs) / 1000).toFixed(1)} s; ${again.size} folders passed again (a signature failed or the folder changed)`,
+  );
+  return { settleMs, indexMs, boardVisibleMs, deferred, passedAgain: again.size };
+}
