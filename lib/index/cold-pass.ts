@@ -7,12 +7,14 @@ import 'server-only';
  *    cards are stored and settled, each one derived from unchecked signatures marked in the
  *    `unverified` table, and the board shows (progress phase `verifying`): the operator sees the
  *    lanes once the folder has been read, not once every signature is checked.
- * 2. **Check behind the board.** The same folders are passed again with every signature verified
- *    (runChecksInWorkers). A folder whose signatures all hold and whose listing is the one stored
- *    has its mark cleared: its card was already the verified one. A folder in which a signature
- *    failed, or that changed since it was read, is passed once more on this thread, verifying
- *    everything, and its card replaced: a forged record shown in pass 1 ends as a problem. The
- *    ledger files are verified on this thread meanwhile.
+ *    Each signature taken so is kept on disk (spill.ts: folder, key, signature, message).
+ * 2. **Check behind the board.** The kept signatures are verified on every core
+ *    (runChecksInWorkers, a segment file at a time; the folders are not read again). A folder
+ *    whose signatures all hold has its mark cleared: its card was the verified one. A folder in
+ *    which one failed is passed once more on this thread, verifying everything, and its card
+ *    replaced: a forged record shown in pass 1 ends as a problem. The ledger files are verified
+ *    on this thread meanwhile. A file that changed after pass 1 read it is the looks' to find
+ *    (as any change): what the board showed of it was checked as read.
  *
  * Nothing unchecked is remembered as checked: pass 1's file rows carry no signature outcome, and
  * a start that finds marks left (a process killed while checking) passes those folders again.
@@ -20,13 +22,17 @@ import 'server-only';
 import type { ChannelLevel } from './channel-level';
 import type { IndexStore } from './store';
 import type { ChannelFacts } from './facts';
-import type { FolderLooks } from './looks';
 import type { PassWriter } from './pass-writer';
 import type { IndexProgress } from './types';
 import type { OrderPassResult } from './order-pass';
 import type { ArrivalOf } from '../ledger/clock-steps';
-import { runChecksInWorkers, runPassesInWorkers, type FolderCheck } from './worker-pool';
-import { CaseGroupCollector, checkFolder, passFolder } from './passes';
+import { runChecksInWorkers, runPassesInWorkers } from './worker-pool';
+import { CaseGroupCollector, passFolder } from './passes';
+import { checkSegment, segmentsIn, SpillWriter, type SegmentCheck } from './spill';
+import type { PassContext } from './order-pass';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { beginBulkLoad, endBulkLoad } from './db';
 
 /** What the cold pass works with: the indexer's parts and a few of its steps. */
@@ -34,7 +40,6 @@ export interface ColdPassParts {
   readonly level: ChannelLevel;
   readonly store: IndexStore;
   readonly facts: ChannelFacts;
-  readonly looks: FolderLooks;
   readonly writer: PassWriter;
   /** Worker threads besides this one (at least 1). */
   readonly workers: number;
@@ -67,28 +72,34 @@ export interface ColdPassReport {
   readonly passedAgain: number;
 }
 
-/** Folder checks confirmed per transaction in pass 2 (their marks cleared, the progress written). */
-const CONFIRM_BATCH = 500;
-
 /** Runs both passes over `list` (every order folder, sorted). Rejects when a worker fails. */
 export async function coldPass(list: readonly string[], p: ColdPassParts): Promise<ColdPassReport> {
-  const t0 = p.clock();
-  const setup = p.level.workerSetup(p.facts.ferryRetired);
-  if (!setup) throw new Error('internal: channel context not read');
+  const spillDir = fs.mkdtempSync(path.join(os.tmpdir(), 'claimboard-unchecked-'));
+  try {
+    return await passes(list, p, spillDir);
+  } finally {
+    fs.rmSync(spillDir, { recursive: true, force: true });
+  }
+}
 
-  // Pass 1: read and derive, no signature checked, into tables without their random-order indexes (db.ts).
+async function passes(list: readonly string[], p: ColdPassParts, spillDir: string): Promise<ColdPassReport> {
+  const t0 = p.clock();
+  const base = p.level.workerSetup(p.facts.ferryRetired);
+  if (!base) throw new Error('internal: channel context not read');
+  const setup = { ...base, spillDir };
+
+  // Pass 1: read and derive, every signature kept unchecked in segment files (spill.ts), into
+  // tables without their random-order indexes (db.ts bulk load).
   beginBulkLoad(p.store.db);
   const results: OrderPassResult[] = [];
-  const toCheck: string[] = [];
   let deferred = 0;
   const groups = new CaseGroupCollector(list, (r) => {
-    if (r.deferred > 0) {
-      toCheck.push(r.dir);
-      deferred += r.deferred;
-    }
+    deferred += r.deferred;
     results.push(r);
   });
-  const unchecked = { ...p.level.passContext(new Map(), p.facts.ferryRetired, p.arrival), deferVerify: true };
+  const spill = new SpillWriter(spillDir, 'main');
+  const unchecked: PassContext = { ...p.level.passContext(new Map(), p.facts.ferryRetired, p.arrival), defer: (d, k, m, s) => spill.add(d, k, m, s) };
+  let sinceFlush = 0;
   await runPassesInWorkers(
     list,
     p.workers,
@@ -98,9 +109,18 @@ export async function coldPass(list: readonly string[], p: ColdPassParts): Promi
       if (results.length >= 1000) p.writer.storeResults(results.splice(0), true);
     },
     (read) => p.setProgress({ files_read: read }),
-    (d) => passFolder(d, unchecked),
+    (d) => {
+      const r = passFolder(d, unchecked);
+      // A folder's records stay in one segment: flushed between folders only.
+      if (++sinceFlush >= 50) {
+        spill.flush();
+        sinceFlush = 0;
+      }
+      return r;
+    },
     'defer',
   );
+  spill.flush();
   groups.flush(); // a sibling that vanished meanwhile
   p.writer.storeResults(results.splice(0), true);
   const ts = performance.now();
@@ -116,43 +136,36 @@ export async function coldPass(list: readonly string[], p: ColdPassParts): Promi
   p.log(`index: board visible in ${(boardVisibleMs / 1000).toFixed(1)} s, unverified: ${p.store.unverifiedCount()} orders, ${deferred} signatures to check`);
   await p.onBoardVisible?.();
 
-  // Pass 2: every signature checked, behind the board.
+  // Pass 2: every signature kept is checked, behind the board; a folder whose signatures all
+  // hold has its mark cleared (its card was the verified one), one where any failed is passed
+  // again on this thread, verifying everything.
   const again = new Set<string>();
-  let confirmed: string[] = [];
   let checked = 0;
-  const confirm = () => {
-    const dirs = confirmed;
-    confirmed = [];
+  const onCheck = (c: SegmentCheck) => {
+    checked += c.checked;
+    for (const d of c.failed) again.add(d);
     p.store.transaction(() => {
-      for (const d of dirs) {
+      for (const d of c.ok) {
         const id = p.facts.dirToId.get(d);
-        if (id !== undefined) p.store.clearUnverified(id);
+        if (id !== undefined && !again.has(d)) p.store.clearUnverified(id);
       }
     });
     p.setProgress({ signatures_checked: Math.min(checked, deferred) });
   };
-  const onCheck = (c: FolderCheck) => {
-    checked += c.checked;
-    // Confirmed only when this pass read what pass 1 stored: a folder changed meanwhile is passed again.
-    if (c.failed || c.listing !== p.looks.listingOf(c.dir)) again.add(c.dir);
-    else confirmed.push(c.dir);
-    if (confirmed.length >= CONFIRM_BATCH) confirm();
-  };
-  const checking = { ...p.level.passContext(new Map(), p.facts.ferryRetired, p.arrival) };
-  const running = runChecksInWorkers(toCheck, p.workers, setup, onCheck, () => {}, (d) => checkFolder(d, checking).check);
-  // The ledger files on this thread meanwhile, a file at a time between the workers' checks.
+  const verify = p.level.passContext(new Map(), p.facts.ferryRetired, p.arrival).verify;
+  const running = runChecksInWorkers(segmentsIn(spillDir), p.workers, setup, onCheck, () => {}, (f) => checkSegment(f, verify));
+  // The ledger files on this thread meanwhile, a file at a time between the segments.
   await p.level.readLedgersYielding();
   const counts = await running;
   p.addVerified(counts.verified);
-  confirm();
-  // Whatever is still marked (a folder that failed, changed or vanished) is passed again here.
+  // Whatever is still marked (a folder where a signature failed) is passed again here.
   for (const d of p.store.unverifiedDirs()) again.add(d);
   if (again.size > 0) p.passAgain(again);
   const left = p.store.unverifiedCount();
   if (left > 0) p.log(`index: ${left} orders still marked unverified after checking (internal); the next start passes their folders again`);
   p.setProgress({ signatures_checked: deferred });
   p.log(
-    `index: checked ${checked} signatures behind the board in ${((p.clock() - t0 - boardVisibleMs) / 1000).toFixed(1)} s; ${again.size} folders passed again (a signature failed or the folder changed)`,
+    `index: checked ${checked} signatures behind the board in ${((p.clock() - t0 - boardVisibleMs) / 1000).toFixed(1)} s; ${again.size} folders passed again (a signature failed)`,
   );
   return { settleMs, indexMs, boardVisibleMs, deferred, passedAgain: again.size };
 }

@@ -11,7 +11,7 @@ import 'server-only';
  * - passes.ts, order-pass.ts, worker-pool.ts: a folder is read again only when its listing
  *   changed; its files are read fresh, signatures checked against remembered outcomes first,
  *   so re-deriving costs no cryptography for files that did not change. A cold index of a
- *   large folder reads and verifies on every core.
+ *   large folder reads on every core and shows the board before it verifies (cold-pass.ts).
  * - channel-level.ts (ChannelLevel): the roster, retirements, pins and ledger files.
  * - facts.ts (ChannelFacts): the channel-wide facts of a card (the stale reason from the
  *   holder's latest arrival anywhere, dependencies) from small in-memory maps, so a change
@@ -24,8 +24,7 @@ import 'server-only';
  * One process writes the index; request handlers open it read-only.
  *
  * Its options are indexer-options.ts. About 520 lines, every one the orchestration itself (start,
- * rebuild, pump, the passes and settle, each a few calls into the parts above); the next seam to
- * cut is the cold index on worker threads (passDirsCold with its progress).
+ * rebuild, pump, the passes and settle, each a few calls into the parts above).
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -458,7 +457,6 @@ export class Indexer {
       level: this.level,
       store: this.store,
       facts: this.facts,
-      looks: this.looks,
       writer: this.writer,
       workers,
       arrival: this.arrivals(null),

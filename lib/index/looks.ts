@@ -81,11 +81,6 @@ export class FolderLooks {
     this.listing.delete(dir);
   }
 
-  /** A folder's listing fingerprint as of its last pass (listingFingerprint), or undefined. */
-  listingOf(dir: string): number | undefined {
-    return this.listing.get(dir);
-  }
-
   /** Whether a folder was there at its last pass. */
   knows(dir: string): boolean {
     return this.listing.has(dir);

@@ -103,11 +103,13 @@ export interface PassContext {
   /** A file's arrival on the index's clock (steady-clock.ts); absent: its ctime (no clock step seen). */
   readonly arrival?: ArrivalOf;
   /**
-   * Take every signature as valid without checking it, and count it in the result's `deferred`
-   * (a cold index's first look, issue 14: the board before the cryptography). Nothing taken so
-   * is remembered as checked: those files' rows carry no signature outcome.
+   * Take each signature as valid without checking it, handing it here to be checked later
+   * (`folder` is the directory under tasks/), and count it in the result's `deferred`: a cold
+   * index's first look (cold-pass.ts, issue 14: the board before the cryptography). One it
+   * returns false for is verified now. Nothing taken unchecked is remembered as checked: those
+   * files' rows carry no signature outcome.
    */
-  readonly deferVerify?: boolean;
+  readonly defer?: (folder: string, publicKeyHex: string, message: string, signatureHex: string) => boolean;
 }
 
 /** The writer of a file for "files of h" (LEDGER.md §6), or null. */
@@ -150,9 +152,10 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
       return r && r.key === key && r.stat === stats.get(p) ? r.ok : undefined;
     },
     // A signature taken unchecked is not an outcome to remember.
-    set: (p, key, ok) => void (ctx.deferVerify ? undefined : seen.set(p, { key, ok })),
+    set: (p, key, ok) => void (ctx.defer ? undefined : seen.set(p, { key, ok })),
   };
-  const verify: Ed25519Verify = ctx.deferVerify ? () => (deferred++, true) : ctx.verify;
+  const defer = ctx.defer;
+  const verify: Ed25519Verify = defer ? (k, m, s) => (defer(dir, k, m, s) ? (deferred++, true) : ctx.verify(k, m, s)) : ctx.verify;
   const assembled = assembleOrder(dir, outcomes, ctx.roster, { verify, memo });
   const sigOf = (p: string) => seen.get(p) ?? (() => {
     const r = ctx.remembered?.get(p);

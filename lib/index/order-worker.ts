@@ -4,8 +4,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { channelContext, workersOf } from '../ledger/channel';
 import { serverVerify } from './verifier';
 import { passOrder, type OrderPassResult, type PassContext } from './order-pass';
-import { checkFolder } from './passes';
-import type { FolderCheck, WorkerMessage, WorkerRequest, WorkerSetup } from './worker-pool';
+import { checkSegment, SpillWriter, type SegmentCheck } from './spill';
+import type { WorkerMessage, WorkerRequest, WorkerSetup } from './worker-pool';
+import { threadId } from 'node:worker_threads';
 import { arrivalsFor } from '../ledger/clock-steps';
 
 const { setup } = workerData as { setup: WorkerSetup };
@@ -45,6 +46,12 @@ try {
 } catch (e) {
   post({ type: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
 }
+let spill: SpillWriter | null = null;
+/** This thread's writer of unchecked signatures (setup.spillDir). */
+function spillWriter(): SpillWriter {
+  if (!setup.spillDir) throw new Error('internal: a deferring pass needs setup.spillDir');
+  return (spill ??= new SpillWriter(setup.spillDir, `w${threadId}`));
+}
 parentPort?.on('message', (m: WorkerRequest) => {
   switch (m.type) {
     case 'work': {
@@ -55,24 +62,23 @@ parentPort?.on('message', (m: WorkerRequest) => {
         switch (m.mode) {
           case 'defer':
           case 'verify': {
-            const c = m.mode === 'defer' ? { ...ctx, deferVerify: true } : ctx;
+            const spill = m.mode === 'defer' ? spillWriter() : null;
+            const c: PassContext = spill ? { ...ctx, defer: (d, k, msg, sig) => spill.add(d, k, msg, sig) } : ctx;
             const results: OrderPassResult[] = [];
             for (const d of m.dirs) {
               const { view: _view, ...r } = passOrder(d, c);
               results.push(r);
               files += r.files.length;
             }
+            // On disk before the results are sent: the worker may be ended once they are in.
+            spill?.flush();
             post({ type: 'results', results, files, verified: verified - before });
             break;
           }
           case 'check': {
-            const checks: FolderCheck[] = [];
-            for (const d of m.dirs) {
-              const r = checkFolder(d, ctx);
-              checks.push(r.check);
-              files += r.files;
-            }
-            post({ type: 'checks', checks, files, verified: verified - before });
+            // `dirs` are segment files of signatures taken unchecked (spill.ts).
+            const checks: SegmentCheck[] = m.dirs.map((f) => checkSegment(f, ctx?.verify ?? serverVerify));
+            post({ type: 'checks', checks, files: 0, verified: verified - before });
             break;
           }
         }

@@ -6,8 +6,7 @@ import 'server-only';
  */
 import { byCanonicalDir, duplicateOrderDir } from '../ledger/channel';
 import { canonicalName } from '../ledger/names';
-import { listingFingerprint, passOrder, type OrderPassResult, type PassContext } from './order-pass';
-import type { FolderCheck } from './worker-pool';
+import { passOrder, type OrderPassResult, type PassContext } from './order-pass';
 
 /** Folders passed per chunk on this thread (each chunk is stored in one transaction). */
 export const PASS_CHUNK = 500;
@@ -46,26 +45,6 @@ export function foldCaseVariants(results: readonly OrderPassResult[]): OrderPass
 export function passFolder(dir: string, ctx: PassContext): OrderPassResult {
   const { view: _view, ...r } = passOrder(dir, ctx);
   return r;
-}
-
-/**
- * One folder passed with every signature checked (the checking pass behind a board shown
- * unverified): whether a signature failed, and the fingerprint of the listing it read, as
- * PassWriter remembers it. `files`: entries read.
- */
-export function checkFolder(dir: string, ctx: PassContext): { readonly check: FolderCheck; readonly files: number } {
-  let failed = false;
-  let checked = 0;
-  const verify = (k: string, m: string, s: string): boolean => {
-    checked++;
-    const ok = ctx.verify(k, m, s);
-    if (!ok) failed = true;
-    return ok;
-  };
-  const { deferVerify: _d, remembered: _r, ...plain } = ctx;
-  const r = passOrder(dir, { ...plain, verify });
-  const listing = r.files.length > 0 ? listingFingerprint(r.files.map((x) => [x.path, x.stat] as const)) : -1;
-  return { check: { dir, listing, failed, checked }, files: r.files.length };
 }
 
 /**

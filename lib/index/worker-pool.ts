@@ -11,6 +11,7 @@ import { settings } from '../config';
 import type { FileOutcome } from '../ledger/channel';
 import type { AgentRecord } from '../ledger/records';
 import type { OrderPassResult } from './order-pass';
+import type { SegmentCheck } from './spill';
 import type { ClockStep } from '../ledger/clock-steps';
 
 /** What a worker needs to rebuild the pass context (plain data). */
@@ -29,28 +30,17 @@ export interface WorkerSetup {
   readonly staleAfterMs: number;
   /** The wall clock's steps the indexer saw (steady-clock.ts): arrivals are put on its steady timeline. */
   readonly clockSteps: readonly ClockStep[];
+  /** Where a deferring pass keeps the signatures it took unchecked (spill.ts); needed by mode `defer`. */
+  readonly spillDir?: string;
 }
 
 /**
- * How a worker passes a chunk: `defer` takes every signature as valid unchecked and sends the
- * results (a cold index's first look); `check` verifies every signature and sends one
- * FolderCheck per folder (the checking pass behind the board); `verify` verifies as it goes and
- * sends the results.
+ * How a worker passes a chunk: `defer` takes every signature as valid unchecked, keeping it in
+ * its segment files (spill.ts, setup.spillDir), and sends the results (a cold index's first
+ * look); `verify` verifies as it goes and sends the results; `check` is sent segment files, not
+ * folders, and sends one SegmentCheck per file (the checking pass behind the board).
  */
 export type PassMode = 'defer' | 'check' | 'verify';
-
-/**
- * A folder passed again with every signature checked (mode `check`): its listing fingerprint
- * (listingFingerprint over what this pass read) and whether any signature failed. The indexer
- * confirms the card it showed when nothing failed and the listing is the one it stored.
- */
-export interface FolderCheck {
-  readonly dir: string;
-  readonly listing: number;
-  readonly failed: boolean;
-  /** Signatures checked in this folder. */
-  readonly checked: number;
-}
 
 /** Messages to a worker: a chunk of folders to pass, or the end. */
 export type WorkerRequest = { readonly type: 'work'; readonly mode: PassMode; readonly dirs: readonly string[] } | { readonly type: 'end' };
@@ -58,7 +48,7 @@ export type WorkerRequest = { readonly type: 'work'; readonly mode: PassMode; re
 /** Messages from a worker: one per chunk, in the order the chunks were sent. */
 export type WorkerMessage =
   | { readonly type: 'results'; readonly results: readonly OrderPassResult[]; readonly files: number; readonly verified: number }
-  | { readonly type: 'checks'; readonly checks: readonly FolderCheck[]; readonly files: number; readonly verified: number }
+  | { readonly type: 'checks'; readonly checks: readonly SegmentCheck[]; readonly files: number; readonly verified: number }
   | { readonly type: 'error'; readonly message: string };
 
 /**
@@ -96,21 +86,21 @@ export function runPassesInWorkers(
 }
 
 /**
- * The checking pass behind a board shown unverified: passOrder over `dirs` with every signature
- * verified, on `n` worker threads and (with `local`) this thread, one FolderCheck per folder to
- * `onCheck`. Rejects when a worker fails.
+ * The checking pass behind a board shown unverified: every signature of the segment files
+ * `segments` (spill.ts) verified, one file at a time, on `n` worker threads and (with `local`)
+ * this thread, one SegmentCheck per file to `onCheck`. Rejects when a worker fails.
  */
 export function runChecksInWorkers(
-  dirs: readonly string[],
+  segments: readonly string[],
   n: number,
   setup: WorkerSetup,
-  onCheck: (c: FolderCheck) => void,
+  onCheck: (c: SegmentCheck) => void,
   onProgress: (filesRead: number, verified: number) => void,
-  local?: (dir: string) => FolderCheck,
+  local?: (segment: string) => SegmentCheck,
 ): Promise<{ readonly verified: number; readonly files: number }> {
-  return runInWorkers(dirs, n, setup, 'check', (m) => {
+  return runInWorkers(segments, n, setup, 'check', (m) => {
     if (m.type === 'checks') for (const c of m.checks) onCheck(c);
-  }, onProgress, local ? (d) => onCheck(local(d)) : undefined);
+  }, onProgress, local ? (d) => onCheck(local(d)) : undefined, 1);
 }
 
 async function runInWorkers(
@@ -121,24 +111,26 @@ async function runInWorkers(
   onMessage: (m: WorkerMessage & { readonly type: 'results' | 'checks' }) => void,
   onProgress: (filesRead: number, verified: number) => void,
   local?: (dir: string) => void,
+  /** Items per chunk (to a worker and on this thread); default CHUNK and LOCAL_CHUNK folders. */
+  chunk?: number,
 ): Promise<{ readonly verified: number; readonly files: number }> {
   let files = 0;
   let verified = 0;
   let next = 0;
-  const take = (size = CHUNK): string[] | null => {
+  const take = (size = chunk ?? CHUNK): string[] | null => {
     if (next >= dirs.length) return null;
-    const chunk = dirs.slice(next, next + size);
+    const part = dirs.slice(next, next + size);
     next += size;
-    return chunk;
+    return part;
   };
   const here = async (): Promise<void> => {
     if (!local) return;
-    for (let chunk = take(LOCAL_CHUNK); chunk; chunk = take(LOCAL_CHUNK)) {
-      for (const d of chunk) local(d);
+    for (let part = take(chunk ?? LOCAL_CHUNK); part; part = take(chunk ?? LOCAL_CHUNK)) {
+      for (const d of part) local(d);
       await new Promise((r) => setImmediate(r));
     }
   };
-  const workers = Math.max(0, Math.min(n, Math.ceil(dirs.length / CHUNK)));
+  const workers = Math.max(0, Math.min(n, Math.ceil(dirs.length / (chunk ?? CHUNK))));
   await Promise.all([
     here(),
     ...Array.from(
