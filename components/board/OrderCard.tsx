@@ -66,7 +66,7 @@ export function OrderCard({
       </p>
       {card.unverified ? (
         <p className="mt-1 text-xs font-medium text-sky-800 dark:text-sky-300" data-unverified="">
-          Unverified: signatures not checked yet; actions wait until they are
+          Unverified: signatures not checked yet
         </p>
       ) : null}
       {isAdvisory(card) && !inStaleLane ? (

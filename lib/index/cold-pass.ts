@@ -100,6 +100,7 @@ async function passes(list: readonly string[], p: ColdPassParts, spillDir: strin
   const spill = new SpillWriter(spillDir, 'main');
   const unchecked: PassContext = { ...p.level.passContext(new Map(), p.facts.ferryRetired, p.arrival), defer: (d, k, m, s) => spill.add(d, k, m, s) };
   let sinceFlush = 0;
+  let readHere = 0; // files this thread read (the workers' come with their results)
   await runPassesInWorkers(
     list,
     p.workers,
@@ -108,9 +109,10 @@ async function passes(list: readonly string[], p: ColdPassParts, spillDir: strin
       groups.take(r);
       if (results.length >= 1000) p.writer.storeResults(results.splice(0), true);
     },
-    (read) => p.setProgress({ files_read: read }),
+    (read) => p.setProgress({ files_read: read + readHere }),
     (d) => {
       const r = passFolder(d, unchecked);
+      readHere += r.files.length;
       // A folder's records stay in one segment: flushed between folders only.
       if (++sinceFlush >= 50) {
         spill.flush();
