@@ -3,7 +3,7 @@ import 'server-only';
  * A cold index of a large folder on every core, in two passes (issue 14):
  *
  * 1. **Read, unverified.** Worker threads (and this thread between storing) read and derive
- *    every order folder taking each signature as valid unchecked (PassContext.deferVerify). The
+ *    every order folder taking each signature as valid unchecked (PassContext.defer). The
  *    cards are stored and settled, each one derived from unchecked signatures marked in the
  *    `unverified` table, and the board shows (progress phase `verifying`): the operator sees the
  *    lanes once the folder has been read, not once every signature is checked.
@@ -24,12 +24,12 @@ import type { IndexStore } from './store';
 import type { ChannelFacts } from './facts';
 import type { PassWriter } from './pass-writer';
 import type { IndexProgress } from './types';
-import type { OrderPassResult } from './order-pass';
+import type { OrderPassResult, PassContext } from './order-pass';
 import type { ArrivalOf } from '../ledger/clock-steps';
+import type { Ed25519Verify } from '../ledger/verify';
 import { runChecksInWorkers, runPassesInWorkers } from './worker-pool';
 import { CaseGroupCollector, passFolder } from './passes';
 import { checkSegment, segmentsIn, SpillWriter, type SegmentCheck } from './spill';
-import type { PassContext } from './order-pass';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,6 +53,8 @@ export interface ColdPassParts {
   readonly settleAll: () => void;
   /** Passes folders again on this thread, every signature checked, and settles (the indexer's passDirs). */
   readonly passAgain: (dirs: Set<string>) => void;
+  /** The indexer's Ed25519 primitive (counted), for the segments this thread checks. */
+  readonly verify: Ed25519Verify;
   /** Adds signatures the worker threads verified to the indexer's count. */
   readonly addVerified: (n: number) => void;
   /** Told when the board shows unverified, before the checking pass starts; awaited (tests hold the phase open). */
@@ -67,7 +69,7 @@ export interface ColdPassReport {
   readonly indexMs: number;
   /** From the start of pass 1 to the board shown, ms (index clock). */
   readonly boardVisibleMs: number;
-  /** Signatures taken unchecked in pass 1, and folders passed again because one failed or the folder changed. */
+  /** Signatures taken unchecked in pass 1, and folders passed again because one failed. */
   readonly deferred: number;
   readonly passedAgain: number;
 }
@@ -120,7 +122,6 @@ async function passes(list: readonly string[], p: ColdPassParts, spillDir: strin
       }
       return r;
     },
-    'defer',
   );
   spill.flush();
   groups.flush(); // a sibling that vanished meanwhile
@@ -149,13 +150,12 @@ async function passes(list: readonly string[], p: ColdPassParts, spillDir: strin
     p.store.transaction(() => {
       for (const d of c.ok) {
         const id = p.facts.dirToId.get(d);
-        if (id !== undefined && !again.has(d)) p.store.clearUnverified(id);
+        if (id !== undefined) p.store.clearUnverified(id);
       }
     });
     p.setProgress({ signatures_checked: Math.min(checked, deferred) });
   };
-  const verify = p.level.passContext(new Map(), p.facts.ferryRetired, p.arrival).verify;
-  const running = runChecksInWorkers(segmentsIn(spillDir), p.workers, setup, onCheck, () => {}, (f) => checkSegment(f, verify));
+  const running = runChecksInWorkers(segmentsIn(spillDir), p.workers, setup, onCheck, () => {}, (f) => checkSegment(f, p.verify));
   // The ledger files on this thread meanwhile, a file at a time between the segments.
   await p.level.readLedgersYielding();
   const counts = await running;

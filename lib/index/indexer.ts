@@ -465,6 +465,7 @@ export class Indexer {
       setProgress: (p) => this.setProgress(p),
       settleAll: () => this.settle(true),
       passAgain: (d) => this.passDirs(d),
+      verify: this.verify,
       addVerified: (n) => void (this.verified += n),
       ...(this.opts.onBoardVisible ? { onBoardVisible: this.opts.onBoardVisible } : {}),
     });

@@ -1,12 +1,11 @@
 import 'server-only';
 /** An index worker thread: passOrder over the chunks of folders it is sent (see worker-pool.ts). */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { channelContext, workersOf } from '../ledger/channel';
 import { serverVerify } from './verifier';
 import { passOrder, type OrderPassResult, type PassContext } from './order-pass';
 import { checkSegment, SpillWriter, type SegmentCheck } from './spill';
 import type { WorkerMessage, WorkerRequest, WorkerSetup } from './worker-pool';
-import { threadId } from 'node:worker_threads';
 import { arrivalsFor } from '../ledger/clock-steps';
 
 const { setup } = workerData as { setup: WorkerSetup };
@@ -56,14 +55,14 @@ parentPort?.on('message', (m: WorkerRequest) => {
   switch (m.type) {
     case 'work': {
       if (!ctx) return;
+      const context = ctx; // narrowed, for the closures below
       try {
         let files = 0;
         const before = verified;
         switch (m.mode) {
-          case 'defer':
-          case 'verify': {
-            const spill = m.mode === 'defer' ? spillWriter() : null;
-            const c: PassContext = spill ? { ...ctx, defer: (d, k, msg, sig) => spill.add(d, k, msg, sig) } : ctx;
+          case 'defer': {
+            const spill = spillWriter();
+            const c: PassContext = { ...ctx, defer: (d, k, msg, sig) => spill.add(d, k, msg, sig) };
             const results: OrderPassResult[] = [];
             for (const d of m.dirs) {
               const { view: _view, ...r } = passOrder(d, c);
@@ -71,13 +70,13 @@ parentPort?.on('message', (m: WorkerRequest) => {
               files += r.files.length;
             }
             // On disk before the results are sent: the worker may be ended once they are in.
-            spill?.flush();
+            spill.flush();
             post({ type: 'results', results, files, verified: verified - before });
             break;
           }
           case 'check': {
             // `dirs` are segment files of signatures taken unchecked (spill.ts).
-            const checks: SegmentCheck[] = m.dirs.map((f) => checkSegment(f, ctx?.verify ?? serverVerify));
+            const checks: SegmentCheck[] = m.dirs.map((f) => checkSegment(f, context.verify));
             post({ type: 'checks', checks, files: 0, verified: verified - before });
             break;
           }

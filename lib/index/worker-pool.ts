@@ -37,10 +37,10 @@ export interface WorkerSetup {
 /**
  * How a worker passes a chunk: `defer` takes every signature as valid unchecked, keeping it in
  * its segment files (spill.ts, setup.spillDir), and sends the results (a cold index's first
- * look); `verify` verifies as it goes and sends the results; `check` is sent segment files, not
- * folders, and sends one SegmentCheck per file (the checking pass behind the board).
+ * look); `check` is sent segment files, not folders, and sends one SegmentCheck per file (the
+ * checking pass behind the board).
  */
-export type PassMode = 'defer' | 'check' | 'verify';
+export type PassMode = 'defer' | 'check';
 
 /** Messages to a worker: a chunk of folders to pass, or the end. */
 export type WorkerRequest = { readonly type: 'work'; readonly mode: PassMode; readonly dirs: readonly string[] } | { readonly type: 'end' };
@@ -69,7 +69,8 @@ const OUTSTANDING = 4;
  * are taken in). `onResult` gets every result (in no particular order) and may take its time:
  * a worker has at most OUTSTANDING chunks in hand and is sent the next only when it hands
  * over the results of one. `onProgress` gets the running totals of files read and signatures verified by the
- * workers. `mode` `defer` checks no signature (every result's `deferred` counts them). Rejects when a worker fails.
+ * workers. The workers check no signature: each one is kept in their segment files (mode `defer`;
+ * every result's `deferred` counts them). Rejects when a worker fails.
  */
 export function runPassesInWorkers(
   dirs: readonly string[],
@@ -78,9 +79,8 @@ export function runPassesInWorkers(
   onResult: (r: OrderPassResult) => void,
   onProgress: (filesRead: number, verified: number) => void,
   local?: (dir: string) => OrderPassResult,
-  mode: 'defer' | 'verify' = 'verify',
 ): Promise<{ readonly verified: number; readonly files: number }> {
-  return runInWorkers(dirs, n, setup, mode, (m) => {
+  return runInWorkers(dirs, n, setup, 'defer', (m) => {
     if (m.type === 'results') for (const r of m.results) onResult(r);
   }, onProgress, local ? (d) => onResult(local(d)) : undefined);
 }
