@@ -149,7 +149,7 @@ async function passes(list: readonly string[], p: ColdPassParts, spillDir: strin
     for (const d of c.failed) again.add(d);
     p.store.transaction(() => {
       for (const d of c.ok) {
-        const id = p.facts.dirToId.get(d);
+        const id = p.facts.idIn(d);
         if (id !== undefined) p.store.clearUnverified(id);
       }
     });

@@ -1,10 +1,15 @@
 /**
- * The channel-wide facts of the index, in memory (no SQLite, no fs): per order what the
- * board's channel-wide facts need (state, lane, holder, dependencies), which folder holds it,
- * who depends on it, each writer's latest arrival here, the names ferry retire releases
- * retire; and what changed since the last settle. `settle` applies the facts (the stale reason
- * from the holder's latest arrival anywhere, dependencies: derive.ts withChannelFacts) to the
- * cards a change may affect, round after round until nothing changes.
+ * The channel-wide facts of the index (no SQLite, no fs): per order what the board's
+ * channel-wide facts need (state, lane, holder), which folder holds it, each writer's latest
+ * arrival here, the names ferry retire releases retire; and what changed since the last settle.
+ * `settle` applies the facts (the stale reason from the holder's latest arrival anywhere,
+ * dependencies: derive.ts withChannelFacts) to the cards a change may affect, round after round
+ * until nothing changes.
+ *
+ * Only the orders not finished (any lane but Done) are kept in memory: finished orders, most of
+ * a channel's history, are read from the index when asked for (StoredOrders: a primary-key or
+ * indexed lookup), so memory grows with the work in flight, not with history (issue 14). Who
+ * depends on an order is read from the stored dependencies, when a settle needs it.
  *
  * Arrivals are ms on this machine's clock (file ctimes, LEDGER.md §6).
  */
@@ -12,16 +17,36 @@ import { canonicalName } from '../ledger/names';
 import { withChannelFacts, type Card, type Lane, type OrderState } from '../ledger/derive';
 import type { CardInfoRow } from './store';
 
-/** What the indexer keeps of one order (small: the board's channel-wide facts need it). */
+/** What the indexer knows of one order (small: the board's channel-wide facts need it). */
 export interface OrderInfo {
   readonly id: string;
   readonly dir: string;
-  state: OrderState;
-  lane: Lane;
-  holder: string | null;
-  deps: readonly string[];
+  readonly state: OrderState;
+  readonly lane: Lane;
+  readonly holder: string | null;
   /** Fingerprint of the stored card JSON. */
-  fp: number;
+  readonly fp: number;
+}
+
+/**
+ * The orders as the index stores them (every card, finished or not), read on demand for the
+ * ones memory does not keep. The indexer's is SQL (store.ts); each call is a primary-key or
+ * indexed lookup but `ids` and `orderDirs`, which a full settle and a re-derive of everything
+ * read once.
+ */
+export interface StoredOrders {
+  /** The stored order `id`, or undefined. */
+  info(id: string): OrderInfo | undefined;
+  /** The id of the order whose stored card's folder is `dir`, or undefined. */
+  idIn(dir: string): string | undefined;
+  /** The orders whose stored dependencies name `id`. */
+  dependentsOf(id: string): readonly string[];
+  /** Every stored order's id. */
+  ids(): readonly string[];
+  /** Every stored order's folder. */
+  orderDirs(): readonly string[];
+  /** The folders of the finished (Done lane) orders one of `names` holds or nobody holds. */
+  doneDirsHeldByOrNone(names: ReadonlySet<string>): readonly string[];
 }
 
 /** FNV-1a over a string, 32 bits, plus its length: a cheap fingerprint to notice that a card changed. */
@@ -42,9 +67,6 @@ export function intern<T extends string>(s: T): T {
   if (interned.size < 10_000) interned.set(s, s);
   return s;
 }
-
-/** The shared empty dependency list. */
-export const NO_DEPS: readonly string[] = [];
 
 /**
  * Rounds of settle before it stops: each round re-applies the facts to the cards the previous
@@ -67,80 +89,137 @@ export interface SettleOutcome {
   readonly unsettled: readonly string[];
 }
 
+
+/** Whether an order is stale: by its state, or in the Stale lane by a stopped run (OrderInfo keeps no run_lane). */
+const isStale = (info: OrderInfo) => info.state === 'stale' || info.lane === 'stale';
+
+const count = (m: Map<string, number>, k: string, by: number) => {
+  const n = (m.get(k) ?? 0) + by;
+  if (n === 0) m.delete(k);
+  else m.set(k, n);
+};
+
 export class ChannelFacts {
-  readonly orders = new Map<string, OrderInfo>();
-  /** Which order each folder holds (a folder shadowed by a case sibling may still name the id it lost). */
-  readonly dirToId = new Map<string, string>();
+  /** The orders not finished (every lane but Done), by id: the rest is the store's. */
+  private readonly live = new Map<string, OrderInfo>();
+  /** Which live order each folder holds (a folder shadowed by a case sibling may still name the id it lost). */
+  private readonly dirToId = new Map<string, string>();
+  /** How many orders each holder holds, finished ones included (as stored cards name their holder): kept as orders are remembered and forgotten. */
+  private readonly held = new Map<string, number>();
+  /** The live orders each holder holds that are stale (by state, or in the Stale lane by a stopped run): what a move of its latest arrival re-settles. */
+  private readonly staleHeld = new Map<string, Set<string>>();
   /** Known folders whose names are not in canonical form (rare): their case siblings are passed with them. */
   readonly variantDirs = new Set<string>();
   /** Each writer's latest arrival here (ms, this machine's clock). */
   readonly lastArrival = new Map<string, number>();
   /** Names retired by a `ferry channel retire` release in some folder (cards' `retires`), as last settled. */
   ferryRetired = new Set<string>();
-  private readonly dependents = new Map<string, Set<string>>();
-  /** Writers whose latest arrival may have moved, orders whose facts must be re-applied, orders whose card changed. */
+  /** Writers whose latest arrival may have moved, orders whose facts must be re-applied, orders whose dependents must, orders whose card changed. */
   private touchedWriters = new Set<string>();
   private touchedOrders = new Set<string>();
+  private dependentsDue = new Set<string>();
   private changedIds = new Set<string>();
 
+  /** @param stored the orders as the index stores them (read for the finished ones) */
+  constructor(private readonly stored: StoredOrders) {}
+
   /**
-   * Loads what the index remembers of every order (a start): its row and its dependencies. No
-   * card is parsed unless its row has no fingerprint.
+   * Loads what the index remembers (a start): the row of every order not finished, and how many
+   * finished orders each holder holds. No card is parsed unless its row has no fingerprint.
    */
-  load(cards: Iterable<CardInfoRow>, deps: Iterable<{ readonly order_id: string; readonly dep: string }>): void {
-    const depsOf = new Map<string, string[]>();
-    for (const r of deps) {
-      const l = depsOf.get(r.order_id);
-      if (l) l.push(r.dep);
-      else depsOf.set(r.order_id, [r.dep]);
-    }
-    for (const r of cards) {
+  load(live: Iterable<CardInfoRow>, doneHeld: Iterable<{ readonly holder: string; readonly n: number }>): void {
+    for (const r of live) {
       this.remember({
         id: r.order_id,
         dir: r.order_dir === r.order_id ? r.order_id : r.order_dir,
         state: intern(r.state),
         lane: intern(r.lane),
         holder: r.holder === null ? null : intern(r.holder),
-        deps: depsOf.get(r.order_id) ?? NO_DEPS,
         fp: r.fp ?? fingerprint(r.card ?? ''),
       });
     }
+    for (const r of doneHeld) count(this.held, r.holder, r.n);
+  }
+
+  /** The order `id` (memory, else the store), or undefined. */
+  lookup(id: string): OrderInfo | undefined {
+    return this.live.get(id) ?? this.stored.info(id);
+  }
+
+  /** Whether `id` is an order of the channel (stored). */
+  has(id: string): boolean {
+    return this.lookup(id) !== undefined;
+  }
+
+  /** The id of the order a folder holds (a live order's shadowed case sibling may still name it), or undefined. */
+  idIn(dir: string): string | undefined {
+    return this.dirToId.get(dir) ?? this.stored.idIn(dir);
+  }
+
+  /** How many orders memory keeps (those not finished). */
+  get liveCount(): number {
+    return this.live.size;
   }
 
   /**
-   * Remembers an order (replacing what was known of it). True when its folder's watch may have
-   * to change: a new order, a folder moved, or the order entering or leaving the Done lane.
+   * Remembers an order (replacing what was known of it, `prev`: memory's or the store's before
+   * it was replaced): kept in memory unless it is finished. True when its folder's watch may
+   * have to change: a new order, a folder moved, or the order entering or leaving the Done lane.
    */
-  remember(info: OrderInfo): boolean {
-    const prev = this.orders.get(info.id);
-    if (prev) for (const d of prev.deps) this.dependents.get(d)?.delete(info.id);
-    this.orders.set(info.id, info);
-    this.dirToId.set(info.dir, info.id);
-    for (const d of info.deps) {
-      let set = this.dependents.get(d);
-      if (!set) this.dependents.set(d, (set = new Set()));
-      set.add(info.id);
+  remember(info: OrderInfo, prev: OrderInfo | undefined = this.live.get(info.id)): boolean {
+    if (prev) this.unheld(prev);
+    if (info.holder) {
+      count(this.held, info.holder, 1);
+      if (isStale(info)) {
+        let set = this.staleHeld.get(info.holder);
+        if (!set) this.staleHeld.set(info.holder, (set = new Set()));
+        set.add(info.id);
+      }
+    }
+    if (info.lane === 'done') {
+      this.live.delete(info.id);
+      if (this.dirToId.get(info.dir) === info.id) this.dirToId.delete(info.dir);
+    } else {
+      this.live.set(info.id, info);
+      this.dirToId.set(info.dir, info.id);
     }
     return !prev || (prev.lane === 'done') !== (info.lane === 'done') || prev.dir !== info.dir;
   }
 
-  /** Forgets the order `dir` holds (when it is that order's folder); returns the id the folder held, or null. */
+  /** Takes an order as it was known out of the holders' counts. */
+  private unheld(prev: OrderInfo): void {
+    if (!prev.holder) return;
+    count(this.held, prev.holder, -1);
+    const set = this.staleHeld.get(prev.holder);
+    if (set?.delete(prev.id) && set.size === 0) this.staleHeld.delete(prev.holder);
+  }
+
+  /**
+   * Forgets the order `dir` holds (when it is that order's folder; call before its card is
+   * deleted from the store); returns the id the folder held, or null.
+   */
   forget(dir: string): string | null {
-    const id = this.dirToId.get(dir);
+    const id = this.idIn(dir);
     if (!id) return null;
     this.dirToId.delete(dir);
-    const prev = this.orders.get(id);
+    const prev = this.lookup(id);
     if (prev && prev.dir === dir) {
-      for (const d of prev.deps) this.dependents.get(d)?.delete(id);
-      this.orders.delete(id);
+      this.live.delete(id);
+      this.unheld(prev);
     }
     return id;
   }
 
+  /** Drops a folder's claim on an order it no longer holds (a case sibling took it). */
+  dropShadow(dir: string): void {
+    const id = this.dirToId.get(dir);
+    if (id !== undefined && this.live.get(id)?.dir !== dir) this.dirToId.delete(dir);
+  }
+
   /** The order a folder holds, when that folder is the order's. */
   orderIn(dir: string): OrderInfo | undefined {
-    const id = this.dirToId.get(dir);
-    const info = id === undefined ? undefined : this.orders.get(id);
+    const id = this.idIn(dir);
+    const info = id === undefined ? undefined : this.lookup(id);
     return info && info.dir === dir ? info : undefined;
   }
 
@@ -154,9 +233,9 @@ export class ChannelFacts {
     this.touchedOrders.add(id);
   }
 
-  /** Marks the orders that depend on `id` (its state, or whether it exists, changed). */
+  /** Marks the orders that depend on `id` (its state, or whether it exists, changed): read from the store when the next settle round starts. */
   touchDependents(id: string): void {
-    for (const d of this.dependents.get(id) ?? []) this.touchedOrders.add(d);
+    this.dependentsDue.add(id);
   }
 
   /** Marks an order whose stored card changed or went away (the change feed). */
@@ -165,15 +244,15 @@ export class ChannelFacts {
   }
 
   /**
-   * The memory side of storing a card (fingerprint `fp`): notes the change when the card
-   * differs from the one known, remembers it, and marks its dependents when its state moved.
-   * Returns what {@link remember} returns.
+   * The memory side of storing a card (fingerprint `fp`; `prev`: the order as known before the
+   * card was stored, memory's or the store's): notes the change when the card differs from the
+   * one known, remembers it, and marks its dependents when its state moved. Returns what
+   * {@link remember} returns.
    */
-  noteStored(card: Card, dir: string, fp: number): boolean {
-    const prev = this.orders.get(card.order_id);
+  noteStored(card: Card, dir: string, fp: number, prev: OrderInfo | undefined): boolean {
     const stateChanged = !prev || prev.state !== card.state;
     if (!prev || prev.fp !== fp) this.changedIds.add(card.order_id);
-    const rewatch = this.remember({ id: card.order_id, dir, state: card.state, lane: card.lane, holder: card.holder, deps: card.depends_on, fp });
+    const rewatch = this.remember({ id: card.order_id, dir, state: card.state, lane: card.lane, holder: card.holder, fp }, prev);
     if (stateChanged) this.touchDependents(card.order_id);
     return rewatch;
   }
@@ -190,6 +269,7 @@ export class ChannelFacts {
    * (null: none stored any more); the stale orders a moved writer holds are marked: stale by
    * state, or in the Stale lane by a stopped run (run_lane; OrderInfo keeps no run_lane, so a
    * run-stale card that a flag put in Needs attention waits for its own folder's next pass).
+   * Stale orders are never finished: memory counts them all, by holder.
    */
   updateTouchedWriters(latestOf: (writer: string) => number | null): void {
     for (const w of this.touchedWriters) {
@@ -197,17 +277,15 @@ export class ChannelFacts {
       const prev = this.lastArrival.get(w);
       if (t === null) this.lastArrival.delete(w);
       else this.lastArrival.set(w, t);
-      if (prev !== (t ?? undefined)) {
-        for (const info of this.orders.values()) if (info.holder === w && (info.state === 'stale' || info.lane === 'stale')) this.touchedOrders.add(info.id);
-      }
+      if (prev !== (t ?? undefined)) for (const id of this.staleHeld.get(w) ?? []) this.touchedOrders.add(id);
     }
     this.touchedWriters.clear();
   }
 
   /**
-   * Applies the channel-wide facts at `nowMs` (this machine's clock) to every order (`all`) or
-   * to the orders touched since the last settle, then to the orders those changes touch, for
-   * at most MAX_SETTLE_ROUNDS rounds. A stale card whose reason may still turn from
+   * Applies the channel-wide facts at `nowMs` (this machine's clock) to every stored order
+   * (`all`) or to the orders touched since the last settle, then to the orders those changes
+   * touch, for at most MAX_SETTLE_ROUNDS rounds. A stale card whose reason may still turn from
    * heartbeat_lapsed to agent_silent gets that moment as its `next_ms`. `holdOf`: the reaper
    * holds' flag (derive.ts withChannelFacts).
    */
@@ -218,11 +296,15 @@ export class ChannelFacts {
       // This machine's reaper holds (local-holds.ts), when the indexer reads them.
       ...(ctx.holdOf ? { holdOf: ctx.holdOf } : {}),
       lastArrivalOf: (a: string) => this.lastArrival.get(a),
-      isOrder: (id: string) => this.orders.has(id),
-      stateOf: (id: string) => this.orders.get(id)?.state,
+      isOrder: (id: string) => this.has(id),
+      stateOf: (id: string) => this.lookup(id)?.state,
     };
-    const touched = this.takeTouchedOrders();
-    let work = all ? [...this.orders.keys()] : [...touched];
+    if (all) {
+      // Every card is looked at: what was touched before needs no second look.
+      this.touchedOrders = new Set();
+      this.dependentsDue = new Set();
+    }
+    let work = all ? this.stored.ids() : [...this.takeTouchedOrders()];
     let rounds = 0;
     while (work.length > 0 && rounds < MAX_SETTLE_ROUNDS) {
       rounds++;
@@ -250,29 +332,30 @@ export class ChannelFacts {
     return out;
   }
 
+  /** The orders touched since the last call, with the stored dependents of those marked so. */
   private takeTouchedOrders(): Set<string> {
     const out = this.touchedOrders;
+    for (const id of this.dependentsDue) for (const d of this.stored.dependentsOf(id)) out.add(d);
     this.touchedOrders = new Set();
+    this.dependentsDue = new Set();
     return out;
   }
 
-  /** How many orders each agent holds. */
+  /** How many orders each agent holds (finished ones included, as stored cards name their holder). */
   holdingCounts(): Map<string, number> {
-    const holding = new Map<string, number>();
-    for (const info of this.orders.values()) if (info.holder) holding.set(info.holder, (holding.get(info.holder) ?? 0) + 1);
-    return holding;
+    return new Map(this.held);
   }
 
-  /** The folders of the orders one of `names` holds, and of every open order (its workers changed with them). */
+  /** The folders of the orders one of `names` holds, and of every order nobody holds (an open order's workers changed with them). */
   dirsHeldByOrOpen(names: ReadonlySet<string>): Set<string> {
-    const dirs = new Set<string>();
-    for (const info of this.orders.values()) if (info.holder === null || names.has(info.holder)) dirs.add(info.dir);
+    const dirs = new Set(this.stored.doneDirsHeldByOrNone(names));
+    for (const info of this.live.values()) if (info.holder === null || names.has(info.holder)) dirs.add(info.dir);
     return dirs;
   }
 
-  /** The folder of every known order. */
-  orderDirs(): string[] {
-    return [...this.orders.values()].map((info) => info.dir);
+  /** The folder of every stored order. */
+  orderDirs(): readonly string[] {
+    return this.stored.orderDirs();
   }
 
   /**
@@ -282,16 +365,17 @@ export class ChannelFacts {
   withCaseSiblings(dirs: ReadonlySet<string>, listed: (dir: string) => boolean): Set<string> {
     const out = new Set(dirs);
     const keys = new Set<string>();
+    const known = (k: string) => listed(k) || this.idIn(k) !== undefined;
     for (const d of dirs) {
       const k = canonicalName(d);
       keys.add(k);
-      if (k !== d && (listed(k) || this.dirToId.has(k))) out.add(k);
+      if (k !== d && known(k)) out.add(k);
     }
     for (const v of this.variantDirs) {
       const k = canonicalName(v);
       if (!keys.has(k)) continue;
       out.add(v);
-      if (listed(k) || this.dirToId.has(k)) out.add(k);
+      if (known(k)) out.add(k);
     }
     return out;
   }

@@ -51,14 +51,17 @@ import { UpdateGuard } from './guard';
 import { arrivalsFor, type ArrivalOf } from '../ledger/clock-steps';
 import { openWriter } from './db';
 import { LocalHolds } from './local-holds';
+import { StoredIndex } from './stored';
 import type { IndexerOptions } from './indexer-options';
 
 export type { IndexerOptions } from './indexer-options';
 
 export class Indexer {
   private store: IndexStore;
+  /** What memory does not keep (finished orders, their folders), read from the index. */
+  private stored: StoredIndex;
   // Not readonly: after a failed write they are made again from the database (resync()).
-  private facts = new ChannelFacts();
+  private facts: ChannelFacts;
   private looks: FolderLooks;
   private level: ChannelLevel;
   private readonly timers: Scheduler;
@@ -96,10 +99,12 @@ export class Indexer {
       return base(k, m, s);
     };
     this.store = new IndexStore(opts.db);
+    this.stored = new StoredIndex(opts.db);
+    this.facts = new ChannelFacts(this.stored.orders);
     this.holds = opts.reaperState ? new LocalHolds(opts.reaperState, opts.root) : null;
-    this.looks = new FolderLooks(opts.root, (d) => this.store.pathsIn(d), this.log);
+    this.looks = this.makeLooks();
     this.level = this.makeLevel();
-    this.watches = new OrderWatches({ wants: (d) => this.facts.orderIn(d)?.lane !== 'done', knows: (d) => this.looks.knows(d), dirs: () => this.looks.dirs() });
+    this.watches = new OrderWatches({ wants: (d) => this.facts.orderIn(d)?.lane !== 'done', knows: (d) => this.looks.knows(d), dirs: () => this.looks.liveDirs() });
     this.timers = new Scheduler({
       pump: () => this.guard.run(() => this.pump()),
       log: this.log,
@@ -140,6 +145,21 @@ export class Indexer {
     });
   }
 
+  private makeLooks(): FolderLooks {
+    return new FolderLooks(this.opts.root, (d) => this.store.pathsIn(d), this.stored.folders, this.log);
+  }
+
+  /**
+   * Loads what memory keeps from the database (a start, a resync): the orders not finished,
+   * how many finished ones each holder holds, the live folders' fingerprints, the folders whose
+   * names are not canonical.
+   */
+  private loadMemory(): void {
+    this.facts.load(this.stored.liveCards(), this.stored.doneHeld());
+    for (const r of this.stored.liveDirs()) this.looks.remember(r.dir, r.self, r.listing);
+    for (const d of this.looks.dirs()) this.facts.noteVariant(d, true);
+  }
+
   private makeLevel(): ChannelLevel {
     return new ChannelLevel({ ...this.opts, store: this.store, verify: this.verify, clock: this.clock, statOf: (rel) => this.looks.channelStatOf(rel), clockSteps: () => this.guard.steps });
   }
@@ -167,12 +187,10 @@ export class Indexer {
   /** Makes what this process remembers of the index again from the database, as a warm start does. */
   private resync(): void {
     const s = this.store;
-    this.looks = new FolderLooks(this.opts.root, (d) => this.store.pathsIn(d), this.log);
-    this.facts = new ChannelFacts();
-    for (const r of s.dirs()) this.looks.remember(r.dir, r.self, r.listing);
-    this.facts.load(s.cardInfos(), s.deps());
+    this.looks = this.makeLooks();
+    this.facts = new ChannelFacts(this.stored.orders);
+    this.loadMemory();
     this.facts.setLastArrivals(s.latestArrivals());
-    for (const d of this.looks.dirs()) this.facts.noteVariant(d, true);
     this.facts.ferryRetired = s.ferryRetiredNames();
     // The channel-level entries are not remembered: the next look reads the channel level again.
     this.level.load();
@@ -188,6 +206,11 @@ export class Indexer {
   /** The directories watched now, sorted ('' is the channel root); empty without folder events. */
   get watched(): string[] {
     return this.watches.list();
+  }
+
+  /** What memory keeps: the orders not finished and the live folders (a finished order's are read from the index). */
+  get memory(): { readonly orders: number; readonly folders: number } {
+    return { orders: this.facts.liveCount, folders: this.looks.liveSize };
   }
 
   /** Signatures verified (by this process) since start. */
@@ -226,10 +249,9 @@ export class Indexer {
     this.guard.saveClock();
     this.level.load();
     const warm = s.hasFiles();
-    // What the database remembers: one pair of fingerprints per folder, and per order what the
-    // channel-wide facts need (no card is parsed).
-    for (const r of s.dirs()) this.looks.remember(r.dir, r.self, r.listing);
-    this.facts.load(s.cardInfos(), s.deps());
+    // What the database remembers of the work not finished: per order what the channel-wide
+    // facts need (no card is parsed), per folder a pair of fingerprints.
+    this.loadMemory();
     this.holds?.forget();
     this.touchHolds();
     this.setProgress({ phase: 'scanning' });
@@ -253,10 +275,8 @@ export class Indexer {
       // Cards shown unverified by a cold index that was stopped while checking: passed again, every signature checked.
       for (const d of s.unverifiedDirs()) dirty.add(d);
     }
-    // Folders the database knows that are gone.
-    for (const info of this.facts.orders.values()) if (!this.looks.knows(info.dir)) dirty.add(info.dir);
-    // Folders named in other case than their id: passed with their siblings from now on.
-    for (const d of this.looks.dirs()) this.facts.noteVariant(d, true);
+    // Folders of stored orders that have no stored fingerprints (the look finds the others gone).
+    for (const d of this.stored.cardDirsNotListed()) dirty.add(d);
     this.setProgress({ phase: 'reading', files_seen: seen });
     this.log(`index: ${seen} entries, ${dirty.size} order folders to read`);
 
@@ -274,7 +294,7 @@ export class Indexer {
     this.setProgress({ phase: 'ready', files_seen: seen, files_read: this.progress.files_read, files_verified: this.verified, ready_at_ms: this.clock() });
     s.addChange('*', this.clock());
     this.log(
-      `index: ready in ${((this.clock() - t0) / 1000).toFixed(1)} s: ${seen} entries seen, ${dirty.size} folders read, ${this.verified} signatures verified (${this.verifierName}), ${this.facts.orders.size} orders` +
+      `index: ready in ${((this.clock() - t0) / 1000).toFixed(1)} s: ${seen} entries seen, ${dirty.size} folders read, ${this.verified} signatures verified (${this.verifierName}), ${this.looks.size} folders, ${this.facts.liveCount} orders not finished in memory` +
         (warm ? '' : ` (storing ${(this.writer.storeMs / 1000).toFixed(1)} s, settling ${(this.settleMs / 1000).toFixed(1)} s on this thread${this.boardVisibleMs !== null ? `; board visible at ${(this.boardVisibleMs / 1000).toFixed(1)} s` : ''})`),
     );
     return warm;
@@ -302,9 +322,10 @@ export class Indexer {
     const old = this.store.db;
     const db = openWriter(file, (w) => this.log(`index: ${w}`));
     this.store = new IndexStore(db);
+    this.stored = new StoredIndex(db);
     this.level = this.makeLevel();
-    this.looks = new FolderLooks(this.opts.root, (d) => this.store.pathsIn(d), this.log);
-    this.facts = new ChannelFacts();
+    this.looks = this.makeLooks();
+    this.facts = new ChannelFacts(this.stored.orders);
     this.writer = this.makeWriter();
     this.progress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
     try {

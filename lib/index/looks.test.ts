@@ -49,12 +49,15 @@ describe('the looks behind folder events', () => {
     await ix.start();
     expect(q.order(db, 'rb', Date.now())?.card.lane).toBe('done');
     expect(ix.watched).toEqual(['', 'agents', 'tasks', 'tasks/ra', 'tasks/rc']);
+    // Memory keeps the unfinished orders and their folders; rb's are the index's (issue 14).
+    expect(ix.memory).toEqual({ orders: 2, folders: 2 });
     // A malformed claim lands in rb's folder: a problem row, so rb is flagged bad_record and
     // leaves the Done lane (LEDGER.md §7); no event tells of it, the quick look does.
     fs.writeFileSync(path.join(root, 'tasks/rb/claim.zed.json'), '{');
     expect(await until(() => q.order(db, 'rb', Date.now())?.card.flags.includes('bad_record') ?? false)).toBe(true);
     expect(q.order(db, 'rb', Date.now())?.card.lane).toBe('attention');
     expect(ix.watched).toContain('tasks/rb');
+    expect(ix.memory).toEqual({ orders: 3, folders: 3 });
   });
 
   it('a warm start trusts folders whose own identity is unchanged; its first sweep finds a file rewritten in place meanwhile', async () => {

@@ -14,6 +14,11 @@ import 'server-only';
  *   a file by unlinking it, then renaming its temp file into place); the grace is about the
  *   filesystem's timing, so it runs on a monotonic clock (performance.now()).
  * A look never changes what is remembered of a folder; storing a pass does (`remember`).
+ *
+ * Memory keeps the fingerprints of the folders whose order is not finished (or that hold none);
+ * a finished order's folder is the store's (StoredFolders, the index's `dirs` table, written
+ * with every pass): the quick look reads those fingerprints in one go, the sweep a slice at a
+ * time, so memory does not grow with history (issue 14).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,8 +43,22 @@ export const dirOf = (rel: string): string | null => {
   return parts[0] === 'tasks' && parts.length >= 2 ? (parts[1] ?? null) : null;
 };
 
+/** The fingerprints of every folder as stored at its last pass (the index's `dirs` table). */
+export interface StoredFolders {
+  /** One folder's, or undefined when it is not stored. */
+  get(dir: string): { readonly self: number; readonly listing: number } | undefined;
+  /** Calls `fn` with every stored folder's; `fn` must not touch the store (it is being read). */
+  forEach(fn: (dir: string, self: number, listing: number) => void): void;
+  /** Up to `n` stored folders after `after` in the store's order ('' : from the first): a slice of the sweep. */
+  after(after: string, n: number): readonly { readonly dir: string; readonly listing: number }[];
+  /** Every stored folder's name. */
+  names(): readonly string[];
+  /** How many folders are stored. */
+  count(): number;
+}
+
 export class FolderLooks {
-  /** Per order folder, as of its last pass: a fingerprint of its own stat identity (quick look) ... */
+  /** Per live order folder (see setLive), as of its last pass: a fingerprint of its own stat identity (quick look) ... */
   private readonly selfOf = new Map<string, number>();
   /** ... and of its whole listing, itself included (full look); see listingFingerprint. */
   private readonly listing = new Map<string, number>();
@@ -51,8 +70,8 @@ export class FolderLooks {
   private channelLostNow: Map<string, string> | null = null;
   /** Folders (and '' for the channel level) whose vanished files are believed until a deadline (performance.now() ms). */
   private readonly deferred = new Map<string, number>();
-  /** Folders the running sweep has still to look at. */
-  private sweepQueue: string[] = [];
+  /** Where the running sweep is in the store's order of folders ('' : at the start), or null between sweeps. */
+  private sweepAfter: string | null = null;
   /** The running sweep's busy time so far, ms. */
   private sweepBusy = 0;
   /** How long the last quick look took, ms. */
@@ -61,15 +80,17 @@ export class FolderLooks {
   /**
    * @param root the channel root
    * @param storedPaths the paths stored for a folder at its last pass (to tell that a file vanished)
+   * @param stored every folder's fingerprints as stored (memory keeps the live ones)
    * @param log notices, one line each
    */
   constructor(
     private readonly root: string,
     private readonly storedPaths: (dir: string) => Iterable<string>,
+    private readonly stored: StoredFolders,
     private readonly log: (line: string) => void,
   ) {}
 
-  /** Remembers a folder's fingerprints as of its last pass (at start, from the database). */
+  /** Remembers a live folder's fingerprints as of its last pass (a pass stores them too; a start loads the live ones). */
   remember(dir: string, self: number, listing: number): void {
     this.selfOf.set(dir, self);
     this.listing.set(dir, listing);
@@ -81,17 +102,44 @@ export class FolderLooks {
     this.listing.delete(dir);
   }
 
-  /** Whether a folder was there at its last pass. */
-  knows(dir: string): boolean {
-    return this.listing.has(dir);
+  /** Keeps a folder's fingerprints in memory (`live`: its order is not finished) or leaves them to the store. */
+  setLive(dir: string, live: boolean): void {
+    if (!live) {
+      this.forget(dir);
+      return;
+    }
+    if (this.listing.has(dir)) return;
+    const s = this.stored.get(dir);
+    if (s) this.remember(dir, s.self, s.listing);
   }
 
-  /** Every folder there at its last pass. */
-  dirs(): IterableIterator<string> {
+  /** Whether a folder was there at its last pass. */
+  knows(dir: string): boolean {
+    return this.listing.has(dir) || this.stored.get(dir) !== undefined;
+  }
+
+  /** The fingerprint of a folder's whole listing at its last pass, or undefined (not there). */
+  private listingOf(dir: string): number | undefined {
+    return this.listing.get(dir) ?? this.stored.get(dir)?.listing;
+  }
+
+  /** The live folders (memory's): the orders not finished and the folders holding none. */
+  liveDirs(): IterableIterator<string> {
     return this.listing.keys();
   }
 
+  /** Every folder there at its last pass (the store's list). */
+  dirs(): readonly string[] {
+    return this.stored.names();
+  }
+
+  /** How many folders were there at their last pass. */
   get size(): number {
+    return this.stored.count();
+  }
+
+  /** How many folders memory keeps. */
+  get liveSize(): number {
     return this.listing.size;
   }
 
@@ -164,20 +212,32 @@ export class FolderLooks {
     const channelDirty = this.lookChannelLevel();
     const names = this.tasksNames() ?? [];
     const tasksAbs = path.join(this.root, 'tasks');
-    for (const d of names) {
-      if (!full) {
-        let st: Stats | null;
-        try {
-          st = fs.lstatSync(path.join(tasksAbs, d));
-        } catch {
-          st = null; // vanished, or a name that is not valid UTF-8: the full look at it decides
-        }
-        if (st && cyrb53(statKey(st)) === this.selfOf.get(d)) continue;
+    const sameSelf = (d: string, self: number | undefined) => {
+      let st: Stats | null;
+      try {
+        st = fs.lstatSync(path.join(tasksAbs, d));
+      } catch {
+        st = null; // vanished, or a name that is not valid UTF-8: the full look at it decides
       }
-      if (this.lookFolder(d)) dirty.add(d);
+      return st !== null && cyrb53(statKey(st)) === self;
+    };
+    // Folders on disk that memory does not keep: finished orders' (the store's) and new ones.
+    const notLive = new Set<string>();
+    const toLook: string[] = [];
+    for (const d of names) {
+      if (!this.listing.has(d)) notLive.add(d);
+      else if (full || !sameSelf(d, this.selfOf.get(d))) toLook.push(d);
     }
     const present = new Set(names);
     for (const d of this.listing.keys()) if (!present.has(d)) dirty.add(d);
+    // The store's folders that memory does not keep: gone, or compared with their stored identity.
+    this.stored.forEach((d, self) => {
+      if (this.listing.has(d)) return;
+      if (!notLive.delete(d)) dirty.add(d);
+      else if (full || !sameSelf(d, self)) toLook.push(d);
+    });
+    for (const d of notLive) toLook.push(d); // new: stored nowhere
+    for (const d of toLook) if (this.lookFolder(d)) dirty.add(d);
     return { dirty, channelDirty, folders: names.length };
   }
 
@@ -195,7 +255,7 @@ export class FolderLooks {
     }
     // Which of them lost a file since their last pass (the grace, applyGrace).
     for (const d of dirty) {
-      if (!this.listing.has(d)) continue;
+      if (!this.knows(d)) continue;
       const l = listOrderFolder(this.root, d);
       if (l) this.noteVanished(d, new Set([`tasks/${d}`, ...l.entries.map((e) => e.rel)]));
     }
@@ -208,14 +268,17 @@ export class FolderLooks {
    * the folders whose listing changed. `more` says whether the sweep has folders left.
    */
   sweepSlice(): { dirty: string[]; more: boolean } {
-    if (this.sweepQueue.length === 0) {
-      this.sweepQueue = [...this.listing.keys()];
+    if (this.sweepAfter === null) {
+      this.sweepAfter = '';
       this.sweepBusy = 0;
     }
     const started = performance.now();
-    const dirty = this.sweepQueue.splice(0, SWEEP_SLICE).filter((d) => this.lookFolder(d));
+    const slice = this.stored.after(this.sweepAfter, SWEEP_SLICE);
+    const dirty = slice.filter((r) => this.lookFolder(r.dir, this.listing.get(r.dir) ?? r.listing)).map((r) => r.dir);
+    const last = slice[slice.length - 1];
+    this.sweepAfter = slice.length < SWEEP_SLICE || !last ? null : last.dir;
     this.sweepBusy += performance.now() - started;
-    return { dirty, more: this.sweepQueue.length > 0 };
+    return { dirty, more: this.sweepAfter !== null };
   }
 
   /**
@@ -223,13 +286,13 @@ export class FolderLooks {
    * its last pass (or it is new, or gone). Notes a folder in which a file that was there at
    * its last pass is missing.
    */
-  private lookFolder(d: string): boolean {
+  private lookFolder(d: string, known: number | undefined = this.listingOf(d)): boolean {
     const l = listOrderFolder(this.root, d);
-    if (!l) return this.listing.has(d);
+    if (!l) return known !== undefined;
     const pairs: [string, string][] = [[`tasks/${d}`, statKey(l.self)]];
     for (const e of l.entries) pairs.push([e.rel, statKey(e.st)]);
-    if (listingFingerprint(pairs) === this.listing.get(d)) return false;
-    if (this.listing.has(d)) this.noteVanished(d, new Set(pairs.map((p) => p[0])));
+    if (listingFingerprint(pairs) === known) return false;
+    if (known !== undefined) this.noteVanished(d, new Set(pairs.map((p) => p[0])));
     return true;
   }
 

@@ -68,12 +68,12 @@ export class PassWriter {
    */
   private storeFolder(r: OrderPassResult, cold: boolean, now: number): void {
     const { store: s, facts: f, looks } = this.p;
-    const old = cold && !f.dirToId.has(r.dir) ? [] : s.filesIn(r.dir);
+    // A cold index starts from empty tables: a folder not stored yet has no rows to replace.
+    const fresh = cold && !looks.knows(r.dir) && f.idIn(r.dir) === undefined;
+    const old = fresh ? [] : s.filesIn(r.dir);
     const firstSeenOf = new Map(old.map((o) => [o.path, o.first_seen_ms]));
     if (this.p.live()) this.p.metrics.noteFolder(old, r.files, now);
     for (const o of old) if (o.writer) f.touchWriter(o.writer);
-    // A cold index starts from empty tables: a folder not stored yet has no rows to replace.
-    const fresh = cold && !looks.knows(r.dir) && !f.dirToId.has(r.dir);
     if (!fresh) s.deleteFilesIn(r.dir);
     const self = r.files[0];
     if (self) {
@@ -93,27 +93,27 @@ export class PassWriter {
     }
     if (!fresh) s.deleteProblemsIn(r.dir);
     for (const p of r.problems) s.addProblem(r.dir, p);
-    const prevId = f.dirToId.get(r.dir);
+    const prevId = fresh ? undefined : f.idIn(r.dir);
     if (prevId && (!r.card || r.card.order_id !== prevId)) {
-      // The folder no longer holds that order.
-      const prev = f.orders.get(prevId);
+      // The folder no longer holds that order (the facts forget it before its card goes).
+      const prev = f.lookup(prevId);
       if (prev && prev.dir === r.dir) {
+        f.forget(r.dir);
         s.deleteCard(prevId);
         s.deleteHolds(prevId);
         s.deleteDeps(prevId);
-        f.forget(r.dir);
         f.noteChanged(prevId);
         f.touchDependents(prevId);
       }
     }
     if (!r.card) {
       // A folder shadowed by a case sibling holding its order keeps no claim on the id.
-      if (prevId && f.orders.get(prevId)?.dir !== r.dir) f.dirToId.delete(r.dir);
+      f.dropShadow(r.dir);
       return;
     }
     const c = r.card;
     // Holds and dependencies are stored only with a card: an order not known has none.
-    const known = f.orders.has(c.order_id);
+    const known = !fresh && f.has(c.order_id);
     if (known) s.deleteHolds(c.order_id);
     for (const h of r.holds) s.addHold(c.order_id, h);
     if (known) s.deleteDeps(c.order_id);
@@ -125,7 +125,7 @@ export class PassWriter {
       s.upsertRun(b);
     }
     // Stored provisionally; settle() applies the channel-wide facts and writes the final card.
-    this.writeCard(c, r.dir, r.next_ms);
+    this.writeCard(c, r.dir, r.next_ms, fresh && !known);
     // Shown unverified until the checking pass confirms it (cold-pass.ts); a pass that checked
     // every signature (or found it remembered) clears the mark.
     if (r.deferred > 0) s.markUnverified(c.order_id, r.dir);
@@ -134,8 +134,13 @@ export class PassWriter {
     if (!known) f.touchDependents(c.order_id);
   }
 
-  /** Writes a card row with the local time (ms) it may change with no file changing (`next`); records the change. */
-  writeCard(card: Card, dir: string, next: number | null): void {
+  /**
+   * Writes a card row with the local time (ms) it may change with no file changing (`next`);
+   * records the change. `isNew`: the order is known not to be stored (a cold index's first
+   * sight of it), so what was known of it is not looked up.
+   */
+  writeCard(card: Card, dir: string, next: number | null, isNew = false): void {
+    const prev = isNew ? undefined : this.p.facts.lookup(card.order_id);
     const json = JSON.stringify(card);
     const fp = fingerprint(json);
     const agents = new Set<string>([...(card.holder ? [card.holder] : []), ...card.other_runs, ...card.late_results]);
@@ -152,6 +157,8 @@ export class PassWriter {
       // reference, else the holder's heartbeat, else the folder's newest file: the store's fallback).
       ageRefMs: card.since_ms !== undefined ? card.since_ms - this.p.staleAfterMs : (card.heartbeat?.arrival_ms ?? null),
     });
-    if (this.p.facts.noteStored(card, dir, fp) && this.p.watches.active) this.p.updateWatch(dir);
+    // Memory keeps the folders of orders not finished (and of none): the rest are the store's.
+    this.p.looks.setLive(dir, card.lane !== 'done');
+    if (this.p.facts.noteStored(card, dir, fp, prev) && this.p.watches.active) this.p.updateWatch(dir);
   }
 }

@@ -139,11 +139,11 @@ const SQL = {
   addRunGap: 'UPDATE runs SET gaps = gaps + 1, max_gap_ms = max(COALESCE(max_gap_ms, 0), ?) WHERE order_id = ? AND agent = ? AND run = ?',
   countAgentGap: 'INSERT INTO beat_gaps (agent, bucket, n) VALUES (?, ?, 1) ON CONFLICT (agent, bucket) DO UPDATE SET n = n + 1',
   writeCard:
-    "INSERT OR REPLACE INTO cards (order_id, order_dir, lane, state, holder, agents, flags, search, sort_ms, next_ms, card, fp, age_ref_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT MAX(arrival_ms) FROM files WHERE order_dir = ? AND type = 'file')))",
+    "INSERT OR REPLACE INTO cards (order_id, order_dir, lane, state, holder, agents, flags, search, sort_ms, next_ms, card, fp, retires, age_ref_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT MAX(arrival_ms) FROM files WHERE order_dir = ? AND type = 'file')))",
   cardRow: 'SELECT card, order_dir, next_ms FROM cards WHERE order_id = ?',
   addChange: 'INSERT INTO changes (order_id, at_ms) VALUES (?, ?)',
   trimChanges: 'DELETE FROM changes WHERE seq < (SELECT MAX(seq) FROM changes) - 10000',
-  ferryRetired: "SELECT DISTINCT j.value AS a FROM cards, json_each(cards.card, '$.retires') j",
+  ferryRetired: 'SELECT DISTINCT j.value AS a FROM cards INDEXED BY cards_retires, json_each(cards.retires) j WHERE cards.retires IS NOT NULL',
   dueDirs: 'SELECT order_dir FROM cards WHERE next_ms IS NOT NULL AND next_ms <= ?',
   nextDue: 'SELECT MIN(next_ms) AS t FROM cards WHERE next_ms IS NOT NULL',
   attentionIds: "SELECT order_id FROM cards WHERE lane = 'attention'",
@@ -397,7 +397,8 @@ export class IndexStore {
 
   /** Writes a card row (replacing it); its age reference falls back to the folder's newest file. */
   writeCard(card: Card, c: CardColumns): void {
-    this.s.writeCard.run(card.order_id, c.dir, card.lane, card.state, card.holder, c.agents, c.flags, c.search, c.sortMs, c.nextMs, c.json, c.fp, c.ageRefMs, c.dir);
+    const retires = card.retires && card.retires.length > 0 ? JSON.stringify(card.retires) : null;
+    this.s.writeCard.run(card.order_id, c.dir, card.lane, card.state, card.holder, c.agents, c.flags, c.search, c.sortMs, c.nextMs, c.json, c.fp, retires, c.ageRefMs, c.dir);
   }
 
   cardRow(id: string): CardRow | undefined {
@@ -417,7 +418,7 @@ export class IndexStore {
 
   // --- what settles and the clock ask ---
 
-  /** Names any card's `retires` lists (ferry retire releases). */
+  /** Names any card's `retires` lists (ferry retire releases): read off the partial index of the cards that have any, not every card. */
   ferryRetiredNames(): Set<string> {
     return new Set((this.s.ferryRetired.all() as { a: string }[]).map((r) => r.a));
   }

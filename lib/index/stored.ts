@@ -1,0 +1,97 @@
+import 'server-only';
+/**
+ * What memory does not keep, read from the index (issue 14: history costs disk, not memory).
+ * The indexer keeps in memory only the orders not finished and their folders (facts.ts,
+ * looks.ts); a finished order's facts and its folder's fingerprints are read from the `cards`,
+ * `deps` and `dirs` tables through these two views, each call a primary-key or indexed lookup
+ * but the few that read every row once (a full settle, the quick look, a re-derive of
+ * everything). Times: none here; fingerprints are order-pass.ts's.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { DB } from './db';
+import { fingerprint, intern, type OrderInfo, type StoredOrders } from './facts';
+import type { StoredFolders } from './looks';
+import type { CardInfoRow, DirRow } from './store';
+
+const SQL = {
+  info: 'SELECT order_id, order_dir, lane, state, holder, fp, CASE WHEN fp IS NULL THEN card END AS card FROM cards WHERE order_id = ?',
+  idIn: 'SELECT order_id FROM cards WHERE order_dir = ? LIMIT 1',
+  dependentsOf: 'SELECT order_id FROM deps WHERE dep = ?',
+  ids: 'SELECT order_id FROM cards',
+  orderDirs: 'SELECT order_dir FROM cards',
+  doneDirsHeldByOrNone: "SELECT order_dir FROM cards WHERE lane = 'done' AND (holder IS NULL OR holder IN (SELECT value FROM json_each(?)))",
+  liveCards: "SELECT order_id, order_dir, lane, state, holder, fp, CASE WHEN fp IS NULL THEN card END AS card FROM cards WHERE lane <> 'done'",
+  doneHeld: "SELECT holder, COUNT(*) AS n FROM cards WHERE lane = 'done' AND holder IS NOT NULL GROUP BY holder",
+  cardDirsNotListed: 'SELECT order_dir FROM cards c WHERE NOT EXISTS (SELECT 1 FROM dirs d WHERE d.dir = c.order_dir)',
+  dir: 'SELECT self, listing FROM dirs WHERE dir = ?',
+  dirs: 'SELECT dir, self, listing FROM dirs',
+  dirsAfter: 'SELECT dir, listing FROM dirs WHERE dir > ? ORDER BY dir LIMIT ?',
+  dirNames: 'SELECT dir FROM dirs',
+  dirCount: 'SELECT COUNT(*) FROM dirs',
+  // A folder is live unless it holds a finished order (looks.ts keeps the live ones in memory).
+  liveDirs: "SELECT d.dir, d.self, d.listing FROM dirs d WHERE NOT EXISTS (SELECT 1 FROM cards c WHERE c.order_dir = d.dir AND c.lane = 'done')",
+} as const;
+
+type Statements = { readonly [K in keyof typeof SQL]: Statement };
+
+const toInfo = (r: CardInfoRow): OrderInfo => ({
+  id: r.order_id,
+  dir: r.order_dir === r.order_id ? r.order_id : r.order_dir,
+  state: intern(r.state),
+  lane: intern(r.lane),
+  holder: r.holder === null ? null : intern(r.holder),
+  fp: r.fp ?? fingerprint(r.card ?? ''),
+});
+
+/** The index's orders and folders as the indexer's memory reads them (one per connection). */
+export class StoredIndex {
+  private readonly s: Statements;
+
+  constructor(db: DB) {
+    this.s = Object.fromEntries(Object.entries(SQL).map(([k, sql]) => [k, db.prepare(sql)])) as unknown as Statements;
+  }
+
+  /** The orders view ChannelFacts reads (facts.ts). */
+  readonly orders: StoredOrders = {
+    info: (id) => {
+      const r = this.s.info.get(id) as CardInfoRow | undefined;
+      return r ? toInfo(r) : undefined;
+    },
+    idIn: (dir) => this.s.idIn.pluck().get(dir) as string | undefined,
+    dependentsOf: (id) => this.s.dependentsOf.pluck().all(id) as string[],
+    ids: () => this.s.ids.pluck().all() as string[],
+    orderDirs: () => this.s.orderDirs.pluck().all() as string[],
+    doneDirsHeldByOrNone: (names) => this.s.doneDirsHeldByOrNone.pluck().all(JSON.stringify([...names])) as string[],
+  };
+
+  /** The folders view FolderLooks reads (looks.ts). */
+  readonly folders: StoredFolders = {
+    get: (dir) => this.s.dir.get(dir) as { self: number; listing: number } | undefined,
+    forEach: (fn) => {
+      for (const r of this.s.dirs.iterate() as Iterable<DirRow>) fn(r.dir, r.self, r.listing);
+    },
+    after: (after, n) => this.s.dirsAfter.all(after, n) as { dir: string; listing: number }[],
+    names: () => this.s.dirNames.pluck().all() as string[],
+    count: () => this.s.dirCount.pluck().get() as number,
+  };
+
+  /** The rows of the orders not finished (a start loads them into memory). */
+  liveCards(): Iterable<CardInfoRow> {
+    return this.s.liveCards.iterate() as Iterable<CardInfoRow>;
+  }
+
+  /** How many finished orders each holder holds. */
+  doneHeld(): { holder: string; n: number }[] {
+    return this.s.doneHeld.all() as { holder: string; n: number }[];
+  }
+
+  /** The fingerprints of the live folders: those holding no finished order. */
+  liveDirs(): Iterable<DirRow> {
+    return this.s.liveDirs.iterate() as Iterable<DirRow>;
+  }
+
+  /** The folders stored cards name that have no stored fingerprints (gone, or from an old index). */
+  cardDirsNotListed(): string[] {
+    return this.s.cardDirsNotListed.pluck().all() as string[];
+  }
+}
