@@ -29,6 +29,8 @@ export interface LaneWhere {
   readonly key: 'a' | 'c';
   /** When the count can be read from card_agents alone: the agent (nothing else filters). */
   readonly agentOnly: string | null;
+  /** Nothing but the lane filters: the count is the lane's (lane_counts). */
+  readonly unfiltered: boolean;
 }
 
 const JSON_LIST = 'SELECT value FROM json_each(?)';
@@ -87,7 +89,8 @@ export function laneWhere(lane: Lane, g: QueryGroups, nowMs: number, staleAfterM
       args: [oneAgent, lane, ...args],
       key: 'a',
       agentOnly: parts.length === 0 ? oneAgent : null,
+      unfiltered: false,
     };
   }
-  return { from: `FROM cards c WHERE c.lane = ?${rest}`, args: [lane, ...args], key: 'c', agentOnly: null };
+  return { from: `FROM cards c WHERE c.lane = ?${rest}`, args: [lane, ...args], key: 'c', agentOnly: null, unfiltered: parts.length === 0 };
 }

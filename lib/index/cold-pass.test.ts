@@ -149,8 +149,8 @@ describe('cold index: the board first, the signatures checked behind it', () => 
     const full = schemaOf(db);
     db.prepare("INSERT INTO cards (order_id, order_dir, lane, state, holder, agents, flags, search, sort_ms, card) VALUES ('t1', 't1', 'running', 'claimed', 'fang', ' fang ', '  ', 't1', 5, '{}')").run();
     beginBulkLoad(db);
-    expect(schemaOf(db).length).toBe(full.length - 8);
-    // Loaded without the trigger: card_agents does not have t1.
+    expect(schemaOf(db).length).toBe(full.length - 12);
+    // Loaded without the triggers: neither card_agents nor lane_counts has t2.
     db.prepare("INSERT INTO cards (order_id, order_dir, lane, state, holder, agents, flags, search, sort_ms, card) VALUES ('t2', 't2', 'attention', 'gave_up', 'wisp', ' wisp ', '  ', 't2', 7, '{}')").run();
     db.close();
     const again = openWriter(file);
@@ -158,6 +158,10 @@ describe('cold index: the board first, the signatures checked behind it', () => 
     expect(again.prepare('SELECT agent, lane, sort_ms, order_id FROM card_agents ORDER BY order_id').all()).toEqual([
       { agent: 'fang', lane: 'running', sort_ms: 5, order_id: 't1' },
       { agent: 'wisp', lane: 'attention', sort_ms: 7, order_id: 't2' },
+    ]);
+    expect(again.prepare('SELECT lane, n FROM lane_counts ORDER BY lane').all()).toEqual([
+      { lane: 'attention', n: 1 },
+      { lane: 'running', n: 1 },
     ]);
     again.close();
   });

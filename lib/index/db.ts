@@ -26,6 +26,25 @@ function agentsAsJson(column: string): string {
 const FILL_CARD_AGENTS = `INSERT OR IGNORE INTO card_agents (agent, lane, sort_ms, order_id)
         SELECT lower(j.value), c.lane, c.sort_ms, c.order_id FROM cards c, json_each(${agentsAsJson('c.agents')}) j WHERE j.value <> '';`;
 
+/** The lane_counts triggers (migration 12; dropped and made again by a bulk load). */
+const LANE_COUNT_TRIGGERS = `
+      CREATE TRIGGER lane_counts_before_insert BEFORE INSERT ON cards BEGIN
+        UPDATE lane_counts SET n = n - 1 WHERE lane = (SELECT lane FROM cards WHERE order_id = NEW.order_id);
+      END;
+      CREATE TRIGGER lane_counts_on_insert AFTER INSERT ON cards BEGIN
+        INSERT INTO lane_counts (lane, n) VALUES (NEW.lane, 1) ON CONFLICT (lane) DO UPDATE SET n = n + 1;
+      END;
+      CREATE TRIGGER lane_counts_on_update AFTER UPDATE OF lane ON cards WHEN OLD.lane <> NEW.lane BEGIN
+        UPDATE lane_counts SET n = n - 1 WHERE lane = OLD.lane;
+        INSERT INTO lane_counts (lane, n) VALUES (NEW.lane, 1) ON CONFLICT (lane) DO UPDATE SET n = n + 1;
+      END;
+      CREATE TRIGGER lane_counts_on_delete AFTER DELETE ON cards BEGIN
+        UPDATE lane_counts SET n = n - 1 WHERE lane = OLD.lane;
+      END;`;
+
+/** lane_counts made again from every card (migration 12, and the end of a bulk load). */
+const FILL_LANE_COUNTS = 'DELETE FROM lane_counts; INSERT INTO lane_counts (lane, n) SELECT lane, COUNT(*) FROM cards GROUP BY lane;';
+
 /** Numbered migrations with descriptive names; applied in order, each once. */
 const MIGRATIONS: readonly { readonly id: number; readonly name: string; readonly sql: string }[] = [
   {
@@ -297,6 +316,19 @@ const MIGRATIONS: readonly { readonly id: number; readonly name: string; readonl
       CREATE INDEX cards_retires ON cards (order_id) WHERE retires IS NOT NULL;
     `,
   },
+  {
+    id: 12,
+    name: 'lane_counts',
+    // How many cards each lane has, kept by triggers whatever writes the cards: the unfiltered
+    // board reads six rows instead of counting every card at every request (issue 14, 1M orders).
+    // A card is written by INSERT OR REPLACE, which fires no delete trigger (recursive triggers
+    // are off): the BEFORE INSERT trigger takes out the row about to be replaced.
+    sql: `
+      CREATE TABLE lane_counts (lane TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+      ${LANE_COUNT_TRIGGERS}
+      ${FILL_LANE_COUNTS}
+    `,
+  },
 ];
 
 /**
@@ -304,9 +336,23 @@ const MIGRATIONS: readonly { readonly id: number; readonly name: string; readonl
  * indexes whose keys arrive in random order and the card_agents triggers. Each row inserted
  * into an index costs a B-tree descent; made once at the end, an index is one sort. The
  * primary keys, files_order_dir and cards_dir stay (the load reads by them), and so does
- * files_decisions (small; the activity page names it).
+ * files_decisions (small; the activity page names it). The lane_counts triggers go too: the
+ * counts are made once at the end (the board counts cards while a load is open: queries.ts).
  */
-const BULK_DROPPED = ['files_writer', 'cards_lane_sort', 'cards_holder', 'cards_next', 'cards_lane_age', 'card_agents_on_insert', 'card_agents_on_update', 'card_agents_on_delete'];
+const BULK_DROPPED = [
+  'files_writer',
+  'cards_lane_sort',
+  'cards_holder',
+  'cards_next',
+  'cards_lane_age',
+  'card_agents_on_insert',
+  'card_agents_on_update',
+  'card_agents_on_delete',
+  'lane_counts_before_insert',
+  'lane_counts_on_insert',
+  'lane_counts_on_update',
+  'lane_counts_on_delete',
+];
 
 /**
  * Drops BULK_DROPPED, keeping their SQL (as SQLite has it) in meta `bulk_load` in the same
@@ -322,13 +368,13 @@ export function beginBulkLoad(db: DB): void {
   })();
 }
 
-/** Makes again what beginBulkLoad dropped, card_agents from every card, in one transaction; nothing when no load is open. */
+/** Makes again what beginBulkLoad dropped, card_agents and lane_counts from every card, in one transaction; nothing when no load is open. */
 export function endBulkLoad(db: DB): void {
   const row = db.prepare("SELECT value FROM meta WHERE key = 'bulk_load'").get() as { value: string } | undefined;
   if (!row) return;
   db.transaction(() => {
     for (const sql of JSON.parse(row.value) as string[]) db.exec(sql);
-    db.exec(`DELETE FROM card_agents; ${FILL_CARD_AGENTS}`);
+    db.exec(`DELETE FROM card_agents; ${FILL_CARD_AGENTS} ${FILL_LANE_COUNTS}`);
     db.prepare("DELETE FROM meta WHERE key = 'bulk_load'").run();
   })();
 }
