@@ -13,7 +13,8 @@ import { fingerprint, intern, type OrderInfo, type StoredOrders } from './facts'
 import type { StoredFolders } from './looks';
 import type { CardInfoRow, DirRow } from './store';
 
-const SQL = {
+/** The statements (exported for the test of their query plans). */
+export const STORED_SQL = {
   info: 'SELECT order_id, order_dir, lane, state, holder, fp, CASE WHEN fp IS NULL THEN card END AS card FROM cards WHERE order_id = ?',
   idIn: 'SELECT order_id FROM cards WHERE order_dir = ? LIMIT 1',
   dependentsOf: 'SELECT order_id FROM deps WHERE dep = ?',
@@ -29,10 +30,11 @@ const SQL = {
   dirNames: 'SELECT dir FROM dirs',
   dirCount: 'SELECT COUNT(*) FROM dirs',
   // A folder is live unless it holds a finished order (looks.ts keeps the live ones in memory).
-  liveDirs: "SELECT d.dir, d.self, d.listing FROM dirs d WHERE NOT EXISTS (SELECT 1 FROM cards c WHERE c.order_dir = d.dir AND c.lane = 'done')",
+  // `+c.lane`: looked up by folder (cards_dir), never by lane, which scans the Done lane per folder.
+  liveDirs: "SELECT d.dir, d.self, d.listing FROM dirs d WHERE NOT EXISTS (SELECT 1 FROM cards c WHERE c.order_dir = d.dir AND +c.lane = 'done')",
 } as const;
 
-type Statements = { readonly [K in keyof typeof SQL]: Statement };
+type Statements = { readonly [K in keyof typeof STORED_SQL]: Statement };
 
 const toInfo = (r: CardInfoRow): OrderInfo => ({
   id: r.order_id,
@@ -48,7 +50,7 @@ export class StoredIndex {
   private readonly s: Statements;
 
   constructor(db: DB) {
-    this.s = Object.fromEntries(Object.entries(SQL).map(([k, sql]) => [k, db.prepare(sql)])) as unknown as Statements;
+    this.s = Object.fromEntries(Object.entries(STORED_SQL).map(([k, sql]) => [k, db.prepare(sql)])) as unknown as Statements;
   }
 
   /** The orders view ChannelFacts reads (facts.ts). */

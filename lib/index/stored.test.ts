@@ -1,0 +1,29 @@
+/**
+ * The reads of what memory does not keep (stored.ts) go by index: each per-call lookup is a
+ * SEARCH, never a SCAN, and the two start-time reads that look up a table per row do so by the
+ * folder's index. A correlated lookup by lane instead scans the Done lane once per folder: a warm
+ * start of 100,000 orders that never ended (seen in the bench before the fix).
+ */
+import { describe, expect, it } from 'vitest';
+import { openMemory } from './db';
+import { STORED_SQL } from './stored';
+
+const plan = (sql: string, args: unknown[]) => {
+  const db = openMemory();
+  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail);
+};
+
+describe('stored.ts query plans', () => {
+  it('each lookup made per call reads by an index', () => {
+    const perCall = { info: ['t1'], idIn: ['t1'], dependentsOf: ['t1'], dir: ['t1'], dirsAfter: ['', 500] } as const;
+    for (const [k, args] of Object.entries(perCall)) {
+      const p = plan(STORED_SQL[k as keyof typeof perCall], [...args]);
+      expect(p.filter((d) => d.startsWith('SCAN')), `${k}: ${p.join('; ')}`).toEqual([]);
+    }
+  });
+
+  it('the live folders and the cards with no folder row are matched by folder, one indexed lookup per row', () => {
+    expect(plan(STORED_SQL.liveDirs, [])).toEqual(['SCAN d', 'CORRELATED SCALAR SUBQUERY 1', 'SEARCH c USING INDEX cards_dir (order_dir=?)']);
+    expect(plan(STORED_SQL.cardDirsNotListed, [])).toEqual(['SCAN c USING COVERING INDEX cards_dir', 'CORRELATED SCALAR SUBQUERY 1', 'SEARCH d USING COVERING INDEX sqlite_autoindex_dirs_1 (dir=?)']);
+  });
+});
