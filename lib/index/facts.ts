@@ -119,6 +119,12 @@ export class ChannelFacts {
   private touchedOrders = new Set<string>();
   private dependentsDue = new Set<string>();
   private changedIds = new Set<string>();
+  /**
+   * A cold index is storing every order before one settle of all (`settle(true)` ends it): what
+   * would be marked touched, changed or owing its dependents a look is not collected (three sets
+   * of every order id at 1,000,000 orders), since that settle looks at every card anyway.
+   */
+  bulk = false;
 
   /** @param stored the orders as the index stores them (read for the finished ones) */
   constructor(private readonly stored: StoredOrders) {}
@@ -230,17 +236,17 @@ export class ChannelFacts {
 
   /** Marks an order whose facts must be re-applied. */
   touchOrder(id: string): void {
-    this.touchedOrders.add(id);
+    if (!this.bulk) this.touchedOrders.add(id);
   }
 
   /** Marks the orders that depend on `id` (its state, or whether it exists, changed): read from the store when the next settle round starts. */
   touchDependents(id: string): void {
-    this.dependentsDue.add(id);
+    if (!this.bulk) this.dependentsDue.add(id);
   }
 
   /** Marks an order whose stored card changed or went away (the change feed). */
   noteChanged(id: string): void {
-    this.changedIds.add(id);
+    if (!this.bulk) this.changedIds.add(id);
   }
 
   /**
@@ -251,7 +257,7 @@ export class ChannelFacts {
    */
   noteStored(card: Card, dir: string, fp: number, prev: OrderInfo | undefined): boolean {
     const stateChanged = !prev || prev.state !== card.state;
-    if (!prev || prev.fp !== fp) this.changedIds.add(card.order_id);
+    if ((!prev || prev.fp !== fp) && !this.bulk) this.changedIds.add(card.order_id);
     const rewatch = this.remember({ id: card.order_id, dir, state: card.state, lane: card.lane, holder: card.holder, fp }, prev);
     if (stateChanged) this.touchDependents(card.order_id);
     return rewatch;
@@ -303,6 +309,7 @@ export class ChannelFacts {
       // Every card is looked at: what was touched before needs no second look.
       this.touchedOrders = new Set();
       this.dependentsDue = new Set();
+      this.bulk = false;
     }
     let work = all ? this.stored.ids() : [...this.takeTouchedOrders()];
     let rounds = 0;

@@ -139,7 +139,7 @@ export class Indexer {
         if (this.store.readMeta('unsettled') === true) this.settle(true);
       },
       resync: () => this.resync(),
-      orderCount: () => this.facts.orderDirs().length,
+      orderCount: () => this.stored.orderCount(),
       deriveAll: () => this.passDirs(new Set(this.facts.orderDirs())),
       rebuild: (file, replaced) => this.rebuild(file, replaced),
     });
@@ -155,9 +155,11 @@ export class Indexer {
    * names are not canonical.
    */
   private loadMemory(): void {
-    this.facts.load(this.stored.liveCards(), this.stored.doneHeld());
+    // doneHeld first: an iterator left open by a read that throws would keep the connection busy.
+    const doneHeld = this.stored.doneHeld();
+    this.facts.load(this.stored.liveCards(), doneHeld);
     for (const r of this.stored.liveDirs()) this.looks.remember(r.dir, r.self, r.listing);
-    for (const d of this.looks.dirs()) this.facts.noteVariant(d, true);
+    for (const d of this.stored.maybeVariantDirs()) this.facts.noteVariant(d, true);
   }
 
   private makeLevel(): ChannelLevel {
@@ -467,6 +469,8 @@ export class Indexer {
   private async passDirsCold(dirs: Set<string>, cold: boolean): Promise<void> {
     const list = [...dirs].sort();
     const workers = cold ? (this.opts.workers ?? (list.length > 2000 ? Math.max(1, os.availableParallelism() - 1) : 0)) : 0;
+    // Every order is stored, then all are settled at once: nothing to collect per order meanwhile.
+    if (cold) this.facts.bulk = true;
     if (workers === 0 || !this.level.channel || list.length === 0) {
       this.level.readLedgers();
       // A warm start settles only what changed (its facts are remembered); a cold one, everything.
@@ -519,6 +523,7 @@ export class Indexer {
     });
     this.refreshAgents();
     this.followFerryRetires();
+    this.writer.updateWatches();
     this.opts.onSettled?.();
   }
 

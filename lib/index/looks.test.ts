@@ -12,6 +12,7 @@ import { Indexer } from './indexer';
 import { FolderWatch } from './folder-watch';
 import { VECTORS_DIR } from '../testing/vectors';
 import { naclVerify } from '../ledger/nacl-verify';
+import { ChannelBuilder } from '../testing/channel-builder';
 import * as q from './queries';
 
 let cleanup: (() => void | Promise<void>)[] = [];
@@ -135,6 +136,32 @@ describe('the looks behind folder events', () => {
     await again.stop();
     expect(q.order(db, 'b', Date.now())?.card.state).toBe('blocked');
     expect((db.prepare("SELECT value FROM meta WHERE key = 'unsettled'").get() as { value: string }).value).toBe('0');
+  });
+
+  it("a finished order that settle flags (its dependency's folder gone) is watched once, not passed again and again", async () => {
+    // Vector 20 plus x: depends on a, claimed and delivered by fang (done).
+    const root = channelCopy('20-dependencies');
+    for (const e of new ChannelBuilder().order('x', { depends_on: ['a'] }).claim('x', 'fang').result('x', 'fang', 1).entries()) {
+      if (e.type !== 'file' || !e.bytes || !e.path.startsWith('tasks/x/')) continue;
+      fs.mkdirSync(path.dirname(path.join(root, e.path)), { recursive: true });
+      fs.writeFileSync(path.join(root, e.path), e.bytes);
+    }
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: naclVerify, rescanMs: 100, vanishGraceMs: 0 });
+    cleanup.push(() => ix.stop());
+    await ix.start();
+    expect(q.order(db, 'x', Date.now())?.card).toMatchObject({ state: 'done', lane: 'done', flags: [] });
+    // a's folder goes: x is flagged missing_dependency by settle (its pass alone reads it done, unflagged).
+    fs.rmSync(path.join(root, 'tasks/a'), { recursive: true });
+    expect(await until(() => q.order(db, 'x', Date.now())?.card.flags.includes('missing_dependency') ?? false)).toBe(true);
+    expect(await until(() => ix.watched.includes('tasks/x'))).toBe(true);
+    // Settled: nothing changes x any more. Passing its folder again after each new watch wrote a
+    // change row for x every few ms (the provisional card, then the settled one).
+    await sleep(300);
+    const seq = q.latestSeq(db);
+    await sleep(1000);
+    expect(q.changesSince(db, seq)?.orders ?? []).not.toContain('x');
+    expect(q.order(db, 'x', Date.now())?.card.lane).toBe('attention');
   });
 });
 

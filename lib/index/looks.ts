@@ -34,8 +34,10 @@ export interface LookResult {
   readonly folders: number;
 }
 
-/** Folders looked at per slice of the sweep (other work runs between slices). */
+/** Folders looked at per slice of the sweep at most (other work runs between slices) ... */
 export const SWEEP_SLICE = 500;
+/** ... and the time a slice may take, ms (performance.now()): a write waits for at most one slice, whatever the disk does (1M orders: 500 folders took seconds when their inodes were not cached). */
+export const SWEEP_SLICE_MS = 25;
 
 /** The folder under tasks/ a channel-relative path is in, or null. */
 export const dirOf = (rel: string): string | null => {
@@ -265,7 +267,8 @@ export class FolderLooks {
 
   /**
    * The next slice of the sweep (a new sweep starts with every folder when the last one ended):
-   * the folders whose listing changed. `more` says whether the sweep has folders left.
+   * up to SWEEP_SLICE folders in the store's order, fewer when SWEEP_SLICE_MS has passed; the
+   * folders whose listing changed. `more` says whether the sweep has folders left.
    */
   sweepSlice(): { dirty: string[]; more: boolean } {
     if (this.sweepAfter === null) {
@@ -274,9 +277,16 @@ export class FolderLooks {
     }
     const started = performance.now();
     const slice = this.stored.after(this.sweepAfter, SWEEP_SLICE);
-    const dirty = slice.filter((r) => this.lookFolder(r.dir, this.listing.get(r.dir) ?? r.listing)).map((r) => r.dir);
-    const last = slice[slice.length - 1];
-    this.sweepAfter = slice.length < SWEEP_SLICE || !last ? null : last.dir;
+    const dirty: string[] = [];
+    let looked = 0;
+    for (const r of slice) {
+      if (this.lookFolder(r.dir, this.listing.get(r.dir) ?? r.listing)) dirty.push(r.dir);
+      looked++;
+      if (performance.now() - started >= SWEEP_SLICE_MS) break;
+    }
+    const last = slice[looked - 1];
+    // The sweep ends when the store has no folder after the last one looked at.
+    this.sweepAfter = looked === slice.length && slice.length < SWEEP_SLICE ? null : (last?.dir ?? null);
     this.sweepBusy += performance.now() - started;
     return { dirty, more: this.sweepAfter !== null };
   }

@@ -36,6 +36,13 @@ export interface PassWriterParts {
 export class PassWriter {
   /** Time spent storing results, ms (the cold index's "ready" line says it). */
   storeMs = 0;
+  /**
+   * Folders whose watch may have to change, decided after the settle (updateWatches): a card
+   * stored provisionally in the Done lane that settle flags (a dependency gone) would otherwise
+   * be unwatched, then watched again, and a new watch looks at the folder once more: a pass
+   * every few ms, for ever.
+   */
+  private readonly watchDue = new Set<string>();
 
   constructor(private readonly p: PassWriterParts) {}
 
@@ -52,13 +59,20 @@ export class PassWriter {
         this.p.store.writeMeta('unsettled', true);
         for (const r of results) {
           this.storeFolder(r, cold, now);
-          // Watched unless finished (a new watch looks at the folder once more).
-          if (this.p.watches.active) this.p.updateWatch(r.dir);
+          // Watched unless finished, once settled (a new watch looks at the folder once more).
+          if (this.p.watches.active) this.watchDue.add(r.dir);
         }
       });
     } finally {
       this.storeMs += performance.now() - t0;
     }
+  }
+
+  /** Watches or stops watching the folders stored since the last call, as their settled cards say. */
+  updateWatches(): void {
+    const due = [...this.watchDue];
+    this.watchDue.clear();
+    if (this.p.watches.active) for (const d of due) this.p.updateWatch(d);
   }
 
   /**
@@ -159,6 +173,6 @@ export class PassWriter {
     });
     // Memory keeps the folders of orders not finished (and of none): the rest are the store's.
     this.p.looks.setLive(dir, card.lane !== 'done');
-    if (this.p.facts.noteStored(card, dir, fp, prev) && this.p.watches.active) this.p.updateWatch(dir);
+    if (this.p.facts.noteStored(card, dir, fp, prev) && this.p.watches.active) this.watchDue.add(dir);
   }
 }

@@ -96,11 +96,8 @@ const SQL = {
   pinnedKey: 'SELECT public_key FROM pins WHERE name = ?',
   repin: 'INSERT OR REPLACE INTO pins (name, public_key, pinned_at_ms) VALUES (?, ?, ?)',
   anyFile: 'SELECT 1 FROM files LIMIT 1',
-  dirs: 'SELECT dir, self, listing FROM dirs',
   setDir: 'INSERT OR REPLACE INTO dirs (dir, self, listing) VALUES (?, ?, ?)',
   deleteDir: 'DELETE FROM dirs WHERE dir = ?',
-  deps: 'SELECT order_id, dep FROM deps',
-  cardInfos: 'SELECT order_id, order_dir, lane, state, holder, fp, CASE WHEN fp IS NULL THEN card END AS card FROM cards',
   ledgerMemos: 'SELECT path, entries, intact, broken_at, stat, keys, reason FROM ledger_files WHERE stat IS NOT NULL',
   latestArrivals: 'SELECT writer, MAX(arrival_ms) AS t FROM files WHERE writer IS NOT NULL GROUP BY writer',
   latestArrivalOf: 'SELECT MAX(arrival_ms) AS t FROM files WHERE writer = ?',
@@ -227,18 +224,6 @@ export class IndexStore {
   /** Whether any file was ever stored (false: a cold start). */
   hasFiles(): boolean {
     return this.s.anyFile.get() !== undefined;
-  }
-
-  dirs(): Iterable<DirRow> {
-    return this.s.dirs.iterate() as Iterable<DirRow>;
-  }
-
-  deps(): Iterable<{ order_id: string; dep: string }> {
-    return this.s.deps.iterate() as Iterable<{ order_id: string; dep: string }>;
-  }
-
-  cardInfos(): Iterable<CardInfoRow> {
-    return this.s.cardInfos.iterate() as Iterable<CardInfoRow>;
   }
 
   ledgerMemos(): LedgerFileRow[] {

@@ -28,6 +28,10 @@ export const STORED_SQL = {
   dirs: 'SELECT dir, self, listing FROM dirs',
   dirsAfter: 'SELECT dir, listing FROM dirs WHERE dir > ? ORDER BY dir LIMIT ?',
   dirNames: 'SELECT dir FROM dirs',
+  // Every name canonicalName may fold (an ASCII capital, or a character outside '!'..'~': space,
+  // control, non-ASCII), and more: the caller tells which are variants.
+  maybeVariantDirs: "SELECT dir FROM dirs WHERE dir GLOB '*[A-Z]*' OR dir GLOB '*[^!-~]*'",
+  orderCount: 'SELECT COUNT(*) FROM cards',
   dirCount: 'SELECT COUNT(*) FROM dirs',
   // A folder is live unless it holds a finished order (looks.ts keeps the live ones in memory).
   // `+c.lane`: looked up by folder (cards_dir), never by lane, which scans the Done lane per folder.
@@ -90,6 +94,16 @@ export class StoredIndex {
   /** The fingerprints of the live folders: those holding no finished order. */
   liveDirs(): Iterable<DirRow> {
     return this.s.liveDirs.iterate() as Iterable<DirRow>;
+  }
+
+  /** The stored folders whose names may not be canonical (a superset: noteVariant decides), without reading every name. */
+  maybeVariantDirs(): string[] {
+    return this.s.maybeVariantDirs.pluck().all() as string[];
+  }
+
+  /** How many orders are stored. */
+  orderCount(): number {
+    return this.s.orderCount.pluck().get() as number;
   }
 
   /** The folders stored cards name that have no stored fingerprints (gone, or from an old index). */
