@@ -68,6 +68,18 @@ export function intern<T extends string>(s: T): T {
   return s;
 }
 
+/** What the facts keep of a stored card's row (its names interned; the card parsed only when the row has no fingerprint). */
+export function orderInfoOf(r: CardInfoRow): OrderInfo {
+  return {
+    id: r.order_id,
+    dir: r.order_dir === r.order_id ? r.order_id : r.order_dir,
+    state: intern(r.state),
+    lane: intern(r.lane),
+    holder: r.holder === null ? null : intern(r.holder),
+    fp: r.fp ?? fingerprint(r.card ?? ''),
+  };
+}
+
 /**
  * Rounds of settle before it stops: each round re-applies the facts to the cards the previous
  * round changed (a dependency's state moving its dependents). A channel converges in a few
@@ -134,16 +146,7 @@ export class ChannelFacts {
    * finished orders each holder holds. No card is parsed unless its row has no fingerprint.
    */
   load(live: Iterable<CardInfoRow>, doneHeld: Iterable<{ readonly holder: string; readonly n: number }>): void {
-    for (const r of live) {
-      this.remember({
-        id: r.order_id,
-        dir: r.order_dir === r.order_id ? r.order_id : r.order_dir,
-        state: intern(r.state),
-        lane: intern(r.lane),
-        holder: r.holder === null ? null : intern(r.holder),
-        fp: r.fp ?? fingerprint(r.card ?? ''),
-      });
-    }
+    for (const r of live) this.remember(orderInfoOf(r));
     for (const r of doneHeld) count(this.held, r.holder, r.n);
   }
 

@@ -9,7 +9,7 @@ import 'server-only';
  */
 import type { Statement } from 'better-sqlite3';
 import type { DB } from './db';
-import { fingerprint, intern, type OrderInfo, type StoredOrders } from './facts';
+import { orderInfoOf, type StoredOrders } from './facts';
 import type { StoredFolders } from './looks';
 import type { CardInfoRow, DirRow } from './store';
 
@@ -40,14 +40,6 @@ export const STORED_SQL = {
 
 type Statements = { readonly [K in keyof typeof STORED_SQL]: Statement };
 
-const toInfo = (r: CardInfoRow): OrderInfo => ({
-  id: r.order_id,
-  dir: r.order_dir === r.order_id ? r.order_id : r.order_dir,
-  state: intern(r.state),
-  lane: intern(r.lane),
-  holder: r.holder === null ? null : intern(r.holder),
-  fp: r.fp ?? fingerprint(r.card ?? ''),
-});
 
 /** The index's orders and folders as the indexer's memory reads them (one per connection). */
 export class StoredIndex {
@@ -61,7 +53,7 @@ export class StoredIndex {
   readonly orders: StoredOrders = {
     info: (id) => {
       const r = this.s.info.get(id) as CardInfoRow | undefined;
-      return r ? toInfo(r) : undefined;
+      return r ? orderInfoOf(r) : undefined;
     },
     idIn: (dir) => this.s.idIn.pluck().get(dir) as string | undefined,
     dependentsOf: (id) => this.s.dependentsOf.pluck().all(id) as string[],
