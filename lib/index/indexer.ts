@@ -469,8 +469,18 @@ export class Indexer {
   private async passDirsCold(dirs: Set<string>, cold: boolean): Promise<void> {
     const list = [...dirs].sort();
     const workers = cold ? (this.opts.workers ?? (list.length > 2000 ? Math.max(1, os.availableParallelism() - 1) : 0)) : 0;
-    // Every order is stored, then all are settled at once: nothing to collect per order meanwhile.
+    // Every order is stored, then all are settled at once: nothing to collect per order meanwhile
+    // (settle(true) ends it; so does a pass that fails before it).
     if (cold) this.facts.bulk = true;
+    try {
+      await this.passDirsColdIn(list, dirs, cold, workers);
+    } finally {
+      this.facts.bulk = false;
+    }
+  }
+
+  /** passDirsCold's passes: on worker threads (cold-pass.ts) or on this thread. */
+  private async passDirsColdIn(list: readonly string[], dirs: Set<string>, cold: boolean, workers: number): Promise<void> {
     if (workers === 0 || !this.level.channel || list.length === 0) {
       this.level.readLedgers();
       // A warm start settles only what changed (its facts are remembered); a cold one, everything.

@@ -225,21 +225,22 @@ export class FolderLooks {
     };
     // Folders on disk that memory does not keep: finished orders' (the store's) and new ones.
     const notLive = new Set<string>();
-    const toLook: string[] = [];
+    // Folders to look at fully, with their listing's fingerprint as known (undefined: new).
+    const toLook: [string, number | undefined][] = [];
     for (const d of names) {
       if (!this.listing.has(d)) notLive.add(d);
-      else if (full || !sameSelf(d, this.selfOf.get(d))) toLook.push(d);
+      else if (full || !sameSelf(d, this.selfOf.get(d))) toLook.push([d, this.listing.get(d)]);
     }
     const present = new Set(names);
     for (const d of this.listing.keys()) if (!present.has(d)) dirty.add(d);
     // The store's folders that memory does not keep: gone, or compared with their stored identity.
-    this.stored.forEach((d, self) => {
+    this.stored.forEach((d, self, listing) => {
       if (this.listing.has(d)) return;
       if (!notLive.delete(d)) dirty.add(d);
-      else if (full || !sameSelf(d, self)) toLook.push(d);
+      else if (full || !sameSelf(d, self)) toLook.push([d, listing]);
     });
-    for (const d of notLive) toLook.push(d); // new: stored nowhere
-    for (const d of toLook) if (this.lookFolder(d)) dirty.add(d);
+    for (const d of notLive) toLook.push([d, undefined]); // new: stored nowhere
+    for (const [d, known] of toLook) if (this.lookFolder(d, known)) dirty.add(d);
     return { dirty, channelDirty, folders: names.length };
   }
 
