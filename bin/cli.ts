@@ -124,12 +124,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--alert-webhook <url>', 'POST each alert (JSON with a Slack/Mattermost `text`) to this URL; repeatable (docs/alerts.md)', (v: string, prev: URL[]) => [...prev, parseHttpUrl(v)], [] as URL[])
     .option('--alert-command <cmd>', 'run this shell command for each alert, the JSON on its standard input')
     .option('--alert-after <seconds>', 'quiet period: how long an item must stay before it pages, and be gone before it is resolved (default 0)', parseSecondsOrZero)
-    .option('--alert-base-url <url>', "the board's address in alert links (default http://<host>:<port>)", parseHttpUrl);
+    .option('--alert-base-url <url>', "the board's address in alert links (default http://<host>:<port>)", parseHttpUrl)
+    .option('--max-watches <n>', 'order folders watched for changes at most, the most recently changed (default 65536; the rest are found by the periodic looks; docs/deploy.md)', (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('a whole number, 0 or more');
+      return n;
+    });
   // This machine's agents and the opt-in reaper (issue 16): bin/serve-local.ts.
   addServeLocalOptions(serveCommand).action(
       async (
         channel: string | undefined,
-        opts: { port: number; host: string; staleAfter?: number; db?: string; ferrymanState?: string; ferrymanPins?: string; alertWebhook: URL[]; alertCommand?: string; alertAfter?: number; alertBaseUrl?: URL } & ServeLocalFlags,
+        opts: { port: number; host: string; staleAfter?: number; db?: string; ferrymanState?: string; ferrymanPins?: string; alertWebhook: URL[]; alertCommand?: string; alertAfter?: number; alertBaseUrl?: URL; maxWatches?: number } & ServeLocalFlags,
       ) => {
         let local: ServeLocal;
         try {
@@ -152,6 +157,7 @@ export async function main(argv: readonly string[]): Promise<number> {
           alertCommand: opts.alertCommand,
           alertAfterS: opts.alertAfter,
           alertBaseUrl: opts.alertBaseUrl?.href.replace(/\/+$/, ''),
+          maxWatches: opts.maxWatches,
           local,
         });
       },

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openWriter } from '../lib/index/db';
+import { closeWriter, openWriter } from '../lib/index/db';
 import { Indexer } from '../lib/index/indexer';
 import { IndexStore } from '../lib/index/store';
 import { prepareLocal, startReaper, type PreparedLocal } from './serve-local';
@@ -51,6 +51,8 @@ export interface ServeOptions {
   readonly alertAfterS?: number;
   /** The board's address in alert links (`--alert-base-url`, default http://<host>:<port>). */
   readonly alertBaseUrl?: string;
+  /** Order folders watched at most (`--max-watches`, default DEFAULT_WATCH_BUDGET in lib/index/watches.ts). */
+  readonly maxWatches?: number;
   /** This machine's agents and the opt-in reaper (bin/serve-local.ts, issue 16). */
   readonly local?: ServeLocal;
 }
@@ -193,6 +195,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
     onRebuilt: alerts ? (rebuilt) => alerts.useDb(rebuilt) : undefined,
     // This machine's reaper holds count as flags in the index (docs/reaper.md).
     reaperState: local.stateDir,
+    ...(opts.maxWatches !== undefined ? { maxWatches: opts.maxWatches } : {}),
   });
   let child: ChildProcess | null = null;
   // The web server starts at once; the page shows indexing progress until the first index is done.
@@ -211,7 +214,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
     console.error(`claimboard: ${built.why}`);
     await alerts?.stop();
     await indexer.stop();
-    db.close();
+    closeWriter(db);
     return 1;
   }
   const nextBin = built.nextBin;
@@ -272,7 +275,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
       await alerts?.stop();
       await indexer.stop();
       try {
-        db.close();
+        closeWriter(db);
       } catch {
         /* already closed */
       }

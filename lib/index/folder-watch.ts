@@ -16,6 +16,8 @@ import path from 'node:path';
 export class FolderWatch {
   private readonly watchers = new Map<string, fs.FSWatcher>();
   private failed = false;
+  /** How many watches were held when the system last refused one for want of watches (ENOSPC), or null. */
+  private fullAt: number | null = null;
 
   /**
    * @param root the channel root (absolute or relative to the working directory)
@@ -52,6 +54,9 @@ export class FolderWatch {
    */
   watch(relDir: string): boolean {
     if (this.watchers.has(relDir)) return false;
+    // Out of inotify watches: not asked again until one of ours is given back (each refusal
+    // costs an exception, and 100,000 of them took seconds at a million orders).
+    if (this.fullAt !== null && this.watchers.size >= this.fullAt) return false;
     let w: fs.FSWatcher;
     try {
       w = fs.watch(path.join(this.root, relDir), { persistent: false }, (_event, name) => {
@@ -59,6 +64,7 @@ export class FolderWatch {
       });
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOSPC') this.fullAt = this.watchers.size;
       if (code !== 'ENOENT' && code !== 'ENOTDIR' && !this.failed) {
         this.failed = true;
         this.onFailure(`cannot watch ${relDir || '.'}: ${code ?? String(e)}`);

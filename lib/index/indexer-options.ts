@@ -32,6 +32,8 @@ export interface IndexerOptions {
   readonly rescanMs?: number;
   /** Subscribe to folder events (default true). */
   readonly watch?: boolean;
+  /** Order folders watched at most (default DEFAULT_WATCH_BUDGET, watches.ts): the most recently changed; the looks find the others' changes. */
+  readonly maxWatches?: number;
   /** Progress and notices, one line each. */
   readonly log?: (line: string) => void;
   /** The Ed25519 primitive (default: verifier.ts's choice, sodium-native when it loads, else node:crypto; worker threads make the same choice themselves). */

@@ -104,7 +104,10 @@ export class Indexer {
     this.holds = opts.reaperState ? new LocalHolds(opts.reaperState, opts.root) : null;
     this.looks = this.makeLooks();
     this.level = this.makeLevel();
-    this.watches = new OrderWatches({ wants: (d) => this.facts.orderIn(d)?.lane !== 'done', knows: (d) => this.looks.knows(d), dirs: () => this.looks.liveDirs() });
+    this.watches = new OrderWatches(
+      { wants: (d) => this.facts.orderIn(d)?.lane !== 'done', knows: (d) => this.looks.knows(d), dirs: () => this.looks.liveDirs() },
+      opts.maxWatches,
+    );
     this.timers = new Scheduler({
       pump: () => this.guard.run(() => this.pump()),
       log: this.log,
@@ -529,7 +532,7 @@ export class Indexer {
       if (!cold) for (const id of changed) s.addChange(id, this.clock());
       s.trimChanges();
       s.writeMeta('unsettled', false);
-      this.metrics.record(s, this.clock(), this.verified, this.progress.phase === 'ready');
+      this.metrics.record(s, this.clock(), this.verified, this.progress.phase === 'ready', cold ? null : changed);
     });
     this.refreshAgents();
     this.followFerryRetires();

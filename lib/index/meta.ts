@@ -39,14 +39,14 @@ export interface MetaValues {
   readonly unsettled: boolean;
   /** What the indexer recorded at its last pass for /metrics (metrics-record.ts). */
   readonly pass_stats: PassStatsRow;
-  /** Per order in Needs attention, when this index first stored it there (metrics-record.ts). */
-  readonly attention_since: Readonly<Record<string, number>>;
   /** Since when this index observes heartbeat gaps (beat-gaps.ts). */
   readonly gaps_since_ms: number;
   /** The alert configuration serve runs with, for the web server (lib/alerts/store.ts); absent: no alerts. */
   readonly alerts: StoredAlertConfig;
   /** The wall clock's steps the indexer saw, and what it read at the last one (steady-clock.ts); absent: none seen. */
   readonly clock: StoredClock;
+  /** True when the last writer closed the index (db.ts closeWriter): the next open skips the full integrity check. */
+  readonly closed_cleanly: boolean;
 }
 
 /** A meta key. */
@@ -108,7 +108,6 @@ const CODECS: { readonly [K in MetaKey]: Codec<MetaValues[K]> } = {
   roster_sig: text,
   unsettled: flag,
   pass_stats: json<PassStatsRow>(PassStatsSchema),
-  attention_since: json(z.record(z.string(), z.number())),
   gaps_since_ms: num,
   alerts: json<StoredAlertConfig>(AlertConfigSchema),
   clock: json<StoredClock>(
@@ -118,6 +117,7 @@ const CODECS: { readonly [K in MetaKey]: Codec<MetaValues[K]> } = {
       wall_minus_boot_ms: z.number().finite().nullable(),
     }),
   ),
+  closed_cleanly: flag,
 };
 
 interface MetaStatements {

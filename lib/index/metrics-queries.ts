@@ -11,7 +11,7 @@ import type { AttentionFlag, Lane, OrderState } from '../ledger/derive';
 import type { AlertsResponse, IndexProgress } from './types';
 import { alertsStatus } from '../alerts/status';
 import { progressOf } from './queries';
-import { attentionSince, passStats, type PassStatsRow } from './metrics-record';
+import { oldestAttentionSince, passStats, type PassStatsRow } from './metrics-record';
 
 /** Everything /metrics shows of the index. Instants are ms on this machine's clock. */
 export interface IndexFigures {
@@ -60,12 +60,7 @@ function readFigures(db: DB, nowMs: number): IndexFigures {
   // A card's sort_ms is its since_ms, or 0 without one (indexer.ts writeCard), and only a stale
   // claim has a since_ms: the lane index answers without reading the cards.
   const stale = db.prepare("SELECT MIN(sort_ms) AS t FROM cards WHERE lane IN ('stale', 'attention') AND sort_ms > 0").get() as { t: number | null };
-  const since = attentionSince(db);
-  let oldestAttention: number | null = null;
-  for (const r of db.prepare("SELECT order_id FROM cards WHERE lane = 'attention'").all() as { order_id: string }[]) {
-    const t = since.get(r.order_id);
-    if (t !== undefined && (oldestAttention === null || t < oldestAttention)) oldestAttention = t;
-  }
+  const oldestAttention = oldestAttentionSince(db);
   const problems = new Map<string, number>();
   for (const r of db.prepare('SELECT problem, COUNT(*) AS n FROM problems GROUP BY problem').all() as { problem: string; n: number }[]) problems.set(r.problem, r.n);
   const agents = (

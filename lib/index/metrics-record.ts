@@ -1,14 +1,16 @@
 import 'server-only';
 /**
  * What the indexer (the `claimboard serve` process) records for GET /metrics, which the web
- * process serves from the index read-only (docs/prometheus.md). Two rows of the `meta` table,
- * written inside the indexer's settle transaction; no migration:
+ * process serves from the index read-only (docs/prometheus.md), inside the indexer's settle
+ * transaction:
  *
- * - `pass_stats`: when the last pass settled, how many signatures the indexer verified since it
- *   started, and the index lag of the last live pass that stored a new or re-arrived file: the
- *   largest (when its card was stored − when the file arrived), both on this machine's clock.
- * - `attention_since`: per order in the Needs attention lane, when this index first stored it
- *   there (this machine's clock), so the age of the oldest attention item can be told.
+ * - `pass_stats` (a `meta` row): when the last pass settled, how many signatures the indexer
+ *   verified since it started, and the index lag of the last live pass that stored a new or
+ *   re-arrived file: the largest (when its card was stored − when the file arrived), both on this
+ *   machine's clock.
+ * - `attention_since` (a table, migration 13): per order in the Needs attention lane, when this
+ *   index first stored it there (this machine's clock), so the age of the oldest attention item
+ *   can be told. Kept from the orders each settle changed: O(changes) per write, not O(lane).
  *
  * Only this machine's clock is read: arrivals are file ctimes here, the other instants the
  * indexer's own clock.
@@ -64,11 +66,12 @@ export class MetricsRecorder {
   }
 
   /**
-   * Writes `pass_stats` and `attention_since` (call inside the settle transaction, after the
+   * Writes `pass_stats` and keeps `attention_since` (call inside the settle transaction, after the
    * cards are final). `live` false for the first index (a cold or warm start), whose files arrived
-   * while nothing indexed them: its lag is not counted. `nowMs`: this machine's clock.
+   * while nothing indexed them: its lag is not counted. `nowMs`: this machine's clock. `changed`:
+   * the orders whose card changed or went away in this settle, or null when every card was settled.
    */
-  record(store: IndexStore, nowMs: number, verifiedTotal: number, live: boolean): void {
+  record(store: IndexStore, nowMs: number, verifiedTotal: number, live: boolean, changed: Iterable<string> | null): void {
     if (live) {
       this.passes++;
       if (this.maxLagMs !== null) this.lastLag = { max_ms: this.maxLagMs, files: this.files, at_ms: nowMs };
@@ -77,25 +80,16 @@ export class MetricsRecorder {
     this.files = 0;
     const row: PassStatsRow = { last_pass_ms: nowMs, verified_total: verifiedTotal, passes_total: this.passes, lag: this.lastLag };
     store.writeMeta('pass_stats', row);
-    const before = attentionSince(store.db);
-    const now = new Map<string, number>();
-    let changed = false;
-    for (const id of store.attentionIds()) {
-      const since = before.get(id);
-      if (since === undefined) changed = true;
-      now.set(id, since ?? nowMs);
-    }
-    if (changed || now.size !== before.size) store.writeMeta('attention_since', Object.fromEntries(now));
+    store.noteAttention(changed, nowMs);
   }
 }
 
 /**
- * The `attention_since` meta row: order id → when this index first stored the order in the Needs
- * attention lane (ms, this machine's clock). Empty when absent or unreadable (bad input is data:
- * the row is a cache of what the indexer saw).
+ * When the oldest order now in Needs attention was first stored there by this index (ms, this
+ * machine's clock), or null when the lane is empty (the `attention_since` table).
  */
-export function attentionSince(db: DB): Map<string, number> {
-  return new Map(Object.entries(readMeta(db, 'attention_since') ?? {}));
+export function oldestAttentionSince(db: DB): number | null {
+  return (db.prepare('SELECT MIN(since_ms) AS t FROM attention_since').get() as { t: number | null }).t;
 }
 
 /** The `pass_stats` meta row, or null before the indexer's first pass settled (or when unreadable). */

@@ -143,7 +143,11 @@ const SQL = {
   ferryRetired: 'SELECT DISTINCT j.value AS a FROM cards INDEXED BY cards_retires, json_each(cards.retires) j WHERE cards.retires IS NOT NULL',
   dueDirs: 'SELECT order_dir FROM cards WHERE next_ms IS NOT NULL AND next_ms <= ?',
   nextDue: 'SELECT MIN(next_ms) AS t FROM cards WHERE next_ms IS NOT NULL',
-  attentionIds: "SELECT order_id FROM cards WHERE lane = 'attention'",
+  isAttention: "SELECT lane = 'attention' FROM cards WHERE order_id = ?",
+  attentionSinceAdd: 'INSERT OR IGNORE INTO attention_since (order_id, since_ms) VALUES (?, ?)',
+  attentionSinceDelete: 'DELETE FROM attention_since WHERE order_id = ?',
+  attentionSinceTrim: "DELETE FROM attention_since WHERE order_id NOT IN (SELECT order_id FROM cards WHERE lane = 'attention')",
+  attentionSinceFill: "INSERT OR IGNORE INTO attention_since (order_id, since_ms) SELECT order_id, ? FROM cards WHERE lane = 'attention'",
   offsetCount: 'SELECT COUNT(*) AS n FROM runs WHERE agent = ? AND writer_offset_ms IS NOT NULL',
   offsetAt: 'SELECT writer_offset_ms AS o FROM runs WHERE agent = ? AND writer_offset_ms IS NOT NULL ORDER BY writer_offset_ms LIMIT 1 OFFSET ?',
   deleteAgents: 'DELETE FROM agents',
@@ -419,8 +423,22 @@ export class IndexStore {
   }
 
   /** The orders in the Needs attention lane. */
-  attentionIds(): Iterable<string> {
-    return this.s.attentionIds.pluck().iterate() as Iterable<string>;
+  /**
+   * Keeps `attention_since` equal to the Needs attention lane: an order of `ids` now there gets
+   * `nowMs` (ms, this machine's clock) unless it has a row, any other loses its row; `ids` null:
+   * every card is looked at (a settle of every card).
+   */
+  noteAttention(ids: Iterable<string> | null, nowMs: number): void {
+    const s = this.s;
+    if (ids === null) {
+      s.attentionSinceTrim.run();
+      s.attentionSinceFill.run(nowMs);
+      return;
+    }
+    for (const id of ids) {
+      if (s.isAttention.pluck().get(id) === 1) s.attentionSinceAdd.run(id, nowMs);
+      else s.attentionSinceDelete.run(id);
+    }
   }
 
   // --- agents ---
