@@ -345,6 +345,19 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
       DELETE FROM meta WHERE key = 'attention_since';
     `,
   },
+  {
+    id: 14,
+    name: 'start_indexes',
+    // What a warm start reads, answered from indexes instead of the cards table (709 MB at a
+    // million orders): which folders hold a finished order (folder and lane in one index), how
+    // many finished orders each holder holds, and the folder names that may be case variants.
+    sql: `
+      DROP INDEX cards_dir;
+      CREATE INDEX cards_dir ON cards (order_dir, lane);
+      CREATE INDEX cards_done_holder ON cards (holder) WHERE lane = 'done' AND holder IS NOT NULL;
+      CREATE INDEX dirs_maybe_variant ON dirs (dir) WHERE dir GLOB '*[A-Z]*' OR dir GLOB '*[^!-~]*';
+    `,
+  },
 ];
 
 /**
@@ -361,6 +374,8 @@ const BULK_DROPPED = [
   'cards_holder',
   'cards_next',
   'cards_lane_age',
+  'cards_done_holder',
+  'dirs_maybe_variant',
   'card_agents_on_insert',
   'card_agents_on_update',
   'card_agents_on_delete',

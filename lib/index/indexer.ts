@@ -218,6 +218,15 @@ export class Indexer {
     return { orders: this.facts.liveCount, folders: this.looks.liveSize };
   }
 
+  /**
+   * Whether a warm start's look at the finished orders' folders is still under way (the sweep's
+   * first slices, looks.ts), or what it found is not stored yet (pending, or a folder that lost a
+   * file waiting out the vanish grace).
+   */
+  get finishedPending(): boolean {
+    return this.looks.finishedPending || this.timers.hasPaths || this.looks.nextGraceEnd() !== null;
+  }
+
   /** Signatures verified (by this process) since start. */
   get verifiedCount(): number {
     return this.verified;
@@ -269,9 +278,10 @@ export class Indexer {
       for (const n of this.looks.tasksNames() ?? []) dirty.add(n);
       seen += dirty.size;
     } else {
-      // A warm start is a quick look against the remembered folders; the sweep that follows
-      // finds what changed in place meanwhile.
-      const look = this.looks.quick();
+      // A warm start is a quick look against the remembered folders: the live ones now, the
+      // finished orders' by the sweep's first slices just after (at a million orders, 700,000
+      // lstats of inodes no longer cached); the rest of the sweep finds what changed in place.
+      const look = this.looks.quick(false);
       for (const d of look.dirty) dirty.add(d);
       seen += look.folders;
       this.looks.begin();

@@ -82,6 +82,26 @@ describe('the looks behind folder events', () => {
     expect(await until(() => q.order(db, 't2', Date.now())?.card.holder === null)).toBe(true);
     expect(q.order(db, 't2', Date.now())?.card.flags).toContain('bad_record');
   });
+  it('a warm start looks at the unfinished orders\' folders before it is ready, the finished orders\' in the sweep\'s first slices just after', async () => {
+    // Vector 10: ra awaiting_review (Review), rb accepted (Done), rc changes_requested (Running).
+    const root = channelCopy('10-review-states');
+    const db = openMemory();
+    const first = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    await first.start();
+    await first.stop();
+    // While nothing runs, a malformed claim lands in rb's folder and in rc's (LEDGER.md §7: bad_record).
+    fs.writeFileSync(path.join(root, 'tasks/rb/claim.zed.json'), '{');
+    fs.writeFileSync(path.join(root, 'tasks/rc/claim.zed.json'), '{');
+    const said: string[] = [];
+    const warm = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify, rescanMs: 60_000, log: (l) => said.push(l) });
+    cleanup.push(() => warm.stop());
+    await warm.start();
+    // Ready: rc (live) was looked at; rb (finished) is still as stored: its look is the sweep's, next.
+    expect(q.order(db, 'rc', Date.now())?.card.flags).toContain('bad_record');
+    expect(q.order(db, 'rb', Date.now())?.card.lane).toBe('done');
+    expect(await until(() => q.order(db, 'rb', Date.now())?.card.flags.includes('bad_record') ?? false, 3000)).toBe(true);
+    expect(said.some((l) => l.startsWith("index: the finished orders' folders looked at after the warm start"))).toBe(true);
+  });
   it('when tasks/ itself is replaced, the order folders in the new one are watched', async () => {
     const root = channelCopy('10-review-states');
     const db = openMemory();

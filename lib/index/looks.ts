@@ -52,7 +52,7 @@ export interface StoredFolders {
   /** Calls `fn` with every stored folder's; `fn` must not touch the store (it is being read). */
   forEach(fn: (dir: string, self: number, listing: number) => void): void;
   /** Up to `n` stored folders after `after` in the store's order ('' : from the first): a slice of the sweep. */
-  after(after: string, n: number): readonly { readonly dir: string; readonly listing: number }[];
+  after(after: string, n: number): readonly { readonly dir: string; readonly self: number; readonly listing: number }[];
   /** Every stored folder's name. */
   names(): readonly string[];
   /** How many folders are stored. */
@@ -76,6 +76,10 @@ export class FolderLooks {
   private sweepAfter: string | null = null;
   /** The running sweep's busy time so far, ms. */
   private sweepBusy = 0;
+  /** The running sweep looks only at finished orders' folders' own identities (after a warm start's quick look). */
+  private sweepQuick = false;
+  /** The channel's tasks/ folder. */
+  private readonly tasksAbs: string;
   /** How long the last quick look took, ms. */
   private quickLookMs = 0;
 
@@ -90,7 +94,9 @@ export class FolderLooks {
     private readonly storedPaths: (dir: string) => Iterable<string>,
     private readonly stored: StoredFolders,
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.tasksAbs = path.join(root, 'tasks');
+  }
 
   /** Remembers a live folder's fingerprints as of its last pass (a pass stores them too; a start loads the live ones). */
   remember(dir: string, self: number, listing: number): void {
@@ -183,11 +189,16 @@ export class FolderLooks {
     }
   }
 
-  /** The quick look (timed: see quickMs). */
-  quick(): LookResult {
+  /**
+   * The quick look (timed: see quickMs). `finished` false (a warm start): the folders of finished
+   * orders found on disk are not looked at now but by the next slices of the sweep, which begins
+   * with their own stat identities (a quick sweep) before it looks at every entry; new and gone
+   * folders are still found at once.
+   */
+  quick(finished = true): LookResult {
     const started = performance.now();
     try {
-      return this.look(false);
+      return this.look(false, finished);
     } finally {
       this.quickLookMs = performance.now() - started;
     }
@@ -195,7 +206,7 @@ export class FolderLooks {
 
   /** The full look at everything: every entry of every folder and of the channel level. */
   full(): LookResult {
-    return this.look(true);
+    return this.look(true, true);
   }
 
   /**
@@ -203,7 +214,7 @@ export class FolderLooks {
    * whose own stat identity changed since their last pass. A root that is no channel (any
    * more) is said once per look, and nothing is dirty: the last board stays.
    */
-  private look(full: boolean): LookResult {
+  private look(full: boolean, finished: boolean): LookResult {
     const dirty = new Set<string>();
     try {
       assertChannelRoot(this.root);
@@ -213,32 +224,26 @@ export class FolderLooks {
     }
     const channelDirty = this.lookChannelLevel();
     const names = this.tasksNames() ?? [];
-    const tasksAbs = path.join(this.root, 'tasks');
-    const sameSelf = (d: string, self: number | undefined) => {
-      let st: Stats | null;
-      try {
-        st = fs.lstatSync(path.join(tasksAbs, d));
-      } catch {
-        st = null; // vanished, or a name that is not valid UTF-8: the full look at it decides
-      }
-      return st !== null && cyrb53(statKey(st)) === self;
-    };
+    const sameSelf = (d: string, self: number | undefined) => this.sameSelf(d, self);
     // Folders on disk that memory does not keep: finished orders' (the store's) and new ones.
     const notLive = new Set<string>();
     // Folders to look at fully, with their listing's fingerprint as known (undefined: new).
     const toLook: [string, number | undefined][] = [];
-    for (const d of names) {
-      if (!this.listing.has(d)) notLive.add(d);
-      else if (full || !sameSelf(d, this.selfOf.get(d))) toLook.push([d, this.listing.get(d)]);
-    }
-    const present = new Set(names);
-    for (const d of this.listing.keys()) if (!present.has(d)) dirty.add(d);
+    for (const d of names) if (!this.listing.has(d)) notLive.add(d);
+    // Memory's folders by their own identity: one that is gone fails its lstat, and its full look says so.
+    for (const [d, self] of this.selfOf) if (full || !sameSelf(d, self)) toLook.push([d, this.listing.get(d)]);
     // The store's folders that memory does not keep: gone, or compared with their stored identity.
     this.stored.forEach((d, self, listing) => {
       if (this.listing.has(d)) return;
       if (!notLive.delete(d)) dirty.add(d);
-      else if (full || !sameSelf(d, self)) toLook.push([d, listing]);
+      else if (full || (finished && !sameSelf(d, self))) toLook.push([d, listing]);
     });
+    // Left to the sweep, which starts with their own identities (sweepSlice).
+    if (!full && !finished) {
+      this.sweepAfter = '';
+      this.sweepBusy = 0;
+      this.sweepQuick = true;
+    }
     for (const d of notLive) toLook.push([d, undefined]); // new: stored nowhere
     for (const [d, known] of toLook) if (this.lookFolder(d, known)) dirty.add(d);
     return { dirty, channelDirty, folders: names.length };
@@ -269,27 +274,57 @@ export class FolderLooks {
   /**
    * The next slice of the sweep (a new sweep starts with every folder when the last one ended):
    * up to SWEEP_SLICE folders in the store's order, fewer when SWEEP_SLICE_MS has passed; the
-   * folders whose listing changed. `more` says whether the sweep has folders left.
+   * folders whose listing changed. `more` says whether the sweep has folders left. After a warm
+   * start's quick look (quick(false)) the sweep is first a quick one over the finished orders'
+   * folders (their own stat identity, as the quick look compares), then at once a full one.
    */
   sweepSlice(): { dirty: string[]; more: boolean } {
     if (this.sweepAfter === null) {
       this.sweepAfter = '';
       this.sweepBusy = 0;
     }
+    const quick = this.sweepQuick;
     const started = performance.now();
-    const slice = this.stored.after(this.sweepAfter, SWEEP_SLICE);
+    const slice = this.stored.after(this.sweepAfter, quick ? SWEEP_SLICE * 8 : SWEEP_SLICE);
     const dirty: string[] = [];
     let looked = 0;
     for (const r of slice) {
-      if (this.lookFolder(r.dir, this.listing.get(r.dir) ?? r.listing)) dirty.push(r.dir);
+      const known = this.listing.get(r.dir);
+      if (!quick) {
+        if (this.lookFolder(r.dir, known ?? r.listing)) dirty.push(r.dir);
+      } else if (known === undefined && !this.sameSelf(r.dir, r.self) && this.lookFolder(r.dir, r.listing)) dirty.push(r.dir);
       looked++;
       if (performance.now() - started >= SWEEP_SLICE_MS) break;
     }
     const last = slice[looked - 1];
     // The sweep ends when the store has no folder after the last one looked at.
-    this.sweepAfter = looked === slice.length && slice.length < SWEEP_SLICE ? null : (last?.dir ?? null);
+    const ended = looked === slice.length && slice.length < (quick ? SWEEP_SLICE * 8 : SWEEP_SLICE);
+    this.sweepAfter = ended ? null : (last?.dir ?? null);
     this.sweepBusy += performance.now() - started;
+    if (ended && quick) {
+      // The full sweep follows at once.
+      this.log(`index: the finished orders' folders looked at after the warm start (${(this.sweepBusy / 1000).toFixed(1)} s of slices)`);
+      this.sweepQuick = false;
+      this.sweepAfter = '';
+      this.sweepBusy = 0;
+    }
     return { dirty, more: this.sweepAfter !== null };
+  }
+
+  /** Whether the sweep is still looking at finished orders' folders left by a warm start's quick look. */
+  get finishedPending(): boolean {
+    return this.sweepQuick;
+  }
+
+  /** Whether an order folder's own stat identity is still `self` (false: changed, vanished, or a name that is not valid UTF-8: a full look decides). */
+  private sameSelf(d: string, self: number | undefined): boolean {
+    let st: Stats | undefined;
+    try {
+      st = fs.lstatSync(`${this.tasksAbs}/${d}`, { throwIfNoEntry: false });
+    } catch {
+      st = undefined;
+    }
+    return st !== undefined && cyrb53(statKey(st)) === self;
   }
 
   /**

@@ -88,7 +88,8 @@ export interface CardColumns {
   readonly ageRefMs: number | null;
 }
 
-const SQL = {
+/** Every statement the indexer runs (exported for the tests of their query plans). */
+export const SQL = {
   allCards: 'SELECT card FROM cards ORDER BY order_id',
   allProblems: 'SELECT path, problem, detail, line, order_id FROM problems ORDER BY path',
   pins: 'SELECT name, public_key FROM pins',
@@ -100,6 +101,13 @@ const SQL = {
   deleteDir: 'DELETE FROM dirs WHERE dir = ?',
   ledgerMemos: 'SELECT path, entries, intact, broken_at, stat, keys, reason FROM ledger_files WHERE stat IS NOT NULL',
   latestArrivals: 'SELECT writer, MAX(arrival_ms) AS t FROM files WHERE writer IS NOT NULL GROUP BY writer',
+  // The same, one seek of files_writer per writer (a few dozen) instead of reading the whole
+  // index (5.9 million entries at a million orders: 0.5 s, against 1 ms).
+  latestArrivalsSeek: `WITH RECURSIVE w(writer) AS (
+      SELECT MIN(writer) FROM files WHERE writer IS NOT NULL
+      UNION ALL SELECT (SELECT MIN(writer) FROM files WHERE writer > w.writer) FROM w WHERE w.writer IS NOT NULL)
+    SELECT writer, (SELECT MAX(arrival_ms) FROM files f WHERE f.writer = w.writer) AS t FROM w WHERE writer IS NOT NULL`,
+  bulkLoadOpen: "SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'bulk_load')",
   latestArrivalOf: 'SELECT MAX(arrival_ms) AS t FROM files WHERE writer = ?',
   pathsIn: 'SELECT path FROM files WHERE order_dir = ?',
   sigsIn: 'SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? AND sig_key IS NOT NULL',
@@ -236,7 +244,9 @@ export class IndexStore {
 
   /** The latest arrival of every writer's files (LEDGER.md §6). */
   latestArrivals(): { writer: string; t: number }[] {
-    return this.s.latestArrivals.all() as { writer: string; t: number }[];
+    // A cold index's bulk load has dropped files_writer: there, one pass over the files is the way.
+    const bulk = this.s.bulkLoadOpen.pluck().get() === 1;
+    return (bulk ? this.s.latestArrivals : this.s.latestArrivalsSeek).all() as { writer: string; t: number }[];
   }
 
   /** The latest arrival of `writer`'s files, or null when none is stored. */

@@ -22,23 +22,26 @@ export const STORED_SQL = {
   orderDirs: 'SELECT order_dir FROM cards',
   doneDirsHeldByOrNone: "SELECT order_dir FROM cards WHERE lane = 'done' AND (holder IS NULL OR holder IN (SELECT value FROM json_each(?)))",
   liveCards: "SELECT order_id, order_dir, lane, state, holder, fp, CASE WHEN fp IS NULL THEN card END AS card FROM cards WHERE lane <> 'done'",
-  doneHeld: "SELECT holder, COUNT(*) AS n FROM cards WHERE lane = 'done' AND holder IS NOT NULL GROUP BY holder",
+  // The partial index of finished orders' holders (SQLite without statistics would take the lane index and read every Done card).
+  doneHeld: "SELECT holder, COUNT(*) AS n FROM cards INDEXED BY cards_done_holder WHERE lane = 'done' AND holder IS NOT NULL GROUP BY holder",
   cardDirsNotListed: 'SELECT order_dir FROM cards c WHERE NOT EXISTS (SELECT 1 FROM dirs d WHERE d.dir = c.order_dir)',
   dir: 'SELECT self, listing FROM dirs WHERE dir = ?',
-  dirs: 'SELECT dir, self, listing FROM dirs',
-  dirsAfter: 'SELECT dir, listing FROM dirs WHERE dir > ? ORDER BY dir LIMIT ?',
+  dirsAfter: 'SELECT dir, self, listing FROM dirs WHERE dir > ? ORDER BY dir LIMIT ?',
   dirNames: 'SELECT dir FROM dirs',
   // Every name canonicalName may fold (an ASCII capital, or a character outside '!'..'~': space,
   // control, non-ASCII), and more: the caller tells which are variants.
   maybeVariantDirs: "SELECT dir FROM dirs WHERE dir GLOB '*[A-Z]*' OR dir GLOB '*[^!-~]*'",
   orderCount: 'SELECT COUNT(*) FROM cards',
   dirCount: 'SELECT COUNT(*) FROM dirs',
-  // A folder is live unless it holds a finished order (looks.ts keeps the live ones in memory).
-  // `+c.lane`: looked up by folder (cards_dir), never by lane, which scans the Done lane per folder.
-  liveDirs: "SELECT d.dir, d.self, d.listing FROM dirs d WHERE NOT EXISTS (SELECT 1 FROM cards c WHERE c.order_dir = d.dir AND +c.lane = 'done')",
+  // A folder is live unless it holds a finished order (looks.ts keeps the live ones in memory):
+  // looked up in cards_dir (folder, lane), never by lane, which scans the Done lane per folder.
+  liveDirs: "SELECT d.dir, d.self, d.listing FROM dirs d WHERE NOT EXISTS (SELECT 1 FROM cards c WHERE c.order_dir = d.dir AND c.lane = 'done')",
 } as const;
 
 type Statements = { readonly [K in keyof typeof STORED_SQL]: Statement };
+
+/** Folders read at once by StoredFolders.forEach. */
+const FOREACH_CHUNK = 5000;
 
 
 /** The index's orders and folders as the indexer's memory reads them (one per connection). */
@@ -66,9 +69,23 @@ export class StoredIndex {
   readonly folders: StoredFolders = {
     get: (dir) => this.s.dir.get(dir) as { self: number; listing: number } | undefined,
     forEach: (fn) => {
-      for (const r of this.s.dirs.iterate() as Iterable<DirRow>) fn(r.dir, r.self, r.listing);
+      // In chunks of rows read at once, by primary key: half the time of a row-by-row iterator
+      // (1.0 s against 2.1 s for a million folders), and the statement is not left open while fn runs.
+      const chunk = this.s.dirsAfter.raw(true);
+      try {
+        let after = '';
+        for (;;) {
+          const rows = chunk.all(after, FOREACH_CHUNK) as [string, number, number][];
+          for (const [dir, self, listing] of rows) fn(dir, self, listing);
+          const last = rows[rows.length - 1];
+          if (!last || rows.length < FOREACH_CHUNK) return;
+          after = last[0];
+        }
+      } finally {
+        chunk.raw(false);
+      }
     },
-    after: (after, n) => this.s.dirsAfter.all(after, n) as { dir: string; listing: number }[],
+    after: (after, n) => this.s.dirsAfter.all(after, n) as DirRow[],
     names: () => this.s.dirNames.pluck().all() as string[],
     count: () => this.s.dirCount.pluck().get() as number,
   };

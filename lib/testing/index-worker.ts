@@ -7,7 +7,7 @@
  *   REBUILD <why>      openWriter found the index unusable and is rebuilding it
  *   LOG <line>         the indexer's own progress lines
  *   READY              the first index is stored
- *   DONE               (--once) stopped and closed cleanly
+ *   DONE               (--once) every folder looked at, stopped and closed cleanly
  *
  * Usage: node --conditions=react-server --import tsx lib/testing/index-worker.ts
  *          --root DIR --db FILE --now MS [--once] [--rescan-ms N]
@@ -49,6 +49,8 @@ const ix = new Indexer(options);
 await ix.start();
 say('READY');
 if (once) {
+  // A warm start is ready before it looked at the finished orders' folders: those come next.
+  while (ix.finishedPending) await new Promise((r) => setTimeout(r, 20));
   await ix.stop();
   db.close();
   say('DONE');
