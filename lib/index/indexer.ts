@@ -23,11 +23,11 @@ import 'server-only';
  *   `stale` timer re-derives those when the time comes.
  * One process writes the index; request handlers open it read-only.
  *
- * Its options are indexer-options.ts. About 520 lines, every one the orchestration itself (start,
+ * - first-index.ts: the first index at start and after a rebuild (what memory keeps loaded,
+ *   the folders that changed read, on every core when cold).
+ * Its options are indexer-options.ts. About 480 lines, every one the orchestration itself (start,
  * rebuild, pump, the passes and settle, each a few calls into the parts above).
  */
-import os from 'node:os';
-import path from 'node:path';
 import { assertChannelRoot } from './read-channel';
 import { serverVerifier } from './verifier';
 import { MetricsRecorder } from './metrics-record';
@@ -35,7 +35,7 @@ import type { Problem } from '../ledger/channel';
 import type { Ed25519Verify } from '../ledger/verify';
 import type { Card } from '../ledger/derive';
 import type { IndexProgress } from './types';
-import { coldPass } from './cold-pass';
+import { firstIndex, loadMemory, type FirstIndexHost } from './first-index';
 import { BeatGapRecorder } from './beat-gaps';
 import { IndexStore } from './store';
 import { ChannelFacts, MAX_SETTLE_ROUNDS } from './facts';
@@ -78,10 +78,6 @@ export class Indexer {
   private readonly log: (line: string) => void;
   private verified = 0;
   private progress: IndexProgress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
-  /** Time spent settling channel-wide facts in the cold index, ms (its "ready" line says it). */
-  private settleMs = 0;
-  /** A cold index's time to the board shown unverified, ms, or null (no such phase). */
-  private boardVisibleMs: number | null = null;
   /** The faults an update can meet (guard.ts): failed writes, the database swapped, the folder gone, clock steps. */
   private readonly guard: UpdateGuard;
   /** This machine's reaper holds, folded into the cards when they settle (local-holds.ts). */
@@ -115,6 +111,8 @@ export class Indexer {
       quickLookMs: () => this.looks.quickMs,
       sweepSlice: () => this.looks.sweepSlice(),
       sweepBusyMs: () => this.looks.sweepBusyMs,
+      // Only while watching (without folder events the quick look is the way), and only when some are not watched.
+      pollSlice: () => (this.watches.active && this.watches.orderFolders < this.looks.liveSize ? this.looks.pollSlice((d) => this.watches.watching(d)) : []),
       nextGraceEnd: () => this.looks.nextGraceEnd(),
       graceEnded: () => this.looks.graceEnded(),
       passDue: () => this.guard.run(() => this.passDue()),
@@ -152,19 +150,6 @@ export class Indexer {
     return new FolderLooks(this.opts.root, (d) => this.store.pathsIn(d), this.stored.folders, this.log);
   }
 
-  /**
-   * Loads what memory keeps from the database (a start, a resync): the orders not finished,
-   * how many finished ones each holder holds, the live folders' fingerprints, the folders whose
-   * names are not canonical.
-   */
-  private loadMemory(): void {
-    // doneHeld first: an iterator left open by a read that throws would keep the connection busy.
-    const doneHeld = this.stored.doneHeld();
-    this.facts.load(this.stored.liveCards(), doneHeld);
-    for (const r of this.stored.liveDirs()) this.looks.remember(r.dir, r.self, r.listing);
-    for (const d of this.stored.maybeVariantDirs()) this.facts.noteVariant(d, true);
-  }
-
   private makeLevel(): ChannelLevel {
     return new ChannelLevel({ ...this.opts, store: this.store, verify: this.verify, clock: this.clock, statOf: (rel) => this.looks.channelStatOf(rel), clockSteps: () => this.guard.steps });
   }
@@ -194,7 +179,7 @@ export class Indexer {
     const s = this.store;
     this.looks = this.makeLooks();
     this.facts = new ChannelFacts(this.stored.orders);
-    this.loadMemory();
+    loadMemory({ stored: this.stored, facts: this.facts, looks: this.looks });
     this.facts.setLastArrivals(s.latestArrivals());
     this.facts.ferryRetired = s.ferryRetiredNames();
     // The channel-level entries are not remembered: the next look reads the channel level again.
@@ -237,6 +222,36 @@ export class Indexer {
     this.store.writeMeta('progress', this.progress);
   }
 
+  /** The parts and steps the first index uses (first-index.ts), as they are now. */
+  private host(): FirstIndexHost {
+    return {
+      opts: this.opts,
+      store: this.store,
+      stored: this.stored,
+      facts: this.facts,
+      looks: this.looks,
+      level: this.level,
+      writer: this.writer,
+      holds: this.holds,
+      verifierName: this.verifierName,
+      verify: this.verify,
+      clock: this.clock,
+      log: this.log,
+      verified: () => this.verified,
+      addVerified: (n) => void (this.verified += n),
+      progress: () => this.progress,
+      setProgress: (p) => this.setProgress(p),
+      saveClock: () => this.guard.saveClock(),
+      setBeatGaps: (b) => void (this.beatGaps = b),
+      touchHolds: () => this.touchHolds(),
+      readChannelLevel: (withLedgers) => this.readChannelLevel(withLedgers),
+      passDirs: (dirs, cold) => this.passDirs(dirs, cold),
+      arrivals: (dirs) => this.arrivals(dirs),
+      settle: (cold) => this.settle(cold),
+      passDue: () => this.passDue(),
+    };
+  }
+
   /**
    * First index: loads what the database remembers, stats the whole folder, re-reads only the
    * folders in which something changed (all of them on a cold start), derives and stores; then
@@ -245,74 +260,12 @@ export class Indexer {
   async start(): Promise<void> {
     assertChannelRoot(this.opts.root);
     this.guard.begin();
-    const warm = await this.firstIndex();
+    const warm = await firstIndex(this.host());
     this.timers.staleChanged();
     if (this.timers.stopped) return;
     if (this.opts.watch !== false) this.subscribe();
     // A warm start trusted the folders' own stat identities: the first sweep starts now.
     this.timers.startLooks(warm ? 0 : undefined);
-  }
-
-  /** The first index (start, or a rebuild): what the database remembers, then the folders that changed. Returns whether it was a warm start. */
-  private async firstIndex(): Promise<boolean> {
-    const s = this.store;
-    const t0 = this.clock();
-    this.beatGaps = new BeatGapRecorder(s, t0);
-    s.writeMeta('channel', path.resolve(this.opts.root));
-    s.writeMeta('stale_after_ms', this.opts.staleAfterMs);
-    this.guard.saveClock();
-    this.level.load();
-    const warm = s.hasFiles();
-    // What the database remembers of the work not finished: per order what the channel-wide
-    // facts need (no card is parsed), per folder a pair of fingerprints.
-    this.loadMemory();
-    this.holds?.forget();
-    this.touchHolds();
-    this.setProgress({ phase: 'scanning' });
-    this.log(warm ? `index: warm start, ${this.looks.size} folders remembered` : 'index: cold start');
-
-    const dirty = new Set<string>();
-    let seen = this.looks.readChannelLevel();
-    if (!warm) {
-      // A cold start: every folder is read anyway, and reading it stats it.
-      for (const n of this.looks.tasksNames() ?? []) dirty.add(n);
-      seen += dirty.size;
-    } else {
-      // A warm start is a quick look against the remembered folders: the live ones now, the
-      // finished orders' by the sweep's first slices just after (at a million orders, 700,000
-      // lstats of inodes no longer cached); the rest of the sweep finds what changed in place.
-      const look = this.looks.quick(false);
-      for (const d of look.dirty) dirty.add(d);
-      seen += look.folders;
-      this.looks.begin();
-      // The latest arrival of every writer, as remembered (LEDGER.md §6).
-      this.facts.setLastArrivals(s.latestArrivals());
-      // Cards shown unverified by a cold index that was stopped while checking: passed again, every signature checked.
-      for (const d of s.unverifiedDirs()) dirty.add(d);
-    }
-    // Folders of stored orders that have no stored fingerprints (the look finds the others gone).
-    for (const d of this.stored.cardDirsNotListed()) dirty.add(d);
-    this.setProgress({ phase: 'reading', files_seen: seen });
-    this.log(`index: ${seen} entries, ${dirty.size} order folders to read`);
-
-    // Channel-level files are always read (they are few); a roster change re-reads every folder.
-    // Ledger files are verified later, while worker threads read the folders (passDirsCold).
-    const rosterChanged = this.readChannelLevel(false);
-    if (rosterChanged) for (const d of this.looks.dirs()) dirty.add(d);
-
-    const unsettled = s.readMeta('unsettled') === true;
-    await this.passDirsCold(dirty, !warm);
-    // The last run was killed between storing cards and settling them: settle every card.
-    if (warm && unsettled) this.settle(true);
-    // Folders whose stale time passed while we were not running.
-    this.passDue();
-    this.setProgress({ phase: 'ready', files_seen: seen, files_read: this.progress.files_read, files_verified: this.verified, ready_at_ms: this.clock() });
-    s.addChange('*', this.clock());
-    this.log(
-      `index: ready in ${((this.clock() - t0) / 1000).toFixed(1)} s: ${seen} entries seen, ${dirty.size} folders read, ${this.verified} signatures verified (${this.verifierName}), ${this.looks.size} folders, ${this.facts.liveCount} orders not finished in memory` +
-        (warm ? '' : ` (storing ${(this.writer.storeMs / 1000).toFixed(1)} s, settling ${(this.settleMs / 1000).toFixed(1)} s on this thread${this.boardVisibleMs !== null ? `; board visible at ${(this.boardVisibleMs / 1000).toFixed(1)} s` : ''})`),
-    );
-    return warm;
   }
 
   /** Stops watching and timers. The database given stays open (its owner closes it); one this indexer opened in a rebuild is closed. */
@@ -344,7 +297,7 @@ export class Indexer {
     this.writer = this.makeWriter();
     this.progress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
     try {
-      await this.firstIndex();
+      await firstIndex(this.host());
       this.opts.onRebuilt?.(db);
     } finally {
       // Closed only now: until the new index is complete, its readers (the alerts) keep the old one.
@@ -473,52 +426,6 @@ export class Indexer {
     const f = arrivalsFor(steps, known ? (rel) => known.get(rel) : undefined);
     if (skew === 0) return f;
     return (rel, stat, c) => (f ? f(rel, stat, c + skew) : c + skew);
-  }
-
-  /**
-   * The first index: on every core (worker threads) when many folders must be read, the board
-   * shown before the signatures are checked behind it (cold-pass.ts).
-   */
-  private async passDirsCold(dirs: Set<string>, cold: boolean): Promise<void> {
-    const list = [...dirs].sort();
-    const workers = cold ? (this.opts.workers ?? (list.length > 2000 ? Math.max(1, os.availableParallelism() - 1) : 0)) : 0;
-    // Every order is stored, then all are settled at once: nothing to collect per order meanwhile
-    // (settle(true) ends it; so does a pass that fails before it).
-    if (cold) this.facts.bulk = true;
-    try {
-      await this.passDirsColdIn(list, dirs, cold, workers);
-    } finally {
-      this.facts.bulk = false;
-    }
-  }
-
-  /** passDirsCold's passes: on worker threads (cold-pass.ts) or on this thread. */
-  private async passDirsColdIn(list: readonly string[], dirs: Set<string>, cold: boolean, workers: number): Promise<void> {
-    if (workers === 0 || !this.level.channel || list.length === 0) {
-      this.level.readLedgers();
-      // A warm start settles only what changed (its facts are remembered); a cold one, everything.
-      this.passDirs(dirs, cold);
-      if (!cold && dirs.size === 0) this.settle(false);
-      return;
-    }
-    const report = await coldPass(list, {
-      level: this.level,
-      store: this.store,
-      facts: this.facts,
-      writer: this.writer,
-      workers,
-      arrival: this.arrivals(null),
-      log: this.log,
-      clock: this.clock,
-      setProgress: (p) => this.setProgress(p),
-      settleAll: () => this.settle(true),
-      passAgain: (d) => this.passDirs(d),
-      verify: this.verify,
-      addVerified: (n) => void (this.verified += n),
-      ...(this.opts.onBoardVisible ? { onBoardVisible: this.opts.onBoardVisible } : {}),
-    });
-    this.settleMs = report.settleMs;
-    this.boardVisibleMs = report.boardVisibleMs;
   }
 
   /**

@@ -102,6 +102,22 @@ describe('the looks behind folder events', () => {
     expect(await until(() => q.order(db, 'rb', Date.now())?.card.flags.includes('bad_record') ?? false, 3000)).toBe(true);
     expect(said.some((l) => l.startsWith("index: the finished orders' folders looked at after the warm start"))).toBe(true);
   });
+  it('past the watch budget, an unfinished order\'s folder is polled: its change shows long before the next quick look, and it is watched from then on', async () => {
+    // Vector 10: ra (Review) and rc (Running) unfinished, rb finished. One watch for the two.
+    const root = channelCopy('10-review-states');
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: naclVerify, rescanMs: 60_000, maxWatches: 1 });
+    cleanup.push(() => ix.stop());
+    await ix.start();
+    await sleep(100);
+    const watchedOrders = () => ix.watched.filter((d) => d.startsWith('tasks/'));
+    expect(watchedOrders()).toHaveLength(1);
+    const unwatched = ['ra', 'rc'].find((d) => !ix.watched.includes(`tasks/${d}`))!;
+    // No event comes from it, and the quick look is a minute away: the poll finds it.
+    fs.writeFileSync(path.join(root, `tasks/${unwatched}/claim.zed.json`), '{');
+    expect(await until(() => q.order(db, unwatched, Date.now())?.card.flags.includes('bad_record') ?? false, 3000)).toBe(true);
+    expect(watchedOrders()).toEqual([`tasks/${unwatched}`]);
+  });
   it('when tasks/ itself is replaced, the order folders in the new one are watched', async () => {
     const root = channelCopy('10-review-states');
     const db = openMemory();

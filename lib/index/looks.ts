@@ -39,6 +39,9 @@ export const SWEEP_SLICE = 500;
 /** ... and the time a slice may take, ms (performance.now()): a write waits for at most one slice, whatever the disk does (1M orders: 500 folders took seconds when their inodes were not cached). */
 export const SWEEP_SLICE_MS = 25;
 
+/** The time a slice of the poll of unwatched folders may take, ms (pollSlice). */
+export const POLL_SLICE_MS = 10;
+
 /** The folder under tasks/ a channel-relative path is in, or null. */
 export const dirOf = (rel: string): string | null => {
   const parts = rel.split('/');
@@ -80,6 +83,8 @@ export class FolderLooks {
   private sweepQuick = false;
   /** The channel's tasks/ folder. */
   private readonly tasksAbs: string;
+  /** Where the poll of unwatched folders stopped (a live iterator over selfOf), or null: the next slice starts a round. */
+  private pollIter: Iterator<[string, number]> | null = null;
   /** How long the last quick look took, ms. */
   private quickLookMs = 0;
 
@@ -309,6 +314,31 @@ export class FolderLooks {
       this.sweepBusy = 0;
     }
     return { dirty, more: this.sweepAfter !== null };
+  }
+
+  /**
+   * The next slice of the poll: memory's folders (the unfinished orders') that `watched` says
+   * are not watched, each by its own stat identity, for at most POLL_SLICE_MS; returns those
+   * whose listing changed. Each slice resumes where the last one stopped, so every unwatched
+   * folder is looked at once per round (a million orders, 236,000 unwatched: a round in about
+   * 12 s at 5 % of a core), not only by the quick look of every folder (a minute apart there).
+   */
+  pollSlice(watched: (d: string) => boolean): string[] {
+    const dirty: string[] = [];
+    const started = performance.now();
+    const it = this.pollIter ?? this.selfOf.entries();
+    this.pollIter = null;
+    let looked = 0;
+    for (let r = it.next(); !r.done; r = it.next()) {
+      const [d, self] = r.value;
+      if (watched(d)) continue;
+      if (!this.sameSelf(d, self) && this.lookFolder(d, this.listing.get(d))) dirty.push(d);
+      if (++looked % 64 === 0 && performance.now() - started >= POLL_SLICE_MS) {
+        this.pollIter = it;
+        break;
+      }
+    }
+    return dirty;
   }
 
   /** Whether the sweep is still looking at finished orders' folders left by a warm start's quick look. */

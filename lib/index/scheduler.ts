@@ -8,6 +8,9 @@ import 'server-only';
  *   look) soon; it alone keeps the process alive (an update under way is finished).
  * - `rescan`: the next quick look.
  * - `sweep`: the next slice of the sweep (or the next sweep).
+ * - `poll`: the next slice of the poll of the unfinished orders' folders not watched (past the
+ *   watch budget, watches.ts, or refused a watch), every POLL_EVERY_MS; nothing to do while
+ *   every one is watched.
  * - `grace`: the end of the earliest vanish grace (looks.ts).
  * - `stale`: the earliest moment a card may change with no file changing (cards' `next_ms`).
  * Delays are ms on the event loop's clock, except the stale timer's target, a card's `next_ms`
@@ -15,9 +18,12 @@ import 'server-only';
  */
 
 /** The indexer's timers. */
-export type TimerName = 'pump' | 'rescan' | 'sweep' | 'grace' | 'stale';
+export type TimerName = 'pump' | 'rescan' | 'sweep' | 'poll' | 'grace' | 'stale';
 
-const TIMERS: readonly TimerName[] = ['pump', 'rescan', 'sweep', 'grace', 'stale'];
+const TIMERS: readonly TimerName[] = ['pump', 'rescan', 'sweep', 'poll', 'grace', 'stale'];
+
+/** How often a slice of the poll of unwatched folders runs, ms (a slice takes at most POLL_SLICE_MS, looks.ts: about 5 % of a core). */
+export const POLL_EVERY_MS = 200;
 
 /** What the next pump is to do. */
 export interface PendingWork {
@@ -46,6 +52,8 @@ export interface SchedulerHooks {
   readonly sweepSlice: () => { readonly dirty: readonly string[]; readonly more: boolean };
   /** The running sweep's busy time, ms. */
   readonly sweepBusyMs: () => number;
+  /** Looks at the next slice of the unfinished orders' folders that are not watched: the ones whose own identity changed. */
+  readonly pollSlice: () => readonly string[];
   /** The earliest end of a vanish grace (performance.now() ms), or null. */
   readonly nextGraceEnd: () => number | null;
   /** The paths whose grace ended. */
@@ -61,7 +69,7 @@ export interface SchedulerHooks {
 const nothing = (): PendingWork => ({ paths: new Set(), all: false, quick: false, channelDirs: false, tasksDir: false });
 
 export class Scheduler {
-  private readonly timers: Record<TimerName, NodeJS.Timeout | null> = { pump: null, rescan: null, sweep: null, grace: null, stale: null };
+  private readonly timers: Record<TimerName, NodeJS.Timeout | null> = { pump: null, rescan: null, sweep: null, poll: null, grace: null, stale: null };
   private work: { -readonly [K in keyof PendingWork]: PendingWork[K] } = nothing();
   private halted = false;
 
@@ -166,10 +174,20 @@ export class Scheduler {
     this.schedule(rel === null ? 0 : 30);
   }
 
-  /** Starts the periodic looks: the quick look, and the sweep (its first after `firstSweepMs`, default its period). */
+  /** Starts the periodic looks: the quick look, the sweep (its first after `firstSweepMs`, default its period), and the poll of unwatched folders. */
   startLooks(firstSweepMs?: number): void {
     this.scheduleRescan();
     this.scheduleSweep(firstSweepMs);
+    this.schedulePoll();
+  }
+
+  /** A slice of the poll of unwatched unfinished orders' folders every POLL_EVERY_MS (a slice with none to look at costs a comparison). */
+  private schedulePoll(): void {
+    this.arm('poll', POLL_EVERY_MS, () => {
+      for (const d of this.hooks.pollSlice()) this.addPath(`tasks/${d}`);
+      if (this.hasPaths) this.schedule(0);
+      this.schedulePoll();
+    });
   }
 
   /** The quick look every `rescanMs` (default 20x the last one's own duration, at least 1 s: about 5% of a core). */

@@ -4,7 +4,8 @@ import 'server-only';
  * agents/, retirements/, grants/, tasks/, and the folders of orders not finished (Done lane), at
  * most `budget` of them: the ones that changed most recently. Events are hints: a watch that
  * fails, a folder past the budget, or no watching at all (`watch: false`) only makes the looks
- * find the change later (the quick look, every few seconds; looks.ts).
+ * find the change later: a poll of the unwatched unfinished orders' folders, a slice every
+ * 200 ms (scheduler.ts, looks.ts pollSlice), and the quick look of every folder.
  *
  * Why a budget (issue 14): a watch costs about 1.5 KB of this process's memory (measured with
  * 20,000) and one of the user's inotify watches, which Syncthing on the same machine needs too
@@ -53,6 +54,11 @@ export class OrderWatches {
   /** The directories watched now, sorted ('' is the channel root); empty without folder events. */
   list(): string[] {
     return this.watcher?.list() ?? [];
+  }
+
+  /** Whether an order folder is watched now. */
+  watching(dir: string): boolean {
+    return this.recent.has(dir);
   }
 
   /** How many order folders are watched now. */
