@@ -82,3 +82,18 @@ describe('openWriter: the integrity check at start', () => {
     expect(said[0]).toMatch(/unreadable.*rebuilding from the folder/);
   });
 });
+
+describe('openWriter beside a writer in a long transaction', () => {
+  it('a mark it cannot write (busy) is no damage: the index is opened, not moved aside', () => {
+    const { file, db } = indexWithBulk();
+    db.exec('BEGIN IMMEDIATE'); // as a serve in a long write (a migration, a settle of every card)
+    const said: string[] = [];
+    const second = openWriter(file, (why) => said.push(why)); // waits out busy_timeout (5 s) for its mark, then goes on
+    expect(said).toEqual([]);
+    expect(second.prepare('SELECT COUNT(*) AS n FROM bulk').get()).toEqual({ n: 2000 });
+    second.close();
+    db.exec('ROLLBACK');
+    expect(fs.readdirSync(path.dirname(file)).filter((f) => f.includes('corrupt'))).toEqual([]);
+    db.close();
+  }, 20_000);
+});

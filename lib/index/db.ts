@@ -439,24 +439,40 @@ export function openWriter(file: string, onRebuild: (why: string) => void = () =
       if (check !== 'ok') throw new Error(`integrity check: ${String(check)}`);
     }
     prepare(db);
-    // Until closeWriter says otherwise, this run did not end cleanly: the next open checks every page.
-    writeMeta(db, 'closed_cleanly', false);
-    return db;
   } catch (e) {
-    try {
-      db?.close();
-    } catch {
-      /* already unusable */
-    }
-    const aside = `${file}.corrupt-${Date.now()}`;
-    for (const suffix of ['', '-wal', '-shm']) {
-      if (fs.existsSync(file + suffix)) fs.renameSync(file + suffix, aside + suffix);
-    }
-    onRebuild(`index ${file} was unreadable (${e instanceof Error ? e.message : String(e)}); moved to ${aside} and rebuilding from the folder`);
-    const fresh = new Database(file);
-    prepare(fresh);
-    return fresh;
+    return rebuildAside(file, db, e, onRebuild);
   }
+  // Until closeWriter says otherwise, this run did not end cleanly: the next open checks every
+  // page. Outside the check above: a write refused now (busy: `claimboard repin` beside a serve
+  // in a long transaction; a full disk) is no damage, and the indexer's start writes it again.
+  markOpen(db);
+  return db;
+}
+
+/** Marks the index as in use (not closed cleanly); a refused write is left to the indexer's start. */
+function markOpen(db: DB): void {
+  try {
+    writeMeta(db, 'closed_cleanly', false);
+  } catch {
+    // Busy or full: the indexer's first writes say it again (first-index.ts).
+  }
+}
+
+/** Moves an unusable index (and its -wal, -shm) aside and opens a fresh one, saying why. */
+function rebuildAside(file: string, db: DB | null, e: unknown, onRebuild: (why: string) => void): DB {
+  try {
+    db?.close();
+  } catch {
+    /* already unusable */
+  }
+  const aside = `${file}.corrupt-${Date.now()}`;
+  for (const suffix of ['', '-wal', '-shm']) {
+    if (fs.existsSync(file + suffix)) fs.renameSync(file + suffix, aside + suffix);
+  }
+  onRebuild(`index ${file} was unreadable (${e instanceof Error ? e.message : String(e)}); moved to ${aside} and rebuilding from the folder`);
+  const fresh = new Database(file);
+  prepare(fresh);
+  return fresh;
 }
 
 /**

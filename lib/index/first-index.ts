@@ -82,6 +82,8 @@ export async function firstIndex(h: FirstIndexHost): Promise<boolean> {
   h.setBeatGaps(new BeatGapRecorder(s, t0));
   s.writeMeta('channel', path.resolve(h.opts.root));
   s.writeMeta('stale_after_ms', h.opts.staleAfterMs);
+  // In use: a stop that is not clean makes the next open check every page (db.ts; openWriter's own mark may have been refused).
+  s.writeMeta('closed_cleanly', false);
   h.saveClock();
   h.level.load();
   const warm = s.hasFiles();

@@ -322,7 +322,8 @@ export class Indexer {
     const dirty = scanned.dirty;
     let channelDirty = scanned.channelDirty;
     if (work.quick && !work.all) {
-      const look = this.looks.quick();
+      // While the sweep looks at the finished orders' folders after a warm start, this look leaves them to it.
+      const look = this.looks.quick(!this.looks.finishedPending);
       for (const d of look.dirty) dirty.add(d);
       channelDirty = channelDirty || look.channelDirty;
     }

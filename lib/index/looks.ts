@@ -195,10 +195,10 @@ export class FolderLooks {
   }
 
   /**
-   * The quick look (timed: see quickMs). `finished` false (a warm start): the folders of finished
-   * orders found on disk are not looked at now but by the next slices of the sweep, which begins
-   * with their own stat identities (a quick sweep) before it looks at every entry; new and gone
-   * folders are still found at once.
+   * The quick look (timed: see quickMs). `finished` false (a warm start, and the quick looks
+   * while that sweep runs): the folders of finished orders found on disk are not looked at now
+   * but by the next slices of the sweep, which begins with their own stat identities (a quick
+   * sweep) before it looks at every entry; new and gone folders are still found at once.
    */
   quick(finished = true): LookResult {
     const started = performance.now();
@@ -243,8 +243,8 @@ export class FolderLooks {
       if (!notLive.delete(d)) dirty.add(d);
       else if (full || (finished && !sameSelf(d, self))) toLook.push([d, listing]);
     });
-    // Left to the sweep, which starts with their own identities (sweepSlice).
-    if (!full && !finished) {
+    // Left to the sweep, which starts with their own identities (sweepSlice), unless it is at it already.
+    if (!full && !finished && !this.sweepQuick) {
       this.sweepAfter = '';
       this.sweepBusy = 0;
       this.sweepQuick = true;

@@ -5,8 +5,8 @@
  * start of 100,000 orders that never ended (seen in the bench before the fix).
  */
 import { describe, expect, it } from 'vitest';
-import { openMemory } from './db';
-import { STORED_SQL } from './stored';
+import { beginBulkLoad, endBulkLoad, openMemory } from './db';
+import { STORED_SQL, StoredIndex } from './stored';
 
 const plan = (sql: string, args: unknown[]) => {
   const db = openMemory();
@@ -31,5 +31,31 @@ describe('stored.ts query plans', () => {
   it('what else a start reads comes from partial indexes, not from every card or folder', () => {
     expect(plan(STORED_SQL.doneHeld, [])).toEqual(['SEARCH cards USING COVERING INDEX cards_done_holder (holder>?)']);
     expect(plan(STORED_SQL.maybeVariantDirs, [])).toEqual(['SCAN dirs USING COVERING INDEX dirs_maybe_variant']);
+  });
+});
+
+describe('StoredIndex.doneHeld', () => {
+  it('counts finished orders per holder, from the partial index or, while a bulk load has dropped it, from the cards', () => {
+    const db = openMemory();
+    const stored = new StoredIndex(db);
+    const put = (id: string, lane: string, holder: string | null) =>
+      db
+        .prepare("INSERT INTO cards (order_id, order_dir, lane, state, holder, agents, flags, search, sort_ms, card) VALUES (?, ?, ?, 'done', ?, '  ', '  ', ?, 1, '{}')")
+        .run(id, id, lane, holder, id);
+    put('a', 'done', 'fang');
+    put('b', 'done', 'fang');
+    put('c', 'done', 'wisp');
+    put('d', 'done', null);
+    put('e', 'running', 'wisp');
+    const want = [
+      { holder: 'fang', n: 2 },
+      { holder: 'wisp', n: 1 },
+    ];
+    const sorted = (r: { holder: string; n: number }[]) => [...r].sort((x, y) => x.holder.localeCompare(y.holder));
+    expect(sorted(stored.doneHeld())).toEqual(want);
+    beginBulkLoad(db);
+    expect(sorted(stored.doneHeld())).toEqual(want);
+    endBulkLoad(db);
+    expect(sorted(stored.doneHeld())).toEqual(want);
   });
 });

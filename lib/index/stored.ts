@@ -22,8 +22,11 @@ export const STORED_SQL = {
   orderDirs: 'SELECT order_dir FROM cards',
   doneDirsHeldByOrNone: "SELECT order_dir FROM cards WHERE lane = 'done' AND (holder IS NULL OR holder IN (SELECT value FROM json_each(?)))",
   liveCards: "SELECT order_id, order_dir, lane, state, holder, fp, CASE WHEN fp IS NULL THEN card END AS card FROM cards WHERE lane <> 'done'",
-  // The partial index of finished orders' holders (SQLite without statistics would take the lane index and read every Done card).
+  // The partial index of finished orders' holders (SQLite without statistics would take the lane index and read every Done card) ...
   doneHeld: "SELECT holder, COUNT(*) AS n FROM cards INDEXED BY cards_done_holder WHERE lane = 'done' AND holder IS NOT NULL GROUP BY holder",
+  // ... which a cold bulk load has dropped (a resync during one).
+  doneHeldBulk: "SELECT holder, COUNT(*) AS n FROM cards WHERE lane = 'done' AND holder IS NOT NULL GROUP BY holder",
+  bulkLoadOpen: "SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'bulk_load')",
   cardDirsNotListed: 'SELECT order_dir FROM cards c WHERE NOT EXISTS (SELECT 1 FROM dirs d WHERE d.dir = c.order_dir)',
   dir: 'SELECT self, listing FROM dirs WHERE dir = ?',
   dirsAfter: 'SELECT dir, self, listing FROM dirs WHERE dir > ? ORDER BY dir LIMIT ?',
@@ -97,7 +100,8 @@ export class StoredIndex {
 
   /** How many finished orders each holder holds. */
   doneHeld(): { holder: string; n: number }[] {
-    return this.s.doneHeld.all() as { holder: string; n: number }[];
+    const bulk = this.s.bulkLoadOpen.pluck().get() === 1;
+    return (bulk ? this.s.doneHeldBulk : this.s.doneHeld).all() as { holder: string; n: number }[];
   }
 
   /** The fingerprints of the live folders: those holding no finished order. */

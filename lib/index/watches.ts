@@ -2,7 +2,9 @@ import 'server-only';
 /**
  * Which directories the indexer watches (folder-watch.ts does the watching): the channel root,
  * agents/, retirements/, grants/, tasks/, and the folders of orders not finished (Done lane), at
- * most `budget` of them: the ones that changed most recently. Events are hints: a watch that
+ * most `budget` of them: those memory loaded first, then each folder a look finds changed, in
+ * place of the least recently changed one (when the system has no inotify watches left, the ones
+ * it granted stay as they are). Events are hints: a watch that
  * fails, a folder past the budget, or no watching at all (`watch: false`) only makes the looks
  * find the change later: a poll of the unwatched unfinished orders' folders, a slice every
  * 200 ms (scheduler.ts, looks.ts pollSlice), and the quick look of every folder.
