@@ -399,6 +399,11 @@ export function beginBulkLoad(db: DB): void {
   })();
 }
 
+/** Whether a cold index's bulk load is open (beginBulkLoad, not yet endBulkLoad): BULK_DROPPED is missing meanwhile. */
+export function bulkLoadOpen(db: DB): boolean {
+  return db.prepare("SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'bulk_load')").pluck().get() === 1;
+}
+
 /** Makes again what beginBulkLoad dropped, card_agents and lane_counts from every card, in one transaction; nothing when no load is open. */
 export function endBulkLoad(db: DB): void {
   const row = db.prepare("SELECT value FROM meta WHERE key = 'bulk_load'").get() as { value: string } | undefined;

@@ -7,7 +7,7 @@ import 'server-only';
  * order-detail.ts.
  */
 import type { Statement } from 'better-sqlite3';
-import type { DB } from './db';
+import { bulkLoadOpen, type DB } from './db';
 import { LANES, type Card, type Lane } from '../ledger/derive';
 import type {
   AgentResponse,
@@ -80,7 +80,7 @@ export function lanePage(db: DB, lane: Lane, terms: readonly QueryTerm[], cursor
   const count = (
     w.agentOnly !== null
       ? stmt(db, 'SELECT COUNT(*) AS n FROM card_agents WHERE agent = ? AND lane = ?').get(w.agentOnly, lane)
-      : w.unfiltered && !bulkLoadOpen(db)
+      : w.unfiltered && !bulkLoadOpen(db) // lane_counts is made at a bulk load's end: until then, counted card by card
         ? { n: (stmt(db, 'SELECT n FROM lane_counts WHERE lane = ?').pluck().get(lane) as number | undefined) ?? 0 }
         : stmt(db, `SELECT COUNT(*) AS n ${w.from}`).get(...w.args)
   ) as { n: number };
@@ -98,11 +98,6 @@ export function lanePage(db: DB, lane: Lane, terms: readonly QueryTerm[], cursor
     cards: withUnverified(db, page.map((r) => JSON.parse(r.card) as Card)),
     next_cursor: rows.length > limit && last ? encodeCursor(last.sort_ms, last.order_id) : null,
   };
-}
-
-/** Whether a cold index's bulk load is under way (db.ts): lane_counts is made at its end, so until then lanes are counted card by card. */
-function bulkLoadOpen(db: DB): boolean {
-  return stmt(db, "SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'bulk_load')").pluck().get() === 1;
 }
 
 /** Whether any card is still shown unverified (a cold index checking signatures behind the board). */

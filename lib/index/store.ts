@@ -9,7 +9,7 @@ import 'server-only';
  * own clock (LEDGER.md §6).
  */
 import type { Statement } from 'better-sqlite3';
-import type { DB } from './db';
+import { bulkLoadOpen, type DB } from './db';
 import { readMeta, writeMeta, writeMetaIfAbsent, type MetaKey, type MetaValues } from './meta';
 import type { Card, Lane, OrderState } from '../ledger/derive';
 import type { Problem } from '../ledger/channel';
@@ -107,7 +107,6 @@ export const SQL = {
       SELECT MIN(writer) FROM files WHERE writer IS NOT NULL
       UNION ALL SELECT (SELECT MIN(writer) FROM files WHERE writer > w.writer) FROM w WHERE w.writer IS NOT NULL)
     SELECT writer, (SELECT MAX(arrival_ms) FROM files f WHERE f.writer = w.writer) AS t FROM w WHERE writer IS NOT NULL`,
-  bulkLoadOpen: "SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'bulk_load')",
   latestArrivalOf: 'SELECT MAX(arrival_ms) AS t FROM files WHERE writer = ?',
   pathsIn: 'SELECT path FROM files WHERE order_dir = ?',
   sigsIn: 'SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? AND sig_key IS NOT NULL',
@@ -245,7 +244,7 @@ export class IndexStore {
   /** The latest arrival of every writer's files (LEDGER.md §6). */
   latestArrivals(): { writer: string; t: number }[] {
     // A cold index's bulk load has dropped files_writer: there, one pass over the files is the way.
-    const bulk = this.s.bulkLoadOpen.pluck().get() === 1;
+    const bulk = bulkLoadOpen(this.db);
     return (bulk ? this.s.latestArrivals : this.s.latestArrivalsSeek).all() as { writer: string; t: number }[];
   }
 

@@ -8,7 +8,7 @@ import 'server-only';
  * everything). Times: none here; fingerprints are order-pass.ts's.
  */
 import type { Statement } from 'better-sqlite3';
-import type { DB } from './db';
+import { bulkLoadOpen, type DB } from './db';
 import { orderInfoOf, type StoredOrders } from './facts';
 import type { StoredFolders } from './looks';
 import type { CardInfoRow, DirRow } from './store';
@@ -26,7 +26,6 @@ export const STORED_SQL = {
   doneHeld: "SELECT holder, COUNT(*) AS n FROM cards INDEXED BY cards_done_holder WHERE lane = 'done' AND holder IS NOT NULL GROUP BY holder",
   // ... which a cold bulk load has dropped (a resync during one).
   doneHeldBulk: "SELECT holder, COUNT(*) AS n FROM cards WHERE lane = 'done' AND holder IS NOT NULL GROUP BY holder",
-  bulkLoadOpen: "SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'bulk_load')",
   cardDirsNotListed: 'SELECT order_dir FROM cards c WHERE NOT EXISTS (SELECT 1 FROM dirs d WHERE d.dir = c.order_dir)',
   dir: 'SELECT self, listing FROM dirs WHERE dir = ?',
   dirsAfter: 'SELECT dir, self, listing FROM dirs WHERE dir > ? ORDER BY dir LIMIT ?',
@@ -51,7 +50,7 @@ const FOREACH_CHUNK = 5000;
 export class StoredIndex {
   private readonly s: Statements;
 
-  constructor(db: DB) {
+  constructor(private readonly db: DB) {
     this.s = Object.fromEntries(Object.entries(STORED_SQL).map(([k, sql]) => [k, db.prepare(sql)])) as unknown as Statements;
   }
 
@@ -100,7 +99,7 @@ export class StoredIndex {
 
   /** How many finished orders each holder holds. */
   doneHeld(): { holder: string; n: number }[] {
-    const bulk = this.s.bulkLoadOpen.pluck().get() === 1;
+    const bulk = bulkLoadOpen(this.db);
     return (bulk ? this.s.doneHeldBulk : this.s.doneHeld).all() as { holder: string; n: number }[];
   }
 
