@@ -55,11 +55,13 @@ export function Filters({
   useEffect(() => {
     latestUrlQ.current = urlQ;
   });
-  // The query this bar last wrote to the URL: its echo must not overwrite what was typed since.
-  const written = useRef<string | null>(null);
+  // The queries this bar wrote to the URL whose echo has not come back, oldest first. An echo
+  // must not overwrite what was typed or picked since: two dropdowns changed in quick succession
+  // have the first one's URL arrive after the second was written.
+  const written = useRef<string[]>([]);
 
   const apply = (q: string) => {
-    written.current = q;
+    written.current = [...written.current.slice(-15), q];
     const next = new URLSearchParams(window.location.search);
     for (const k of ['agent', 'state', 'flag']) next.delete(k);
     if (q) next.set('q', q);
@@ -82,7 +84,13 @@ export function Filters({
 
   // The URL changed from elsewhere (back, a saved view): follow it.
   useEffect(() => {
-    if (urlQ === written.current) return;
+    const echo = written.current.indexOf(urlQ);
+    if (echo !== -1) {
+      // One of ours: it and anything written before it have landed.
+      written.current = written.current.slice(echo + 1);
+      return;
+    }
+    written.current = [];
     setText((cur) => (cur.trim() === urlQ ? cur : urlQ));
   }, [urlQ]);
 

@@ -199,8 +199,10 @@ describe('alerts', () => {
     );
     const shown = await whenLane(run.db, ORDER, 'running');
     console.log(`board update with a hanging and a failing receiver: ${shown - written} ms after the write`);
-    expect(shown - written).toBeLessThan(1500);
-    expect(hang.open()).toBe(1); // still hanging when the board had moved
+    // Causal, not timed: the board moved while the first request to the hanging receiver was
+    // still open (one request received, none answered or timed out), so it waited for nothing.
+    expect(hang.got).toHaveLength(1);
+    expect(hang.open()).toBe(1);
     // The failing target: three attempts (bounded), then given up, its error shown.
     await waitFor('the 500 target to give up', () => alertsStatus(run.db, Date.now()).targets[1]?.failed === 1);
     const status = alertsStatus(run.db, Date.now());
