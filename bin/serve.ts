@@ -25,6 +25,9 @@ import { listenForNudges, nudgeSocketPath } from '../lib/index/nudge';
 import { AlertEngine, targetLabel, type AlertTarget } from '../lib/alerts/engine';
 import { clearConfig } from '../lib/alerts/store';
 
+/** How long the web server may take to stop after SIGTERM before it is killed, ms. */
+const WEB_STOP_GRACE_MS = 5000;
+
 /** Seconds between the demo's reaper passes (its stale_after is 30 s: a dead run is reaped 30-35 s after it died). */
 const DEMO_REAP_EVERY_S = 5;
 
@@ -265,10 +268,21 @@ export async function serve(opts: ServeOptions): Promise<number> {
 
   return await new Promise<number>((resolve) => {
     let stopping = false;
+    const webGone = new Promise<void>((r) => (web.exitCode !== null || web.signalCode !== null ? r() : web.once('exit', () => r())));
     const shutdown = async (code: number) => {
       if (stopping) return;
       stopping = true;
-      if (web.exitCode === null) web.kill('SIGTERM');
+      // next start waits on SIGTERM for every open response to end, and a board tab's event
+      // stream never does by itself: past the grace the web server is killed. It only reads the
+      // index, and an action's write is temp + rename (a temp file at worst).
+      let grace: NodeJS.Timeout | undefined;
+      if (web.exitCode === null && web.signalCode === null) {
+        web.kill('SIGTERM');
+        grace = setTimeout(() => {
+          console.warn(`claimboard: the web server did not stop within ${WEB_STOP_GRACE_MS / 1000} s of SIGTERM: killed`);
+          web.kill('SIGKILL');
+        }, WEB_STOP_GRACE_MS);
+      }
       await fleet?.stop();
       for (const stop of stopReapers) stop();
       stopNudges?.();
@@ -279,6 +293,8 @@ export async function serve(opts: ServeOptions): Promise<number> {
       } catch {
         /* already closed */
       }
+      await webGone;
+      clearTimeout(grace);
       resolve(code);
     };
     process.once('SIGINT', () => void shutdown(130));

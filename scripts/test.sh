@@ -85,7 +85,7 @@ step "type check" npx tsc --noEmit -p .
 step "lint" npx eslint . --max-warnings 0
 
 # The tests that start the real `claimboard serve` need the production build: they run after it.
-SERVE_TESTS=(lib/testing/soak/soak.test.ts lib/faults/sigstop.test.ts lib/faults/inotify.test.ts lib/faults/burst.test.ts)
+SERVE_TESTS=(lib/testing/soak/soak.test.ts lib/faults/sigstop.test.ts lib/faults/inotify.test.ts lib/faults/burst.test.ts lib/faults/sigterm.test.ts)
 # scripts/run-vitest.mjs names the failed tests at the end and runs a failed file once more alone
 # (FLAKY: failed, then passed; the names are repeated in the summary below).
 VITEST_LOG="$(mktemp)"
@@ -122,7 +122,7 @@ if [[ " ${failed[*]-} " == *" next build "* ]]; then
   warn "not run: they need the production build, which failed."
   failed+=("end-to-end tests (not run)")
 else
-  # The soak, short, and the faults on a running server (SIGSTOP, inotify watches run out, a burst of 10,029 files).
+  # The soak, short, and the faults on a running server (SIGSTOP, inotify watches run out, a burst of 10,029 files, SIGTERM with tabs open).
   step "soak and serve faults" vitest_step "${SERVE_TESTS[@]}"
   step "end-to-end tests" npx playwright test
   # Packed and installed into an empty folder, used from there (scripts/check-package.sh).

@@ -10,6 +10,17 @@ const POLL_MS = 150;
 const KEEPALIVE_MS = 15_000;
 
 /**
+ * The open streams' stops. On SIGTERM or SIGINT every stream is ended, so that next start's
+ * graceful stop, which waits for every open response, is not held by a tab left open.
+ */
+const open = new Set<() => void>();
+const endAll = () => {
+  for (const stop of [...open]) stop();
+};
+process.once('SIGTERM', endAll);
+process.once('SIGINT', endAll);
+
+/**
  * GET /api/events: server-sent events. `event: changed` with a ChangedEvent whenever the
  * indexer records changed orders (polled from the index's change feed every 150 ms), and one
  * naming no order (`orders: []`, `all: false`: the board refetches) when the index's health
@@ -21,6 +32,7 @@ function get(req: Request) {
     let seq = latestSeq(db);
     let timer: ReturnType<typeof setInterval> | null = null;
     let lastSent = Date.now();
+    let ended: (() => void) | null = null;
     const dbFile = settings.dbFile();
     const healthMoved = dbFile ? healthChanges(dbFile) : () => false;
     const stream = new ReadableStream<Uint8Array>({
@@ -34,6 +46,7 @@ function get(req: Request) {
           }
         };
         const stop = () => {
+          open.delete(stop);
           if (timer) clearInterval(timer);
           timer = null;
           try {
@@ -57,8 +70,11 @@ function get(req: Request) {
           }
         }, POLL_MS);
         req.signal.addEventListener('abort', stop);
+        open.add(stop);
+        ended = stop;
       },
       cancel() {
+        if (ended) open.delete(ended);
         if (timer) clearInterval(timer);
         timer = null;
       },

@@ -1,0 +1,75 @@
+/**
+ * Fault: `claimboard serve` is stopped (SIGTERM, as systemd or Ctrl-C does) while board tabs
+ * hold their event streams open. next start's own graceful stop waits for every open response
+ * to end, and a tab's stream never ends by itself: the stop hung for as long as a tab stayed
+ * open (found by the bench, whose serve had to be killed 15 s after SIGTERM).
+ *
+ * Checked: serve exits on SIGTERM with the streams still open on the client's side, the server
+ * ended them (serve now waits for its web server to exit), and the index is marked closed cleanly (so the next start
+ * skips the integrity check). Needs the production build (skipped, and said, without it).
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { dashboardBuilt, freePort, killAll, ServeProcess, sleep } from '../testing/soak/proc';
+import { VECTORS_DIR } from '../testing/vectors';
+import { readMeta } from '../index/meta';
+
+const built = dashboardBuilt();
+if (!built) console.warn('sigterm.test.ts: skipped: no production build (.next/BUILD_ID); run `npm run build` first');
+
+const dirs: string[] = [];
+afterAll(() => {
+  killAll();
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** An event stream held open by this side: `ended` once the server ends it. */
+function openStream(port: number): Promise<{ ended: Promise<void>; req: http.ClientRequest }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/api/events', agent: false }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`GET /api/events: ${res.statusCode}`));
+      res.resume();
+      const ended = new Promise<void>((r) => {
+        res.once('end', r);
+        res.once('close', r);
+      });
+      resolve({ ended, req });
+    });
+    req.once('error', reject);
+  });
+}
+
+describe.skipIf(!built)('SIGTERM with board tabs open', () => {
+  it('serve stops, ending the tabs\' event streams, and marks the index closed cleanly', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-sigterm-'));
+    dirs.push(dir);
+    const channel = path.join(dir, 'channel');
+    fs.cpSync(path.join(VECTORS_DIR, '06-stale-no-heartbeat', 'channel'), channel, { recursive: true });
+    const db = path.join(dir, 'index.sqlite');
+    const port = await freePort();
+    const serve = new ServeProcess({ channel, db, port, staleAfterS: 300 });
+    await serve.waitReady(120);
+    const streams = await Promise.all([openStream(port), openStream(port)]);
+
+    process.kill(serve.pid, 'SIGTERM');
+    // Bounded: without the fix this waited for the client, which never closes its streams.
+    const exited = await Promise.race([serve.exitP.then(() => true), sleep(60_000).then(() => false)]);
+    if (!exited) throw new Error(`serve did not exit within 60 s of SIGTERM with two event streams open:\n${serve.tail()}`);
+    await Promise.all(streams.map((s) => s.ended));
+    for (const s of streams) s.req.destroy();
+
+    expect(serve.exited).toBe(143);
+    const index = new Database(db, { readonly: true });
+    try {
+      expect(readMeta(index, 'closed_cleanly')).toBe(true);
+    } finally {
+      index.close();
+    }
+    // Which way the web server went: the streams ended on its SIGTERM, so no kill was needed.
+    expect(serve.tail(50)).not.toMatch(/did not stop within/);
+  }, 180_000);
+});
