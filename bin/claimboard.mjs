@@ -15,8 +15,11 @@ import v8 from 'node:v8';
 // collection instead of V8's default factor (up to 4x): the cold index peaked at 473 MB with
 // the small young generation alone, 269 MB with both, and took no longer. (V8 reads these when
 // it sizes the heap, so setting them at start takes effect.)
-v8.setFlagsFromString('--max-semi-space-size=2');
-v8.setFlagsFromString('--heap-growing-percent=25');
+// The web process (`web`, started by serve) has its own sizes on its command line.
+if (process.argv[2] !== 'web') {
+  v8.setFlagsFromString('--max-semi-space-size=2');
+  v8.setFlagsFromString('--heap-growing-percent=25');
+}
 
 const projectDir = path.resolve(import.meta.dirname, '..');
 process.env.CLAIMBOARD_PROJECT_DIR ??= projectDir;

@@ -107,6 +107,16 @@ export async function main(argv: readonly string[]): Promise<number> {
       }
     });
 
+  // The web process `serve` starts (bin/web.ts): not for people, so not in --help.
+  program
+    .command('web', { hidden: true })
+    .requiredOption('--host <h>', 'address to bind')
+    .requiredOption('--port <n>', 'port', (v) => Number(v))
+    .action(async (opts: { host: string; port: number }) => {
+      const { webServer } = await import('./web');
+      process.exit(await webServer(opts));
+    });
+
   const serveCommand = program
     .command('serve')
     .description('serve the dashboard on a channel (default: CLAIMBOARD_CHANNEL, else a live demo in ./.claimboard/demo)')

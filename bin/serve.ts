@@ -16,6 +16,7 @@ import { IndexStore } from '../lib/index/store';
 import { prepareLocal, startReaper, type PreparedLocal } from './serve-local';
 import type { ServeLocal } from './serve-local-options';
 import { settings } from '../lib/config';
+import { PROJECT_DIR } from './project-dir';
 import { DEFAULT_STALE_AFTER_MS } from '../lib/ledger/stale-after';
 import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
 import { ensureDemoChannel, readDemoManifest } from '../lib/demo/scenario';
@@ -31,8 +32,7 @@ const WEB_STOP_GRACE_MS = 5000;
 /** Seconds between the demo's reaper passes (its stale_after is 30 s: a dead run is reaped 30-35 s after it died). */
 const DEMO_REAP_EVERY_S = 5;
 
-/** The project directory (where package.json and .next live). */
-export const PROJECT_DIR = settings.projectDir() ?? path.resolve(import.meta.dirname, '..');
+export { PROJECT_DIR } from './project-dir';
 
 export interface ServeOptions {
   readonly channel?: string;
@@ -220,7 +220,6 @@ export async function serve(opts: ServeOptions): Promise<number> {
     closeWriter(db);
     return 1;
   }
-  const nextBin = built.nextBin;
 
   // The web server tells the indexer what an operator action wrote (lib/index/nudge.ts).
   const nudgeSocket = nudgeSocketPath();
@@ -245,10 +244,11 @@ export async function serve(opts: ServeOptions): Promise<number> {
     if (operatorKey) console.log(`claimboard: demo operator key (import it in the page to act as ops): ${operatorKey}`);
   }
 
+  // The web process (bin/web.ts): Next.js behind a fast path for the polled read endpoints.
   // V8 sized for memory (issue 5; measured at 100,000 orders under 20 clients, ~1,000 requests/s):
   // a smaller young generation and an old generation grown by 25% of what is live instead of up
   // to 4x: the web server's peak 309 -> 153 MB, request p95 29 -> 35 ms.
-  const web = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=25', nextBin, 'start', '-H', opts.host, '-p', String(opts.port)], {
+  const web = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=25', path.join(PROJECT_DIR, 'bin', 'claimboard.mjs'), 'web', '--host', opts.host, '--port', String(opts.port)], {
     cwd: PROJECT_DIR,
     stdio: ['ignore', 'inherit', 'inherit'],
     env: {

@@ -40,7 +40,8 @@ export async function buildCli({ clean = false } = {}) {
       format: 'esm',
       target: 'node20',
       // Native modules load from node_modules at run time (both are dependencies of the package).
-      external: ['better-sqlite3', 'sodium-native'],
+      // next: the web process (bin/web.ts) runs the installed Next.js, never a bundled copy.
+      external: ['better-sqlite3', 'sodium-native', 'next'],
       // `server-only` throws outside Next's react-server build; the CLI is server-side by nature.
       alias: { 'server-only': path.join(projectDir, 'bin', 'server-only-stub.mjs') },
       // Bundled CommonJS packages (commander) call require(); ESM output has none of its own.

@@ -85,7 +85,7 @@ step "type check" npx tsc --noEmit -p .
 step "lint" npx eslint . --max-warnings 0
 
 # The tests that start the real `claimboard serve` need the production build: they run after it.
-SERVE_TESTS=(lib/testing/soak/soak.test.ts lib/faults/sigstop.test.ts lib/faults/inotify.test.ts lib/faults/burst.test.ts lib/faults/sigterm.test.ts)
+SERVE_TESTS=(lib/testing/soak/soak.test.ts lib/faults/sigstop.test.ts lib/faults/inotify.test.ts lib/faults/burst.test.ts lib/faults/sigterm.test.ts bin/web.test.ts)
 # scripts/run-vitest.mjs names the failed tests at the end and runs a failed file once more alone
 # (FLAKY: failed, then passed; the names are repeated in the summary below).
 VITEST_LOG="$(mktemp)"

@@ -5,7 +5,6 @@ import 'server-only';
  * status), `respond` for handlers whose work throws one, JSON responses, the read token, and
  * opening the index.
  */
-import { NextResponse } from 'next/server';
 import { readDb, type DB } from '../index/db';
 import { settings } from '../config';
 import { cookieValue, hasReadToken, TOKEN_COOKIE } from '../security';
@@ -16,13 +15,13 @@ import { ClaimboardError, HTTP_STATUS, type ErrorCode } from '../errors';
  * status (lib/errors.ts HTTP_STATUS), never cached, with Retry-After when the error says how long
  * to wait. `errorResponse(code, message, detail)` is the same for a new ClaimboardError.
  */
-export function errorResponse(error: ClaimboardError): NextResponse;
-export function errorResponse(code: ErrorCode, message: string, detail?: Readonly<Record<string, unknown>>): NextResponse;
-export function errorResponse(error: ClaimboardError | ErrorCode, message = '', detail: Readonly<Record<string, unknown>> = {}): NextResponse {
+export function errorResponse(error: ClaimboardError): Response;
+export function errorResponse(code: ErrorCode, message: string, detail?: Readonly<Record<string, unknown>>): Response;
+export function errorResponse(error: ClaimboardError | ErrorCode, message = '', detail: Readonly<Record<string, unknown>> = {}): Response {
   const e = error instanceof ClaimboardError ? error : new ClaimboardError(error, message, { detail });
   const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
   if (e.retryAfterS !== undefined) headers['Retry-After'] = String(e.retryAfterS);
-  return NextResponse.json({ error: e.code, message: e.message, ...e.detail }, { status: HTTP_STATUS[e.code], headers });
+  return Response.json({ error: e.code, message: e.message, ...e.detail }, { status: HTTP_STATUS[e.code], headers });
 }
 
 /**
@@ -39,8 +38,8 @@ export async function respond(work: () => Response | Promise<Response>): Promise
 }
 
 /** A JSON 200 response that is never cached. */
-export function json(body: unknown, status = 200): NextResponse {
-  return NextResponse.json(body, { status, headers: { 'Cache-Control': 'no-store' } });
+export function json(body: unknown, status = 200): Response {
+  return Response.json(body, { status, headers: { 'Cache-Control': 'no-store' } });
 }
 
 /**
@@ -83,7 +82,7 @@ export function withReadToken<A extends unknown[], R extends Response>(
 }
 
 /** Runs `f` with the read-only index, answering 503 when it cannot be opened. */
-export function withDb(f: (db: DB) => NextResponse | Response): NextResponse | Response {
+export function withDb(f: (db: DB) => Response): Response {
   let db: DB;
   try {
     db = readDb();

@@ -1,0 +1,49 @@
+/**
+ * The web process `claimboard serve` starts (`claimboard web`, hidden): Next.js's production
+ * server for everything, behind Node's own HTTP server whose fast path answers the two polled
+ * read endpoints itself (lib/api/fast-path.ts). It reads the index only (CLAIMBOARD_DB, opened
+ * read-only by the handlers); serve, its parent, owns the index and passes everything else in
+ * the environment, as it did for `next start`.
+ */
+import http from 'node:http';
+import { answerFast, fastHandler } from '../lib/api/fast-path';
+import { PROJECT_DIR } from './project-dir';
+
+/**
+ * Serves the built dashboard (PROJECT_DIR/.next) on `host`:`port` until SIGTERM or SIGINT;
+ * resolves with the exit code (143, 130; 1 when it could not listen). On a stop it takes no new
+ * connections and exits once the open answers have ended (the event streams end themselves on
+ * the signal); serve kills it should that take more than a few seconds.
+ */
+export async function webServer(opts: { host: string; port: number }): Promise<number> {
+  // Next.js reads NODE_ENV to pick its production code paths, as `next start` sets it.
+  (process.env as Record<string, string>).NODE_ENV = 'production';
+  const { default: next } = await import('next');
+  const app = next({ dev: false, dir: PROJECT_DIR, hostname: opts.host, port: opts.port });
+  const handle = app.getRequestHandler();
+  await app.prepare();
+  const server = http.createServer((req, res) => {
+    const fast = fastHandler(req.method, req.url);
+    if (fast) void answerFast(req, res, fast);
+    else void handle(req, res);
+  });
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once('error', (e) => {
+      console.error(`claimboard: the web server cannot listen on ${opts.host}:${opts.port}: ${e.message}`);
+      resolve(false);
+    });
+    server.listen(opts.port, opts.host, () => resolve(true));
+  });
+  if (!listening) return 1;
+  console.log(`claimboard: web server ready on ${opts.host}:${opts.port}`);
+  return await new Promise<number>((resolve) => {
+    const stop = (code: number) => {
+      server.close(() => {
+        void app.close().finally(() => resolve(code));
+      });
+      server.closeIdleConnections();
+    };
+    process.once('SIGTERM', () => stop(143));
+    process.once('SIGINT', () => stop(130));
+  });
+}

@@ -1,0 +1,80 @@
+import 'server-only';
+import { z } from 'zod';
+import { actionsEnabled, errorResponse, jsonBytes, withDb, withReadToken } from './http';
+import { board, decodeCursor, lanePage, latestSeq, PAGE_SIZE } from '../index/queries';
+import { AnswerCache } from './answer-cache';
+import { serverOverlay } from '../index/local-overlay';
+import { LANES } from '../ledger/derive';
+import { ATTENTION_FLAGS, ORDER_STATES } from '../ui/labels';
+import { MAX_QUERY_LENGTH, queryOfParams } from '../ui/query';
+import { HEALTH_OK, readHealth } from '../index/health';
+import { settings } from '../config';
+import { indexNowMs } from '../index/steady-clock';
+
+/**
+ * `q`: the board query (lib/ui/query.ts); `agent`, `state`, `flag`: the older parameters, each
+ * one more term of the query (`agent=fang` is `agent:fang`). A query that does not parse is a
+ * 400 whose message is the parser's reason and the character it starts at.
+ */
+const Query = z
+  .object({
+    lane: z.enum(LANES as unknown as [string, ...string[]]).optional(),
+    cursor: z.string().max(2000).optional(),
+    agent: z.string().max(200).optional(),
+    state: z.enum(ORDER_STATES as [string, ...string[]]).optional(),
+    flag: z.enum(ATTENTION_FLAGS as [string, ...string[]]).optional(),
+    q: z.string().max(MAX_QUERY_LENGTH).optional(),
+  })
+  .transform((p, ctx) => {
+    const parsed = queryOfParams(p);
+    if (!parsed.ok) {
+      ctx.addIssue({ code: 'custom', path: ['q'], message: `${parsed.reason} (at character ${parsed.at + 1})` });
+      return z.NEVER;
+    }
+    return { lane: p.lane, cursor: p.cursor, terms: parsed.terms };
+  });
+
+const healthOf = (file: string | undefined) => (file ? readHealth(file) : HEALTH_OK);
+
+/** Answers at most 1 s old and never older than the index's last change (`now_ms` may lag by that second). */
+const cache = new AnswerCache(1000);
+
+/**
+ * GET /api/board: every lane's count and first page; with `lane` (and `cursor`), one lane's next
+ * page. Cached by the raw query string: a query answered before was valid then and parses the
+ * same now, so a hit skips parsing.
+ */
+function get(req: Request): Response {
+  const url = req.url;
+  const q = url.indexOf('?');
+  const search = q === -1 ? '' : url.slice(q);
+  return withDb((db) => {
+    const now = indexNowMs(db);
+    const seq = latestSeq(db);
+    // The writer's word on whether this board is current (a full disk, a rebuild, the folder
+    // gone): read on every request, outside the cache, since it changes with no change row.
+    const health = Buffer.from(`{"index_health":${JSON.stringify(healthOf(settings.dbFile()))},`);
+    const withHealth = (body: Buffer) => jsonBytes(Buffer.concat([health, body.subarray(1)]));
+    const hit = cache.peek(search, seq, now);
+    if (hit) return withHealth(hit);
+    const params = Object.fromEntries(new URLSearchParams(search));
+    for (const k of Object.keys(params)) if (params[k] === '') delete params[k];
+    const parsed = Query.safeParse(params);
+    if (!parsed.success) return errorResponse('bad_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    const { lane, cursor, terms } = parsed.data;
+    const c = cursor ? decodeCursor(cursor) : null;
+    if (cursor && !c) return errorResponse('bad_request', 'cursor: not a cursor from this API');
+    // This machine's facts (issue 16): nothing changes where no agent is local and nothing is held.
+    const overlay = serverOverlay();
+    const body = JSON.stringify(
+      lane ? overlay.lanePage(db, lanePage(db, lane as (typeof LANES)[number], terms, c, PAGE_SIZE, now), now) : overlay.board(db, board(db, terms, now, actionsEnabled()), now),
+    );
+    return withHealth(cache.put(search, seq, now, body));
+  });
+}
+
+/**
+ * The handler of GET /api/board, read token checked: app/api/board/route.ts for Next.js, and
+ * the web process's fast path (lib/api/fast-path.ts), so both answer alike.
+ */
+export const getBoard = withReadToken(get);

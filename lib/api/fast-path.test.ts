@@ -1,0 +1,64 @@
+/**
+ * The web process's fast path (lib/api/fast-path.ts): which requests it takes from Next.js, the
+ * headers it answers with (next.config.mjs's own), and when it gzips. bin/web.test.ts checks it
+ * served, read token and all.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { acceptsGzip, fastHandler, SECURITY_HEADERS } from './fast-path';
+import { getBoard } from './board-get';
+
+describe('fastHandler: what the fast path answers, what it leaves to Next.js', () => {
+  it('takes GET /api/board with any query, and GET /api/orders/<id>', () => {
+    expect(fastHandler('GET', '/api/board')).toBe(getBoard);
+    expect(fastHandler('GET', '/api/board?q=lane%3Astale&lane=stale')).toBe(getBoard);
+    expect(fastHandler('GET', '/api/orders/fix-api-1046')).toBeTypeOf('function');
+    expect(fastHandler('GET', '/api/orders/a%2Fb?x=1')).toBeTypeOf('function'); // the handler refuses the id (400), as Next's route did
+  });
+  it('leaves everything else to Next.js: other methods, paths, a trailing slash, a bad escape', () => {
+    for (const [m, u] of [
+      ['HEAD', '/api/board'],
+      ['POST', '/api/board'],
+      ['POST', '/api/actions'],
+      ['GET', '/api/board/'],
+      ['GET', '/api/boardx'],
+      ['GET', '/api/orders'],
+      ['GET', '/api/orders/'],
+      ['GET', '/api/orders/a/b'],
+      ['GET', '/api/orders/%E0%A4%A'],
+      ['GET', '/'],
+      ['GET', '/orders/fix-api-1046'],
+      ['GET', undefined],
+      [undefined, '/api/board'],
+    ] as const) {
+      expect(fastHandler(m, u), `${String(m)} ${String(u)}`).toBeNull();
+    }
+  });
+});
+
+describe('the fast path answers with the headers Next.js would add', () => {
+  it('SECURITY_HEADERS are next.config.mjs headers() for every path', async () => {
+    const file = pathToFileURL(path.resolve(import.meta.dirname, '../../next.config.mjs')).href;
+    const { default: config } = (await import(file)) as { default: { headers: () => Promise<{ source: string; headers: { key: string; value: string }[] }[]> } };
+    const rules = await config.headers();
+    expect(rules.map((r) => r.source)).toEqual(['/:path*']);
+    expect(Object.fromEntries((rules[0]?.headers ?? []).map((h) => [h.key, h.value]))).toEqual(SECURITY_HEADERS);
+  });
+});
+
+describe('acceptsGzip (RFC 9110 Accept-Encoding)', () => {
+  it('gzip or * with a q above 0', () => {
+    expect(acceptsGzip('gzip, deflate, br')).toBe(true);
+    expect(acceptsGzip('br;q=1.0, GZIP;q=0.5')).toBe(true);
+    expect(acceptsGzip('*')).toBe(true);
+  });
+  it('not when absent, not offered, or refused with q=0', () => {
+    expect(acceptsGzip(undefined)).toBe(false);
+    expect(acceptsGzip('')).toBe(false);
+    expect(acceptsGzip('br, deflate')).toBe(false);
+    expect(acceptsGzip('gzip;q=0')).toBe(false);
+    expect(acceptsGzip('gzip; q=0.000, br')).toBe(false);
+    expect(acceptsGzip('x-gzip')).toBe(false);
+  });
+});
