@@ -222,7 +222,7 @@ class RssSampler {
   stop(): void {
     clearInterval(this.timer);
   }
-  /** Peak of the root (the indexer process) and of the web side (all descendants: next start and its children); peak of their sampled total. */
+  /** Peak of the root (the indexer process) and of the web side (all descendants: the web server and its children); peak of their sampled total. */
   peaks(): { indexerMb: number; webMb: number; web: string[]; totalMb: number } {
     let web = 0;
     const names: string[] = [];

@@ -1,6 +1,6 @@
 /**
  * `claimboard serve [channel]` and `npm start`: the dashboard (DESIGN.md "The embedded
- * default"). This process owns the index (the one writer); it runs `next start` as a child
+ * default"). This process owns the index (the one writer); it runs the web server (bin/web.ts: Next.js behind a fast path) as a child
  * whose route handlers open the index read-only. With no channel configured it creates
  * `./.claimboard/demo` once and runs a simulated fleet in it.
  */
@@ -272,8 +272,8 @@ export async function serve(opts: ServeOptions): Promise<number> {
     const shutdown = async (code: number) => {
       if (stopping) return;
       stopping = true;
-      // next start waits on SIGTERM for every open response to end, and a board tab's event
-      // stream never does by itself: past the grace the web server is killed. It only reads the
+      // The web server waits on SIGTERM for every open response to end, and a board tab's event
+      // stream never does by itself (the events route ends its own): past the grace it is killed. It only reads the
       // index, and an action's write is temp + rename (a temp file at worst).
       let grace: NodeJS.Timeout | undefined;
       if (web.exitCode === null && web.signalCode === null) {

@@ -6,7 +6,7 @@
  *
  * 1. the indexer alone (the `claimboard serve` process): the web server keeps answering, from
  *    the index as it was, meanwhile;
- * 2. the whole group (serve and its `next start`), as a machine's claimboard that stopped.
+ * 2. the whole group (serve and its web server), as a machine's claimboard that stopped.
  *
  * After each SIGCONT every write made meanwhile must be shown within 30 s, by the same processes
  * (same pids); at the end no stream client missed an update and the board equals a fresh index.

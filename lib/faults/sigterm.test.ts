@@ -1,6 +1,6 @@
 /**
  * Fault: `claimboard serve` is stopped (SIGTERM, as systemd or Ctrl-C does) while board tabs
- * hold their event streams open. next start's own graceful stop waits for every open response
+ * hold their event streams open. The web server's graceful stop (next start's then, bin/web.ts's now) waits for every open response
  * to end, and a tab's stream never ends by itself: the stop hung for as long as a tab stayed
  * open (found by the bench, whose serve had to be killed 15 s after SIGTERM).
  *

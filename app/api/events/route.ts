@@ -10,8 +10,9 @@ const POLL_MS = 150;
 const KEEPALIVE_MS = 15_000;
 
 /**
- * The open streams' stops. On SIGTERM or SIGINT every stream is ended, so that next start's
- * graceful stop, which waits for every open response, is not held by a tab left open.
+ * The open streams' stops. On SIGTERM or SIGINT every stream is ended, so that the web
+ * server's graceful stop (bin/web.ts), which waits for every open response, is not held by a tab
+ * left open.
  */
 const open = new Set<() => void>();
 const endAll = () => {

@@ -129,7 +129,7 @@ export function sampleTree(root: number): ProcSample[] {
       const rss = /^VmRSS:\s+(\d+) kB/m.exec(status);
       const fds = fs.readdirSync(`/proc/${pid}/fd`).length;
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      // "node .../claimboard.mjs serve" and "node ... next start": the script and its verb.
+      // "node .../claimboard.mjs serve" and "node .../claimboard.mjs web": the script and its verb.
       const script = cmd.find((a) => /claimboard\.mjs$|[/\\]next$/.test(a));
       const name = script ? `${path.basename(script)} ${cmd[cmd.indexOf(script) + 1] ?? ''}`.trim() : path.basename(cmd[0] ?? String(pid));
       out.push({ pid, name, rssKb: rss ? Number(rss[1]) : 0, fds });

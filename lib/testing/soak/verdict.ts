@@ -136,7 +136,7 @@ export interface Growth {
 }
 
 /**
- * Growth of each process (matched by name, e.g. `claimboard.mjs serve`, `next start`) and of
+ * Growth of each process (matched by name, e.g. `claimboard.mjs serve`, `claimboard.mjs web`) and of
  * their sum from sample `from` to sample `to`, in % of `from`. A process missing from either
  * sample is left out of the per-process rows.
  */
