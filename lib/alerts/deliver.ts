@@ -33,6 +33,24 @@ function fetchError(e: unknown, timeoutMs: number): string {
  * will not. `stop` aborts the attempt (the engine stopping): it resolves as a retryable failure.
  */
 export async function postWebhook(url: URL, payload: AlertPayload, timeoutMs: number, stop: AbortSignal, userAgent: string): Promise<Attempt> {
+  // Not AbortSignal.any([AbortSignal.timeout(ms), stop]): Node 20 holds the timeout signal it
+  // combines only weakly, and one collected before it fired never fires (nodejs/node#57736), so
+  // a webhook that never answered held its target's deliveries for ever. This timer holds the
+  // controller, and is cleared once the answer (its body included) is read.
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+  const onStop = () => abort.abort(stop.reason);
+  if (stop.aborted) onStop();
+  else stop.addEventListener('abort', onStop, { once: true });
+  try {
+    return await post(url, payload, timeoutMs, stop, userAgent, abort.signal);
+  } finally {
+    clearTimeout(timer);
+    stop.removeEventListener('abort', onStop);
+  }
+}
+
+async function post(url: URL, payload: AlertPayload, timeoutMs: number, stop: AbortSignal, userAgent: string, signal: AbortSignal): Promise<Attempt> {
   let res: Response;
   try {
     res = await fetch(url, {
@@ -40,7 +58,7 @@ export async function postWebhook(url: URL, payload: AlertPayload, timeoutMs: nu
       headers: { 'content-type': 'application/json', 'user-agent': userAgent },
       body: webhookBody(url, payload),
       redirect: 'manual',
-      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]),
+      signal,
     });
   } catch (e) {
     return { ok: false, error: stop.aborted ? 'stopped' : fetchError(e, timeoutMs), retry: true };
