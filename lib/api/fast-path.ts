@@ -61,12 +61,16 @@ export function acceptsGzip(header: string | undefined): boolean {
   return false;
 }
 
-/** The Web Request of a Node request (headers as sent; no body: GET only). */
+/**
+ * The Web Request of a Node request (headers as sent; no body: GET only). Its origin is fixed:
+ * the handlers read only the path, the query and the headers, and a client's Host header (which
+ * may not parse as one, `a b`) must not turn a request into a 500 before the read token is checked.
+ */
 function requestOf(req: IncomingMessage): Request {
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
-  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: 'GET', headers });
+  return new Request(`http://localhost${req.url ?? '/'}`, { method: 'GET', headers });
 }
 
 /**
