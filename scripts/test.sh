@@ -80,6 +80,11 @@ FRESH_LOG="$(mktemp)"
 bash scripts/fresh-ferry.sh >"$FRESH_LOG" 2>&1 &
 FRESH_PID=$!
 
+# Playwright's closing lists of failed and flaky tests are repeated in the summary below (the
+# output above them is long and CI may show only the end of it).
+E2E_LOG="$(mktemp)"
+e2e_step() { npx playwright test 2>&1 | tee -a "$E2E_LOG"; return "${PIPESTATUS[0]}"; }
+
 step "type check" npx tsc --noEmit -p .
 
 step "lint" npx eslint . --max-warnings 0
@@ -124,7 +129,7 @@ if [[ " ${failed[*]-} " == *" next build "* ]]; then
 else
   # The soak, short, and the faults on a running server (SIGSTOP, inotify watches run out, a burst of 10,029 files, SIGTERM with tabs open).
   step "soak and serve faults" vitest_step "${SERVE_TESTS[@]}"
-  step "end-to-end tests" npx playwright test
+  step "end-to-end tests" e2e_step
   # Packed and installed into an empty folder, used from there (scripts/check-package.sh).
   step "package" bash scripts/check-package.sh
 fi
@@ -142,12 +147,18 @@ esac
 
 # ---- summary ---------------------------------------------------------------------------
 
+# CLAIMBOARD_SUMMARY_FILE: the summary is also appended there (.ci/run repeats it at its end).
+summary() {
+  for s in "${passed[@]}"; do printf '  passed   %s\n' "$s"; done
+  for s in "${failed[@]}"; do printf '  FAILED   %s\n' "$s"; done
+  for s in "${skipped[@]}"; do printf '  skipped  %s\n' "$s"; done
+  grep -E '^  (FAILED |FLAKY  ) ' "$VITEST_LOG" | sed 's/^  /  vitest: /' || true
+  # "  2 failed" / "  1 flaky" and the indented test names under each.
+  awk '/^  [0-9]+ (failed|flaky)$/ { kind = $2; next } kind != "" && /^    / { sub(/^ +/, ""); printf "  e2e %s: %s\n", kind, $0; next } { kind = "" }' "$E2E_LOG" || true
+  printf '%d passed, %d failed\n' "${#passed[@]}" "${#failed[@]}"
+}
 header "summary"
-for s in "${passed[@]}"; do printf '  passed   %s\n' "$s"; done
-for s in "${failed[@]}"; do printf '  FAILED   %s\n' "$s"; done
-for s in "${skipped[@]}"; do printf '  skipped  %s\n' "$s"; done
-grep -E '^  (FAILED |FLAKY  ) ' "$VITEST_LOG" | sed 's/^  /  vitest: /' || true
-rm -f "$VITEST_LOG"
-printf '%d passed, %d failed\n' "${#passed[@]}" "${#failed[@]}"
+if [ -n "${CLAIMBOARD_SUMMARY_FILE:-}" ]; then summary | tee -a "$CLAIMBOARD_SUMMARY_FILE"; else summary; fi
+rm -f "$VITEST_LOG" "$E2E_LOG"
 
 [ "${#failed[@]}" -eq 0 ]
