@@ -9,11 +9,14 @@ import http from 'node:http';
 import { answerFast, fastHandler } from '../lib/api/fast-path';
 import { PROJECT_DIR } from './project-dir';
 
+/** How long a stop lets open answers finish before their connections are cut, ms. */
+const WEB_DRAIN_MS = 2000;
+
 /**
  * Serves the built dashboard (PROJECT_DIR/.next) on `host`:`port` until SIGTERM or SIGINT;
  * resolves with the exit code (143, 130; 1 when it could not listen). On a stop it takes no new
  * connections and exits once the open answers have ended (the event streams end themselves on
- * the signal); serve kills it should that take more than a few seconds.
+ * the signal), cutting what is still open after 2 s; serve kills it should that take more than 5 s.
  */
 export async function webServer(opts: { host: string; port: number }): Promise<number> {
   // Next.js reads NODE_ENV to pick its production code paths, as `next start` sets it.
@@ -38,7 +41,15 @@ export async function webServer(opts: { host: string; port: number }): Promise<n
   console.log(`claimboard: web server ready on ${opts.host}:${opts.port}`);
   return await new Promise<number>((resolve) => {
     const stop = (code: number) => {
+      // A kept-alive connection can carry one more request after close() (a tab's EventSource
+      // reconnects on it a second after its stream ended): idle ones are closed as they become
+      // idle, and whatever is still open after WEB_DRAIN_MS is cut (serve kills this process
+      // 5 s after its SIGTERM otherwise).
+      const idle = setInterval(() => server.closeIdleConnections(), 100);
+      const cut = setTimeout(() => server.closeAllConnections(), WEB_DRAIN_MS);
       server.close(() => {
+        clearInterval(idle);
+        clearTimeout(cut);
         void app.close().finally(() => resolve(code));
       });
       server.closeIdleConnections();

@@ -12,10 +12,13 @@ const KEEPALIVE_MS = 15_000;
 /**
  * The open streams' stops. On SIGTERM or SIGINT every stream is ended, so that the web
  * server's graceful stop (bin/web.ts), which waits for every open response, is not held by a tab
- * left open.
+ * left open; and a tab that asks again afterwards (EventSource reconnects a second later, on its
+ * kept-alive connection) is answered 204, which tells EventSource not to reconnect.
  */
 const open = new Set<() => void>();
+let stopping = false;
 const endAll = () => {
+  stopping = true;
   for (const stop of [...open]) stop();
 };
 process.once('SIGTERM', endAll);
@@ -25,9 +28,11 @@ process.once('SIGINT', endAll);
  * GET /api/events: server-sent events. `event: changed` with a ChangedEvent whenever the
  * indexer records changed orders (polled from the index's change feed every 150 ms), and one
  * naming no order (`orders: []`, `all: false`: the board refetches) when the index's health
- * changes (lib/index/health.ts healthChanges: the header's banner).
+ * changes (lib/index/health.ts healthChanges: the header's banner). 204 once the server is
+ * stopping.
  */
 function get(req: Request) {
+  if (stopping) return new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store' } });
   return withDb((db) => {
     const enc = new TextEncoder();
     let seq = latestSeq(db);
