@@ -5,6 +5,7 @@ import type { BoardFilters } from '@/lib/api/types';
 import { useAgents } from '@/lib/client/api';
 import { ATTENTION_FLAGS, FLAG_LABEL, ORDER_STATES, STATE_LABEL } from '@/lib/ui/labels';
 import { parseQuery, printQuery, shortcutValue, withShortcut, type QueryTerm, type ShortcutKind } from '@/lib/ui/query';
+import { afterWrite, onUrlQuery, type PendingWrite } from '@/lib/ui/url-echoes';
 import { QueryBar } from './QueryBar';
 import { SavedViews } from './SavedViews';
 
@@ -55,13 +56,12 @@ export function Filters({
   useEffect(() => {
     latestUrlQ.current = urlQ;
   });
-  // The queries this bar wrote to the URL whose echo has not come back, oldest first. An echo
-  // must not overwrite what was typed or picked since: two dropdowns changed in quick succession
-  // have the first one's URL arrive after the second was written.
-  const written = useRef<string[]>([]);
+  // The queries this bar wrote to the URL whose echo has not come back (lib/ui/url-echoes.ts):
+  // a late echo must not overwrite what was typed or picked since.
+  const written = useRef<PendingWrite[]>([]);
 
   const apply = (q: string) => {
-    written.current = [...written.current.slice(-15), q];
+    written.current = afterWrite(written.current, q, latestUrlQ.current, Date.now());
     const next = new URLSearchParams(window.location.search);
     for (const k of ['agent', 'state', 'flag']) next.delete(k);
     if (q) next.set('q', q);
@@ -84,13 +84,9 @@ export function Filters({
 
   // The URL changed from elsewhere (back, a saved view): follow it.
   useEffect(() => {
-    const echo = written.current.indexOf(urlQ);
-    if (echo !== -1) {
-      // One of ours: it and anything written before it have landed.
-      written.current = written.current.slice(echo + 1);
-      return;
-    }
-    written.current = [];
+    const echo = onUrlQuery(written.current, urlQ, Date.now());
+    written.current = echo.pending;
+    if (echo.from === 'ours') return;
     setText((cur) => (cur.trim() === urlQ ? cur : urlQ));
   }, [urlQ]);
 
