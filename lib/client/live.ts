@@ -3,8 +3,9 @@
  * Live updates: one `EventSource('/api/events')` for the whole app (DESIGN.md "Live": a change
  * in the folder shows within a second, without a reload). On `changed` it invalidates queries:
  * the board (every lane) always, `['order', id]` for each named order, agents and problems
- * and the activity (only the ones on screen refetch), and everything when `all` is set or after a reconnect
- * (events may have been missed meanwhile). When the stream is down the pages poll instead
+ * and the activity (only the ones on screen refetch), and everything when `all` is set or when
+ * the stream opens, the first time too (it starts after the index's latest change: changes made
+ * since the page fetched its data would be missed). When the stream is down the pages poll instead
  * (lib/client/api.ts) and the nav's live dot turns grey.
  */
 import { createContext, createElement, useContext, useEffect, useState, type ReactNode } from 'react';
@@ -55,7 +56,6 @@ function useLiveStream(url: string): LiveStatus {
     let es: EventSource | null = null;
     let timer: ReturnType<typeof setTimeout> | null = null;
     let delay = 1_000;
-    let everOpened = false;
     let stopped = false;
 
     const connect = () => {
@@ -63,9 +63,9 @@ function useLiveStream(url: string): LiveStatus {
       es = new EventSource(url);
       es.onopen = () => {
         delay = 1_000;
-        // After a gap, changes may have been missed: refetch what is on screen.
-        if (everOpened) void qc.invalidateQueries();
-        everOpened = true;
+        // The stream starts after the index's latest change: one made since the page fetched
+        // what is on screen (before the first opening too, or during a gap) is never sent.
+        void qc.invalidateQueries();
         setStatus((s) => (s.connected ? s : { ...s, connected: true }));
       };
       es.addEventListener('changed', (e) => {

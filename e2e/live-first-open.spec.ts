@@ -1,0 +1,63 @@
+/**
+ * The board's event stream opening after a change it would have named (lib/client/live.ts).
+ * The stream's first message carries the index's latest change, so a change made between the
+ * board's first fetch and the stream's opening was never sent to the page; while the stream is
+ * open the page does not poll, so the board showed the old state until some later change.
+ * Found from the e2e run whose stale lane stayed empty for 15 s (local-liveness.spec.ts, under
+ * load); the page now refetches what is on screen whenever the stream opens, the first time too.
+ *
+ * A server of this spec's own (port 3196, `--stale-after 6`) on vector 04-stale-heartbeat-lapsed:
+ * t1's heartbeat is rewritten once the server is ready, so t1 is fresh for 6 s. The page's
+ * stream is held (page.route) while the page loads with t1 fresh and until the server says t1
+ * is stale; then it is let through. The page polls only every 10 s while the stream is down, and
+ * the stream is let through about 6 s after the page loaded: the board can learn of the change
+ * only from the stream's opening.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import type { BoardResponse } from '../lib/api/types';
+import { startOwnServer, type OwnServer } from './own-server';
+
+const PORT = 3196;
+const URL = `http://127.0.0.1:${PORT}`;
+let server: OwnServer | null = null;
+
+test.beforeAll(async () => {
+  server = await startOwnServer({ prefix: 'cb-e2e-live-open-', vectors: ['04-stale-heartbeat-lapsed'], port: PORT, args: ['--stale-after', '6'] });
+});
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+/** Whether the server's own board (not the page's) has order `id` in the Stale lane. */
+async function staleOnServer(id: string): Promise<boolean> {
+  const r = await fetch(`${URL}/api/board`);
+  const body = (await r.json()) as BoardResponse;
+  return body.lanes.some((l) => l.lane === 'stale' && l.cards.some((c) => c.order_id === id));
+}
+
+test('a change made before the event stream opened shows once it opens', async ({ page }) => {
+  if (!server) throw new Error('no server');
+  // t1 fresh again: fang's heartbeat rewritten as ferry does (a temp name, then a rename).
+  const dir = path.join(server.channel, 'tasks/t1');
+  fs.writeFileSync(path.join(dir, '.heartbeat.fang.json.tmp'), `${JSON.stringify({ order_id: 't1', agent: 'fang', run: 'a1b2c3d4e5f60718293a4b5c6d7e8f90', pid: 4242, at: new Date().toISOString() }, null, 2)}\n`);
+  fs.renameSync(path.join(dir, '.heartbeat.fang.json.tmp'), path.join(dir, 'heartbeat.fang.json'));
+  await expect.poll(() => staleOnServer('t1'), { timeout: 5_000, intervals: [100] }).toBe(false);
+
+  let release: () => void = () => {};
+  const held = new Promise<void>((r) => (release = r));
+  await page.route('**/api/events', async (route) => {
+    await held;
+    await route.continue().catch(() => undefined);
+  });
+  await page.goto(`${URL}/`);
+  const t1 = page.locator('[data-order="t1"]').first();
+  await expect(t1).toBeVisible();
+  await expect(page.locator('section[data-lane="stale"] [data-order="t1"]')).toHaveCount(0);
+
+  // The change: t1 goes stale on the server while the page's stream is held.
+  await expect.poll(() => staleOnServer('t1'), { timeout: 15_000, intervals: [200] }).toBe(true);
+  release();
+  await expect(page.locator('section[data-lane="stale"] [data-order="t1"]')).toBeVisible({ timeout: 3_000 });
+});
