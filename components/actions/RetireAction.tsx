@@ -7,6 +7,9 @@ import { useActions } from './context';
 import { GateLine } from './parts';
 import { btn } from './ui';
 
+/** Orders named in the line before the dialog; the rest are counted (an agent of a big channel can hold hundreds). */
+const PLAN_NAMED = 12;
+
 export function RetireAction({ data }: { data: AgentResponse }) {
   const gate = useKeyGate();
   const { openRetire } = useActions();
@@ -23,7 +26,11 @@ export function RetireAction({ data }: { data: AgentResponse }) {
           Retire {a.name}…
         </button>
         <p className="text-sm text-zinc-700 dark:text-zinc-300">
-          {plan.length === 0 ? 'It holds no order by an active claim without a result: nothing would be released.' : `Would release its claim on ${plan.join(', ')}.`}
+          {plan.length === 0
+            ? 'It holds no order by an active claim without a result: nothing would be released.'
+            : plan.length <= PLAN_NAMED
+              ? `Would release its claim on ${plan.join(', ')}.`
+              : `Would release its claim on ${plan.length.toLocaleString('en')} orders: ${plan.slice(0, PLAN_NAMED).join(', ')} and ${(plan.length - PLAN_NAMED).toLocaleString('en')} more (the dialog lists them all).`}
           {data.looks_alive ? ' It looks alive: a heartbeat of it arrived within the stale window.' : ''}
         </p>
       </div>

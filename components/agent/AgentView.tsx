@@ -5,7 +5,7 @@ import { useAgent } from '@/lib/client/api';
 import { useServerNow } from '@/lib/client/clock';
 import { OrderCard } from '@/components/board/OrderCard';
 import { Badge, StateBadge } from '@/components/ui/badges';
-import { AgentLink, OrderLink } from '@/components/ui/links';
+import { AgentLink, BoardLink, OrderLink } from '@/components/ui/links';
 import { Crumb, Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';
 import { Ago, WriterClock } from '@/components/ui/time';
 import type { Tone } from '@/lib/ui/labels';
@@ -14,7 +14,6 @@ import { LANES } from '@/lib/ledger/derive';
 import { RetireAction } from '@/components/actions/RetireAction';
 import { AgentTuning } from '@/components/tuning/AgentTuning';
 import { ShortKey } from './KeyFacts';
-
 
 const ENDED: Record<AgentResponse['held'][number]['ended'], { label: string; tone: Tone }> = {
   released: { label: 'released', tone: 'warn' },
@@ -90,7 +89,16 @@ function AgentDetail({ data, now }: { data: AgentResponse; now: number }) {
           <Fact term="pinned key">
             <ShortKey hex={a.public_key} />
           </Fact>
-          <Fact term="holds now">{a.holding}</Fact>
+          <Fact term="holds now">{data.holds.length}</Fact>
+          <Fact term="finished">
+            {data.finished === 0 ? (
+              'no order in Done names it as holder'
+            ) : (
+              <BoardLink q={`holder:${a.name} lane:done`}>
+                {data.finished.toLocaleString('en')} {data.finished === 1 ? 'order' : 'orders'} in Done name it as holder
+              </BoardLink>
+            )}
+          </Fact>
         </Facts>
       </Section>
 
@@ -108,11 +116,21 @@ function AgentDetail({ data, now }: { data: AgentResponse; now: number }) {
         )}
       </Section>
 
-      <Section title={`Held before (${data.held.length})`} id="held">
+      <Section title={`Held before (${data.held_total.toLocaleString('en')})`} id="held">
         {data.held.length === 0 ? (
           <p className="text-sm text-zinc-500 dark:text-zinc-400">No earlier holds.</p>
         ) : (
           <div className="overflow-x-auto">
+            {data.held.length < data.held_total ? (
+              <p className="mb-2 text-sm text-zinc-600 dark:text-zinc-400" data-held-shown={data.held.length}>
+                The first {data.held.length.toLocaleString('en')} of {data.held_total.toLocaleString('en')} by order id; the board finds every order it
+                was part of:{' '}
+                <BoardLink q={`agent:${a.name}`} className="font-mono">
+                  agent:{a.name}
+                </BoardLink>
+                .
+              </p>
+            ) : null}
             <table className={tableClass}>
               <thead>
                 <tr>

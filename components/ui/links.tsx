@@ -21,3 +21,14 @@ export function AgentLink({ name, className = '' }: { name: string; className?: 
     </Link>
   );
 }
+
+/** The board filtered by a query (lib/ui/query.ts), e.g. `agent:fang lane:done`. */
+export const boardHref = (q: string) => `/?${new URLSearchParams({ q }).toString()}`;
+
+export function BoardLink({ q, children, className = '' }: { q: string; children: React.ReactNode; className?: string }) {
+  return (
+    <Link href={boardHref(q)} className={`${linkClass} ${className}`}>
+      {children}
+    </Link>
+  );
+}

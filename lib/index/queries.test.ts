@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory, openReader, openWriter, type DB } from './db';
-import { decodeCursor, lanePage, order, OrderAnswerCache, orderJson } from './queries';
+import { agent, decodeCursor, HELD_SHOWN, lanePage, order, OrderAnswerCache, orderJson } from './queries';
 import { LANES, type Lane } from '../ledger/derive';
 import { queryOfParams, type QueryTerm } from '../ui/query';
 import { mulberry32 } from '../util/prng';
@@ -392,5 +392,31 @@ describe('orderJson', () => {
     expect(c.get('a', 'v1', '3 0', 300)).toBeUndefined();
     expect(c.unchanged('a', '2 0')).toBeUndefined();
     expect(c.get('c', 'v1', '3 0', 300)).toBe('z'.repeat(40));
+  });
+});
+
+describe("an agent's page does not grow with the channel's history", () => {
+  it('lists its cards outside Done in full, counts those in Done, and lists the first HELD_SHOWN earlier holds by order id', () => {
+    const db = openMemory();
+    cleanup.push(() => db.close());
+    const card = (id: string, lane: Lane, sortMs: number) => putCard(db, { order_id: id, lane, state: lane === 'done' ? 'closed' : 'claimed', agents: ['fang'], flags: [], search: id, sort_ms: sortMs });
+    card('a-run-2', 'running', 20);
+    card('a-run-1', 'stale', 10);
+    for (let i = 0; i < 3; i++) card(`d${i}`, 'done', i);
+    putCard(db, { order_id: 'other', lane: 'running', state: 'claimed', agents: ['wisp'], flags: [], search: 'other', sort_ms: 5 });
+    const hold = db.prepare('INSERT INTO holds (order_id, agent, history, run_ms) VALUES (?, ?, ?, NULL)');
+    const history = (id: string, holding: boolean) =>
+      JSON.stringify({ order_id: id, agent: 'fang', claimed_at: '2026-11-20T09:05:00Z', holding, ended: holding ? null : 'finished', detail: 'result 1', state: 'closed', run_ms: null });
+    // 250 ended holds, inserted in reverse so that the order of the answer is the query's.
+    for (let i = 249; i >= 0; i--) hold.run(`h${String(i).padStart(3, '0')}`, 'fang', history(`h${String(i).padStart(3, '0')}`, false));
+    hold.run('a-run-1', 'fang', history('a-run-1', true));
+
+    const a = agent(db, 'fang', 1_000);
+    expect(a?.holds.map((c) => c.order_id)).toEqual(['a-run-1', 'a-run-2']); // by sort_ms; Done left out
+    expect(a?.finished).toBe(3);
+    expect(a?.held_total).toBe(250); // the hold still held is not an earlier one
+    expect(a?.held).toHaveLength(HELD_SHOWN);
+    expect(a?.held[0]?.order_id).toBe('h000');
+    expect(a?.held[HELD_SHOWN - 1]?.order_id).toBe(`h${String(HELD_SHOWN - 1).padStart(3, '0')}`);
   });
 });

@@ -187,9 +187,13 @@ export interface AgentResponse {
     readonly folder_key: string | null;
     readonly retirement: { readonly operator: string; readonly reason: string; readonly at: string; readonly arrival_ms: number } | null;
   };
-  /** Cards of the orders it holds now. */
+  /** Cards of the orders it holds now, those in the Done lane left out (`finished` counts them). */
   readonly holds: readonly Card[];
-  /** Orders it held before, and how each hold ended. */
+  /** Orders in the Done lane whose card names it as holder (the board's `agent:<name> lane:done` lists them, a page at a time). */
+  readonly finished: number;
+  /** How many earlier holds it has in all; `held` lists at most HELD_SHOWN of them. */
+  readonly held_total: number;
+  /** Orders it held before, and how each hold ended: the first HELD_SHOWN by order id. */
   readonly held: readonly {
     readonly order_id: string;
     readonly claimed_at: string;
