@@ -6,12 +6,16 @@
  * Found from the e2e run whose stale lane stayed empty for 15 s (local-liveness.spec.ts, under
  * load); the page now refetches what is on screen whenever the stream opens, the first time too.
  *
- * A server of this spec's own (port 3196, `--stale-after 6`) on vector 04-stale-heartbeat-lapsed:
- * t1's heartbeat is rewritten once the server is ready, so t1 is fresh for 6 s. The page's
- * stream is held (page.route) while the page loads with t1 fresh and until the server says t1
- * is stale; then it is let through. The page polls only every 10 s while the stream is down, and
- * the stream is let through about 6 s after the page loaded: the board can learn of the change
- * only from the stream's opening.
+ * A server of this spec's own (port 3196, `--stale-after 12`: time for the page to load on a
+ * busy machine) on vector 04-stale-heartbeat-lapsed. In each test a heartbeat is rewritten, so
+ * its order is fresh for 12 s, and the page's stream is held (page.route) while the page loads
+ * and until the server says the order is stale; then it is let through.
+ * 1. The stream alone held: the page's first fetch saw the order fresh. (While the stream is
+ *    down the page polls every 10 s; a poll landing just after the change would also show it,
+ *    so this test can pass without the fix on a rare run, never fail with it.)
+ * 2. The page's first board answer held too, read before the change and delivered after the
+ *    stream opened (TanStack Query hands an invalidation of a query with no data yet to the fetch
+ *    on its way): the page's polls wait on that fetch, so only the opening can show the change.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,7 +28,7 @@ const URL = `http://127.0.0.1:${PORT}`;
 let server: OwnServer | null = null;
 
 test.beforeAll(async () => {
-  server = await startOwnServer({ prefix: 'cb-e2e-live-open-', vectors: ['04-stale-heartbeat-lapsed'], port: PORT, args: ['--stale-after', '6'] });
+  server = await startOwnServer({ prefix: 'cb-e2e-live-open-', vectors: ['04-stale-heartbeat-lapsed'], port: PORT, args: ['--stale-after', '12'] });
 });
 test.afterAll(async () => {
   await server?.stop();
@@ -57,7 +61,44 @@ test('a change made before the event stream opened shows once it opens', async (
   await expect(page.locator('section[data-lane="stale"] [data-order="t1"]')).toHaveCount(0);
 
   // The change: t1 goes stale on the server while the page's stream is held.
-  await expect.poll(() => staleOnServer('t1'), { timeout: 15_000, intervals: [200] }).toBe(true);
+  await expect.poll(() => staleOnServer('t1'), { timeout: 25_000, intervals: [200] }).toBe(true);
   release();
   await expect(page.locator('section[data-lane="stale"] [data-order="t1"]')).toBeVisible({ timeout: 3_000 });
+});
+
+test("a change made while the page's first fetch was on its way shows once the stream opens", async ({ page }) => {
+  if (!server) throw new Error('no server');
+  // t2 fresh again, stale 12 s later. The page's polls (every 10 s while the stream is down) wait on its first fetch.
+  const dir = path.join(server.channel, 'tasks/t2');
+  fs.writeFileSync(path.join(dir, '.heartbeat.fang.json.tmp'), `${JSON.stringify({ order_id: 't2', agent: 'fang', run: 'b1b2c3d4e5f60718293a4b5c6d7e8f90', pid: 4243, at: new Date().toISOString() }, null, 2)}\n`);
+  fs.renameSync(path.join(dir, '.heartbeat.fang.json.tmp'), path.join(dir, 'heartbeat.fang.json'));
+  await expect.poll(() => staleOnServer('t2'), { timeout: 5_000, intervals: [100] }).toBe(false);
+
+  // The page's first board answer is read from the server now (t2 fresh) and delivered only
+  // after the change and the stream's opening; later board requests go through.
+  let releaseBoard: () => void = () => {};
+  const boardHeld = new Promise<void>((r) => (releaseBoard = r));
+  let first = true;
+  await page.route('**/api/board**', async (route) => {
+    if (!first) return route.continue();
+    first = false;
+    const answer = await route.fetch();
+    await boardHeld;
+    await route.fulfill({ response: answer }).catch(() => undefined); // the page may have cancelled it
+  });
+  let releaseStream: () => void = () => {};
+  const streamHeld = new Promise<void>((r) => (releaseStream = r));
+  let streams = 0;
+  await page.route('**/api/events', async (route) => {
+    await streamHeld;
+    streams++;
+    await route.continue().catch(() => undefined);
+  });
+  await page.goto(`${URL}/`);
+  await expect.poll(() => staleOnServer('t2'), { timeout: 25_000, intervals: [200] }).toBe(true);
+  releaseStream();
+  await expect.poll(() => streams, { timeout: 5_000 }).toBeGreaterThan(0);
+  await expect(page.locator('[data-live="on"]')).toBeVisible({ timeout: 5_000 });
+  releaseBoard();
+  await expect(page.locator('section[data-lane="stale"] [data-order="t2"]')).toBeVisible({ timeout: 5_000 });
 });

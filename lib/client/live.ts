@@ -64,8 +64,11 @@ function useLiveStream(url: string): LiveStatus {
       es.onopen = () => {
         delay = 1_000;
         // The stream starts after the index's latest change: one made since the page fetched
-        // what is on screen (before the first opening too, or during a gap) is never sent.
-        void qc.invalidateQueries();
+        // what is on screen (before the first opening too, or during a gap) is never sent. A
+        // fetch still running may have read the index before that change, and TanStack Query
+        // would hand an invalidation of a query with no data yet to it: cancelled, then fetched
+        // anew.
+        void qc.cancelQueries().then(() => qc.invalidateQueries());
         setStatus((s) => (s.connected ? s : { ...s, connected: true }));
       };
       es.addEventListener('changed', (e) => {
