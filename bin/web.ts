@@ -9,14 +9,15 @@ import http from 'node:http';
 import { answerFast, fastHandler } from '../lib/api/fast-path';
 import { PROJECT_DIR } from './project-dir';
 
-/** How long a stop lets open answers finish before their connections are cut, ms. */
+/** How long a stop lets event streams end by themselves before they are cut, ms. */
 const WEB_DRAIN_MS = 2000;
 
 /**
  * Serves the built dashboard (PROJECT_DIR/.next) on `host`:`port` until SIGTERM or SIGINT;
  * resolves with the exit code (143, 130; 1 when it could not listen). On a stop it takes no new
  * connections and exits once the open answers have ended (the event streams end themselves on
- * the signal), cutting what is still open after 2 s; serve kills it should that take more than 5 s.
+ * the signal; a stream still open after 2 s is cut, and new ones are answered 204); serve kills
+ * it should that take more than 5 s.
  */
 export async function webServer(opts: { host: string; port: number }): Promise<number> {
   // Next.js reads NODE_ENV to pick its production code paths, as `next start` sets it.
@@ -25,7 +26,19 @@ export async function webServer(opts: { host: string; port: number }): Promise<n
   const app = next({ dev: false, dir: PROJECT_DIR, hostname: opts.host, port: opts.port });
   const handle = app.getRequestHandler();
   await app.prepare();
+  let stopping = false;
+  // The event streams open now: cut WEB_DRAIN_MS after a stop should they still be open.
+  const streams = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
+    if (req.url?.startsWith('/api/events')) {
+      // Once stopping, no new stream (the route module may not even be loaded to hear the signal).
+      if (stopping) {
+        res.writeHead(204, { 'Cache-Control': 'no-store', Connection: 'close' }).end();
+        return;
+      }
+      streams.add(res);
+      res.once('close', () => streams.delete(res));
+    }
     const fast = fastHandler(req.method, req.url);
     if (fast) void answerFast(req, res, fast);
     else void handle(req, res);
@@ -41,12 +54,16 @@ export async function webServer(opts: { host: string; port: number }): Promise<n
   console.log(`claimboard: web server ready on ${opts.host}:${opts.port}`);
   return await new Promise<number>((resolve) => {
     const stop = (code: number) => {
+      stopping = true;
       // A kept-alive connection can carry one more request after close() (a tab's EventSource
       // reconnects on it a second after its stream ended): idle ones are closed as they become
-      // idle, and whatever is still open after WEB_DRAIN_MS is cut (serve kills this process
-      // 5 s after its SIGTERM otherwise).
+      // idle, and an event stream still open after WEB_DRAIN_MS is cut. Other answers (an
+      // operator's action being written) are left to finish; serve kills this process 5 s
+      // after its SIGTERM.
       const idle = setInterval(() => server.closeIdleConnections(), 100);
-      const cut = setTimeout(() => server.closeAllConnections(), WEB_DRAIN_MS);
+      const cut = setTimeout(() => {
+        for (const res of streams) res.destroy();
+      }, WEB_DRAIN_MS);
       server.close(() => {
         clearInterval(idle);
         clearTimeout(cut);

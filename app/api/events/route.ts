@@ -13,7 +13,8 @@ const KEEPALIVE_MS = 15_000;
  * The open streams' stops. On SIGTERM or SIGINT every stream is ended, so that the web
  * server's graceful stop (bin/web.ts), which waits for every open response, is not held by a tab
  * left open; and a tab that asks again afterwards (EventSource reconnects a second later, on its
- * kept-alive connection) is answered 204, which tells EventSource not to reconnect.
+ * kept-alive connection) is answered 204, no stream (bin/web.ts answers so too, before this
+ * module is reached).
  */
 const open = new Set<() => void>();
 let stopping = false;
