@@ -31,10 +31,14 @@ describe('the filter bar\'s pending URL writes', () => {
     expect(afterWrite(p, 'lane:stale', '', ECHO_WAIT_MS + 5).map((w) => w.q)).toEqual(['lane:stale']);
   });
 
-  it('a write of the query the URL already has expects no echo (the URL does not change), unless another write is on its way', () => {
+  it('a write of the query the URL already has expects no echo (the URL does not change), nor do the writes before it', () => {
     expect(afterWrite([], 'lane:stale', 'lane:stale', 0)).toEqual([]);
-    const p = afterWrite([], 'agent:fang', 'lane:stale', 0);
-    expect(afterWrite(p, 'lane:stale', 'lane:stale', 10).map((w) => w.q)).toEqual(['agent:fang', 'lane:stale']);
+    // The URL has agent:fang; Clear, then fang picked again: the router merges both, the URL never moves.
+    let p = afterWrite([], '', 'agent:fang', 0);
+    p = afterWrite(p, 'agent:fang', 'agent:fang', 40);
+    expect(p).toEqual([]);
+    // A saved view of everything (q '') a moment later is followed, not taken for the Clear's echo.
+    expect(onUrlQuery(p, '', 2_000).from).toBe('elsewhere');
   });
 
   it('keeps at most 16 writes, the newest', () => {

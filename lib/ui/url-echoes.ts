@@ -22,13 +22,16 @@ export interface PendingWrite {
 
 /**
  * The pending list after writing `q` at `now`, the URL's query being `urlQ`. A write of the
- * query the URL already has, with nothing else pending, expects no echo (the URL's query does
- * not change) and is not kept; writes older than ECHO_WAIT_MS are dropped (the router dropped
- * their navigation, or their echo was missed).
+ * query the URL already has leaves nothing pending: its echo never comes (the URL's query does
+ * not change), and the router may merge it with the writes before it, whose echoes then never
+ * come either (clear, then pick the same agent again: the URL never moves; were they kept, a
+ * saved view equal to one of them would be taken for its echo and not followed). Should one of
+ * them land after all, it is followed like any URL from elsewhere, and the newest write lands
+ * last. Writes older than ECHO_WAIT_MS are dropped (a navigation the router dropped).
  */
 export function afterWrite(pending: readonly PendingWrite[], q: string, urlQ: string, now: number): PendingWrite[] {
+  if (q === urlQ) return [];
   const live = pending.filter((w) => now - w.at < ECHO_WAIT_MS);
-  if (q === urlQ && live.length === 0) return [];
   return [...live.slice(-(MAX_PENDING - 1)), { q, at: now }];
 }
 
