@@ -153,8 +153,8 @@ summary() {
   for s in "${failed[@]}"; do printf '  FAILED   %s\n' "$s"; done
   for s in "${skipped[@]}"; do printf '  skipped  %s\n' "$s"; done
   grep -E '^  (FAILED |FLAKY  ) ' "$VITEST_LOG" | sed 's/^  /  vitest: /' || true
-  # "  2 failed" / "  1 flaky" and the indented test names under each.
-  awk '/^  [0-9]+ (failed|flaky)$/ { kind = $2; next } kind != "" && /^    / { sub(/^ +/, ""); printf "  e2e %s: %s\n", kind, $0; next } { kind = "" }' "$E2E_LOG" || true
+  # "  2 failed" / "  1 flaky" / "  1 interrupted" and the indented test names under each (colour codes stripped first).
+  sed 's/\x1b\[[0-9;]*m//g' "$E2E_LOG" | awk '/^  [0-9]+ (failed|flaky|interrupted)$/ { kind = $2; next } kind != "" && /^    / { sub(/^ +/, ""); printf "  e2e %s: %s\n", kind, $0; next } { kind = "" }' || true
   printf '%d passed, %d failed\n' "${#passed[@]}" "${#failed[@]}"
 }
 header "summary"

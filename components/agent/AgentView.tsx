@@ -123,12 +123,8 @@ function AgentDetail({ data, now }: { data: AgentResponse; now: number }) {
           <div className="overflow-x-auto">
             {data.held.length < data.held_total ? (
               <p className="mb-2 text-sm text-zinc-600 dark:text-zinc-400" data-held-shown={data.held.length}>
-                The first {data.held.length.toLocaleString('en')} of {data.held_total.toLocaleString('en')} by order id; the board finds every order it
-                was part of:{' '}
-                <BoardLink q={`agent:${a.name}`} className="font-mono">
-                  agent:{a.name}
-                </BoardLink>
-                .
+                The first {data.held.length.toLocaleString('en')} of {data.held_total.toLocaleString('en')}: gave up, released and lost
+                first, finished last, each by order id. Each order&apos;s page tells its whole story.
               </p>
             ) : null}
             <table className={tableClass}>

@@ -28,7 +28,9 @@ export function AgentsTable() {
             <tr>
               <th className={thClass}>name</th>
               <th className={thClass}>role</th>
-              <th className={`${thClass} text-right`}>holds</th>
+              <th className={`${thClass} text-right`} title="orders whose card names it as holder, those in Done included">
+                holder of
+              </th>
               <th className={thClass}>last seen</th>
               <th className={thClass}>clock</th>
               <th className={thClass}>pinned key</th>

@@ -396,7 +396,7 @@ describe('orderJson', () => {
 });
 
 describe("an agent's page does not grow with the channel's history", () => {
-  it('lists its cards outside Done in full, counts those in Done, and lists the first HELD_SHOWN earlier holds by order id', () => {
+  it('lists its cards outside Done in full, counts those in Done, and lists the first HELD_SHOWN earlier holds, finished ones last', () => {
     const db = openMemory();
     cleanup.push(() => db.close());
     const card = (id: string, lane: Lane, sortMs: number) => putCard(db, { order_id: id, lane, state: lane === 'done' ? 'closed' : 'claimed', agents: ['fang'], flags: [], search: id, sort_ms: sortMs });
@@ -405,10 +405,12 @@ describe("an agent's page does not grow with the channel's history", () => {
     for (let i = 0; i < 3; i++) card(`d${i}`, 'done', i);
     putCard(db, { order_id: 'other', lane: 'running', state: 'claimed', agents: ['wisp'], flags: [], search: 'other', sort_ms: 5 });
     const hold = db.prepare('INSERT INTO holds (order_id, agent, history, run_ms) VALUES (?, ?, ?, NULL)');
-    const history = (id: string, holding: boolean) =>
-      JSON.stringify({ order_id: id, agent: 'fang', claimed_at: '2026-11-20T09:05:00Z', holding, ended: holding ? null : 'finished', detail: 'result 1', state: 'closed', run_ms: null });
-    // 250 ended holds, inserted in reverse so that the order of the answer is the query's.
-    for (let i = 249; i >= 0; i--) hold.run(`h${String(i).padStart(3, '0')}`, 'fang', history(`h${String(i).padStart(3, '0')}`, false));
+    const history = (id: string, holding: boolean, ended = 'finished') =>
+      JSON.stringify({ order_id: id, agent: 'fang', claimed_at: '2026-11-20T09:05:00Z', holding, ended: holding ? null : ended, detail: 'result 1', state: 'closed', run_ms: null });
+    // 250 ended holds, inserted in reverse so that the order of the answer is the query's; two
+    // did not end in a result.
+    const endedAs = (i: number) => (i === 230 ? 'gave_up' : i === 120 ? 'released' : 'finished');
+    for (let i = 249; i >= 0; i--) hold.run(`h${String(i).padStart(3, '0')}`, 'fang', history(`h${String(i).padStart(3, '0')}`, false, endedAs(i)));
     hold.run('a-run-1', 'fang', history('a-run-1', true));
 
     const a = agent(db, 'fang', 1_000);
@@ -416,7 +418,14 @@ describe("an agent's page does not grow with the channel's history", () => {
     expect(a?.finished).toBe(3);
     expect(a?.held_total).toBe(250); // the hold still held is not an earlier one
     expect(a?.held).toHaveLength(HELD_SHOWN);
-    expect(a?.held[0]?.order_id).toBe('h000');
-    expect(a?.held[HELD_SHOWN - 1]?.order_id).toBe(`h${String(HELD_SHOWN - 1).padStart(3, '0')}`);
+    // Those two first (by order id), then the finished ones by order id.
+    expect(a?.held.slice(0, 3).map((h) => [h.order_id, h.ended])).toEqual([
+      ['h120', 'released'],
+      ['h230', 'gave_up'],
+      ['h000', 'finished'],
+    ]);
+    // The 200th: the 198th finished one, h000 to h198 without h120.
+    expect(HELD_SHOWN).toBe(200);
+    expect(a?.held[HELD_SHOWN - 1]?.order_id).toBe('h198');
   });
 });

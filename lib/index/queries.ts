@@ -314,7 +314,8 @@ export const HELD_SHOWN = 200;
 /**
  * GET /api/agents/:name, or null when the name is not in the roster and holds nothing. `holds`:
  * its cards outside the Done lane; `finished`: how many Done cards name it; `held`: the first
- * HELD_SHOWN of its ended holds by order id, `held_total` all of them. `nowMs`: the index's clock.
+ * HELD_SHOWN of its ended holds (gave up, released, lost, then finished; each by order id),
+ * `held_total` all of them. `nowMs`: the index's clock.
  */
 export function agent(db: DB, name: string, nowMs: number): AgentResponse | null {
   const n = name.toLowerCase();
@@ -326,7 +327,8 @@ export function agent(db: DB, name: string, nowMs: number): AgentResponse | null
   const finished = (stmt(db, "SELECT COUNT(*) AS n FROM cards WHERE holder = ? AND lane = 'done'").get(n) as { n: number }).n;
   const history = (stmt(db, 'SELECT history FROM holds WHERE agent = ? ORDER BY order_id').all(n) as { history: string }[]).map((r) => JSON.parse(r.history) as HoldHistory);
   if (!row && holds.length === 0 && finished === 0 && history.length === 0) return null;
-  const ended = history.filter((h) => !h.holding && h.ended !== null);
+  // Gave up, released and lost first (what a team lead looks for), finished last; each by order id.
+  const ended = history.filter((h) => !h.holding && h.ended !== null).sort((x, y) => Number(x.ended === 'finished') - Number(y.ended === 'finished'));
   const stored: StoredAgent = row ?? { name: n, role: '(not in the roster)', is_operator: false, retired: false, public_key: null, key_changed: false, holding: holds.length, last_arrival_ms: null, clock_offset_ms: null, capabilities: [], folder_key: null, retirement: null };
   const { capabilities, folder_key, retirement, ...summary } = stored;
   return {

@@ -165,7 +165,7 @@ export interface AgentSummary {
   readonly public_key: string | null;
   /** True when the folder now carries a different key (a key_changed problem). */
   readonly key_changed: boolean;
-  /** Number of orders it holds now. */
+  /** Number of orders whose card names it as holder, those in the Done lane included. */
   readonly holding: number;
   /** Last arrival here of any file it wrote, ms local, or null. */
   readonly last_arrival_ms: number | null;
@@ -193,7 +193,7 @@ export interface AgentResponse {
   readonly finished: number;
   /** How many earlier holds it has in all; `held` lists at most HELD_SHOWN of them. */
   readonly held_total: number;
-  /** Orders it held before, and how each hold ended: the first HELD_SHOWN by order id. */
+  /** Orders it held before, and how each hold ended: the first HELD_SHOWN, finished ones last, each by order id. */
   readonly held: readonly {
     readonly order_id: string;
     readonly claimed_at: string;
