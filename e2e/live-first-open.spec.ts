@@ -41,13 +41,20 @@ async function staleOnServer(id: string): Promise<boolean> {
   return body.lanes.some((l) => l.lane === 'stale' && l.cards.some((c) => c.order_id === id));
 }
 
-test('a change made before the event stream opened shows once it opens', async ({ page }) => {
+/**
+ * Rewrites fang's heartbeat on `order` as ferry does (a temp name, then a rename), naming a new
+ * run, and waits until the server's board has the order fresh again (stale 12 s later).
+ */
+async function freshBeat(order: string, run: string, pid: number): Promise<void> {
   if (!server) throw new Error('no server');
-  // t1 fresh again: fang's heartbeat rewritten as ferry does (a temp name, then a rename).
-  const dir = path.join(server.channel, 'tasks/t1');
-  fs.writeFileSync(path.join(dir, '.heartbeat.fang.json.tmp'), `${JSON.stringify({ order_id: 't1', agent: 'fang', run: 'a1b2c3d4e5f60718293a4b5c6d7e8f90', pid: 4242, at: new Date().toISOString() }, null, 2)}\n`);
+  const dir = path.join(server.channel, `tasks/${order}`);
+  fs.writeFileSync(path.join(dir, '.heartbeat.fang.json.tmp'), `${JSON.stringify({ order_id: order, agent: 'fang', run, pid, at: new Date().toISOString() }, null, 2)}\n`);
   fs.renameSync(path.join(dir, '.heartbeat.fang.json.tmp'), path.join(dir, 'heartbeat.fang.json'));
-  await expect.poll(() => staleOnServer('t1'), { timeout: 5_000, intervals: [100] }).toBe(false);
+  await expect.poll(() => staleOnServer(order), { timeout: 5_000, intervals: [100] }).toBe(false);
+}
+
+test('a change made before the event stream opened shows once it opens', async ({ page }) => {
+  await freshBeat('t1', 'a1b2c3d4e5f60718293a4b5c6d7e8f90', 4242);
 
   let release: () => void = () => {};
   const held = new Promise<void>((r) => (release = r));
@@ -67,12 +74,8 @@ test('a change made before the event stream opened shows once it opens', async (
 });
 
 test("a change made while the page's first fetch was on its way shows once the stream opens", async ({ page }) => {
-  if (!server) throw new Error('no server');
-  // t2 fresh again, stale 12 s later. The page's polls (every 10 s while the stream is down) wait on its first fetch.
-  const dir = path.join(server.channel, 'tasks/t2');
-  fs.writeFileSync(path.join(dir, '.heartbeat.fang.json.tmp'), `${JSON.stringify({ order_id: 't2', agent: 'fang', run: 'b1b2c3d4e5f60718293a4b5c6d7e8f90', pid: 4243, at: new Date().toISOString() }, null, 2)}\n`);
-  fs.renameSync(path.join(dir, '.heartbeat.fang.json.tmp'), path.join(dir, 'heartbeat.fang.json'));
-  await expect.poll(() => staleOnServer('t2'), { timeout: 5_000, intervals: [100] }).toBe(false);
+  // The page's polls (every 10 s while the stream is down) wait on its first fetch.
+  await freshBeat('t2', 'b1b2c3d4e5f60718293a4b5c6d7e8f90', 4243);
 
   // The page's first board answer is read from the server now (t2 fresh) and delivered only
   // after the change and the stream's opening; later board requests go through.

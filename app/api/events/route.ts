@@ -12,14 +12,10 @@ const KEEPALIVE_MS = 15_000;
 /**
  * The open streams' stops. On SIGTERM or SIGINT every stream is ended, so that the web
  * server's graceful stop (bin/web.ts), which waits for every open response, is not held by a tab
- * left open; and a tab that asks again afterwards (EventSource reconnects a second later, on its
- * kept-alive connection) is answered 204, no stream (bin/web.ts answers so too, before this
- * module is reached).
+ * left open. A tab that asks again afterwards is answered 204 by bin/web.ts, before this module.
  */
 const open = new Set<() => void>();
-let stopping = false;
 const endAll = () => {
-  stopping = true;
   for (const stop of [...open]) stop();
 };
 process.once('SIGTERM', endAll);
@@ -29,11 +25,9 @@ process.once('SIGINT', endAll);
  * GET /api/events: server-sent events. `event: changed` with a ChangedEvent whenever the
  * indexer records changed orders (polled from the index's change feed every 150 ms), and one
  * naming no order (`orders: []`, `all: false`: the board refetches) when the index's health
- * changes (lib/index/health.ts healthChanges: the header's banner). 204 once the server is
- * stopping.
+ * changes (lib/index/health.ts healthChanges: the header's banner).
  */
 function get(req: Request) {
-  if (stopping) return new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store' } });
   return withDb((db) => {
     const enc = new TextEncoder();
     let seq = latestSeq(db);
