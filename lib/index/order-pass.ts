@@ -139,10 +139,10 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
   }
   const outcomes: FileOutcome[] = [];
   const stats = new Map<string, string>();
-  for (const { rel, st } of listing.entries) {
+  for (const { rel, abs, st } of listing.entries) {
     const key = statKey(st);
     stats.set(rel, key);
-    outcomes.push(readEntry(entryFromStat(ctx.root, rel, st, arrivalOf(rel, key, st))));
+    outcomes.push(readEntry(entryFromStat(ctx.root, rel, st, arrivalOf(rel, key, st), abs)));
   }
   const seen = new Map<string, { key: string; ok: boolean }>();
   let deferred = 0;

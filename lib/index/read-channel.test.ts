@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChannelUnreadableError, readChannel } from './read-channel';
+import { ChannelUnreadableError, entryFromStat, readChannel } from './read-channel';
 import { channelStateOf } from './channel-state';
 
 let dirs: string[] = [];
@@ -67,5 +67,26 @@ describe('readChannel', () => {
     const st = channelStateOf(root);
     expect(st.problems.map((p) => [p.path, p.problem])).toEqual([['tasks/stray', 'invalid']]);
     expect(st.orders.map((o) => [o.order_id, o.state])).toEqual([['t1', 'done']]);
+  });
+});
+
+describe('entryFromStat', () => {
+  it('reads a file whole, and a file that grew after its lstat one byte past the size lstat gave', () => {
+    const root = tmp();
+    write(root, 'tasks/t1/claim.a.json', 'x'.repeat(300));
+    const rel = 'tasks/t1/claim.a.json';
+    const abs = path.join(root, rel);
+    const st = fs.lstatSync(abs);
+    const whole = entryFromStat(root, rel, st, st.ctimeMs, abs);
+    expect(whole.bytes?.length).toBe(300);
+    expect(whole.size).toBe(300);
+    // Grown by 100 bytes since: 301 read (the limit), and the size says it is larger than lstat said.
+    fs.appendFileSync(abs, 'y'.repeat(100));
+    const grown = entryFromStat(root, rel, st);
+    expect(grown.bytes?.length).toBe(301);
+    expect(grown.size).toBe(301);
+    // Shrunk to 10 bytes since: the 10 there are.
+    fs.writeFileSync(abs, 'z'.repeat(10));
+    expect(entryFromStat(root, rel, st).bytes?.length).toBe(10);
   });
 });

@@ -4,13 +4,14 @@
  * implementations differ (small-order keys and R, S >= L), and both follow ferry's rule
  * (ed25519-dalek's verify_strict); node:crypto is chosen when sodium-native cannot load.
  */
-import { createHash, createPrivateKey, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify, createPublicKey } from 'node:crypto';
+import { createHash, hash, createPrivateKey, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify, createPublicKey } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRequire } from 'node:module';
 import { chooseVerifier, NODE_VERIFIER } from './verifier';
+import { parseStrictJsonText, payloadDigest, sha256Hex, sha256HexOfText, installSha256 } from '../ledger/json';
 import { SMALL_ORDER_Y } from './node-verify';
 import { vectorKeys, VECTORS_DIR } from '../testing/vectors';
 
@@ -240,5 +241,27 @@ describe("the process's verifier (serverVerifier)", () => {
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the server's SHA-256 (installed by verifier.ts for json.ts)", () => {
+  afterEach(() => installSha256((data) => hash('sha256', data, 'hex')));
+
+  it('gives the FIPS 180-2 digests, and the same payload digests as the pure-JavaScript one', () => {
+    // FIPS 180-2, appendix B.1: SHA-256("abc").
+    const abc = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad';
+    expect(sha256HexOfText('abc')).toBe(abc);
+    expect(sha256Hex(new TextEncoder().encode('abc'))).toBe(abc);
+    // D({}) as LEDGER.md §3.1 gives it (json.test.ts holds the same constant).
+    const empty = parseStrictJsonText('{}');
+    if (!empty.ok) throw new Error(empty.reason);
+    expect(payloadDigest(empty.node)).toBe('44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');
+    // Non-ASCII text and a lone surrogate (encoded as U+FFFD by both): the pure one must agree.
+    const payload = parseStrictJsonText('{"b":"caf\u00e9 \u2603","a":[1,2.5,-0,1e21],"z":{"y":null}}');
+    if (!payload.ok) throw new Error(payload.reason);
+    const texts = ['caf\u00e9', 'a\ud800b', ''];
+    const fast = [payloadDigest(payload.node), ...texts.map(sha256HexOfText)];
+    installSha256(null);
+    expect([payloadDigest(payload.node), ...texts.map(sha256HexOfText)]).toEqual(fast);
   });
 });

@@ -28,12 +28,16 @@ export function isSafeComponent(name: string): boolean {
   return true;
 }
 
+const HAS_UPPER = /[A-Z]/;
+
 /**
  * The canonical form of a name (LEDGER.md §2): ferryman folds with trim + ASCII lowercase.
  * Non-ASCII letters are left alone (they can never be part of a safe component anyway).
  */
 export function canonicalName(name: string): string {
-  return name.trim().replace(/[A-Z]/g, (c) => c.toLowerCase());
+  const t = name.trim();
+  // Most names are canonical already: no replace (and no callback per letter) for them.
+  return HAS_UPPER.test(t) ? t.replace(/[A-Z]/g, (c) => c.toLowerCase()) : t;
 }
 
 /** Two names are the same identity when their canonical forms are equal (LEDGER.md §2). */
