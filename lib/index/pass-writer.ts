@@ -101,8 +101,9 @@ export class PassWriter {
       this.p.watches.unwatch(r.dir);
     }
     f.noteVariant(r.dir, r.files.length > 0);
+    if (fresh) s.addFiles(r.files, now);
     for (const file of r.files) {
-      s.addFile(file, firstSeenOf.get(file.path) ?? now);
+      if (!fresh) s.addFile(file, firstSeenOf.get(file.path) ?? now);
       if (file.writer) f.touchWriter(file.writer);
     }
     if (!fresh) s.deleteProblemsIn(r.dir);

@@ -47,3 +47,31 @@ describe('IndexStore.latestArrivals', () => {
     expect(new IndexStore(db).latestArrivals()).toHaveLength(3);
   });
 });
+
+describe('IndexStore.addFiles', () => {
+  it("stores every row of a folder, 8 to a statement, as addFile would one by one", () => {
+    // 19 rows: two full statements of 8 and one of 3.
+    const rows = Array.from({ length: 19 }, (_, i) => ({
+      path: `tasks/t1/f${String(i).padStart(2, '0')}`,
+      order_dir: 't1',
+      stat: `f:${i}`,
+      type: 'file',
+      arrival_ms: 1000 + i,
+      kind: 'claim',
+      status: 'record',
+      problem: null,
+      writer: i % 2 === 0 ? 'ada' : null,
+      sig_key: null,
+      sig_ok: null,
+    }));
+    const many = openMemory();
+    new IndexStore(many).addFiles(rows, 5000);
+    const one = openMemory();
+    const s = new IndexStore(one);
+    for (const r of rows) s.addFile(r, 5000);
+    const all = (db: DB) => db.prepare('SELECT * FROM files ORDER BY path').all();
+    expect(all(many)).toHaveLength(19);
+    expect(all(many)).toEqual(all(one));
+    expect(new IndexStore(many).filesIn('t1').map((r) => r.first_seen_ms)).toEqual(Array(19).fill(5000));
+  });
+});

@@ -163,12 +163,19 @@ export const SQL = {
 
 type Statements = { readonly [K in keyof typeof SQL]: Statement };
 
+/** addFiles: rows per statement, and the statement's parts. */
+const FILE_ROWS_PER_STATEMENT = 8;
+const ADD_FILES = 'INSERT OR REPLACE INTO files (path, order_dir, stat, type, arrival_ms, first_seen_ms, kind, status, problem, writer, sig_key, sig_ok) VALUES';
+const FILE_ROW_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
 /**
  * The writer's statements on one connection. One per indexer (and per `repin`); not for the
  * web server's read-only connection.
  */
 export class IndexStore {
   private readonly s: Statements;
+  /** addFiles' statements by row count (prepared when first needed). */
+  private readonly addFilesOf: (Statement | undefined)[] = [];
 
   constructor(readonly db: DB) {
     this.s = Object.fromEntries(Object.entries(SQL).map(([k, sql]) => [k, db.prepare(sql)])) as unknown as Statements;
@@ -296,6 +303,25 @@ export class IndexStore {
 
   addFile(f: FileRow, firstSeenMs: number): void {
     this.s.addFile.run(f.path, f.order_dir, f.stat, f.type, f.arrival_ms, firstSeenMs, f.kind, f.status, f.problem, f.writer, f.sig_key, f.sig_ok);
+  }
+
+  /**
+   * Rows of distinct paths (a folder's), each first seen at `firstSeenMs`, several per
+   * statement: a cold index stores 590,000 file rows at 100,000 orders, and a statement a row
+   * cost about a third more (the calls, not SQLite's inserts).
+   */
+  addFiles(files: readonly FileRow[], firstSeenMs: number): void {
+    for (let i = 0; i < files.length; i += FILE_ROWS_PER_STATEMENT) {
+      const n = Math.min(FILE_ROWS_PER_STATEMENT, files.length - i);
+      let st = this.addFilesOf[n];
+      if (!st) st = this.addFilesOf[n] = this.db.prepare(`${ADD_FILES} ${Array(n).fill(FILE_ROW_VALUES).join(', ')}`);
+      const args: unknown[] = [];
+      for (let j = i; j < i + n; j++) {
+        const f = files[j] as FileRow;
+        args.push(f.path, f.order_dir, f.stat, f.type, f.arrival_ms, firstSeenMs, f.kind, f.status, f.problem, f.writer, f.sig_key, f.sig_ok);
+      }
+      st.run(args);
+    }
   }
 
   /** A ledger file as a file of its signer (LEDGER.md §6), at the channel level. */
