@@ -358,10 +358,11 @@ test.describe('a virtualized lane in the one-lane view', () => {
   });
 
   test('a lane of more than 80 cards scrolls inside its panel, shown again after another tab', async ({ page }, testInfo) => {
+    const queueCount = async () => ((await (await page.request.get('/api/board')).json()) as BoardResponse).lanes.find((l) => l.lane === 'queue')?.count ?? 0;
+    const before = await queueCount();
     for (const id of ids) writeOrder(id);
-    await expect
-      .poll(async () => ((await (await page.request.get('/api/board')).json()) as BoardResponse).lanes.find((l) => l.lane === 'queue')?.count ?? 0, { timeout: 15_000 })
-      .toBeGreaterThanOrEqual(N);
+    // All of them indexed before the board is opened (one arriving later would change the lane under the test).
+    await expect.poll(queueCount, { timeout: 15_000 }).toBe(before + N);
 
     await page.goto('/');
     await tab(page, 'queue').tap();
@@ -406,6 +407,17 @@ test.describe('a virtualized lane in the one-lane view', () => {
     expect((await inPanel()).length).toBeGreaterThan(2);
     await scroller.evaluate((sc) => sc.scrollIntoView({ block: 'end' }));
     await shot(page, testInfo, 'queue-virtual-light');
+
+    // An order on the lane's first page leaves it (fang claims it): the lane keeps the cards it
+    // had loaded, and the panel stays where it was, its rows drawn there.
+    const first = ((await (await page.request.get('/api/board')).json()) as BoardResponse).lanes.find((l) => l.lane === 'queue')!.cards.find((c) => ids.includes(c.order_id));
+    expect(first, 'one of the 100 is on the first page').toBeDefined();
+    writeChannelFile(`tasks/${first!.order_id}/claim.fang.json`, { order_id: first!.order_id, agent: 'fang', claimed_at: new Date().toISOString() });
+    await expect.poll(queueCount).toBe(before + N - 1);
+    await expect(queue.locator(`[data-order="${first!.order_id}"]`)).toHaveCount(0);
+    await expect(list).toBeVisible();
+    await expect.poll(async () => (await inPanel()).includes(ids[N - 1])).toBe(true);
+    expect((await inPanel()).length).toBeGreaterThan(2);
 
     // Scrolled back up by the wheel, it draws the rows it comes to.
     const b2 = (await scroller.boundingBox())!;

@@ -12,6 +12,11 @@ import path from 'node:path';
 const args = process.argv.slice(2);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-vitest-'));
 
+/** Why each failed test failed on the first run (the first line of its message), by name. */
+const reasons = new Map();
+/** The first line of a failure message with its colour codes gone, at most 300 characters. */
+const firstLine = (m) => (typeof m === 'string' ? m.replace(/\u001b\[[0-9;]*m/g, '').split('\n')[0].slice(0, 300) : '');
+
 /** Runs vitest with `extra` arguments; returns its exit code and the failed tests by file. */
 function run(extra, name) {
   const out = path.join(dir, `${name}.json`);
@@ -24,7 +29,9 @@ function run(extra, name) {
     // No report (vitest could not start): the exit code decides.
   }
   for (const file of report?.testResults ?? []) {
-    const names = (file.assertionResults ?? []).filter((a) => a.status === 'failed').map((a) => a.fullName ?? a.title);
+    const failedOnes = (file.assertionResults ?? []).filter((a) => a.status === 'failed');
+    const names = failedOnes.map((a) => a.fullName ?? a.title);
+    for (const a of failedOnes) if (!reasons.has(a.fullName ?? a.title)) reasons.set(a.fullName ?? a.title, firstLine(a.failureMessages?.[0]));
     if (file.status === 'failed' || names.length > 0) failed.set(path.relative(process.cwd(), file.name), names.length > 0 ? names : ['(the file failed to load or run)']);
   }
   return { code: r.status ?? 1, failed, report: report !== null };
@@ -46,7 +53,8 @@ if (first.code !== 0) {
       const again = second.failed.get(file);
       for (const n of names) {
         const failedAgain = !second.report || (again !== undefined && (again.includes(n) || again[0] === '(the file failed to load or run)'));
-        console.log(`  ${failedAgain ? 'FAILED ' : 'FLAKY  '} ${file} > ${n}${failedAgain ? ' (failed twice)' : ' (failed, then passed alone: a timing test to fix)'}`);
+        const why = reasons.get(n) ? `; first: ${reasons.get(n)}` : '';
+        console.log(`  ${failedAgain ? 'FAILED ' : 'FLAKY  '} ${file} > ${n}${failedAgain ? ' (failed twice' : ' (failed, then passed alone: a timing test to fix'}${why})`);
       }
     }
     code = second.code;

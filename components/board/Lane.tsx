@@ -40,7 +40,10 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
   const tone = LANE_TONE[page.lane];
   const accent = LANE_ACCENT[tone];
   const [wantMore, setWantMore] = useState(false);
-  const more = useLanePage(page.lane, filters, page.next_cursor, wantMore);
+  // How many cards the later pages held at the last commit: if the first page changes, they are
+  // fetched again as one page of that many (useLanePage).
+  const moreLoaded = useRef(0);
+  const more = useLanePage(page.lane, filters, page.next_cursor, wantMore, moreLoaded.current);
 
   const cards: Card[] = useMemo(() => {
     const seen = new Set<string>();
@@ -65,7 +68,8 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
 
   useEffect(() => {
     onLoaded(cards.length);
-  }, [cards.length, onLoaded]);
+    moreLoaded.current = cards.length - page.cards.length;
+  }, [cards.length, page.cards.length, onLoaded]);
 
   const scrollRef = useRef<HTMLDivElement>(null);
   // A lane hidden at phone width (another tab shown) loses its scroll position: it is put back
@@ -79,6 +83,9 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
   const v = useVirtualizer({
     count: cards.length,
     getScrollElement: () => scrollRef.current,
+    // Read again whenever the virtualizer is switched back on (the lane went under 80 cards while
+    // its later pages were fetched again): from 0 it would draw the top rows at the panel's end.
+    initialOffset: () => scrollRef.current?.scrollTop ?? 0,
     estimateSize: () => 120,
     overscan: 6,
     gap: 8,

@@ -9,6 +9,7 @@ import { ATTENTION_FLAGS, ORDER_STATES } from '../ui/labels';
 import { MAX_QUERY_LENGTH, queryOfParams } from '../ui/query';
 import { HEALTH_OK, readHealth } from '../index/health';
 import { settings } from '../config';
+import { MAX_LANE_LIMIT } from './types';
 import { indexNowMs } from '../index/steady-clock';
 
 /**
@@ -20,6 +21,9 @@ const Query = z
   .object({
     lane: z.enum(LANES as unknown as [string, ...string[]]).optional(),
     cursor: z.string().max(2000).optional(),
+    // With `lane`: how many cards this page holds (a lane fetched again after its first page
+    // changed asks for as many as it had loaded, so it keeps its length).
+    limit: z.coerce.number().int().min(1).max(MAX_LANE_LIMIT).optional(),
     agent: z.string().max(200).optional(),
     state: z.enum(ORDER_STATES as [string, ...string[]]).optional(),
     flag: z.enum(ATTENTION_FLAGS as [string, ...string[]]).optional(),
@@ -31,7 +35,7 @@ const Query = z
       ctx.addIssue({ code: 'custom', path: ['q'], message: `${parsed.reason} (at character ${parsed.at + 1})` });
       return z.NEVER;
     }
-    return { lane: p.lane, cursor: p.cursor, terms: parsed.terms };
+    return { lane: p.lane, cursor: p.cursor, limit: p.limit, terms: parsed.terms };
   });
 
 const healthOf = (file: string | undefined) => (file ? readHealth(file) : HEALTH_OK);
@@ -40,8 +44,8 @@ const healthOf = (file: string | undefined) => (file ? readHealth(file) : HEALTH
 const cache = new AnswerCache(1000);
 
 /**
- * GET /api/board: every lane's count and first page; with `lane` (and `cursor`), one lane's next
- * page. Cached by the raw query string: a query answered before was valid then and parses the
+ * GET /api/board: every lane's count and first page; with `lane` (and `cursor`, `limit`), one
+ * lane's next page. Cached by the raw query string: a query answered before was valid then and parses the
  * same now, so a hit skips parsing.
  */
 function get(req: Request): Response {
@@ -61,13 +65,13 @@ function get(req: Request): Response {
     for (const k of Object.keys(params)) if (params[k] === '') delete params[k];
     const parsed = Query.safeParse(params);
     if (!parsed.success) return errorResponse('bad_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-    const { lane, cursor, terms } = parsed.data;
+    const { lane, cursor, limit, terms } = parsed.data;
     const c = cursor ? decodeCursor(cursor) : null;
     if (cursor && !c) return errorResponse('bad_request', 'cursor: not a cursor from this API');
     // This machine's facts (issue 16): nothing changes where no agent is local and nothing is held.
     const overlay = serverOverlay();
     const body = JSON.stringify(
-      lane ? overlay.lanePage(db, lanePage(db, lane as (typeof LANES)[number], terms, c, PAGE_SIZE, now), now) : overlay.board(db, board(db, terms, now, actionsEnabled()), now),
+      lane ? overlay.lanePage(db, lanePage(db, lane as (typeof LANES)[number], terms, c, limit ?? PAGE_SIZE, now), now) : overlay.board(db, board(db, terms, now, actionsEnabled()), now),
     );
     return withHealth(cache.put(search, seq, now, body));
   });

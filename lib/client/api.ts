@@ -12,17 +12,18 @@
  */
 import { keepPreviousData, useInfiniteQuery, useQueries, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
-import type {
-  ActFilters,
-  ActivityResponse,
-  AgentResponse,
-  AgentsResponse,
-  BoardFilters,
-  BoardResponse,
-  Lane,
-  LanePage,
-  OrderResponse,
-  ProblemsResponse,
+import {
+  MAX_LANE_LIMIT,
+  type ActFilters,
+  type ActivityResponse,
+  type AgentResponse,
+  type AgentsResponse,
+  type BoardFilters,
+  type BoardResponse,
+  type Lane,
+  type LanePage,
+  type OrderResponse,
+  type ProblemsResponse,
 } from '@/lib/api/types';
 import { printQuery, queryOfParams } from '@/lib/ui/query';
 import { ACT_KINDS } from '@/lib/ledger/acts';
@@ -136,10 +137,12 @@ export const fetchBoard = (f: BoardFilters, signal?: AbortSignal) => {
   return getJson<BoardResponse>(`/api/board${qs ? `?${qs}` : ''}`, signal);
 };
 
-export const fetchLanePage = (lane: Lane, cursor: string, f: BoardFilters, signal?: AbortSignal) => {
+/** One lane's page after `cursor`: `limit` cards (the server's page size when not given). */
+export const fetchLanePage = (lane: Lane, cursor: string, f: BoardFilters, limit?: number, signal?: AbortSignal) => {
   const p = filtersToParams(f);
   p.set('lane', lane);
   p.set('cursor', cursor);
+  if (limit !== undefined) p.set('limit', String(limit));
   return getJson<LanePage>(`/api/board?${p.toString()}`, signal);
 };
 
@@ -183,16 +186,26 @@ export function useBoard(filters: BoardFilters) {
   });
 }
 
+/** Where a lane page starts, and how many cards it asks for (undefined: the server's page size). */
+interface LanePageParam {
+  readonly cursor: string;
+  readonly limit: number | undefined;
+}
+
 /**
  * The pages of one lane after its first (which comes with the board): starts at `after`
  * (the first page's `next_cursor`) once `enabled`, then `fetchNextPage` for each further page.
+ * When the first page changes (an order on it left the lane), `after` changes and the pages are
+ * fetched again as one page of `reload` cards (how many were loaded before), the old ones shown
+ * meanwhile: the lane keeps its length and the operator's place in it.
  */
-export function useLanePage(lane: Lane, filters: BoardFilters, after: string | null, enabled: boolean) {
+export function useLanePage(lane: Lane, filters: BoardFilters, after: string | null, enabled: boolean, reload: number) {
   return useInfiniteQuery({
     queryKey: queryKeys.lane(lane, filters, after),
-    queryFn: ({ pageParam, signal }) => fetchLanePage(lane, pageParam, filters, signal),
-    initialPageParam: after ?? '',
-    getNextPageParam: (last) => last.next_cursor ?? undefined,
+    queryFn: ({ pageParam, signal }) => fetchLanePage(lane, pageParam.cursor, filters, pageParam.limit, signal),
+    initialPageParam: { cursor: after ?? '', limit: reload > 0 ? Math.min(reload, MAX_LANE_LIMIT) : undefined },
+    getNextPageParam: (last): LanePageParam | undefined => (last.next_cursor ? { cursor: last.next_cursor, limit: undefined } : undefined),
+    placeholderData: keepPreviousData,
     enabled: enabled && after !== null,
   });
 }

@@ -80,7 +80,20 @@ describe('GET /api/board?q=', () => {
     expect([page.lane, page.count, page.cards.map((c) => c.order_id), page.next_cursor]).toEqual(['done', 2, ['rb'], null]);
   });
 
+  it('a lane page of `limit` cards: 2 of Queue (a, b, d) are a and b, and a cursor to d', async () => {
+    const r = await get({ lane: 'queue', limit: '2' });
+    expect(r.status).toBe(200);
+    const page = r.body as LanePage;
+    expect([page.count, page.cards.map((c) => c.order_id)]).toEqual([3, ['a', 'b']]);
+    expect(page.next_cursor).not.toBeNull();
+    const rest = (await get({ lane: 'queue', cursor: page.next_cursor!, limit: '300' })).body as LanePage;
+    expect([rest.cards.map((c) => c.order_id), rest.next_cursor]).toEqual([['d'], null]);
+  });
+
   it.each([
+    [{ lane: 'queue', limit: '0' }, /^limit: Too small/],
+    [{ lane: 'queue', limit: '301' }, /^limit: Too big/],
+    [{ lane: 'queue', limit: '2.5' }, /^limit: /],
     [{ q: 'foo:bar' }, /^q: unknown key "foo:"; the keys are agent, lane, flag, state, age, project, holder .* \(at character 1\)$/],
     [{ q: 'lane:stale age:1h' }, /^q: age: say older or newer than how long: age:>1h \(older\) or age:<1h \(newer\) \(at character 16\)$/],
     [{ q: 'age:>2y' }, /^q: age: "y" is not a unit; the units are s, m, h and d/],
