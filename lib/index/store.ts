@@ -88,6 +88,11 @@ export interface CardColumns {
   readonly ageRefMs: number | null;
 }
 
+/** A file row's columns, in the order addFile and addFiles take them. */
+const FILE_COLUMNS = 'path, order_dir, stat, type, arrival_ms, first_seen_ms, kind, status, problem, writer, sig_key, sig_ok';
+const FILE_ROW_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const ADD_FILES = `INSERT OR REPLACE INTO files (${FILE_COLUMNS}) VALUES`;
+
 /** Every statement the indexer runs (exported for the tests of their query plans). */
 export const SQL = {
   allCards: 'SELECT card FROM cards ORDER BY order_id',
@@ -113,10 +118,8 @@ export const SQL = {
   arrivalsIn: 'SELECT path, stat, arrival_ms FROM files WHERE order_dir = ?',
   filesIn: 'SELECT path, first_seen_ms, arrival_ms, writer FROM files WHERE order_dir = ?',
   deleteFilesIn: 'DELETE FROM files WHERE order_dir = ?',
-  addFile:
-    'INSERT OR REPLACE INTO files (path, order_dir, stat, type, arrival_ms, first_seen_ms, kind, status, problem, writer, sig_key, sig_ok) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  addLedgerFile:
-    "INSERT OR REPLACE INTO files (path, order_dir, stat, type, arrival_ms, first_seen_ms, kind, status, problem, writer, sig_key, sig_ok) VALUES (?, NULL, ?, 'file', ?, ?, 'ledger', 'ledger', NULL, ?, NULL, NULL)",
+  addFile: `${ADD_FILES} ${FILE_ROW_VALUES}`,
+  addLedgerFile: `${ADD_FILES} (?, NULL, ?, 'file', ?, ?, 'ledger', 'ledger', NULL, ?, NULL, NULL)`,
   channelFilePaths: 'SELECT path FROM files WHERE order_dir IS NULL',
   deleteFile: 'DELETE FROM files WHERE path = ?',
   deleteProblemsIn: 'DELETE FROM problems WHERE scope = ?',
@@ -163,10 +166,8 @@ export const SQL = {
 
 type Statements = { readonly [K in keyof typeof SQL]: Statement };
 
-/** addFiles: rows per statement, and the statement's parts. */
+/** addFiles: rows per statement. */
 const FILE_ROWS_PER_STATEMENT = 8;
-const ADD_FILES = 'INSERT OR REPLACE INTO files (path, order_dir, stat, type, arrival_ms, first_seen_ms, kind, status, problem, writer, sig_key, sig_ok) VALUES';
-const FILE_ROW_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 /**
  * The writer's statements on one connection. One per indexer (and per `repin`); not for the
