@@ -427,5 +427,7 @@ describe("an agent's page does not grow with the channel's history", () => {
     // The 200th: the 198th finished one, h000 to h198 without h120.
     expect(HELD_SHOWN).toBe(200);
     expect(a?.held[HELD_SHOWN - 1]?.order_id).toBe('h198');
+    // Retiring it would re-queue what it holds and what it gave up (not what it released or finished).
+    expect(a?.retire_plan).toEqual(['a-run-1', 'h230']);
   });
 });
