@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { closeWriter, openReader, openWriter } from './db';
+import { beginBulkLoad, closeWriter, endBulkLoad, openReader, openWriter } from './db';
 import { readMeta } from './meta';
 
 const cleanup: (() => void)[] = [];
@@ -96,4 +96,21 @@ describe('openWriter beside a writer in a long transaction', () => {
     expect(fs.readdirSync(path.dirname(file)).filter((f) => f.includes('corrupt'))).toEqual([]);
     db.close();
   }, 20_000);
+});
+
+describe('a bulk load does without fsync, and only it', () => {
+  it('synchronous is NORMAL (1) on open, OFF (0) while a cold load is open, NORMAL again after it', () => {
+    const { db } = indexWithBulk();
+    cleanup.push(() => db.close());
+    const sync = () => db.pragma('synchronous', { simple: true });
+    expect(sync()).toBe(1);
+    beginBulkLoad(db);
+    expect(sync()).toBe(0);
+    endBulkLoad(db);
+    expect(sync()).toBe(1);
+    // An end with no load open (nothing was dropped) syncs again too.
+    db.pragma('synchronous = OFF');
+    endBulkLoad(db);
+    expect(sync()).toBe(1);
+  });
 });

@@ -391,6 +391,10 @@ const BULK_DROPPED = [
  * (prepare) ends the load. Call only on empty tables (a cold index).
  */
 export function beginBulkLoad(db: DB): void {
+  // No fsync while loading (each WAL checkpoint would sync the database file): what a crash of
+  // the machine could spoil is a cold index, which the next open finds (closed_cleanly false:
+  // every page checked, a spoiled file moved aside) and makes again from the folder.
+  db.pragma('synchronous = OFF');
   db.transaction(() => {
     const rows = db.prepare(`SELECT type, name, sql FROM sqlite_master WHERE name IN (${BULK_DROPPED.map(() => '?').join(', ')}) AND sql IS NOT NULL`).all(...BULK_DROPPED) as { type: string; name: string; sql: string }[];
     if (rows.length === 0) return;
@@ -404,15 +408,20 @@ export function bulkLoadOpen(db: DB): boolean {
   return db.prepare("SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'bulk_load')").pluck().get() === 1;
 }
 
-/** Makes again what beginBulkLoad dropped, card_agents and lane_counts from every card, in one transaction; nothing when no load is open. */
+/**
+ * Makes again what beginBulkLoad dropped, card_agents and lane_counts from every card, in one
+ * transaction (nothing when no load is open), and syncs again from then on.
+ */
 export function endBulkLoad(db: DB): void {
   const row = db.prepare("SELECT value FROM meta WHERE key = 'bulk_load'").get() as { value: string } | undefined;
-  if (!row) return;
-  db.transaction(() => {
-    for (const sql of JSON.parse(row.value) as string[]) db.exec(sql);
-    db.exec(`DELETE FROM card_agents; ${FILL_CARD_AGENTS} ${FILL_LANE_COUNTS}`);
-    db.prepare("DELETE FROM meta WHERE key = 'bulk_load'").run();
-  })();
+  if (row) {
+    db.transaction(() => {
+      for (const sql of JSON.parse(row.value) as string[]) db.exec(sql);
+      db.exec(`DELETE FROM card_agents; ${FILL_CARD_AGENTS} ${FILL_LANE_COUNTS}`);
+      db.prepare("DELETE FROM meta WHERE key = 'bulk_load'").run();
+    })();
+  }
+  db.pragma('synchronous = NORMAL');
 }
 
 /** The schema version this code writes. */
