@@ -364,12 +364,17 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
  * What a bulk load (a cold index into empty tables, issue 14) does without: the secondary
  * indexes whose keys arrive in random order and the card_agents triggers. Each row inserted
  * into an index costs a B-tree descent; made once at the end, an index is one sort. The
- * primary keys, files_order_dir and cards_dir stay (the load reads by them), and so does
- * files_decisions (small; the activity page names it). The lane_counts triggers go too: the
- * counts are made once at the end (the board counts cards while a load is open: queries.ts).
+ * primary keys, files_order_dir and cards_dir stay (the load reads by them), and so do
+ * files_decisions (small; the activity page names it), holds_order (its keys come in order) and
+ * runs_agent_offset (the agents' summaries read their clock offsets by it). holds_agent and
+ * runs_agent are read only by an agent's pages: one of them asked for during the load scans.
+ * The lane_counts triggers go too: the counts are made once at the end (the board counts cards
+ * while a load is open: queries.ts).
  */
 const BULK_DROPPED = [
   'files_writer',
+  'holds_agent',
+  'runs_agent',
   'cards_lane_sort',
   'cards_holder',
   'cards_next',
