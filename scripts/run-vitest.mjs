@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 
 const args = process.argv.slice(2);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-vitest-'));
@@ -15,7 +16,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-vitest-'));
 /** Why each failed test failed on the first run (the first line of its message), by name. */
 const reasons = new Map();
 /** The first line of a failure message with its colour codes gone, at most 300 characters. */
-const firstLine = (m) => (typeof m === 'string' ? m.replace(/\u001b\[[0-9;]*m/g, '').split('\n')[0].slice(0, 300) : '');
+const firstLine = (m) => (typeof m === 'string' ? stripVTControlCharacters(m).split('\n')[0].slice(0, 300) : '');
 
 /** Runs vitest with `extra` arguments; returns its exit code and the failed tests by file. */
 function run(extra, name) {
