@@ -425,5 +425,13 @@ test.describe('a virtualized lane in the one-lane view', () => {
     await page.mouse.wheel(0, -3000);
     await expect.poll(async () => (await inPanel()).includes(ids[N - 1])).toBe(false);
     expect((await inPanel()).length).toBeGreaterThan(2);
+
+    // The lane shrinks to one page (fang claims all but five of them): it shows what is left,
+    // none of the later pages it had loaded.
+    const left = ids.filter((id) => id !== first!.order_id).slice(0, 5);
+    for (const id of ids) if (id !== first!.order_id && !left.includes(id)) writeChannelFile(`tasks/${id}/claim.fang.json`, { order_id: id, agent: 'fang', claimed_at: new Date().toISOString() });
+    await expect.poll(queueCount, { timeout: 15_000 }).toBe(before + 5);
+    expect(before + 5, 'the lane is one page now (PAGE_SIZE 30)').toBeLessThanOrEqual(30);
+    await expect.poll(async () => (await queue.locator('[data-order]').evaluateAll((els) => els.map((e) => e.getAttribute('data-order')))).filter((id) => id?.startsWith('phone-q-')).sort()).toEqual(left);
   });
 });

@@ -48,7 +48,9 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
   const cards: Card[] = useMemo(() => {
     const seen = new Set<string>();
     const out: Card[] = [];
-    const pages = [page.cards, ...(more.data?.pages.map((p) => p.cards) ?? [])];
+    // Later pages only while the lane has more than its first (the pages of a lane that shrank are gone).
+    const later = page.next_cursor !== null ? (more.data?.pages.map((p) => p.cards) ?? []) : [];
+    const pages = [page.cards, ...later];
     for (const list of pages) {
       for (const c of list) {
         if (seen.has(c.order_id)) continue;
@@ -57,7 +59,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
       }
     }
     return out;
-  }, [page.cards, more.data]);
+  }, [page.cards, page.next_cursor, more.data]);
 
   const hasMore = page.next_cursor !== null && (!more.data || more.hasNextPage);
   const loadMore = () => {

@@ -197,7 +197,8 @@ interface LanePageParam {
  * (the first page's `next_cursor`) once `enabled`, then `fetchNextPage` for each further page.
  * When the first page changes (an order on it left the lane), `after` changes and the pages are
  * fetched again as one page of `reload` cards (how many were loaded before), the old ones shown
- * meanwhile: the lane keeps its length and the operator's place in it.
+ * meanwhile: the lane keeps its length and the operator's place in it. With `after` null (the
+ * first page holds the whole lane) the query is off, and what it returns must not be shown.
  */
 export function useLanePage(lane: Lane, filters: BoardFilters, after: string | null, enabled: boolean, reload: number) {
   return useInfiniteQuery({
@@ -205,7 +206,8 @@ export function useLanePage(lane: Lane, filters: BoardFilters, after: string | n
     queryFn: ({ pageParam, signal }) => fetchLanePage(lane, pageParam.cursor, filters, pageParam.limit, signal),
     initialPageParam: { cursor: after ?? '', limit: reload > 0 ? Math.min(reload, MAX_LANE_LIMIT) : undefined },
     getNextPageParam: (last): LanePageParam | undefined => (last.next_cursor ? { cursor: last.next_cursor, limit: undefined } : undefined),
-    placeholderData: keepPreviousData,
+    // The old pages stand in only for the same lane and query: another query's cards never show.
+    placeholderData: (prev, prevQuery) => (prevQuery?.queryKey[2] === lane && prevQuery.queryKey[3] === filtersToParams(filters).toString() ? prev : undefined),
     enabled: enabled && after !== null,
   });
 }
