@@ -45,8 +45,8 @@ const cache = new AnswerCache(1000);
 
 /**
  * GET /api/board: every lane's count and first page; with `lane` (and `cursor`, `limit`), one
- * lane's next page. Cached by the raw query string: a query answered before was valid then and parses the
- * same now, so a hit skips parsing.
+ * lane's next page. Cached by the raw query string: a query answered before was valid then and
+ * parses the same now, so a hit skips parsing.
  */
 function get(req: Request): Response {
   const url = req.url;

@@ -30,10 +30,10 @@ export type {
   StoredAgent,
 } from '../index/types';
 
-/** Filters of the board: the query, in the page URL and the API as `?q=`. */
 /** The most cards one lane page may ask for (`limit` of GET /api/board?lane=). */
 export const MAX_LANE_LIMIT = 300;
 
+/** Filters of the board: the query, in the page URL and the API as `?q=`. */
 export interface BoardFilters {
   /**
    * The board query (lib/ui/query.ts): qualifiers such as `agent:fang lane:stale -flag:gave_up

@@ -161,8 +161,9 @@ export const fetchActivity = (f: ActFilters, cursor: string, signal?: AbortSigna
 
 export const queryKeys = {
   board: (f: BoardFilters) => ['board', filtersToParams(f).toString()] as const,
-  lane: (lane: Lane, f: BoardFilters, after: string | null) =>
-    ['board', 'lane', lane, filtersToParams(f).toString(), after] as const,
+  /** One lane under one query, whatever its first page. */
+  laneScope: (lane: Lane, f: BoardFilters) => ['board', 'lane', lane, filtersToParams(f).toString()] as const,
+  lane: (lane: Lane, f: BoardFilters, after: string | null) => [...queryKeys.laneScope(lane, f), after] as const,
   order: (id: string) => ['order', id] as const,
   agents: () => ['agents'] as const,
   agent: (name: string) => ['agent', name] as const,
@@ -201,13 +202,14 @@ interface LanePageParam {
  * first page holds the whole lane) the query is off, and what it returns must not be shown.
  */
 export function useLanePage(lane: Lane, filters: BoardFilters, after: string | null, enabled: boolean, reload: number) {
+  const scope = queryKeys.laneScope(lane, filters);
   return useInfiniteQuery({
     queryKey: queryKeys.lane(lane, filters, after),
     queryFn: ({ pageParam, signal }) => fetchLanePage(lane, pageParam.cursor, filters, pageParam.limit, signal),
     initialPageParam: { cursor: after ?? '', limit: reload > 0 ? Math.min(reload, MAX_LANE_LIMIT) : undefined },
     getNextPageParam: (last): LanePageParam | undefined => (last.next_cursor ? { cursor: last.next_cursor, limit: undefined } : undefined),
     // The old pages stand in only for the same lane and query: another query's cards never show.
-    placeholderData: (prev, prevQuery) => (prevQuery?.queryKey[2] === lane && prevQuery.queryKey[3] === filtersToParams(filters).toString() ? prev : undefined),
+    placeholderData: (prev, prevQuery) => (prevQuery && scope.every((k, i) => prevQuery.queryKey[i] === k) ? prev : undefined),
     enabled: enabled && after !== null,
   });
 }
