@@ -9,11 +9,12 @@ import 'server-only';
  *    lanes once the folder has been read, not once every signature is checked.
  *    Each signature taken so is kept on disk (spill.ts: folder, key, signature, message).
  * 2. **Check behind the board.** The kept signatures are verified on every core
- *    (runChecksInWorkers, a segment file at a time; the folders are not read again). A folder
- *    whose signatures all hold has its mark cleared: its card was the verified one. A folder in
- *    which one failed is passed once more on this thread, verifying everything, and its card
- *    replaced: a forged record shown in pass 1 ends as a problem. The ledger files are verified
- *    on this thread meanwhile. A file that changed after pass 1 read it is the looks' to find
+ *    (runChecksInWorkers, a segment file at a time; the folders are not read again). The workers
+ *    begin as soon as pass 1 has read everything, while this thread settles and makes the
+ *    indexes; what they find waits for the board. A folder whose signatures all hold has its
+ *    mark cleared: its card was the verified one. A folder in which one failed is passed once
+ *    more on this thread, verifying everything, and its card replaced: a forged record shown in
+ *    pass 1 ends as a problem. This thread verifies the ledger files, then joins the segments. A file that changed after pass 1 read it is the looks' to find
  *    (as any change): what the board showed of it was checked as read.
  *
  * Nothing unchecked is remembered as checked: pass 1's file rows carry no signature outcome, and
@@ -26,8 +27,8 @@ import type { PassWriter } from './pass-writer';
 import type { IndexProgress } from './types';
 import type { OrderPassResult, PassContext } from './order-pass';
 import type { ArrivalOf } from '../ledger/clock-steps';
-import type { Ed25519Verify } from '../ledger/verify';
-import { runChecksInWorkers, runPassesInWorkers } from './worker-pool';
+import type { Ed25519VerifyBytes } from './verifier';
+import { runChecksInWorkers, runPassesInWorkers, type WorkerSetup } from './worker-pool';
 import { CaseGroupCollector, passFolder } from './passes';
 import { checkSegment, segmentsIn, SpillWriter, type SegmentCheck } from './spill';
 import fs from 'node:fs';
@@ -53,8 +54,8 @@ export interface ColdPassParts {
   readonly settleAll: () => void;
   /** Passes folders again on this thread, every signature checked, and settles (the indexer's passDirs). */
   readonly passAgain: (dirs: Set<string>) => void;
-  /** The indexer's Ed25519 primitive (counted), for the segments this thread checks. */
-  readonly verify: Ed25519Verify;
+  /** The indexer's Ed25519 primitive on bytes (counted), for the segments this thread checks. */
+  readonly verifyBytes: Ed25519VerifyBytes;
   /** Adds signatures the worker threads verified to the indexer's count. */
   readonly addVerified: (n: number) => void;
   /** Told when the board shows unverified, before the checking pass starts; awaited (tests hold the phase open). */
@@ -126,27 +127,72 @@ async function passes(list: readonly string[], p: ColdPassParts, spillDir: strin
   spill.flush();
   groups.flush(); // a sibling that vanished meanwhile
   p.writer.storeResults(results.splice(0), true);
-  const ts = performance.now();
-  p.settleAll();
-  const settleMs = performance.now() - ts;
-  const ti = performance.now();
-  endBulkLoad(p.store.db);
-  const indexMs = performance.now() - ti;
-  const boardVisibleMs = p.clock() - t0;
-  p.setProgress({ phase: 'verifying', signatures_to_check: deferred, signatures_checked: 0 });
-  p.store.addChange('*', p.clock());
-  p.log(`index: indexes made in ${(indexMs / 1000).toFixed(1)} s`);
-  p.log(`index: board visible in ${(boardVisibleMs / 1000).toFixed(1)} s, unverified: ${p.store.unverifiedCount()} orders, ${deferred} signatures to check`);
-  await p.onBoardVisible?.();
 
-  // Pass 2: every signature kept is checked, behind the board; a folder whose signatures all
-  // hold has its mark cleared (its card was the verified one), one where any failed is passed
-  // again on this thread, verifying everything.
-  const again = new Set<string>();
+  // Pass 2 starts on the workers now, while this thread settles the cards and makes the indexes
+  // (a core they would leave idle); what they find is held until the board shows.
+  const checks = startChecks(p, setup, spillDir, deferred);
+  try {
+    const ts = performance.now();
+    p.settleAll();
+    const settleMs = performance.now() - ts;
+    const ti = performance.now();
+    endBulkLoad(p.store.db);
+    const indexMs = performance.now() - ti;
+    const boardVisibleMs = p.clock() - t0;
+    p.setProgress({ phase: 'verifying', signatures_to_check: deferred, signatures_checked: 0 });
+    p.store.addChange('*', p.clock());
+    p.log(`index: indexes made in ${(indexMs / 1000).toFixed(1)} s`);
+    p.log(`index: board visible in ${(boardVisibleMs / 1000).toFixed(1)} s, unverified: ${p.store.unverifiedCount()} orders, ${deferred} signatures to check`);
+    await p.onBoardVisible?.();
+
+    checks.release();
+    // This thread verifies the ledger files first, a file at a time, then joins the segments: the
+    // workers take segments meanwhile, so no thread is left with a ledger file when they end.
+    await p.level.readLedgersYielding();
+    p.addVerified((await checks.finish()).verified);
+    // Whatever is still marked (a folder where a signature failed) is passed again here.
+    const again = checks.failed;
+    for (const d of p.store.unverifiedDirs()) again.add(d);
+    if (again.size > 0) p.passAgain(again);
+    const left = p.store.unverifiedCount();
+    if (left > 0) p.log(`index: ${left} orders still marked unverified after checking (internal); the next start passes their folders again`);
+    p.setProgress({ signatures_checked: deferred });
+    p.log(
+      `index: checked ${checks.checked()} signatures behind the board in ${((p.clock() - t0 - boardVisibleMs) / 1000).toFixed(1)} s; ${again.size} folders passed again (a signature failed)`,
+    );
+    return { settleMs, indexMs, boardVisibleMs, deferred, passedAgain: again.size };
+  } catch (e) {
+    checks.abort(); // before the caller removes the segments
+    throw e;
+  }
+}
+
+/** Pass 2's checks on the worker threads, begun before the board shows. */
+interface Checks {
+  /** Folders in which a signature failed (to be passed again, verifying everything). */
+  readonly failed: Set<string>;
+  /** Signatures checked so far, of those applied. */
+  checked(): number;
+  /** The board shows: what the checks found so far is applied (marks cleared), the rest as it comes. */
+  release(): void;
+  /** This thread checks segments too; resolves when every segment is checked (rejects when a worker failed). */
+  finish(): Promise<{ readonly verified: number }>;
+  /** Ends the workers (the pass failed). */
+  abort(): void;
+}
+
+/**
+ * Starts checking every segment in `spillDir` on the worker threads. Until `release`, what they
+ * find is held: nothing is cleared before the board shows (a test may hold that phase open).
+ */
+function startChecks(p: ColdPassParts, setup: WorkerSetup, spillDir: string, deferred: number): Checks {
+  const failed = new Set<string>();
   let checked = 0;
-  const onCheck = (c: SegmentCheck) => {
+  let held: SegmentCheck[] | null = [];
+  // A folder whose signatures all hold has its mark cleared: its card was the verified one.
+  const apply = (c: SegmentCheck) => {
     checked += c.checked;
-    for (const d of c.failed) again.add(d);
+    for (const d of c.failed) failed.add(d);
     p.store.transaction(() => {
       for (const d of c.ok) {
         const id = p.facts.idIn(d);
@@ -155,19 +201,26 @@ async function passes(list: readonly string[], p: ColdPassParts, spillDir: strin
     });
     p.setProgress({ signatures_checked: Math.min(checked, deferred) });
   };
-  const running = runChecksInWorkers(segmentsIn(spillDir), p.workers, setup, onCheck, () => {}, (f) => checkSegment(f, p.verify));
-  // The ledger files on this thread meanwhile, a file at a time between the segments.
-  await p.level.readLedgersYielding();
-  const counts = await running;
-  p.addVerified(counts.verified);
-  // Whatever is still marked (a folder where a signature failed) is passed again here.
-  for (const d of p.store.unverifiedDirs()) again.add(d);
-  if (again.size > 0) p.passAgain(again);
-  const left = p.store.unverifiedCount();
-  if (left > 0) p.log(`index: ${left} orders still marked unverified after checking (internal); the next start passes their folders again`);
-  p.setProgress({ signatures_checked: deferred });
-  p.log(
-    `index: checked ${checked} signatures behind the board in ${((p.clock() - t0 - boardVisibleMs) / 1000).toFixed(1)} s; ${again.size} folders passed again (a signature failed)`,
-  );
-  return { settleMs, indexMs, boardVisibleMs, deferred, passedAgain: again.size };
+  let join = () => {};
+  const joined = new Promise<void>((r) => (join = r));
+  const stop = new AbortController();
+  const onCheck = (c: SegmentCheck) => void (held ? held.push(c) : apply(c));
+  const running = runChecksInWorkers(segmentsIn(spillDir), p.workers, setup, onCheck, () => {}, (f) => checkSegment(f, p.verifyBytes), joined, stop.signal);
+  running.catch(() => {}); // awaited by finish(); a worker's failure before then must not go unhandled
+  return {
+    failed,
+    checked: () => checked,
+    release: () => {
+      for (const c of held ?? []) apply(c);
+      held = null;
+    },
+    finish: () => {
+      join();
+      return running;
+    },
+    abort: () => {
+      stop.abort();
+      join();
+    },
+  };
 }

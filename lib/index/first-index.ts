@@ -9,7 +9,7 @@ import 'server-only';
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { Ed25519Verify } from '../ledger/verify';
+import type { Ed25519VerifyBytes } from './verifier';
 import type { ArrivalOf } from '../ledger/clock-steps';
 import type { IndexProgress } from './types';
 import type { IndexerOptions } from './indexer-options';
@@ -35,7 +35,8 @@ export interface FirstIndexHost {
   readonly holds: LocalHolds | null;
   /** Which verifier checks signatures, for the "ready" line. */
   readonly verifierName: string;
-  readonly verify: Ed25519Verify;
+  /** The index's verifier on bytes, counted (its signature checks behind a board shown unverified). */
+  readonly verifyBytes: Ed25519VerifyBytes;
   /** The index's clock, ms (steady-clock.ts). */
   readonly clock: () => number;
   readonly log: (line: string) => void;
@@ -171,7 +172,7 @@ async function passDirsCold(h: FirstIndexHost, dirs: Set<string>, cold: boolean)
       setProgress: h.setProgress,
       settleAll: () => h.settle(true),
       passAgain: (d) => h.passDirs(d),
-      verify: h.verify,
+      verifyBytes: h.verifyBytes,
       addVerified: h.addVerified,
       ...(h.opts.onBoardVisible ? { onBoardVisible: h.opts.onBoardVisible } : {}),
     });

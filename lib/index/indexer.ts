@@ -29,7 +29,7 @@ import 'server-only';
  * rebuild, pump, the passes and settle, each a few calls into the parts above).
  */
 import { assertChannelRoot } from './read-channel';
-import { serverVerifier } from './verifier';
+import { bytesThrough, serverVerifier, type Ed25519VerifyBytes } from './verifier';
 import { MetricsRecorder } from './metrics-record';
 import type { Problem } from '../ledger/channel';
 import type { Ed25519Verify } from '../ledger/verify';
@@ -73,6 +73,8 @@ export class Indexer {
   private beatGaps: BeatGapRecorder | null = null;
   private readonly clock: () => number;
   private readonly verify: Ed25519Verify;
+  /** The same verifier on bytes (a cold index's checking pass), counted alike. */
+  private readonly verifyBytes: Ed25519VerifyBytes;
   /** Which verifier checks signatures (verifier.ts), for the "ready" line. */
   private readonly verifierName: string;
   private readonly log: (line: string) => void;
@@ -93,6 +95,11 @@ export class Indexer {
     this.verify = (k, m, s) => {
       this.verified++;
       return base(k, m, s);
+    };
+    const bytes = opts.verify ? bytesThrough(opts.verify) : serverVerifier().verifyBytes;
+    this.verifyBytes = (k, m, s) => {
+      this.verified++;
+      return bytes(k, m, s);
     };
     this.store = new IndexStore(opts.db);
     this.stored = new StoredIndex(opts.db);
@@ -234,7 +241,7 @@ export class Indexer {
       writer: this.writer,
       holds: this.holds,
       verifierName: this.verifierName,
-      verify: this.verify,
+      verifyBytes: this.verifyBytes,
       clock: this.clock,
       log: this.log,
       verified: () => this.verified,

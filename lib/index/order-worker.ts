@@ -2,7 +2,7 @@ import 'server-only';
 /** An index worker thread: passOrder over the chunks of folders it is sent (see worker-pool.ts). */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { channelContext, workersOf } from '../ledger/channel';
-import { serverVerify } from './verifier';
+import { serverVerifier, serverVerify } from './verifier';
 import { passOrder, type OrderPassResult, type PassContext } from './order-pass';
 import { checkSegment, SpillWriter, type SegmentCheck } from './spill';
 import type { WorkerMessage, WorkerRequest, WorkerSetup } from './worker-pool';
@@ -55,7 +55,6 @@ parentPort?.on('message', (m: WorkerRequest) => {
   switch (m.type) {
     case 'work': {
       if (!ctx) return;
-      const context = ctx; // narrowed, for the closures below
       try {
         let files = 0;
         const before = verified;
@@ -76,7 +75,13 @@ parentPort?.on('message', (m: WorkerRequest) => {
           }
           case 'check': {
             // `dirs` are segment files of signatures taken unchecked (spill.ts).
-            const checks: SegmentCheck[] = m.dirs.map((f) => checkSegment(f, context.verify));
+            const bytes = serverVerifier().verifyBytes;
+            const checks: SegmentCheck[] = m.dirs.map((f) =>
+              checkSegment(f, (k, msg, sig) => {
+                verified++;
+                return bytes(k, msg, sig);
+              }),
+            );
             post({ type: 'checks', checks, files: 0, verified: verified - before });
             break;
           }

@@ -10,7 +10,7 @@ import 'server-only';
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Ed25519Verify } from '../ledger/verify';
+import type { Ed25519VerifyBytes } from './verifier';
 
 /** A segment is closed at the end of the chunk that takes it past this size (bytes). */
 const SEGMENT_BYTES = 2 * 1024 * 1024;
@@ -67,8 +67,8 @@ export interface SegmentCheck {
   readonly checked: number;
 }
 
-/** Verifies every signature of the segment `file` with `verify`. Throws when the file cannot be read or is cut short. */
-export function checkSegment(file: string, verify: Ed25519Verify): SegmentCheck {
+/** Verifies every signature of the segment `file` with `verify`, on the bytes kept. Throws when the file cannot be read or is cut short. */
+export function checkSegment(file: string, verify: Ed25519VerifyBytes): SegmentCheck {
   const b = fs.readFileSync(file);
   const seen = new Set<string>();
   const failed = new Set<string>();
@@ -79,15 +79,13 @@ export function checkSegment(file: string, verify: Ed25519Verify): SegmentCheck 
     const end = o + 2 + n + 32 + 64 + 4;
     if (end > b.length) throw new Error(`${file}: cut short at byte ${o}`);
     const folder = b.toString('utf8', o + 2, o + 2 + n);
-    const key = b.toString('hex', o + 2 + n, o + 2 + n + 32);
-    const sig = b.toString('hex', o + 2 + n + 32, o + 2 + n + 96);
     const len = b.readUInt32LE(o + 2 + n + 96);
     if (end + len > b.length) throw new Error(`${file}: cut short at byte ${o}`);
-    const message = b.toString('utf8', end, end + len);
+    const ok = verify(b.subarray(o + 2 + n, o + 2 + n + 32), b.subarray(end, end + len), b.subarray(o + 2 + n + 32, o + 2 + n + 96));
     o = end + len;
     seen.add(folder);
     checked++;
-    if (!verify(key, message, sig)) failed.add(folder);
+    if (!ok) failed.add(folder);
   }
   return { ok: [...seen].filter((d) => !failed.has(d)), failed: [...failed], checked };
 }

@@ -46,8 +46,18 @@ const leHex = (n: bigint): string => Buffer.from(n.toString(16).padStart(64, '0'
 const IDENTITY = '01' + '00'.repeat(31);
 const { ops, fang } = vectorKeys() as Record<'ops' | 'fang', { seed: string; public_key: string }>;
 
-/** Both verifiers' answers; the test asserts them against the expected one. */
-const both = (k: string, m: string, s: string) => [sodium.verify(k, m, s), node.verify(k, m, s)];
+/**
+ * Both verifiers' answers; the test asserts them against the expected one. Where the key and
+ * signature are whole hex of 32 and 64 bytes, each one's answer on the bytes must be the same.
+ */
+const both = (k: string, m: string, s: string) => {
+  const r = [sodium.verify(k, m, s), node.verify(k, m, s)];
+  if (/^[0-9a-f]{64}$/i.test(k) && /^[0-9a-f]{128}$/i.test(s)) {
+    const [kb, mb, sb] = [Buffer.from(k, 'hex'), Buffer.from(m, 'utf8'), Buffer.from(s, 'hex')];
+    expect([sodium.verifyBytes(kb, mb, sb), node.verifyBytes(kb, mb, sb)], 'on bytes').toEqual(r);
+  }
+  return r;
+};
 
 describe('sodium-native and node:crypto agree', () => {
   it('sodium-native loads on this machine (linux-x64 glibc, Node 20: the package ships that binary)', () => {
@@ -110,6 +120,18 @@ describe('sodium-native and node:crypto agree', () => {
     ] as const) {
       expect(both(key, m, s), `${key.length}/${s.length}`).toEqual([false, false]);
     }
+    // On bytes: a key or signature one byte short or long (within a larger buffer, as a segment's are).
+    const [kb, mb, sb] = [Buffer.from(k, 'hex'), Buffer.from(m, 'utf8'), Buffer.from(sig, 'hex')];
+    expect([sodium.verifyBytes(kb, mb, sb), node.verifyBytes(kb, mb, sb)]).toEqual([true, true]);
+    const wide = Buffer.concat([kb, sb, Buffer.alloc(1)]);
+    for (const [key, s] of [
+      [kb, wide.subarray(32, 96 + 1)],
+      [kb, sb.subarray(0, 63)],
+      [wide.subarray(0, 33), sb],
+      [kb.subarray(0, 31), sb],
+    ] as const) {
+      expect([sodium.verifyBytes(key, mb, s), node.verifyBytes(key, mb, s)], `${key.length}/${s.length}`).toEqual([false, false]);
+    }
   });
 
   it('refuse a non-canonical S (S + L, the same point equation)', () => {
@@ -159,7 +181,7 @@ describe("ferry's strict rule on small-order points", () => {
 describe('choosing the verifier', () => {
   it("CLAIMBOARD_VERIFIER=node gives node:crypto without loading anything", () => {
     const load = vi.fn(() => ({}));
-    expect(chooseVerifier({ want: 'node', load })).toEqual({ name: 'node:crypto', verify: NODE_VERIFIER.verify, fallback: null });
+    expect(chooseVerifier({ want: 'node', load })).toEqual({ name: 'node:crypto', verify: NODE_VERIFIER.verify, verifyBytes: NODE_VERIFIER.verifyBytes, fallback: null });
     expect(load).not.toHaveBeenCalled();
   });
 

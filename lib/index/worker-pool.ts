@@ -88,7 +88,8 @@ export function runPassesInWorkers(
 /**
  * The checking pass behind a board shown unverified: every signature of the segment files
  * `segments` (spill.ts) verified, one file at a time, on `n` worker threads and (with `local`)
- * this thread, one SegmentCheck per file to `onCheck`. Rejects when a worker fails.
+ * this thread once `localAfter` resolves (at once without it), one SegmentCheck per file to
+ * `onCheck`. Rejects when a worker fails.
  */
 export function runChecksInWorkers(
   segments: readonly string[],
@@ -97,10 +98,12 @@ export function runChecksInWorkers(
   onCheck: (c: SegmentCheck) => void,
   onProgress: (filesRead: number, verified: number) => void,
   local?: (segment: string) => SegmentCheck,
+  localAfter?: Promise<void>,
+  stop?: AbortSignal,
 ): Promise<{ readonly verified: number; readonly files: number }> {
   return runInWorkers(segments, n, setup, 'check', (m) => {
     if (m.type === 'checks') for (const c of m.checks) onCheck(c);
-  }, onProgress, local ? (d) => onCheck(local(d)) : undefined, 1);
+  }, onProgress, local ? (d) => onCheck(local(d)) : undefined, 1, localAfter, stop);
 }
 
 async function runInWorkers(
@@ -113,18 +116,23 @@ async function runInWorkers(
   local?: (dir: string) => void,
   /** Items per chunk (to a worker and on this thread); default CHUNK and LOCAL_CHUNK folders. */
   chunk?: number,
+  /** When this thread starts taking chunks (at once when absent). */
+  localAfter?: Promise<void>,
+  /** Aborted: the workers are ended and the run rejects, this thread takes no more chunks. */
+  stop?: AbortSignal,
 ): Promise<{ readonly verified: number; readonly files: number }> {
   let files = 0;
   let verified = 0;
   let next = 0;
   const take = (size = chunk ?? CHUNK): string[] | null => {
-    if (next >= dirs.length) return null;
+    if (next >= dirs.length || stop?.aborted) return null;
     const part = dirs.slice(next, next + size);
     next += size;
     return part;
   };
   const here = async (): Promise<void> => {
     if (!local) return;
+    await localAfter;
     for (let part = take(chunk ?? LOCAL_CHUNK); part; part = take(chunk ?? LOCAL_CHUNK)) {
       for (const d of part) local(d);
       await new Promise((r) => setImmediate(r));
@@ -169,6 +177,7 @@ async function runInWorkers(
             }
           });
           w.on('error', (e) => finish(e));
+          stop?.addEventListener('abort', () => finish(new Error('index worker: stopped')), { once: true });
           w.on('exit', (code) => {
             if (code !== 0 && code !== 1) reject(new Error(`index worker exited with ${code}`));
           });
