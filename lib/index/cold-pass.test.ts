@@ -141,6 +141,24 @@ describe('cold index: the board first, the signatures checked behind it', () => 
     expect(q.anyUnverified(db)).toBe(false);
   });
 
+  it('the checks begun while the board was being made clear nothing until it shows, however long it is held', async () => {
+    const root = channel(false);
+    const db = openMemory();
+    const orders = fs.readdirSync(path.join(root, 'tasks')).length;
+    let during: { checked: number; unverified: number } | null = null;
+    await indexOf(root, {
+      workers: 1,
+      onBoardVisible: async () => {
+        // Long enough for the worker to check every segment here (a few dozen signatures).
+        await new Promise((r) => setTimeout(r, 1500));
+        during = { checked: q.progressOf(db).signatures_checked, unverified: db.prepare('SELECT COUNT(*) FROM unverified').pluck().get() as number };
+      },
+    }, db);
+    expect(during).toEqual({ checked: 0, unverified: orders });
+    expect(q.anyUnverified(db)).toBe(false);
+    expect(q.progressOf(db)).toMatchObject({ phase: 'ready', signatures_checked: signedFilesUnder(root) });
+  });
+
   it('a bulk load a killed process left open is ended at the next open: the same indexes and triggers as a new index', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-bulk-'));
     cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
