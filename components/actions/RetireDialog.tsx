@@ -9,7 +9,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { AgentResponse } from '@/lib/api/types';
-import { fleetEffect, plannedFiles, refusalText, retireCheck, type PlanInput } from '@/lib/client/action-plan';
+import { fleetEffect, planChange, plannedFiles, refusalText, retireCheck, type PlanInput } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSend } from '@/lib/client/actions';
 import { useAgent } from '@/lib/client/api';
 import type { OperatorKey } from '@/lib/client/keys';
@@ -91,8 +91,7 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
       {planMoved && !refusal ? (
         <div className={note.warn} role="status">
           <p>
-            What {name} holds changed while this dialog was open: now {planMoved.retire_plan.length ? planMoved.retire_plan.join(', ') : 'nothing'}. Signing now would be
-            refused.
+            What {name} holds changed while this dialog was open: {planChange(plan, planMoved.retire_plan)}. Signing now would be refused.
           </p>
           <button type="button" onClick={() => reload(planMoved)} className="mt-1 font-medium underline underline-offset-2">
             Use the current list
@@ -111,7 +110,7 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
           {plan.length === 0 ? `${name} holds no order by an active claim without a result` : `It releases ${name}'s claim on ${plan.length === 1 ? 'this order' : `these ${plan.length} orders`}`}
         </h3>
         {plan.length > 0 ? (
-          <ul className="mt-1 flex flex-wrap gap-1.5" data-retire-plan="">
+          <ul className="mt-1 flex max-h-40 flex-wrap gap-1.5 overflow-y-auto" data-retire-plan="">
             {plan.map((id) => (
               <li key={id} className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-xs dark:bg-zinc-800">
                 {id}

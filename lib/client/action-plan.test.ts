@@ -3,7 +3,7 @@ import type { Card } from '@/lib/ledger/derive';
 import { buildAction, decisionPath } from '@/lib/ledger/actions';
 import { sha256HexOfText } from '@/lib/ledger/json';
 import { naclSign } from '@/lib/ledger/nacl-verify';
-import { ackCheck, bulkOutcome, chainActions, fleetEffect, plannedFiles, refusalText, reopenCheck, requeueCheck, requeueRelevant, retireCheck } from './action-plan';
+import { ackCheck, bulkOutcome, chainActions, fleetEffect, planChange, plannedFiles, refusalText, reopenCheck, requeueCheck, requeueRelevant, retireCheck } from './action-plan';
 
 const SEED = '6d68517bd645bea101e11cba05adb9d59d0bc49f579c3df82192e1946bb45e4c'; // ops in conformance/vectors/keys.json
 
@@ -75,6 +75,16 @@ describe('acknowledge, reopen, retire', () => {
   it('retires an agent that is not retired', () => {
     expect(retireCheck({ name: 'nebra', retired: false })).toBeNull();
     expect(retireCheck({ name: 'nebra', retired: true })).toBe('nebra is already retired');
+  });
+
+  it("says how a retire plan moved in one line: the count now, what was taken on and let go, five ids of each at most", () => {
+    expect(planChange(['t1', 't2'], ['t2', 't3'])).toBe('it now holds 2 orders to release: 1 more (t3), 1 let go (t1)');
+    expect(planChange(['t1'], [])).toBe('it now holds nothing to release: 1 let go (t1)');
+    expect(planChange([], ['t9'])).toBe('it now holds 1 order to release: 1 more (t9)');
+    // 400 held, 7 taken on: the line names 5 of them and counts 2, never the 400.
+    const held = Array.from({ length: 400 }, (_, i) => `o${String(i).padStart(3, '0')}`);
+    const more = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7'];
+    expect(planChange(held, [...more].reverse().concat(held))).toBe('it now holds 407 orders to release: 7 more (n1, n2, n3, n4, n5 and 2 more)');
   });
 });
 

@@ -71,6 +71,25 @@ export function retireCheck(agent: { readonly name: string; readonly retired: bo
   return agent.retired ? `${agent.name} is already retired` : null;
 }
 
+/** Order ids a line names before it counts the rest. */
+const NAMED = 5;
+const named = (ids: readonly string[]) => (ids.length > NAMED ? `${ids.slice(0, NAMED).join(', ')} and ${ids.length - NAMED} more` : ids.join(', '));
+
+/**
+ * How an agent's retire plan (the orders a retirement releases, LEDGER.md §8) moved from `before`
+ * to `now`, in words for the retire dialog: the count now, then what it took on and what it let
+ * go, each naming at most five ids. An agent holding hundreds is told in one line, not hundreds of ids.
+ */
+export function planChange(before: readonly string[], now: readonly string[]): string {
+  const was = new Set(before);
+  const is = new Set(now);
+  const added = [...is].filter((id) => !was.has(id)).sort();
+  const gone = [...was].filter((id) => !is.has(id)).sort();
+  const parts = [...(added.length ? [`${added.length} more (${named(added)})`] : []), ...(gone.length ? [`${gone.length} let go (${named(gone)})`] : [])];
+  const holds = is.size === 0 ? 'it now holds nothing to release' : `it now holds ${is.size === 1 ? '1 order' : `${is.size} orders`} to release`;
+  return parts.length ? `${holds}: ${parts.join(', ')}` : holds;
+}
+
 // ---- the files each action writes (LEDGER.md §2, §4, §8) --------------------------------------
 
 /** One file an action will write: the channel-relative path and what happens to it. */

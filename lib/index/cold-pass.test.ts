@@ -151,7 +151,7 @@ describe('cold index: the board first, the signatures checked behind it', () => 
       onBoardVisible: async () => {
         // Long enough for the worker to check every segment here (a few dozen signatures).
         await new Promise((r) => setTimeout(r, 1500));
-        during = { checked: q.progressOf(db).signatures_checked, unverified: db.prepare('SELECT COUNT(*) FROM unverified').pluck().get() as number };
+        during = { checked: q.progressOf(db).signatures_checked ?? -1, unverified: db.prepare('SELECT COUNT(*) FROM unverified').pluck().get() as number };
       },
     }, db);
     expect(during).toEqual({ checked: 0, unverified: orders });
