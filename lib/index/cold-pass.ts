@@ -205,7 +205,11 @@ function startChecks(p: ColdPassParts, setup: WorkerSetup, spillDir: string, def
   const joined = new Promise<void>((r) => (join = r));
   const stop = new AbortController();
   const onCheck = (c: SegmentCheck) => void (held ? held.push(c) : apply(c));
-  const running = runChecksInWorkers(segmentsIn(spillDir), p.workers, setup, onCheck, () => {}, (f) => checkSegment(f, p.verifyBytes), joined, stop.signal);
+  const running = runChecksInWorkers(segmentsIn(spillDir), p.workers, setup, onCheck, () => {}, {
+    local: (f) => checkSegment(f, p.verifyBytes),
+    localAfter: joined,
+    stop: stop.signal,
+  });
   running.catch(() => {}); // awaited by finish(); a worker's failure before then must not go unhandled
   return {
     failed,

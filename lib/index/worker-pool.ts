@@ -85,11 +85,20 @@ export function runPassesInWorkers(
   }, onProgress, local ? (d) => onResult(local(d)) : undefined);
 }
 
+/** How this thread takes part in a checking pass, and how it is ended early. */
+export interface CheckOptions {
+  /** Checks a segment on this thread (absent: only the workers check). */
+  readonly local?: (segment: string) => SegmentCheck;
+  /** When this thread starts taking segments (at once when absent). */
+  readonly localAfter?: Promise<void>;
+  /** Aborted: the workers are ended and the run rejects; this thread takes no more segments. */
+  readonly stop?: AbortSignal;
+}
+
 /**
  * The checking pass behind a board shown unverified: every signature of the segment files
- * `segments` (spill.ts) verified, one file at a time, on `n` worker threads and (with `local`)
- * this thread once `localAfter` resolves (at once without it), one SegmentCheck per file to
- * `onCheck`. Rejects when a worker fails.
+ * `segments` (spill.ts) verified, one file at a time, on `n` worker threads and (as `o` says)
+ * this thread, one SegmentCheck per file to `onCheck`. Rejects when a worker fails.
  */
 export function runChecksInWorkers(
   segments: readonly string[],
@@ -97,13 +106,12 @@ export function runChecksInWorkers(
   setup: WorkerSetup,
   onCheck: (c: SegmentCheck) => void,
   onProgress: (filesRead: number, verified: number) => void,
-  local?: (segment: string) => SegmentCheck,
-  localAfter?: Promise<void>,
-  stop?: AbortSignal,
+  o: CheckOptions = {},
 ): Promise<{ readonly verified: number; readonly files: number }> {
+  const { local } = o;
   return runInWorkers(segments, n, setup, 'check', (m) => {
     if (m.type === 'checks') for (const c of m.checks) onCheck(c);
-  }, onProgress, local ? (d) => onCheck(local(d)) : undefined, 1, localAfter, stop);
+  }, onProgress, local ? (d) => onCheck(local(d)) : undefined, 1, o.localAfter, o.stop);
 }
 
 async function runInWorkers(
