@@ -63,7 +63,7 @@ const view = (c: Card | undefined) => c && { state: c.state, lane: c.lane, holde
 const everyCard = (db: DB) => q.board(db, [], NOW, true).lanes.flatMap((l) => l.cards);
 const byId = (db: DB) => new Map(everyCard(db).map((c) => [c.order_id, c]));
 
-async function indexOf(root: string, opts: { workers: number; onBoardVisible?: () => void | Promise<void> }, db = openMemory()): Promise<DB> {
+async function indexOf(root: string, opts: { workers: number; onBoardVisible?: () => void | Promise<void>; onCheckHeld?: () => void }, db = openMemory()): Promise<DB> {
   const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => NOW, watch: false, vanishGraceMs: 0, ...opts });
   try {
     await ix.start();
@@ -145,15 +145,22 @@ describe('cold index: the board first, the signatures checked behind it', () => 
     const root = channel(false);
     const db = openMemory();
     const orders = fs.readdirSync(path.join(root, 'tasks')).length;
+    let held = 0;
+    let wake = () => {};
     let during: { checked: number; unverified: number } | null = null;
     await indexOf(root, {
       workers: 1,
+      onCheckHeld: () => {
+        held++;
+        wake();
+      },
       onBoardVisible: async () => {
-        // Long enough for the worker to check every segment here (a few dozen signatures).
-        await new Promise((r) => setTimeout(r, 1500));
+        // Held until a worker's check has come in (20 s at most: a check applied at once is never held, and `held` stays 0).
+        if (held === 0) await new Promise<void>((r) => ((wake = r), setTimeout(r, 20_000)));
         during = { checked: q.progressOf(db).signatures_checked ?? -1, unverified: db.prepare('SELECT COUNT(*) FROM unverified').pluck().get() as number };
       },
     }, db);
+    expect(held).toBeGreaterThan(0);
     expect(during).toEqual({ checked: 0, unverified: orders });
     expect(q.anyUnverified(db)).toBe(false);
     expect(q.progressOf(db)).toMatchObject({ phase: 'ready', signatures_checked: signedFilesUnder(root) });

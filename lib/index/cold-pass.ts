@@ -14,8 +14,9 @@ import 'server-only';
  *    indexes; what they find waits for the board. A folder whose signatures all hold has its
  *    mark cleared: its card was the verified one. A folder in which one failed is passed once
  *    more on this thread, verifying everything, and its card replaced: a forged record shown in
- *    pass 1 ends as a problem. This thread verifies the ledger files, then joins the segments. A file that changed after pass 1 read it is the looks' to find
- *    (as any change): what the board showed of it was checked as read.
+ *    pass 1 ends as a problem. This thread verifies the ledger files, then joins the segments.
+ *    A file that changed after pass 1 read it is the looks' to find (as any change): what the
+ *    board showed of it was checked as read.
  *
  * Nothing unchecked is remembered as checked: pass 1's file rows carry no signature outcome, and
  * a start that finds marks left (a process killed while checking) passes those folders again.
@@ -58,8 +59,10 @@ export interface ColdPassParts {
   readonly verifyBytes: Ed25519VerifyBytes;
   /** Adds signatures the worker threads verified to the indexer's count. */
   readonly addVerified: (n: number) => void;
-  /** Told when the board shows unverified, before the checking pass starts; awaited (tests hold the phase open). */
+  /** Told when the board shows unverified; awaited (tests hold the phase open). The checks already begun wait for it. */
   readonly onBoardVisible?: () => void | Promise<void>;
+  /** Told each time a segment's checks are held until the board shows (tests). */
+  readonly onCheckHeld?: () => void;
 }
 
 /** What the "ready" line says of a cold pass. */
@@ -129,7 +132,8 @@ async function passes(list: readonly string[], p: ColdPassParts, spillDir: strin
   p.writer.storeResults(results.splice(0), true);
 
   // Pass 2 starts on the workers now, while this thread settles the cards and makes the indexes
-  // (a core they would leave idle); what they find is held until the board shows.
+  // (the workers are handed enough segments at once to last that long); what they find is held
+  // until the board shows.
   const checks = startChecks(p, setup, spillDir, deferred);
   try {
     const ts = performance.now();
@@ -162,7 +166,7 @@ async function passes(list: readonly string[], p: ColdPassParts, spillDir: strin
     );
     return { settleMs, indexMs, boardVisibleMs, deferred, passedAgain: again.size };
   } catch (e) {
-    checks.abort(); // before the caller removes the segments
+    checks.abort(); // the workers end; the caller removes the segments
     throw e;
   }
 }
@@ -177,7 +181,7 @@ interface Checks {
   release(): void;
   /** This thread checks segments too; resolves when every segment is checked (rejects when a worker failed). */
   finish(): Promise<{ readonly verified: number }>;
-  /** Ends the workers (the pass failed). */
+  /** Tells the workers to end (the pass failed); this thread takes no segment. */
   abort(): void;
 }
 
@@ -204,13 +208,18 @@ function startChecks(p: ColdPassParts, setup: WorkerSetup, spillDir: string, def
   let join = () => {};
   const joined = new Promise<void>((r) => (join = r));
   const stop = new AbortController();
-  const onCheck = (c: SegmentCheck) => void (held ? held.push(c) : apply(c));
+  const onCheck = (c: SegmentCheck) => {
+    if (!held) return apply(c);
+    held.push(c);
+    p.onCheckHeld?.();
+  };
   const running = runChecksInWorkers(segmentsIn(spillDir), p.workers, setup, onCheck, () => {}, {
     local: (f) => checkSegment(f, p.verifyBytes),
     localAfter: joined,
     stop: stop.signal,
   });
-  running.catch(() => {}); // awaited by finish(); a worker's failure before then must not go unhandled
+  // Awaited by finish(); a worker's failure before then must not go unhandled, and ends the rest.
+  running.catch(() => stop.abort());
   return {
     failed,
     checked: () => checked,

@@ -175,6 +175,7 @@ async function passDirsCold(h: FirstIndexHost, dirs: Set<string>, cold: boolean)
       verifyBytes: h.verifyBytes,
       addVerified: h.addVerified,
       ...(h.opts.onBoardVisible ? { onBoardVisible: h.opts.onBoardVisible } : {}),
+      ...(h.opts.onCheckHeld ? { onCheckHeld: h.opts.onCheckHeld } : {}),
     });
   } finally {
     h.facts.bulk = false;

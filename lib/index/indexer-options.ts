@@ -60,9 +60,11 @@ export interface IndexerOptions {
   readonly onRebuilt?: (db: DB) => void;
   /**
    * Told when a cold index on worker threads shows the board unverified (progress phase
-   * `verifying`), before it checks the signatures behind it; awaited (tests hold the phase open).
+   * `verifying`); awaited (tests hold the phase open). The checks already begun wait for it.
    */
   readonly onBoardVisible?: () => void | Promise<void>;
+  /** Told each time a cold index holds a segment's checks until the board shows (tests). */
+  readonly onCheckHeld?: () => void;
   /** The reaper's state folder on this machine (serve's): its holds raise `dead_run_held` (local-holds.ts). None: no holds. */
   readonly reaperState?: string;
 }

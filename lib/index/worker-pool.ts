@@ -1,7 +1,8 @@
 import 'server-only';
 /**
  * Worker threads for a cold index (issue 5): the order folders are handed to workers in
- * chunks, each worker reading, verifying (node:crypto) and deriving a chunk with passOrder;
+ * chunks, each worker reading and deriving a chunk with passOrder, its signatures kept to check
+ * later (a cold index's pass 1), or checking segments of those signatures (pass 2);
  * results stream back to the indexer, which alone writes the database. A worker has at most
  * a few chunks outstanding, so results never pile up in memory while the indexer is busy.
  */
@@ -62,6 +63,13 @@ const CHUNK = 200;
 const LOCAL_CHUNK = 50;
 /** Chunks a worker has at most in hand: enough to stay busy while this thread stores or verifies a ledger file (~0.1 s each). */
 const OUTSTANDING = 4;
+/**
+ * Segments a checking worker is handed at its start, and then has in hand. It starts while this
+ * thread settles the cards and makes the indexes (about 2.5 s at 100k orders, no message taken
+ * meanwhile), a segment taking about 0.25 s; then two, so that the workers end near together.
+ */
+const CHECKS_FIRST = 12;
+const CHECKS_THEN = 2;
 
 /**
  * Runs passOrder over `dirs` on `n` worker threads and, when `local` is given, on this thread
@@ -111,7 +119,7 @@ export function runChecksInWorkers(
   const { local } = o;
   return runInWorkers(segments, n, setup, 'check', (m) => {
     if (m.type === 'checks') for (const c of m.checks) onCheck(c);
-  }, onProgress, local ? (d) => onCheck(local(d)) : undefined, 1, o.localAfter, o.stop);
+  }, onProgress, local ? (d) => onCheck(local(d)) : undefined, { chunk: 1, first: CHECKS_FIRST, then: CHECKS_THEN, localAfter: o.localAfter, stop: o.stop });
 }
 
 async function runInWorkers(
@@ -122,13 +130,21 @@ async function runInWorkers(
   onMessage: (m: WorkerMessage & { readonly type: 'results' | 'checks' }) => void,
   onProgress: (filesRead: number, verified: number) => void,
   local?: (dir: string) => void,
-  /** Items per chunk (to a worker and on this thread); default CHUNK and LOCAL_CHUNK folders. */
-  chunk?: number,
-  /** When this thread starts taking chunks (at once when absent). */
-  localAfter?: Promise<void>,
-  /** Aborted: the workers are ended and the run rejects, this thread takes no more chunks. */
-  stop?: AbortSignal,
+  o: {
+    /** Items per chunk (to a worker and on this thread); default CHUNK and LOCAL_CHUNK folders. */
+    readonly chunk?: number;
+    /** Chunks a worker is handed at its start, and then keeps in hand; default OUTSTANDING. */
+    readonly first?: number;
+    readonly then?: number;
+    /** When this thread starts taking chunks (at once when absent). */
+    readonly localAfter?: Promise<void>;
+    /** Aborted: the workers are ended and the run rejects, this thread takes no more chunks. */
+    readonly stop?: AbortSignal;
+  } = {},
 ): Promise<{ readonly verified: number; readonly files: number }> {
+  const { chunk, localAfter, stop } = o;
+  const first = o.first ?? OUTSTANDING;
+  const then = o.then ?? OUTSTANDING;
   let files = 0;
   let verified = 0;
   let next = 0;
@@ -147,6 +163,8 @@ async function runInWorkers(
     }
   };
   const workers = Math.max(0, Math.min(n, Math.ceil(dirs.length / (chunk ?? CHUNK))));
+  const ends: ((e: Error) => void)[] = [];
+  stop?.addEventListener('abort', () => ends.forEach((end) => end(new Error('index worker: stopped'))), { once: true });
   await Promise.all([
     here(),
     ...Array.from(
@@ -155,12 +173,12 @@ async function runInWorkers(
         new Promise<void>((resolve, reject) => {
           const w = new Worker(BOOT, { workerData: { setup }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
           let outstanding = 0;
-          const send = () => {
+          const send = (): boolean => {
             const chunk = take();
-            if (chunk) {
-              outstanding++;
-              w.postMessage({ type: 'work', mode, dirs: chunk } satisfies WorkerRequest);
-            }
+            if (!chunk) return false;
+            outstanding++;
+            w.postMessage({ type: 'work', mode, dirs: chunk } satisfies WorkerRequest);
+            return true;
           };
           const finish = (e?: Error) => {
             void w.terminate();
@@ -172,7 +190,7 @@ async function runInWorkers(
               case 'results':
               case 'checks':
                 outstanding--;
-                send();
+                while (outstanding < then && send());
                 onMessage(m);
                 files += m.files;
                 verified += m.verified;
@@ -185,11 +203,11 @@ async function runInWorkers(
             }
           });
           w.on('error', (e) => finish(e));
-          stop?.addEventListener('abort', () => finish(new Error('index worker: stopped')), { once: true });
+          ends.push(finish);
           w.on('exit', (code) => {
             if (code !== 0 && code !== 1) reject(new Error(`index worker exited with ${code}`));
           });
-          for (let i = 0; i < OUTSTANDING; i++) send();
+          for (let i = 0; i < first; i++) send();
           if (outstanding === 0) finish();
         }),
     ),
