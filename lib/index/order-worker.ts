@@ -2,7 +2,7 @@ import 'server-only';
 /** An index worker thread: passOrder over the chunks of folders it is sent (see worker-pool.ts). */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { channelContext, workersOf } from '../ledger/channel';
-import { serverVerifier, serverVerify } from './verifier';
+import { serverVerifier, serverVerify, type Ed25519VerifyBytes } from './verifier';
 import { passOrder, type OrderPassResult, type PassContext } from './order-pass';
 import { checkSegment, SpillWriter, type SegmentCheck } from './spill';
 import type { WorkerMessage, WorkerRequest, WorkerSetup } from './worker-pool';
@@ -45,6 +45,11 @@ try {
 } catch (e) {
   post({ type: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
 }
+/** Segments are checked on their bytes (spill.ts), counted like `ctx.verify`. */
+const verifyBytes: Ed25519VerifyBytes = (k, msg, sig) => {
+  verified++;
+  return serverVerifier().verifyBytes(k, msg, sig);
+};
 let spill: SpillWriter | null = null;
 /** This thread's writer of unchecked signatures (setup.spillDir). */
 function spillWriter(): SpillWriter {
@@ -75,13 +80,7 @@ parentPort?.on('message', (m: WorkerRequest) => {
           }
           case 'check': {
             // `dirs` are segment files of signatures taken unchecked (spill.ts).
-            const bytes = serverVerifier().verifyBytes;
-            const checks: SegmentCheck[] = m.dirs.map((f) =>
-              checkSegment(f, (k, msg, sig) => {
-                verified++;
-                return bytes(k, msg, sig);
-              }),
-            );
+            const checks: SegmentCheck[] = m.dirs.map((f) => checkSegment(f, verifyBytes));
             post({ type: 'checks', checks, files: 0, verified: verified - before });
             break;
           }

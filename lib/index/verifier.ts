@@ -63,14 +63,9 @@ const HEX128 = /^[0-9a-fA-F]{128}$/;
  * answer, which already refuses small-order keys and R, non-canonical keys and S >= L. Never throws.
  */
 export function sodiumVerify(sodium: SodiumVerify): Ed25519Verify {
-  return (publicKeyHex, message, signatureHex) => {
-    if (!HEX64.test(publicKeyHex) || !HEX128.test(signatureHex)) return false;
-    try {
-      return sodium.crypto_sign_verify_detached(Buffer.from(signatureHex, 'hex'), Buffer.from(message, 'utf8'), Buffer.from(publicKeyHex, 'hex'));
-    } catch {
-      return false;
-    }
-  };
+  const bytes = sodiumVerifyBytes(sodium);
+  return (publicKeyHex, message, signatureHex) =>
+    HEX64.test(publicKeyHex) && HEX128.test(signatureHex) && bytes(Buffer.from(publicKeyHex, 'hex'), Buffer.from(message, 'utf8'), Buffer.from(signatureHex, 'hex'));
 }
 
 /** sodium-native's Ed25519VerifyBytes: false for a key or signature of another length, else libsodium's answer. Never throws. */
