@@ -9,9 +9,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { channelContext, isTrustPath, readEntry, workersOf, type FileOutcome } from '../lib/ledger/channel';
+import { isTrustPath, readEntry, type FileOutcome } from '../lib/ledger/channel';
 import { serverVerify } from '../lib/index/verifier';
 import { passOrder, type PassContext } from '../lib/index/order-pass';
+import { passContextOf } from '../lib/index/worker-context';
+import type { WorkerSetup } from '../lib/index/worker-pool';
 import { entryFromStat } from '../lib/index/read-channel';
 
 const root = process.argv[2];
@@ -34,15 +36,9 @@ const walk = (rel: string): void => {
   else if (isTrustPath(rel)) trust.push(readEntry(entryFromStat(root, rel, st)));
 };
 for (const top of fs.readdirSync(root)) if (isTrustPath(`${top}/`) || top === 'master.json') walk(top);
-const nowMs = Date.now();
-const { roster } = channelContext(trust, { nowMs, pins: new Map(), operators: [], fleetAgents: [], verify: serverVerify });
-const ctx: PassContext = {
-  root,
-  roster,
-  derive: { nowMs, staleAfterMs: 120_000, retired: new Set(), ferryRetired: new Set(), workers: workersOf(roster, new Set()), lastArrivalByAgent: new Map() },
-  verify: serverVerify,
-  defer: () => true,
-};
+// The pass context as a worker thread rebuilds it from the indexer's setup, nothing checked.
+const setup: WorkerSetup = { root, agents: trust, fleetAgents: [], pins: [], operators: [], retired: [], ferryRetired: [], nowMs: Date.now(), staleAfterMs: 120_000, clockSteps: [] };
+const ctx: PassContext = { ...passContextOf(setup, serverVerify), defer: () => true };
 const dirs = fs.readdirSync(path.join(root, 'tasks')).sort().slice(0, n);
 for (let r = 1; r <= rounds; r++) {
   const t = performance.now();

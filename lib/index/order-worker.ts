@@ -1,47 +1,26 @@
 import 'server-only';
 /** An index worker thread: passOrder over the chunks of folders it is sent (see worker-pool.ts). */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { channelContext, workersOf } from '../ledger/channel';
 import { serverVerifier, serverVerify, type Ed25519VerifyBytes } from './verifier';
 import { passOrder, type OrderPassResult, type PassContext } from './order-pass';
 import { checkSegment, SpillWriter, type SegmentCheck } from './spill';
 import type { WorkerMessage, WorkerRequest, WorkerSetup } from './worker-pool';
-import { arrivalsFor } from '../ledger/clock-steps';
+import { passContextOf } from './worker-context';
 
 const { setup } = workerData as { setup: WorkerSetup };
 const post = (m: WorkerMessage) => parentPort?.postMessage(m);
 let ctx: PassContext | null = null;
 let verified = 0;
 try {
-  // The same roster the indexer built: agents, master, grants and this machine's fleet roster.
-  const { roster } = channelContext(setup.agents, {
-    nowMs: setup.nowMs,
-    pins: new Map(setup.pins),
-    operators: setup.operators,
-    fleetAgents: setup.fleetAgents,
-    verify: serverVerify,
-  });
-  ctx = {
-    root: setup.root,
-    roster,
-    derive: {
-      nowMs: setup.nowMs,
-      staleAfterMs: setup.staleAfterMs,
-      retired: new Set(setup.retired),
-      ferryRetired: new Set(setup.ferryRetired),
-      workers: workersOf(roster, new Set([...setup.retired, ...setup.ferryRetired])),
-      lastArrivalByAgent: new Map<string, number>(),
-    },
-    // A cold index knows no file yet: every arrival is its ctime on the steady timeline.
-    ...(() => {
-      const arrival = arrivalsFor(setup.clockSteps ?? []);
-      return arrival ? { arrival } : {};
-    })(),
-    verify: (k: string, m: string, s: string) => {
+  // The same roster the indexer built; the passes' signatures counted, the roster's not.
+  ctx = passContextOf(
+    setup,
+    (k: string, m: string, s: string) => {
       verified++;
       return serverVerify(k, m, s);
     },
-  };
+    serverVerify,
+  );
 } catch (e) {
   post({ type: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
 }

@@ -78,7 +78,8 @@ const CHECKS_THEN = 2;
  * a worker has at most OUTSTANDING chunks in hand and is sent the next only when it hands
  * over the results of one. `onProgress` gets the running totals of files read and signatures verified by the
  * workers. The workers check no signature: each one is kept in their segment files (mode `defer`;
- * every result's `deferred` counts them). Rejects when a worker fails.
+ * every result's `deferred` counts them). Rejects when a worker fails or `onResult` or `local`
+ * throws: every worker is then ended and no later result is handed on.
  */
 export function runPassesInWorkers(
   dirs: readonly string[],
@@ -106,7 +107,8 @@ export interface CheckOptions {
 /**
  * The checking pass behind a board shown unverified: every signature of the segment files
  * `segments` (spill.ts) verified, one file at a time, on `n` worker threads and (as `o` says)
- * this thread, one SegmentCheck per file to `onCheck`. Rejects when a worker fails.
+ * this thread, one SegmentCheck per file to `onCheck`. Rejects when a worker fails or `onCheck`
+ * throws, or `o.stop` is aborted, ending every worker.
  */
 export function runChecksInWorkers(
   segments: readonly string[],
@@ -148,69 +150,111 @@ async function runInWorkers(
   let files = 0;
   let verified = 0;
   let next = 0;
+  // The run ends as a whole: the first failure (a worker's, this thread's pass, a result the
+  // caller could not take, or `stop`) ends every worker, and nothing more is taken or handed on.
+  const halt = new AbortController();
+  const ends: ((e: Error) => void)[] = [];
+  const fail = (e: Error) => {
+    if (halt.signal.aborted) return;
+    halt.abort();
+    for (const end of ends) end(e);
+  };
   const take = (size = chunk ?? CHUNK): string[] | null => {
-    if (next >= dirs.length || stop?.aborted) return null;
+    if (next >= dirs.length || halt.signal.aborted) return null;
     const part = dirs.slice(next, next + size);
     next += size;
     return part;
   };
   const here = async (): Promise<void> => {
     if (!local) return;
-    await localAfter;
-    for (let part = take(chunk ?? LOCAL_CHUNK); part; part = take(chunk ?? LOCAL_CHUNK)) {
-      for (const d of part) local(d);
-      await new Promise((r) => setImmediate(r));
+    try {
+      await localAfter;
+      for (let part = take(chunk ?? LOCAL_CHUNK); part; part = take(chunk ?? LOCAL_CHUNK)) {
+        for (const d of part) if (!halt.signal.aborted) local(d);
+        await new Promise((r) => setImmediate(r));
+      }
+    } catch (e) {
+      fail(e instanceof Error ? e : new Error(String(e)));
+      throw e;
     }
   };
   const workers = Math.max(0, Math.min(n, Math.ceil(dirs.length / (chunk ?? CHUNK))));
-  const ends: ((e: Error) => void)[] = [];
-  stop?.addEventListener('abort', () => ends.forEach((end) => end(new Error('index worker: stopped'))), { once: true });
-  await Promise.all([
-    here(),
-    ...Array.from(
-      { length: workers },
-      () =>
-        new Promise<void>((resolve, reject) => {
-          const w = new Worker(BOOT, { workerData: { setup }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
-          let outstanding = 0;
-          const send = (): boolean => {
-            const chunk = take();
-            if (!chunk) return false;
-            outstanding++;
-            w.postMessage({ type: 'work', mode, dirs: chunk } satisfies WorkerRequest);
-            return true;
-          };
-          const finish = (e?: Error) => {
-            void w.terminate();
-            if (e) reject(e);
-            else resolve();
-          };
-          w.on('message', (m: WorkerMessage) => {
-            switch (m.type) {
-              case 'results':
-              case 'checks':
-                outstanding--;
-                while (outstanding < then && send());
-                onMessage(m);
-                files += m.files;
-                verified += m.verified;
-                onProgress(files, verified);
-                if (outstanding === 0) finish();
-                break;
-              case 'error':
-                finish(new Error(`index worker: ${m.message}`));
-                break;
+  if (stop?.aborted) throw new Error('index worker: stopped');
+  const onStop = () => fail(new Error('index worker: stopped'));
+  stop?.addEventListener('abort', onStop, { once: true });
+  try {
+    await Promise.all([
+      here(),
+      ...Array.from(
+        { length: workers },
+        () =>
+          new Promise<void>((resolve, reject) => {
+            let w: Worker;
+            try {
+              w = new Worker(BOOT, { workerData: { setup }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+            } catch (e) {
+              const err = e instanceof Error ? e : new Error(String(e));
+              reject(err);
+              fail(err);
+              return;
             }
-          });
-          w.on('error', (e) => finish(e));
-          ends.push(finish);
-          w.on('exit', (code) => {
-            if (code !== 0 && code !== 1) reject(new Error(`index worker exited with ${code}`));
-          });
-          for (let i = 0; i < first; i++) send();
-          if (outstanding === 0) finish();
-        }),
-    ),
-  ]);
+            let outstanding = 0;
+            let done = false;
+            const send = (): boolean => {
+              const chunk = take();
+              if (!chunk) return false;
+              outstanding++;
+              w.postMessage({ type: 'work', mode, dirs: chunk } satisfies WorkerRequest);
+              return true;
+            };
+            const finish = (e?: Error) => {
+              done = true;
+              void w.terminate();
+              if (e) {
+                reject(e);
+                fail(e);
+              } else resolve();
+            };
+            w.on('message', (m: WorkerMessage) => {
+              // Messages already on their way when the run ended are not handed on.
+              if (halt.signal.aborted) return;
+              switch (m.type) {
+                case 'results':
+                case 'checks':
+                  outstanding--;
+                  // The next chunk first: the worker works while this thread takes the results.
+                  while (outstanding < then && send());
+                  // The caller's failure (storing, say) ends the run here; thrown from this
+                  // listener it would be uncaught and end the process.
+                  try {
+                    onMessage(m);
+                    files += m.files;
+                    verified += m.verified;
+                    onProgress(files, verified);
+                  } catch (e) {
+                    finish(e instanceof Error ? e : new Error(String(e)));
+                    break;
+                  }
+                  if (outstanding === 0) finish();
+                  break;
+                case 'error':
+                  finish(new Error(`index worker: ${m.message}`));
+                  break;
+              }
+            });
+            w.on('error', (e) => finish(e));
+            ends.push(finish);
+            // An exit this run did not ask for (its chunks not all handed back) fails it.
+            w.on('exit', (code) => {
+              if (!done) finish(new Error(`index worker exited with ${code} before its work was done`));
+            });
+            for (let i = 0; i < first; i++) send();
+            if (outstanding === 0) finish();
+          }),
+      ),
+    ]);
+  } finally {
+    stop?.removeEventListener('abort', onStop);
+  }
   return { verified, files };
 }
