@@ -170,7 +170,7 @@ async function runInWorkers(
     try {
       await localAfter;
       for (let part = take(chunk ?? LOCAL_CHUNK); part; part = take(chunk ?? LOCAL_CHUNK)) {
-        for (const d of part) if (!halt.signal.aborted) local(d);
+        for (const d of part) local(d);
         await new Promise((r) => setImmediate(r));
       }
     } catch (e) {
