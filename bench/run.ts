@@ -718,7 +718,12 @@ async function firstPaint(port: number, runs: number): Promise<{ cardMs: number[
         await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: 'commit', timeout: 60_000 });
         await page.locator('[data-lane] article[data-order]').first().waitFor({ state: 'visible', timeout: 60_000 });
         out.wallMs.push(performance.now() - t);
-        await page.waitForFunction('window.__cbCard !== undefined', undefined, { timeout: 10_000 });
+        // Polled from here: the page's CSP refuses the eval a waitForFunction polling in the page
+        // would use, and the board rendered on the server can be visible before the probe's frame.
+        for (let t0 = performance.now(); (await page.evaluate<unknown>('window.__cbCard')) === undefined; ) {
+          if (performance.now() - t0 > 10_000) throw new Error('the first-card probe never fired');
+          await new Promise((r) => setTimeout(r, 20));
+        }
         const m = await page.evaluate<{ card: number; fcp: number }>(
           "({ card: window.__cbCard, fcp: (performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint') || { startTime: NaN }).startTime })",
         );

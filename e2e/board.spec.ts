@@ -51,6 +51,42 @@ test('every order of the vectors is in its expected lane, with the lane counts',
   await testInfo.attach('board', { path: shot, contentType: 'image/png' });
 });
 
+test.describe('the page as the server sends it, no script run', () => {
+  test.use({ javaScriptEnabled: false });
+
+  test('has every lane with its count and its cards, for the filters in the URL too', async ({ page }) => {
+    await page.goto('/');
+    for (const [name, ids] of Object.entries(EXPECTED_LANES)) {
+      await expect(lane(page, name).locator('[data-lane-count]')).toHaveAttribute('data-lane-count', String(ids.length));
+      const shown = await lane(page, name).locator('[data-order]').evaluateAll((els) => els.map((e) => e.getAttribute('data-order')));
+      expect([...shown].sort(), `lane ${name}`).toEqual([...ids].sort());
+    }
+    // The older parameter, read as the query `state:blocked`: b (queue) and c (attention), as in the filter test below.
+    await page.goto('/?state=blocked');
+    const blocked = await page.locator('[data-order]').evaluateAll((els) => els.map((e) => e.getAttribute('data-order')).sort());
+    expect(blocked).toEqual(['b', 'c']);
+  });
+});
+
+test('the board the server sent comes alive without an error, and is not fetched again before the live stream opens', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  const calls: string[] = [];
+  page.on('request', (r) => {
+    const p = new URL(r.url()).pathname;
+    if (p === '/api/board' || p === '/api/events') calls.push(p);
+  });
+  await openBoard(page);
+  await expect(page.locator('[data-live="on"]')).toBeVisible();
+  await expect(page.locator('[data-order="g1"] [data-card-link]')).toBeVisible();
+  // The stream's opening asks for the board once (lib/client/live.ts); nothing asks before it.
+  expect(calls[0]).toBe('/api/events');
+  expect(errors).toEqual([]);
+});
+
 test('the board in dark mode', async ({ page }, testInfo) => {
   await page.emulateMedia({ colorScheme: 'dark' });
   await openBoard(page);

@@ -16,6 +16,9 @@
  * 2. The page's first board answer held too, read before the change and delivered after the
  *    stream opened (TanStack Query hands an invalidation of a query with no data yet to the fetch
  *    on its way): the page's polls wait on that fetch, so only the opening can show the change.
+ *    Since the page arrives with its board (app/page.tsx), the first board request it makes is
+ *    the one the stream's opening asks for; the case stays for a board the page fetches itself
+ *    (filters changed in the page).
  */
 import fs from 'node:fs';
 import path from 'node:path';

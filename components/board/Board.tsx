@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { usePathname, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { Lane as LaneName } from '@/lib/api/types';
+import type { BoardResponse, Lane as LaneName } from '@/lib/api/types';
 import { filtersToParams, hasFilters, parseFilters, useAgents, useBoard } from '@/lib/client/api';
 import { useServerNow } from '@/lib/client/clock';
 import { PHONE_QUERY, useMediaQuery } from '@/lib/client/media';
@@ -13,6 +13,12 @@ import { Filters } from './Filters';
 import { Lane } from './Lane';
 import { LaneTabs } from './LaneTabs';
 import type { WhyContext } from './why';
+
+/** The board the page was rendered with on the server, for the filters whose query string is `key`. */
+export interface BoardInitial {
+  readonly key: string;
+  readonly data: BoardResponse;
+}
 
 interface FocusPos {
   readonly lane: LaneName;
@@ -28,7 +34,7 @@ interface FocusPos {
  * Keyboard: `/` search, `j`/`k` next/previous card, `h`/`l` previous/next lane (on a phone the
  * lane's tab follows), Enter opens the focused order, Escape leaves the search box.
  */
-export function Board() {
+export function Board({ initial }: { initial?: BoardInitial } = {}) {
   const params = useSearchParams();
   const pathname = usePathname();
   const shownLane = laneFromParams(params);
@@ -45,7 +51,8 @@ export function Board() {
   );
   const filters = useMemo(() => parseFilters(params), [params]);
   const filterKey = filtersToParams(filters).toString();
-  const board = useBoard(filters);
+  // The server's board for the filters the page was rendered with; not for filters changed since.
+  const board = useBoard(filters, initial && initial.key === filterKey ? initial.data : undefined);
   const agents = useAgents();
   const now = useServerNow(board.data?.now_ms, board.dataUpdatedAt);
   const searchRef = useRef<HTMLInputElement>(null);

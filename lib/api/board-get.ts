@@ -9,7 +9,7 @@ import { ATTENTION_FLAGS, ORDER_STATES } from '../ui/labels';
 import { MAX_QUERY_LENGTH, queryOfParams } from '../ui/query';
 import { HEALTH_OK, readHealth } from '../index/health';
 import { settings } from '../config';
-import { MAX_LANE_LIMIT } from './types';
+import { MAX_LANE_LIMIT, type BoardResponse } from './types';
 import { indexNowMs } from '../index/steady-clock';
 
 /**
@@ -82,3 +82,15 @@ function get(req: Request): Response {
  * the web process's fast path (lib/api/fast-path.ts), so both answer alike.
  */
 export const getBoard = withReadToken(get);
+
+/**
+ * The board GET /api/board would answer for `search` (`''` or `?q=...`), for the board page's
+ * server render (app/page.tsx): the page arrives with its lanes and cards, and the browser asks
+ * the API only when something changes. The read token was checked by the proxy for the page.
+ * Null when the API would answer an error (no index yet, a query it refuses): the page then
+ * fetches the board itself and shows the error as it always has.
+ */
+export async function boardForPage(search: string): Promise<BoardResponse | null> {
+  const res = get(new Request(`http://claimboard.invalid/api/board${search}`));
+  return res.ok ? ((await res.json()) as BoardResponse) : null;
+}

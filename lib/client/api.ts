@@ -25,7 +25,7 @@ import {
   type OrderResponse,
   type ProblemsResponse,
 } from '@/lib/api/types';
-import { printQuery, queryOfParams } from '@/lib/ui/query';
+import { filtersToParams } from '@/lib/ui/board-filters';
 import { ACT_KINDS } from '@/lib/ledger/acts';
 import { useLiveStatus } from './live';
 import { isErrorCode, type ErrorCode } from '@/lib/errors';
@@ -75,31 +75,9 @@ async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
   return body as T;
 }
 
-// ---- filters (in the URL as ?q=, the board query of lib/ui/query.ts) ------------------------
+// ---- filters (in the URL as ?q=): lib/ui/board-filters.ts, shared with the board page's server render
 
-/**
- * Board filters from URL search parameters: `q` as written, followed by a term for each of the
- * older parameters still in the URL (`?agent=fang&state=blocked` reads as
- * `agent:fang state:blocked`, so old links keep working). A query that does not parse is kept
- * as it is: the query bar shows why, and the server refuses it saying the same.
- */
-export function parseFilters(params: { get(name: string): string | null }): BoardFilters {
-  const q = (params.get('q') ?? '').trim();
-  const aliases = (['agent', 'state', 'flag'] as const).map((k) => [k, (params.get(k) ?? '').trim()] as const).filter(([, v]) => v !== '');
-  if (aliases.length === 0) return q ? { q } : {};
-  const parsed = queryOfParams({ q, ...Object.fromEntries(aliases) });
-  const text = parsed.ok ? printQuery(parsed.terms) : [q, ...aliases.map(([k, v]) => `${k}:${v}`)].filter(Boolean).join(' ');
-  return text ? { q: text } : {};
-}
-
-/** Filters as query parameters, in a stable order (also the query key's identity). */
-export function filtersToParams(f: BoardFilters): URLSearchParams {
-  const p = new URLSearchParams();
-  if (f.q) p.set('q', f.q);
-  return p;
-}
-
-export const hasFilters = (f: BoardFilters): boolean => Boolean(f.q);
+export { filtersToParams, hasFilters, parseFilters } from '@/lib/ui/board-filters';
 
 // ---- activity filters (in the URL as ?operator=&act=&order=) ------------------------------
 
@@ -177,11 +155,14 @@ function usePollInterval(): number | false {
   return connected ? false : 10_000;
 }
 
-export function useBoard(filters: BoardFilters) {
+export function useBoard(filters: BoardFilters, initialData?: BoardResponse) {
   const poll = usePollInterval();
   return useQuery({
     queryKey: queryKeys.board(filters),
     queryFn: ({ signal }) => fetchBoard(filters, signal),
+    // The board the page was rendered with (app/page.tsx), taken as received now: fresh for the
+    // query's staleTime, then polled and invalidated like any other answer.
+    initialData,
     placeholderData: keepPreviousData,
     refetchInterval: (q) => (q.state.data && q.state.data.progress.phase !== 'ready' ? 1_000 : poll),
   });

@@ -14,12 +14,14 @@ const TICK_MS = 15_000;
  * @param receivedAt  when the response arrived (TanStack Query's `dataUpdatedAt`, browser ms)
  */
 export function useServerNow(serverNowMs: number | undefined, receivedAt: number): number {
-  const [browserNow, setBrowserNow] = useState(() => Date.now());
+  // Null until the first effect: the first render is `serverNowMs` itself, so a page rendered on
+  // the server (app/page.tsx) hydrates with the same "12 s ago" it was sent with.
+  const [browserNow, setBrowserNow] = useState<number | null>(null);
   useEffect(() => {
     setBrowserNow(Date.now());
     const t = setInterval(() => setBrowserNow(Date.now()), TICK_MS);
     return () => clearInterval(t);
   }, [serverNowMs, receivedAt]);
   if (serverNowMs === undefined) return 0;
-  return serverNowMs + Math.max(0, browserNow - receivedAt);
+  return serverNowMs + (browserNow === null ? 0 : Math.max(0, browserNow - receivedAt));
 }
