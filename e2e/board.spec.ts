@@ -24,6 +24,8 @@ const lane = (page: Page, name: string) => page.locator(`section[data-lane="${na
 async function openBoard(page: Page, query = '') {
   await page.goto(`/${query}`);
   await expect(page.locator('[data-order]').first()).toBeVisible();
+  // The board arrives rendered; its keys and controls work once the page has hydrated.
+  await expect(page.locator('[data-hydrated="yes"]')).toBeVisible();
 }
 
 test('every order of the vectors is in its expected lane, with the lane counts', async ({ page }, testInfo) => {

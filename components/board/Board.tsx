@@ -5,6 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { BoardResponse, Lane as LaneName } from '@/lib/api/types';
 import { filtersToParams, hasFilters, parseFilters, useAgents, useBoard } from '@/lib/client/api';
 import { useServerNow } from '@/lib/client/clock';
+import { useHydrated } from '@/lib/client/hydrated';
 import { PHONE_QUERY, useMediaQuery } from '@/lib/client/media';
 import { LANES } from '@/lib/ledger/derive';
 import { DEFAULT_STALE_AFTER_MS } from '@/lib/ledger/stale-after';
@@ -55,6 +56,7 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
   const board = useBoard(filters, initial && initial.key === filterKey ? initial.data : undefined);
   const agents = useAgents();
   const now = useServerNow(board.data?.now_ms, board.dataUpdatedAt);
+  const hydrated = useHydrated();
   const searchRef = useRef<HTMLInputElement>(null);
 
   const lastSeen = useMemo(() => {
@@ -174,7 +176,9 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
   const lanes = [...data.lanes].sort((a, b) => LANES.indexOf(a.lane) - LANES.indexOf(b.lane));
 
   return (
-    <div className="flex flex-col gap-3 px-4 pt-3 pb-4">
+    // Disabled until the page has hydrated: the board arrives rendered (app/page.tsx), and a control
+    // used before its handlers exist would lose the input (a query typed, a tab tapped).
+    <fieldset disabled={!hydrated} data-hydrated={hydrated ? 'yes' : 'no'} className="m-0 flex min-w-0 flex-col gap-3 border-0 px-4 pt-3 pb-4">
       <div className="flex flex-wrap items-center justify-between gap-x-6 gap-y-2">
         <div className="flex items-baseline gap-3">
           <h1 className="text-lg font-semibold tracking-tight">Board</h1>
@@ -228,7 +232,7 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
           ))}
         </div>
       </div>
-    </div>
+    </fieldset>
   );
 }
 
