@@ -15,6 +15,6 @@ export default async function BoardPage({ searchParams }: Props) {
   const sp = await searchParams;
   const params = { get: (name: string) => [sp[name]].flat()[0] ?? null };
   const key = filtersToParams(parseFilters(params)).toString();
-  const data = await boardForPage(key ? `?${key}` : '');
+  const data = boardForPage(key ? `?${key}` : '');
   return <Board initial={data ? { key, data } : undefined} />;
 }

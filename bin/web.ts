@@ -40,7 +40,7 @@ export async function webServer(opts: { host: string; port: number }): Promise<n
       res.once('close', () => streams.delete(res));
     }
     const fast = fastHandler(req.method, req.url);
-    if (fast) void answerFast(req, res, fast);
+    if (fast) answerFast(req, res, fast);
     else void handle(req, res);
   });
   const listening = await new Promise<boolean>((resolve) => {

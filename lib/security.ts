@@ -55,7 +55,7 @@ export function sameSecret(a: string, b: string): boolean {
  * Whether a request carries the read token: `Authorization: Bearer <token>`, the cookie, or
  * `?token=` (which the proxy turns into the cookie). `token` empty means no token is required.
  */
-export function hasReadToken(token: string, req: { headers: Headers; cookie: string | undefined; query: string | null }): boolean {
+export function hasReadToken(token: string, req: { headers: { get(name: string): string | null }; cookie: string | undefined; query: string | null }): boolean {
   if (!token) return true;
   const auth = req.headers.get('authorization') ?? '';
   const bearer = auth.startsWith('Bearer ') ? auth.slice(7) : '';

@@ -53,17 +53,17 @@ describe('boardForPage', () => {
     for (const v of VECTORS) for (const [id, o] of Object.entries(loadExpect(v).orders ?? {})) want[o.lane]!.push(id);
     for (const ids of Object.values(want)) ids.sort();
 
-    const page = await boardForPage('');
+    const page = boardForPage('');
     expect(page).not.toBeNull();
     expect(lanesOf(page!)).toEqual(want);
-    const api = (await (await boardGET(new Request('http://127.0.0.1:3000/api/board'))).json()) as BoardResponse;
+    const api = (await boardGET(new Request('http://127.0.0.1:3000/api/board')).json()) as BoardResponse;
     expect(lanesOf(page!)).toEqual(lanesOf(api));
     expect(page!.lanes.map((l) => l.count)).toEqual(api.lanes.map((l) => l.count));
   });
 
   it("answers for the URL's query: only the orders it matches", async () => {
     await indexed();
-    const page = await boardForPage(`?${new URLSearchParams({ q: 'lane:review' }).toString()}`);
+    const page = boardForPage(`?${new URLSearchParams({ q: 'lane:review' }).toString()}`);
     const want = VECTORS.flatMap((v) => Object.entries(loadExpect(v).orders ?? {}).filter(([, o]) => o.lane === 'review').map(([id]) => id)).sort();
     expect(want.length).toBeGreaterThan(0);
     expect(Object.values(lanesOf(page!)).flat().sort()).toEqual(want);
@@ -72,17 +72,17 @@ describe('boardForPage', () => {
   it('is null where the API answers an error: a query it refuses, no index', async () => {
     await indexed();
     const bad = `?${new URLSearchParams({ q: 'state:nonsense' }).toString()}`;
-    expect((await boardGET(new Request(`http://127.0.0.1:3000/api/board${bad}`))).status).toBe(400);
-    expect(await boardForPage(bad)).toBeNull();
+    expect(boardGET(new Request(`http://127.0.0.1:3000/api/board${bad}`)).status).toBe(400);
+    expect(boardForPage(bad)).toBeNull();
 
     process.env.CLAIMBOARD_DB = path.join(os.tmpdir(), 'cb-board-page-no-such-index', 'index.sqlite');
-    expect(await boardForPage('')).toBeNull();
+    expect(boardForPage('')).toBeNull();
   });
 
   it('does not ask for the read token: the proxy checks it for the page (proxy.ts), while the API asks itself', async () => {
     await indexed();
     process.env.CLAIMBOARD_READ_TOKEN = 'a-read-token-of-32-characters-at-least';
-    expect((await boardGET(new Request('http://127.0.0.1:3000/api/board'))).status).toBe(401);
-    expect(await boardForPage('')).not.toBeNull();
+    expect(boardGET(new Request('http://127.0.0.1:3000/api/board')).status).toBe(401);
+    expect(boardForPage('')).not.toBeNull();
   });
 });

@@ -1,13 +1,14 @@
 import 'server-only';
 import { z } from 'zod';
-import { actionsEnabled, errorResponse, jsonBytes, withDb, withReadToken } from './http';
+import { actionsEnabled, errorAnswer, jsonAnswer, readTokenChecked, withDbAnswer } from './http';
+import { readRequestOf, toResponse, type Answer, type ReadRequest } from './answer';
 import { board, decodeCursor, lanePage, latestSeq, PAGE_SIZE } from '../index/queries';
 import { AnswerCache } from './answer-cache';
 import { serverOverlay } from '../index/local-overlay';
 import { LANES } from '../ledger/derive';
 import { ATTENTION_FLAGS, ORDER_STATES } from '../ui/labels';
 import { MAX_QUERY_LENGTH, queryOfParams } from '../ui/query';
-import { HEALTH_OK, readHealth } from '../index/health';
+import { currentHealth, HEALTH_OK, type IndexHealth } from '../index/health';
 import { settings } from '../config';
 import { MAX_LANE_LIMIT, type BoardResponse } from './types';
 import { indexNowMs } from '../index/steady-clock';
@@ -38,7 +39,14 @@ const Query = z
     return { lane: p.lane, cursor: p.cursor, limit: p.limit, terms: parsed.terms };
   });
 
-const healthOf = (file: string | undefined) => (file ? readHealth(file) : HEALTH_OK);
+const healthOf = (file: string | undefined) => (file ? currentHealth(file) : HEALTH_OK);
+
+/** The answer's first bytes, `{"index_health":...,`, for a health (kept while the health object is the same). */
+let healthPrefix: { health: IndexHealth; bytes: Buffer } | null = null;
+function healthBytes(health: IndexHealth): Buffer {
+  if (healthPrefix?.health !== health) healthPrefix = { health, bytes: Buffer.from(`{"index_health":${JSON.stringify(health)},`) };
+  return healthPrefix.bytes;
+}
 
 /** Answers at most 1 s old and never older than the index's last change (`now_ms` may lag by that second). */
 const cache = new AnswerCache(1000);
@@ -48,26 +56,26 @@ const cache = new AnswerCache(1000);
  * lane's next page. Cached by the raw query string: a query answered before was valid then and
  * parses the same now, so a hit skips parsing.
  */
-function get(req: Request): Response {
+function get(req: ReadRequest): Answer {
   const url = req.url;
   const q = url.indexOf('?');
   const search = q === -1 ? '' : url.slice(q);
-  return withDb((db) => {
+  return withDbAnswer((db) => {
     const now = indexNowMs(db);
     const seq = latestSeq(db);
     // The writer's word on whether this board is current (a full disk, a rebuild, the folder
     // gone): read on every request, outside the cache, since it changes with no change row.
-    const health = Buffer.from(`{"index_health":${JSON.stringify(healthOf(settings.dbFile()))},`);
-    const withHealth = (body: Buffer) => jsonBytes(Buffer.concat([health, body.subarray(1)]));
+    const health = healthBytes(healthOf(settings.dbFile()));
+    const withHealth = (body: Buffer) => jsonAnswer(Buffer.concat([health, body.subarray(1)]));
     const hit = cache.peek(search, seq, now);
     if (hit) return withHealth(hit);
     const params = Object.fromEntries(new URLSearchParams(search));
     for (const k of Object.keys(params)) if (params[k] === '') delete params[k];
     const parsed = Query.safeParse(params);
-    if (!parsed.success) return errorResponse('bad_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    if (!parsed.success) return errorAnswer('bad_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
     const { lane, cursor, limit, terms } = parsed.data;
     const c = cursor ? decodeCursor(cursor) : null;
-    if (cursor && !c) return errorResponse('bad_request', 'cursor: not a cursor from this API');
+    if (cursor && !c) return errorAnswer('bad_request', 'cursor: not a cursor from this API');
     // This machine's facts (issue 16): nothing changes where no agent is local and nothing is held.
     const overlay = serverOverlay();
     const body = JSON.stringify(
@@ -77,11 +85,13 @@ function get(req: Request): Response {
   });
 }
 
-/**
- * The handler of GET /api/board, read token checked: app/api/board/route.ts for Next.js, and
- * the web process's fast path (lib/api/fast-path.ts), so both answer alike.
- */
-export const getBoard = withReadToken(get);
+/** GET /api/board for the web process's fast path (lib/api/fast-path.ts), read token checked. */
+export const boardAnswer = readTokenChecked(get);
+
+/** The same handler as a Next.js route (app/api/board/route.ts), so both answer alike. */
+export function getBoard(req: Request): Response {
+  return toResponse(boardAnswer(readRequestOf(req)));
+}
 
 /**
  * The board GET /api/board would answer for `search` (`''` or `?q=...`), for the board page's
@@ -90,7 +100,7 @@ export const getBoard = withReadToken(get);
  * Null when the API would answer an error (no index yet, a query it refuses): the page then
  * fetches the board itself and shows the error as it always has.
  */
-export async function boardForPage(search: string): Promise<BoardResponse | null> {
-  const res = get(new Request(`http://claimboard.invalid/api/board${search}`));
-  return res.ok ? ((await res.json()) as BoardResponse) : null;
+export function boardForPage(search: string): BoardResponse | null {
+  const a = get({ url: `/api/board${search}`, header: () => null });
+  return a.status === 200 ? (JSON.parse(a.body.toString('utf8')) as BoardResponse) : null;
 }

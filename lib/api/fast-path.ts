@@ -10,8 +10,9 @@ import 'server-only';
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { getBoard } from './board-get';
-import { getOrder } from './order-get';
+import { boardAnswer } from './board-get';
+import { orderAnswer } from './order-get';
+import type { Answer, ReadRequest } from './answer';
 
 /** The headers next.config.mjs sets on every answer; fast-path.test.ts holds the two lists equal. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -24,8 +25,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /** Bodies at least this long are gzipped for a client that accepts it (Next.js's own threshold, 1 KB). */
 const GZIP_MIN_BYTES = 1024;
 
-/** A handler of the fast path: a Web Request in, a Response out (as a route handler). */
-export type FastHandler = (req: Request) => Response | Promise<Response>;
+/** A handler of the fast path: the request's URL and headers in, an Answer out (answer.ts). */
+export type FastHandler = (req: ReadRequest) => Answer;
 
 const ORDER_PATH = /^\/api\/orders\/([^/]+)$/;
 
@@ -38,7 +39,7 @@ export function fastHandler(method: string | undefined, url: string | undefined)
   if (method !== 'GET' || !url) return null;
   const q = url.indexOf('?');
   const pathname = q === -1 ? url : url.slice(0, q);
-  if (pathname === '/api/board') return getBoard;
+  if (pathname === '/api/board') return boardAnswer;
   const m = ORDER_PATH.exec(pathname);
   if (!m) return null;
   let id: string;
@@ -47,7 +48,7 @@ export function fastHandler(method: string | undefined, url: string | undefined)
   } catch {
     return null;
   }
-  return (req) => getOrder(req, { params: Promise.resolve({ id }) });
+  return (req) => orderAnswer(req, id);
 }
 
 /** Whether an Accept-Encoding header takes gzip (`gzip` or `*`, with no `q=0`). */
@@ -61,16 +62,15 @@ export function acceptsGzip(header: string | undefined): boolean {
   return false;
 }
 
-/**
- * The Web Request of a Node request (headers as sent; no body: GET only). Its origin is fixed:
- * the handlers read only the path, the query and the headers, and a client's Host header (which
- * may not parse as one, `a b`) must not turn a request into a 500 before the read token is checked.
- */
-function requestOf(req: IncomingMessage): Request {
-  const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
-  return new Request(`http://localhost${req.url ?? '/'}`, { method: 'GET', headers });
+/** The ReadRequest of a Node request: its URL as sent, and a header as Headers.get would give it (repeated ones joined). */
+function requestOf(req: IncomingMessage): ReadRequest {
+  return {
+    url: req.url ?? '/',
+    header: (name) => {
+      const v = req.headers[name.toLowerCase()];
+      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+    },
+  };
 }
 
 /**
@@ -78,15 +78,16 @@ function requestOf(req: IncomingMessage): Request {
  * security headers, gzip when the client accepts it and the body is 1 KB or more. A handler that
  * throws is a 500 (logged), as in Next.js; the process goes on.
  */
-export async function answerFast(req: IncomingMessage, res: ServerResponse, handler: FastHandler): Promise<void> {
+export function answerFast(req: IncomingMessage, res: ServerResponse, handler: FastHandler): void {
   let status: number;
   const headers: Record<string, string> = { ...SECURITY_HEADERS };
   let body: Buffer;
   try {
-    const r = await handler(requestOf(req));
-    status = r.status;
-    r.headers.forEach((v, k) => (headers[k] = v));
-    body = Buffer.from(await r.arrayBuffer());
+    const a = handler(requestOf(req));
+    status = a.status;
+    // Header names in lower case, as a Response's headers gave them.
+    for (const [k, v] of Object.entries(a.headers)) headers[k.toLowerCase()] = v;
+    body = a.body;
   } catch (e) {
     console.error(`claimboard web: ${req.method ?? ''} ${req.url ?? ''} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     status = 500;

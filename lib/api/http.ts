@@ -9,6 +9,7 @@ import { readDb, type DB } from '../index/db';
 import { settings } from '../config';
 import { cookieValue, hasReadToken, TOKEN_COOKIE } from '../security';
 import { ClaimboardError, HTTP_STATUS, type ErrorCode } from '../errors';
+import { toResponse, type Answer, type ReadRequest } from './answer';
 
 /**
  * The response to an error: the JSON body `{error: code, message, ...detail}` with the code's
@@ -18,10 +19,17 @@ import { ClaimboardError, HTTP_STATUS, type ErrorCode } from '../errors';
 export function errorResponse(error: ClaimboardError): Response;
 export function errorResponse(code: ErrorCode, message: string, detail?: Readonly<Record<string, unknown>>): Response;
 export function errorResponse(error: ClaimboardError | ErrorCode, message = '', detail: Readonly<Record<string, unknown>> = {}): Response {
+  return toResponse(error instanceof ClaimboardError ? errorAnswer(error) : errorAnswer(error, message, detail));
+}
+
+/** errorResponse as an Answer (the fast path's). */
+export function errorAnswer(error: ClaimboardError): Answer;
+export function errorAnswer(code: ErrorCode, message: string, detail?: Readonly<Record<string, unknown>>): Answer;
+export function errorAnswer(error: ClaimboardError | ErrorCode, message = '', detail: Readonly<Record<string, unknown>> = {}): Answer {
   const e = error instanceof ClaimboardError ? error : new ClaimboardError(error, message, { detail });
-  const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
   if (e.retryAfterS !== undefined) headers['Retry-After'] = String(e.retryAfterS);
-  return Response.json({ error: e.code, message: e.message, ...e.detail }, { status: HTTP_STATUS[e.code], headers });
+  return { status: HTTP_STATUS[e.code], headers, body: Buffer.from(JSON.stringify({ error: e.code, message: e.message, ...e.detail })) };
 }
 
 /**
@@ -46,17 +54,33 @@ export function json(body: unknown, status = 200): Response {
  * A JSON 200 response of ready UTF-8 bytes (a cached answer is not encoded again per request),
  * never cached. (No Content-Length: Next.js drops it and sends the body chunked.)
  */
-export function jsonBytes(body: Uint8Array): Response {
-  // Buffers from Buffer.from(string) sit on a plain ArrayBuffer (the type allows a shared one).
-  return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
+export function jsonBytes(body: Buffer): Response {
+  return toResponse(jsonAnswer(body));
+}
+
+/** jsonBytes as an Answer (the fast path's). */
+export function jsonAnswer(body: Buffer): Answer {
+  return { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }, body };
 }
 
 /** The answer to a request without the read token (the same as the proxy's for pages). */
 export function readTokenRequired(): Response {
-  return new Response('claimboard: a read token is required (open the URL with ?token=<CLAIMBOARD_READ_TOKEN>)\n', {
-    status: 401,
-    headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' },
-  });
+  return toResponse(READ_TOKEN_REQUIRED);
+}
+
+const READ_TOKEN_REQUIRED: Answer = {
+  status: 401,
+  headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' },
+  body: Buffer.from('claimboard: a read token is required (open the URL with ?token=<CLAIMBOARD_READ_TOKEN>)\n'),
+};
+
+/** Whether a request may read: no read token configured, or it carries it (bearer, cookie or `?token=` in `url`). */
+function mayRead(url: string, header: (name: string) => string | null): boolean {
+  const token = settings.readToken();
+  if (!token) return true;
+  const q = url.indexOf('?');
+  const query = q === -1 ? null : new URLSearchParams(url.slice(q)).get('token');
+  return hasReadToken(token, { headers: { get: header }, cookie: cookieValue(header('cookie'), TOKEN_COOKIE), query });
 }
 
 /**
@@ -69,27 +93,32 @@ export function readTokenRequired(): Response {
 export function withReadToken<A extends unknown[], R extends Response>(
   handler: (req: Request, ...rest: A) => R | Promise<R>,
 ): (req: Request, ...rest: A) => R | Response | Promise<R | Response> {
-  return (req, ...rest) => {
-    const token = settings.readToken();
-    if (token) {
-      const url = req.url;
-      const q = url.indexOf('?');
-      const query = q === -1 ? null : new URLSearchParams(url.slice(q)).get('token');
-      if (!hasReadToken(token, { headers: req.headers, cookie: cookieValue(req.headers.get('cookie'), TOKEN_COOKIE), query })) return readTokenRequired();
-    }
-    return handler(req, ...rest);
-  };
+  return (req, ...rest) => (mayRead(req.url, (n) => req.headers.get(n)) ? handler(req, ...rest) : readTokenRequired());
+}
+
+/** withReadToken for a handler of the fast path (ReadRequest in, Answer out). */
+export function readTokenChecked<A extends unknown[]>(handler: (req: ReadRequest, ...rest: A) => Answer): (req: ReadRequest, ...rest: A) => Answer {
+  return (req, ...rest) => (mayRead(req.url, req.header) ? handler(req, ...rest) : READ_TOKEN_REQUIRED);
 }
 
 /** Runs `f` with the read-only index, answering 503 when it cannot be opened. */
 export function withDb(f: (db: DB) => Response): Response {
-  let db: DB;
+  const db = openedDb();
+  return 'db' in db ? f(db.db) : toResponse(db.error);
+}
+
+/** withDb for the fast path's handlers. */
+export function withDbAnswer(f: (db: DB) => Answer): Answer {
+  const db = openedDb();
+  return 'db' in db ? f(db.db) : db.error;
+}
+
+function openedDb(): { db: DB } | { error: Answer } {
   try {
-    db = readDb();
+    return { db: readDb() };
   } catch (e) {
-    return errorResponse('index_unavailable', `the index is not available yet: ${e instanceof Error ? e.message : String(e)}`);
+    return { error: errorAnswer('index_unavailable', `the index is not available yet: ${e instanceof Error ? e.message : String(e)}`) };
   }
-  return f(db);
 }
 
 /** Whether operator actions are accepted (not in read-only mode). */

@@ -1,5 +1,6 @@
 import 'server-only';
-import { errorResponse, jsonBytes, withDb, withReadToken } from './http';
+import { errorAnswer, jsonAnswer, readTokenChecked, withDbAnswer } from './http';
+import { readRequestOf, toResponse, type Answer, type ReadRequest } from './answer';
 import { OrderAnswerCache, orderJson } from '../index/queries';
 import { serverOverlay } from '../index/local-overlay';
 import { isSafeComponent } from '../ledger/names';
@@ -9,20 +10,24 @@ import { indexNowMs } from '../index/steady-clock';
 const cache = new OrderAnswerCache();
 
 /** GET /api/orders/:id: card, order fields, timeline, runs seen, files and their problems. */
-async function get(_req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  const { id } = await params;
-  if (!isSafeComponent(id)) return errorResponse('bad_request', `"${id}" is not an order id`);
-  return withDb((db) => {
+function get(_req: ReadRequest, id: string): Answer {
+  if (!isSafeComponent(id)) return errorAnswer('bad_request', `"${id}" is not an order id`);
+  return withDbAnswer((db) => {
     const now = indexNowMs(db);
     const raw = orderJson(db, id, now, cache);
     // This machine's facts (issue 16), after the cache: a pid can die while the index rows stay the same.
     const body = raw !== null ? serverOverlay().orderJson(db, raw, now) : null;
-    return body !== null ? jsonBytes(Buffer.from(body, 'utf8')) : errorResponse('not_found', `no order ${id} in this channel`);
+    return body !== null ? jsonAnswer(Buffer.from(body, 'utf8')) : errorAnswer('not_found', `no order ${id} in this channel`);
   });
 }
 
 /**
- * The handler of GET /api/orders/:id, read token checked: app/api/orders/[id]/route.ts for
- * Next.js, and the web process's fast path (lib/api/fast-path.ts), so both answer alike.
+ * GET /api/orders/:id for the web process's fast path (lib/api/fast-path.ts), read token
+ * checked; `id` is the path's last segment, decoded.
  */
-export const getOrder = withReadToken(get);
+export const orderAnswer = readTokenChecked(get);
+
+/** The same handler as a Next.js route (app/api/orders/[id]/route.ts), so both answer alike. */
+export async function getOrder(req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
+  return toResponse(orderAnswer(readRequestOf(req), (await params).id));
+}

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { healthChanges, healthFileOf, readHealth, writeHealth } from './health';
+import { currentHealth, healthChanges, healthFileOf, readHealth, writeHealth } from './health';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-health-'));
 const db = path.join(tmp, 'index.sqlite');
@@ -32,5 +32,23 @@ describe('healthChanges (what the event stream tells open pages)', () => {
     expect(moved()).toBe(true);
     fs.rmSync(healthFileOf(db)); // no file reads ok: still ok
     expect(moved()).toBe(false);
+  });
+});
+
+describe('currentHealth (what GET /api/board adds to every answer)', () => {
+  it('follows every write, and keeps its object while nothing changed', () => {
+    const other = path.join(tmp, 'other.sqlite'); // its own file: not the test above's
+    expect(currentHealth(other)).toEqual({ state: 'ok' }); // no file
+    writeHealth(other, missing(0));
+    const first = currentHealth(other);
+    expect(first).toEqual(missing(0));
+    for (let i = 0; i < 20; i++) expect(currentHealth(other)).toBe(first); // read again every 8th call, still the same object
+    writeHealth(other, missing(1));
+    expect(currentHealth(other)).toEqual(missing(1)); // a new file renamed over it: read at once
+    writeHealth(other, { state: 'ok' });
+    expect(currentHealth(other)).toEqual({ state: 'ok' });
+    writeHealth(other, missing(2));
+    fs.rmSync(healthFileOf(other));
+    expect(currentHealth(other)).toEqual({ state: 'ok' }); // removed: ok
   });
 });
