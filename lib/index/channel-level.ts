@@ -7,7 +7,7 @@ import 'server-only';
  * passed in. Reads the folder; writes through the store.
  */
 import type { Stats } from 'node:fs';
-import { entryFromStat, walkChannelLevel } from './read-channel';
+import { assertChannelRoot, entryFromStat, walkChannelLevel } from './read-channel';
 import { channelContext, isTrustPath, ledgerReportOf, readEntry, workersOf, type ChannelContext, type DeriveOptions, type FileOutcome, type Problem } from '../ledger/channel';
 import type { LedgerFileReport } from '../ledger/ledger-file';
 import type { Ed25519Verify } from '../ledger/verify';
@@ -95,6 +95,8 @@ export class ChannelLevel {
     this.files.clear();
     const entries: { rel: string; st: Stats }[] = [];
     walkChannelLevel(this.o.root, (rel, st) => entries.push({ rel, st }));
+    // Gone during the walk (renamed away, unmounted): what it found missing is not the channel's.
+    assertChannelRoot(this.o.root);
     const arrival = arrivalsFor(this.o.clockSteps(), (rel) => this.arrivals.get(rel));
     const seen = new Map<string, { stat: string; arrival_ms: number }>();
     for (const { rel, st } of entries) {

@@ -6,7 +6,7 @@ import 'server-only';
  * every update; the indexer gives it what it must do in each case (the hooks) and keeps the
  * parts those touch. The health it says is read by the web server's process (health.ts).
  */
-import { assertChannelRoot } from './read-channel';
+import { assertChannelRoot, ChannelUnreadableError } from './read-channel';
 import { dbIdentity, HEALTH_OK, isSqliteError, writeHealth, type IndexHealth } from './health';
 import { steppedMs, withStep, type ClockStep } from '../ledger/clock-steps';
 import { bootClockMs, bootId } from './steady-clock';
@@ -140,6 +140,13 @@ export class UpdateGuard {
       this.followClockStep();
       work();
     } catch (e) {
+      if (e instanceof ChannelUnreadableError) {
+        // The folder went during the update, after the check above (the update found it so
+        // before storing anything of what it read: indexer.ts passDirs, channel-level.ts read).
+        this.h.resync();
+        if (!this.folderMissing()) this.h.retryIn(0);
+        return;
+      }
       const why = e instanceof Error ? e.message : String(e);
       const h = this.healthNow;
       if (h.state === 'ok') {

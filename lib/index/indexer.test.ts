@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openMemory, openWriter, type DB } from './db';
 import { Indexer } from './indexer';
 import { VECTORS_DIR } from '../testing/vectors';
@@ -309,5 +309,37 @@ describe('change feed for channel-level files', () => {
     ix.pump();
     await ix.stop();
     expect(q.changesSince(db, seq)).toMatchObject({ all: true, orders: [] });
+  });
+});
+
+describe('Indexer, the channel folder going away during an update', () => {
+  it('deletes nothing it read while the folder went: the board is kept, said to be not the folder\'s, and current again once it is back', async () => {
+    const root = channelCopy('03-claimed-fresh');
+    const away = `${root}.away`;
+    cleanup.push(() => fs.rmSync(away, { recursive: true, force: true }));
+    let goNow = false;
+    const db = openMemory();
+    // ctimeSkew is asked once per chunk of folders, after the guard found the folder and
+    // before the chunk is read: the folder is renamed away exactly there.
+    const ctimeSkew = () => {
+      if (goNow) {
+        goNow = false;
+        fs.renameSync(root, away);
+      }
+      return 0;
+    };
+    // No grace for deletions: without the check, the pass would store t1 as gone at once.
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify, vanishGraceMs: 0, ctimeSkew });
+    await ix.start();
+    expect(q.order(db, 't1', Date.now())?.card.state).toBe('claimed');
+    goNow = true;
+    ix.request('tasks/t1');
+    await vi.waitFor(() => expect(ix.health).toMatchObject({ state: 'degraded', code: 'folder_missing' }), { timeout: 5000 });
+    expect(goNow).toBe(false); // the folder went during the update, not before it
+    expect(q.order(db, 't1', Date.now())?.card.state).toBe('claimed');
+    fs.renameSync(away, root);
+    await vi.waitFor(() => expect(ix.health).toEqual({ state: 'ok' }), { timeout: 5000 });
+    expect(q.order(db, 't1', Date.now())?.card.state).toBe('claimed');
+    await ix.stop();
   });
 });

@@ -416,6 +416,9 @@ export class Indexer {
     for (const part of siblingChunks(this.facts.withCaseSiblings(dirs, (d) => this.looks.knows(d)))) {
       const ctx = this.level.passContext(this.store.rememberedSigsIn(part), this.facts.ferryRetired, this.arrivals(part));
       const results = part.map((d) => passFolder(d, ctx));
+      // A folder found gone is stored as deleted only while the channel folder is still there:
+      // renamed away or unmounted during the reads, it throws (the guard says folder_missing).
+      if (results.some((r) => r.files.length === 0)) assertChannelRoot(this.opts.root);
       this.writer.storeResults(foldCaseVariants(results), cold);
       if (cold) this.setProgress({ files_read: this.progress.files_read + results.reduce((n, r) => n + r.files.length, 0), files_verified: this.verified });
     }
