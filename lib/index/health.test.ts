@@ -30,7 +30,8 @@ describe('healthChanges (what the event stream tells open pages)', () => {
     expect(moved()).toBe(true);
     writeHealth(db, { state: 'ok' });
     expect(moved()).toBe(true);
-    fs.rmSync(healthFileOf(db)); // no file reads ok: still ok
+    expect(fs.existsSync(healthFileOf(db))).toBe(false); // ok is no file
+    writeHealth(db, { state: 'ok' }); // ok again: still no file, nothing moved
     expect(moved()).toBe(false);
   });
 });
@@ -47,6 +48,7 @@ describe('currentHealth (what GET /api/board adds to every answer)', () => {
     expect(currentHealth(other)).toEqual(missing(1)); // a new file renamed over it: read at once
     writeHealth(other, { state: 'ok' });
     expect(currentHealth(other)).toEqual({ state: 'ok' });
+    expect(fs.existsSync(healthFileOf(other))).toBe(false); // ok is no file: nothing left in the temp directory
     writeHealth(other, missing(2));
     fs.rmSync(healthFileOf(other));
     expect(currentHealth(other)).toEqual({ state: 'ok' }); // removed: ok

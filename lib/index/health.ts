@@ -38,11 +38,20 @@ export function healthFileOf(dbFile: string): string {
 
 /**
  * Writes the health of the index at `dbFile` (a temp file renamed over the old one, so a reader
- * never sees half). Returns false when even that failed (the temp directory's disk full too): the
- * caller's log line is then the only report.
+ * never sees half). `ok` removes the file instead: no file reads as ok, and every healthy start
+ * and test run would otherwise leave one behind in the temp directory. Returns false when even
+ * that failed (the temp directory's disk full too): the caller's log line is then the only report.
  */
 export function writeHealth(dbFile: string, h: IndexHealth): boolean {
   const file = healthFileOf(dbFile);
+  if (h.state === 'ok') {
+    try {
+      fs.rmSync(file, { force: true });
+      return true;
+    } catch {
+      return false;
+    }
+  }
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     fs.writeFileSync(tmp, JSON.stringify(h));

@@ -45,7 +45,7 @@ const board = async () => (await GET(new Request('http://127.0.0.1:3000/api/boar
 describe('GET /api/board index_health', () => {
   it('is ok after a start, degraded with the reason while the writer says so (cached answers too), ok again after', async () => {
     const ok = await board();
-    expect(ok.index_health).toEqual({ state: 'ok' }); // the indexer's start wrote it
+    expect(ok.index_health).toEqual({ state: 'ok' }); // the indexer's start said so (no health file)
     const cards = ok.lanes.reduce((n, l) => n + l.count, 0);
     const degraded = { state: 'degraded', code: 'index_write_failed', reason: 'database or disk is full', since_ms: 1_700_000_000_000, retries: 3 } as const;
     expect(writeHealth(file, degraded)).toBe(true);
