@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openMemory, openWriter, type DB } from './db';
 import { Indexer } from './indexer';
+import { IndexStore } from './store';
 import { VECTORS_DIR } from '../testing/vectors';
 import { naclVerify } from '../ledger/nacl-verify';
 import * as q from './queries';
@@ -33,6 +34,9 @@ function snapshot(db: DB) {
     problems: db.prepare('SELECT path, problem, line, order_id FROM problems ORDER BY path, problem').all(),
     ledger: db.prepare('SELECT * FROM ledger_files ORDER BY path').all(),
     agents: db.prepare('SELECT name FROM agents ORDER BY name').all(),
+    // Every column but first_seen_ms (when this index first saw the file: not the folder's) and
+    // the remembered signature check (a cold index on worker threads remembers none).
+    files: db.prepare('SELECT path, order_dir, stat, type, arrival_ms, kind, status, problem, writer FROM files ORDER BY path').all(),
   };
 }
 
@@ -341,5 +345,30 @@ describe('Indexer, the channel folder going away during an update', () => {
     await vi.waitFor(() => expect(ix.health).toEqual({ state: 'ok' }), { timeout: 5000 });
     expect(q.order(db, 't1', Date.now())?.card.state).toBe('claimed');
     await ix.stop();
+  });
+});
+
+describe('Indexer, a card going stale with the clock', () => {
+  it('passes the folder again and stores the stale card, rewriting none of its file rows (nothing in the folder changed)', async () => {
+    const root = channelCopy('03-claimed-fresh');
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 400, watch: false, verify: naclVerify });
+    await ix.start();
+    expect(q.order(db, 't1', Date.now())?.card).toMatchObject({ state: 'claimed', lane: 'running' }); // expect.json
+    const rows = () => db.prepare("SELECT * FROM files WHERE order_dir = 't1' ORDER BY path").all();
+    const before = rows();
+    expect(before).toHaveLength(4); // the folder itself, order, claim, heartbeat
+    // Every write to the files table from here on, and every pass of t1's folder.
+    db.exec(`CREATE TEMP TABLE file_writes (op TEXT, path TEXT);
+      CREATE TEMP TRIGGER fw_insert AFTER INSERT ON main.files BEGIN INSERT INTO file_writes VALUES ('insert', NEW.path); END;
+      CREATE TEMP TRIGGER fw_update AFTER UPDATE ON main.files BEGIN INSERT INTO file_writes VALUES ('update', NEW.path); END;
+      CREATE TEMP TRIGGER fw_delete AFTER DELETE ON main.files BEGIN INSERT INTO file_writes VALUES ('delete', OLD.path); END;`);
+    const passed = vi.spyOn(IndexStore.prototype, 'setDir');
+    await vi.waitFor(() => expect(q.order(db, 't1', Date.now())?.card).toMatchObject({ state: 'stale', lane: 'stale', holder: 'fang' }), { timeout: 5000 });
+    await ix.stop();
+    expect(passed.mock.calls.map((c) => c[0])).toEqual(['t1']); // the folder was passed again, once
+    passed.mockRestore();
+    expect(db.prepare('SELECT * FROM file_writes').all()).toEqual([]);
+    expect(rows()).toEqual(before);
   });
 });

@@ -7,8 +7,8 @@ import 'server-only';
  * channel-wide facts afterwards and writes the final card through writeCard.
  */
 import type { Card } from '../ledger/derive';
-import { cyrb53, listingFingerprint, type OrderPassResult } from './order-pass';
-import type { IndexStore } from './store';
+import { cyrb53, listingFingerprint, type FileRow, type OrderPassResult } from './order-pass';
+import type { IndexStore, StoredFileRow } from './store';
 import { fingerprint, type ChannelFacts } from './facts';
 import type { FolderLooks } from './looks';
 import type { OrderWatches } from './watches';
@@ -85,10 +85,8 @@ export class PassWriter {
     // A cold index starts from empty tables: a folder not stored yet has no rows to replace.
     const fresh = cold && !looks.knows(r.dir) && f.idIn(r.dir) === undefined;
     const old = fresh ? [] : s.filesIn(r.dir);
-    const firstSeenOf = new Map(old.map((o) => [o.path, o.first_seen_ms]));
     if (this.p.live()) this.p.metrics.noteFolder(old, r.files, now);
     for (const o of old) if (o.writer) f.touchWriter(o.writer);
-    if (!fresh) s.deleteFilesIn(r.dir);
     const self = r.files[0];
     if (self) {
       const sf = cyrb53(self.stat);
@@ -102,10 +100,8 @@ export class PassWriter {
     }
     f.noteVariant(r.dir, r.files.length > 0);
     if (fresh) s.addFiles(r.files, now);
-    for (const file of r.files) {
-      if (!fresh) s.addFile(file, firstSeenOf.get(file.path) ?? now);
-      if (file.writer) f.touchWriter(file.writer);
-    }
+    else storeChangedFiles(s, old, r.files, now);
+    for (const file of r.files) if (file.writer) f.touchWriter(file.writer);
     if (!fresh) s.deleteProblemsIn(r.dir);
     for (const p of r.problems) s.addProblem(r.dir, p);
     const prevId = fresh ? undefined : f.idIn(r.dir);
@@ -176,4 +172,36 @@ export class PassWriter {
     this.p.looks.setLive(dir, card.lane !== 'done');
     if (this.p.facts.noteStored(card, dir, fp, prev) && this.p.watches.active) this.watchDue.add(dir);
   }
+}
+
+/**
+ * A folder's file rows brought from `old` (as stored) to `files` (as just read), writing only
+ * what differs: a row gone is deleted, a new or changed one written (first seen at `now` when
+ * new, else when it was). A folder passed again with nothing changed, as when its card goes stale
+ * with the clock, writes no file row: deleting and inserting them all again was about a quarter of
+ * such a pass's time, with the WAL pages it dirtied.
+ */
+function storeChangedFiles(s: IndexStore, old: readonly StoredFileRow[], files: readonly FileRow[], now: number): void {
+  const before = new Map(old.map((o) => [o.path, o]));
+  for (const file of files) {
+    const o = before.get(file.path);
+    before.delete(file.path);
+    if (!o || !sameFileRow(o, file)) s.addFile(file, o?.first_seen_ms ?? now);
+  }
+  for (const path of before.keys()) s.deleteFile(path);
+}
+
+/** Whether a stored row holds what a file row just read would store (its folder is the same by path). */
+export function sameFileRow(o: StoredFileRow, f: FileRow): boolean {
+  return (
+    o.stat === f.stat &&
+    o.type === f.type &&
+    o.arrival_ms === f.arrival_ms &&
+    o.kind === f.kind &&
+    o.status === f.status &&
+    o.problem === f.problem &&
+    o.writer === f.writer &&
+    o.sig_key === f.sig_key &&
+    o.sig_ok === f.sig_ok
+  );
 }

@@ -48,12 +48,9 @@ export interface LedgerFileRow {
   readonly reason: string | null;
 }
 
-/** A file of a folder as stored at its last pass: when it was first seen here, its arrival, its writer. */
-export interface StoredFileRow {
-  readonly path: string;
+/** A file of a folder as stored at its last pass: its row, and when it was first seen here. */
+export interface StoredFileRow extends Omit<FileRow, 'order_dir'> {
   readonly first_seen_ms: number;
-  readonly arrival_ms: number;
-  readonly writer: string | null;
 }
 
 /** A remembered signature check (valid while the file's stat identity is `stat`). */
@@ -116,7 +113,7 @@ export const SQL = {
   pathsIn: 'SELECT path FROM files WHERE order_dir = ?',
   sigsIn: 'SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? AND sig_key IS NOT NULL',
   arrivalsIn: 'SELECT path, stat, arrival_ms FROM files WHERE order_dir = ?',
-  filesIn: 'SELECT path, first_seen_ms, arrival_ms, writer FROM files WHERE order_dir = ?',
+  filesIn: 'SELECT path, stat, type, arrival_ms, first_seen_ms, kind, status, problem, writer, sig_key, sig_ok FROM files WHERE order_dir = ?',
   deleteFilesIn: 'DELETE FROM files WHERE order_dir = ?',
   addFile: `${ADD_FILES} ${FILE_ROW_VALUES}`,
   addLedgerFile: `${ADD_FILES} (?, NULL, ?, 'file', ?, ?, 'ledger', 'ledger', NULL, ?, NULL, NULL)`,
@@ -294,6 +291,7 @@ export class IndexStore {
     return m;
   }
 
+  /** Every file row stored for a folder. */
   filesIn(dir: string): StoredFileRow[] {
     return this.s.filesIn.all(dir) as StoredFileRow[];
   }
