@@ -62,19 +62,24 @@ describe('DemoEngines', () => {
       // (15 s once missed it under a parallel build); it ends at the first death.
       while (Date.now() - start < 45_000 && !events.some((ev) => ev.kind === 'die')) await sleep(100);
       // A dead worker does not restart here (restartAfterMs 10 min), so its dead runs keep their heartbeats.
-      const mark = events.length;
       const s = channelStateOf(dir, { staleAfterMs });
       const died = new Set(events.filter((ev) => ev.kind === 'die').map((ev) => ev.order_id));
       expect(died.size).toBeGreaterThan(0);
-      // The living runs first, with nothing awaited since the folder was read: the fleet's ticks
-      // (on this thread) end runs, some with no event (a run no longer valid), and its processes die only by its hand.
+      // A worker that dies takes every run it had with it (fleet.ts), not only the one its event names.
+      const deadWorkers = new Set(events.filter((ev) => ev.kind === 'die').map((ev) => ev.agent));
+      // A heartbeat stays fresh for stale_after after its run ended, and a run started again (a
+      // result sent back, then adopted) beats only a heartbeat interval later: the heartbeat on the
+      // card is the living run's when the order's last event is a heartbeat of its holder.
+      const lastOf = new Map<string, FleetEvent>();
+      for (const ev of events) if (ev.order_id) lastOf.set(ev.order_id, ev);
+      // The living runs first, with nothing awaited since the folder was read: the fleet's ticks run
+      // on this thread, and its processes die only by its hand.
       const deadRuns: number[] = [];
       for (const c of s.orders) {
         if (!c.heartbeat || manifestPids.has(c.heartbeat.pid)) continue; // the story's own runs: made-up pids
         fleetPids.add(c.heartbeat.pid);
         if (died.has(c.order_id)) deadRuns.push(c.heartbeat.pid);
-        else if (c.lane === 'running' && c.holder_fresh && !events.slice(mark).some((ev) => (ev.order_id === c.order_id && ev.kind !== 'heartbeat') || (ev.kind === 'die' && ev.agent === c.holder))) {
-          // (unless its run ended, or its worker died, after the folder was read: its process went with it)
+        else if (c.lane === 'running' && c.holder_fresh && c.holder !== null && !deadWorkers.has(c.holder) && lastOf.get(c.order_id)?.kind === 'heartbeat' && lastOf.get(c.order_id)?.agent === c.holder) {
           expect(exists(c.heartbeat.pid), `${c.order_id} runs`).toBe(true);
         }
       }
