@@ -192,7 +192,7 @@ function storeChangedFiles(s: IndexStore, old: readonly StoredFileRow[], files: 
 }
 
 /** Whether a stored row holds what a file row just read would store (its folder is the same by path). */
-export function sameFileRow(o: StoredFileRow, f: FileRow): boolean {
+function sameFileRow(o: StoredFileRow, f: FileRow): boolean {
   return (
     o.stat === f.stat &&
     o.type === f.type &&

@@ -114,7 +114,6 @@ export const SQL = {
   sigsIn: 'SELECT path, stat, sig_key, sig_ok FROM files WHERE order_dir = ? AND sig_key IS NOT NULL',
   arrivalsIn: 'SELECT path, stat, arrival_ms FROM files WHERE order_dir = ?',
   filesIn: 'SELECT path, stat, type, arrival_ms, first_seen_ms, kind, status, problem, writer, sig_key, sig_ok FROM files WHERE order_dir = ?',
-  deleteFilesIn: 'DELETE FROM files WHERE order_dir = ?',
   addFile: `${ADD_FILES} ${FILE_ROW_VALUES}`,
   addLedgerFile: `${ADD_FILES} (?, NULL, ?, 'file', ?, ?, 'ledger', 'ledger', NULL, ?, NULL, NULL)`,
   channelFilePaths: 'SELECT path FROM files WHERE order_dir IS NULL',
@@ -294,10 +293,6 @@ export class IndexStore {
   /** Every file row stored for a folder. */
   filesIn(dir: string): StoredFileRow[] {
     return this.s.filesIn.all(dir) as StoredFileRow[];
-  }
-
-  deleteFilesIn(dir: string): void {
-    this.s.deleteFilesIn.run(dir);
   }
 
   addFile(f: FileRow, firstSeenMs: number): void {
