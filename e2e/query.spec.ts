@@ -85,6 +85,9 @@ test('lane:stale -agent:fang, typed with completion: exactly the stale cards not
 
   await page.goto('/');
   await expect(page.locator('main [data-order="q-fang"]')).toBeVisible();
+  // The board arrives rendered (q-fang shows before any script ran); '/' is heard once it has
+  // hydrated. Pressed before, the key is lost and the bar never takes the focus.
+  await expect(page.locator('[data-hydrated="yes"]')).toBeVisible();
   await page.keyboard.press('/');
   const bar = page.getByRole('combobox', { name: 'Query' });
   await expect(bar).toBeFocused();

@@ -154,7 +154,13 @@ summary() {
   for s in "${skipped[@]}"; do printf '  skipped  %s\n' "$s"; done
   grep -E '^  (FAILED |FLAKY  ) ' "$VITEST_LOG" | sed 's/^  /  vitest: /' || true
   # "  2 failed" / "  1 flaky" / "  1 interrupted" and the indented test names under each (colour codes stripped first).
-  sed 's/\x1b\[[0-9;]*m//g' "$E2E_LOG" | awk '/^  [0-9]+ (failed|flaky|interrupted)$/ { kind = $2; next } kind != "" && /^    / { sub(/^ +/, ""); printf "  e2e %s: %s\n", kind, $0; next } { kind = "" }' || true
+  sed 's/\x1b\[[0-9;]*m//g' "$E2E_LOG" | awk '/^  [0-9]+ (failed|flaky|interrupted)$/ { kind = $2; next } kind != "" && /^    / { sub(/^ +/, ""); sub(/ ─.*$/, ""); printf "  e2e %s: %s\n", kind, $0; next } { kind = "" }' || true
+  # Why each failed: the first lines of its error under the reporter's "  1) <test>" heading, up
+  # to the code frame or stack (CI shows only the log's ends, where the summary is).
+  sed 's/\x1b\[[0-9;]*m//g' "$E2E_LOG" | awk '
+    /^  [0-9]+\) / { n = 0; on = 1; sub(/ ─.*$/, ""); printf "  e2e why %s\n", substr($0, 3); next }
+    on && (/^ +at / || /^ +[0-9]+ \|/ || /^ *> / || /^ +attachment #/ || n >= 12) { on = 0; next }
+    on && /[^ ]/ { sub(/^ +/, ""); printf "      %s\n", substr($0, 1, 300); n++ }' || true
   printf '%d passed, %d failed\n' "${#passed[@]}" "${#failed[@]}"
 }
 header "summary"
