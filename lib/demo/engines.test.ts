@@ -1,7 +1,8 @@
 /**
  * The demo's runs as real processes (issue 16, item 3): with realProcesses, each fleet run's
  * heartbeat names a living child of this process while it runs; a run that died with its worker
- * names a pid that is gone here; once the fleet stops, none of its processes is left.
+ * names a pid that is gone here; once the fleet stops, none of its processes is left. The runs
+ * the demo's story wrote (made-up pids) are started again here when the fleet adopts them.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { channelStateOf } from '../index/channel-state';
 import { DemoEngines } from './engines';
 import { startFleet, type FleetEvent } from './fleet';
-import { writeDemoChannel } from './scenario';
+import { readDemoManifest, writeDemoChannel } from './scenario';
 
 let tmp: string;
 beforeEach(() => {
@@ -46,6 +47,30 @@ describe('DemoEngines', () => {
     e.end('o/fang');
     expect(await until(() => !exists(pid ?? 0))).toBe(true);
   });
+
+  it("the story's runs the fleet adopts start again here: a new run id, its heartbeat naming a living process, never the story's made-up pid", async () => {
+    const dir = path.join(tmp, 'channel');
+    writeDemoChannel(dir);
+    const story = readDemoManifest(dir).runs;
+    // ingest-api-1035's double run: fang and kestrel, both kept going until stopped (scenario.ts).
+    expect(story.filter((r) => r.order_id === 'ingest-api-1035' && r.fate === 'linger').map((r) => r.agent).sort()).toEqual(['fang', 'kestrel']);
+    const events: FleetEvent[] = [];
+    // stale_after 60 s: a heartbeat every 6 s, runs of 30 s and more; none ends in this test.
+    const fleet = startFleet(dir, { staleAfterMs: 60_000, tickMs: 50, seed: 7, realProcesses: true, onEvent: (ev) => events.push(ev) });
+    try {
+      const adoptedBy = (r: (typeof story)[number]) => events.some((ev) => ev.kind === 'heartbeat' && ev.order_id === r.order_id && ev.agent === r.agent);
+      expect(await until(() => story.filter((r) => r.fate === 'linger').every(adoptedBy), 10_000)).toBe(true);
+      const adopted = story.filter(adoptedBy);
+      for (const r of adopted) {
+        const hb = JSON.parse(fs.readFileSync(path.join(dir, 'tasks', r.order_id, `heartbeat.${r.agent}.json`), 'utf8')) as { run: string; pid: number };
+        expect(hb.run, `${r.order_id}/${r.agent}`).not.toBe(r.run);
+        expect(hb.pid, `${r.order_id}/${r.agent}`).not.toBe(r.pid);
+        expect(exists(hb.pid), `${r.order_id}/${r.agent}: pid ${hb.pid} runs here`).toBe(true);
+      }
+    } finally {
+      await fleet.stop();
+    }
+  }, 30_000);
 
   it('the fleet: running runs name living processes, a dead run a pid gone here, none left after stop', async () => {
     const dir = path.join(tmp, 'channel');

@@ -249,12 +249,20 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
     return 'finish';
   };
 
+  /**
+   * Starts a run of `agent` on `order` now and writes its first heartbeat. `run`: one the manifest
+   * wrote (adopted). Its pid is made up, no process of this machine, so with real processes the
+   * run starts again here: a new run id whose heartbeats carry its process's pid (else the board
+   * would read "dead: pid N is gone on this machine" beside the run's fresh heartbeats).
+   */
   const startRun = (now: number, order: string, agent: Identity, fate: RunFate, run?: { run: string; pid: number }) => {
+    const enginePid = engines?.start(keyOf(order, agent.name)) ?? null;
+    const adopted = enginePid === null ? run : undefined;
     const r: Run = {
       order,
       agent: agent.name,
-      run: run?.run ?? hex(32),
-      pid: run?.pid ?? engines?.start(keyOf(order, agent.name)) ?? 2000 + Math.floor(random() * 60000),
+      run: adopted?.run ?? hex(32),
+      pid: enginePid ?? adopted?.pid ?? 2000 + Math.floor(random() * 60000),
       fate,
       endsAt: now + durationOf(fate),
       lastBeat: now,
