@@ -8,7 +8,7 @@ import { LANE_ACCENT } from '@/components/ui/tone';
 import { ACTION_LANES, LaneSelectionBar } from '@/components/actions/LaneSelection';
 import { lanePanelId, laneTabId } from './LaneTabs';
 import { OrderCard } from './OrderCard';
-import type { WhyContext } from './why';
+import { ADVISORY_NOTE, type WhyContext } from './why';
 
 /** Above this many loaded cards a lane renders only what is on screen. */
 const VIRTUALIZE_AT = 80;
@@ -153,7 +153,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
           </span>
         </h2>
         {page.lane === 'stale' ? (
-          <p className="mt-0.5 text-xs text-amber-800 dark:text-amber-300/90">advisory: nothing is released automatically</p>
+          <p className="mt-0.5 text-xs text-amber-800 dark:text-amber-300/90">{ADVISORY_NOTE}</p>
         ) : null}
       </header>
       <LaneSelectionBar page={page} loaded={cards} filters={filters} />

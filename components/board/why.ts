@@ -177,7 +177,12 @@ export function isAdvisory(card: Card): boolean {
   return card.state === 'stale';
 }
 
-export const ADVISORY_NOTE = 'advisory: nothing is released automatically';
+/**
+ * The stale note (card, order page, the Stale lane's header). Going stale itself releases nothing;
+ * only a signed act does (a person's, or this machine's reaper when it is on: docs/reaper.md), so
+ * the note does not say "nothing is released" where a reaper may release.
+ */
+export const ADVISORY_NOTE = 'advisory: going stale releases nothing by itself';
 
 /** Flags worth a badge beside the state badge: `gave_up` is the state itself, so not twice. */
 export function shownFlags(card: Card): readonly AttentionFlag[] {
