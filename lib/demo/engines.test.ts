@@ -78,13 +78,14 @@ describe('DemoEngines', () => {
     const manifestPids = new Set(channelStateOf(dir, { staleAfterMs: 1000 }).orders.flatMap((c) => (c.heartbeat ? [c.heartbeat.pid] : [])));
     const events: FleetEvent[] = [];
     const staleAfterMs = 1000;
-    const fleet = startFleet(dir, { staleAfterMs, tickMs: 50, seed: 7, realProcesses: true, restartAfterMs: 600_000, onEvent: (ev) => events.push(ev) });
+    const fleet = startFleet(dir, { staleAfterMs, tickMs: 50, seed: 7, realProcesses: true, restartAfterMs: 600_000, dieChance: 1, onEvent: (ev) => events.push(ev) });
     const fleetPids = new Set<number>();
     try {
       const start = Date.now();
-      // The fleet lets a run die within seconds at this threshold (runs of 0.3 to 1.5 s, a quarter of a dying worker's die).
-      // The wait is long only for a loaded machine, where each run's child process is slow to start
-      // (15 s once missed it under a parallel build); it ends at the first death.
+      // Every run of a worker that may die dies (dieChance 1; few workers may: the others hold the
+      // story's runs), so the first death comes with the first such run, in seconds at this
+      // threshold (runs of 0.3 to 1.5 s). At the default quarter it took 2-14 s here alone, and
+      // more than 45 s once in CI beside other test files. The wait ends at the first death.
       while (Date.now() - start < 45_000 && !events.some((ev) => ev.kind === 'die')) await sleep(100);
       // A dead worker does not restart here (restartAfterMs 10 min), so its dead runs keep their heartbeats.
       const s = channelStateOf(dir, { staleAfterMs });

@@ -80,6 +80,8 @@ export interface FleetOptions {
   readonly maxOrders?: number;
   /** Runs the fleet itself lets die over its life (default 2); the manifest's abandoned runs are extra. */
   readonly maxDeaths?: number;
+  /** The share of runs a worker that may die lets die, until maxDeaths (default 0.25; a test that waits for a death raises it). */
+  readonly dieChance?: number;
   /** Give-ups the fleet itself writes over its life besides the manifest's (default 1). */
   readonly maxGiveups?: number;
   /** Steers ops writes over the fleet's life on orders still in the queue (default 2). */
@@ -234,11 +236,11 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
     fate === 'linger' ? Infinity : fate === 'die' ? between(3, 8) * hb : fate === 'giveup' ? between(4, 10) * hb : between(5, 15) * hb;
   /**
    * `mayDie`: whether this worker may die at all (see the module comment). Few may, so those that
-   * may die a quarter of their runs (until maxDeaths): the demo shows a restart's releases early.
+   * may die a quarter of their runs (dieChance, until maxDeaths): the demo shows a restart's releases early.
    */
   const newFate = (mayDie: boolean): RunFate => {
     const r = random();
-    if (r < 0.25 && mayDie && deaths < (options.maxDeaths ?? 2)) {
+    if (r < (options.dieChance ?? 0.25) && mayDie && deaths < (options.maxDeaths ?? 2)) {
       deaths++;
       return 'die';
     }
