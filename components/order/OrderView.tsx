@@ -9,7 +9,7 @@ import { AgentLink, OrderLink } from '@/components/ui/links';
 import { Crumb, Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';
 import { Ago, WriterClock } from '@/components/ui/time';
 import { LocalLine } from '@/components/ui/local';
-import { FERRY_STATE_LABEL, LANE_TITLE, PROBLEM_LABEL, STATE_LABEL } from '@/lib/ui/labels';
+import { FERRY_STATE_LABEL, PROBLEM_LABEL } from '@/lib/ui/labels';
 import { utcClock } from '@/lib/ui/time';
 import { OrderActions } from '@/components/actions/OrderActions';
 import { LinkedText, linkedIds, SupersedeLinks } from './Supersede';
@@ -44,8 +44,8 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
         <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
           <h1 className="font-mono text-xl font-semibold tracking-tight break-all">{card.order_id}</h1>
           <StateBadge state={card.state} />
-          {/* The lane only when it says more than the state ("stale" in Stale, "done" in Done: once). */}
-          {LANE_TITLE[card.lane].toLowerCase() === STATE_LABEL[card.state].toLowerCase() ? null : <LaneBadge lane={card.lane} />}
+          {/* The lane only when it is not the state's own name (stale in Stale, done in Done: once). */}
+          {card.lane === card.state ? null : <LaneBadge lane={card.lane} />}
           {shownFlags(card).map((f) => (
             <FlagBadge key={f} flag={f} />
           ))}
