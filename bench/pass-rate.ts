@@ -20,12 +20,10 @@ import os from 'node:os';
 import v8 from 'node:v8';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { isTrustPath, readEntry, type FileOutcome } from '../lib/ledger/channel';
 import { serverVerify } from '../lib/index/verifier';
 import { passOrder, type PassContext } from '../lib/index/order-pass';
 import { passContextOf } from '../lib/index/worker-context';
-import type { WorkerSetup } from '../lib/index/worker-pool';
-import { entryFromStat } from '../lib/index/read-channel';
+import { benchSetup } from './channel-setup';
 
 const root = process.argv[2];
 if (!root || root.startsWith('--')) {
@@ -46,16 +44,8 @@ if (hold && !gc) {
   process.exit(2);
 }
 
-// The roster as the indexer reads it: agents/, retirements/, grants/, master.json.
-const trust: FileOutcome[] = [];
-const walk = (rel: string): void => {
-  const st = fs.lstatSync(path.join(root, rel));
-  if (st.isDirectory()) for (const c of fs.readdirSync(path.join(root, rel))) walk(`${rel}/${c}`);
-  else if (isTrustPath(rel)) trust.push(readEntry(entryFromStat(root, rel, st)));
-};
-for (const top of fs.readdirSync(root)) if (isTrustPath(`${top}/`) || top === 'master.json') walk(top);
 // The pass context as a worker thread rebuilds it from the indexer's setup, nothing checked.
-const setup: WorkerSetup = { root, agents: trust, fleetAgents: [], pins: [], operators: [], retired: [], ferryRetired: [], nowMs: Date.now(), staleAfterMs: 120_000, clockSteps: [] };
+const setup = benchSetup(root);
 const ctx: PassContext = { ...passContextOf(setup, serverVerify), defer: () => true };
 const dirs = fs.readdirSync(path.join(root, 'tasks')).sort().slice(0, n);
 for (let r = 1; r <= rounds; r++) {

@@ -25,6 +25,7 @@ import { benchSeed } from './generate';
 import { topSelfTime } from './profile';
 import { descendants } from '../lib/testing/soak/proc';
 import { verifyOnAllCores } from './verify-all';
+import { readFloor } from './floor';
 
 // ---- options ---------------------------------------------------------------------------
 
@@ -466,25 +467,6 @@ class Server {
 }
 
 // ---- measurements --------------------------------------------------------------------
-
-function readFloor(root: string): { ms: number; files: number; bytes: number } {
-  const t = performance.now();
-  let files = 0;
-  let bytes = 0;
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else {
-        fs.lstatSync(p);
-        bytes += fs.readFileSync(p).length;
-        files++;
-      }
-    }
-  };
-  walk(root);
-  return { ms: performance.now() - t, files, bytes };
-}
 
 /**
  * Verifications per second of `v` on this thread (one core), over 4,000 release payloads signed

@@ -10,9 +10,10 @@ import { performance } from 'node:perf_hooks';
 
 /** Wall seconds for `count` verifications of `sample` ([key hex, message, signature hex]) on `threads` threads, and the verifier's name. Throws when a sample does not verify. */
 export async function verifyOnAllCores(count: number, threads: number, sample: readonly (readonly [string, string, string])[], want: 'node' | 'sodium' | undefined): Promise<{ readonly s: number; readonly verifier: string }> {
-  const boot = path.join(import.meta.dirname, 'verify-all-boot.mjs');
+  const boot = path.join(import.meta.dirname, 'thread-boot.mjs');
+  const script = path.join(import.meta.dirname, 'verify-all-thread.ts');
   const per = Math.ceil(count / threads);
-  const workers = Array.from({ length: threads }, () => new Worker(boot, { workerData: { want, count: per, sample } }));
+  const workers = Array.from({ length: threads }, () => new Worker(boot, { workerData: { script, want, count: per, sample } }));
   try {
     const names = await Promise.all(workers.map((w) => new Promise<string>((resolve, reject) => {
       w.once('message', (m: { type: string; name: string }) => resolve(m.name));
