@@ -9,7 +9,7 @@ import { applyAction, deriveSubset, type ApplyContext } from '../lib/actions/app
 import { ledgerPrevOf } from '../lib/actions/write';
 import { serverVerify } from '../lib/index/verifier';
 import { settings } from '../lib/config';
-import { buildAction, ferryConsequence, ledgerPathOf, nextOrderId, retirePlan, type ActionInput } from '../lib/ledger/actions';
+import { ackRefusal, buildAction, ferryConsequence, ledgerPathOf, nextOrderId, retirePlan, type ActionInput } from '../lib/ledger/actions';
 import { naclSign, naclPublicKey } from '../lib/ledger/nacl-verify';
 import { canonicalName, isSafeComponent } from '../lib/ledger/names';
 import { isOperator } from '../lib/ledger/verify';
@@ -95,6 +95,8 @@ export function runAction(kind: ActionInput['action'], root: string, subject: st
     case 'reopen':
     case 'ack':
       if (!card) throw new ActionCliError(`there is no order ${id} in ${root}`);
+      // Nothing to name in the record: the rule's own words, as the server gives them (422).
+      if (kind === 'ack' && ackRefusal(card)) throw new ActionCliError(`refused (422): ${ackRefusal(card)}`);
       input =
         kind === 'requeue'
           ? { action: 'requeue', card, note: opts.reason ?? '' }

@@ -103,7 +103,7 @@ describe('claimboard requeue | retire | reopen | ack', () => {
     refused(root, ['ack', root, 'g1', '--key', path.join(keysDir, 'fang.key')], /^claimboard: fang is not an operator of this channel$/m);
     // a key that is not the named operator's (a forgery)
     refused(root, ['ack', root, 'g1', '--key', path.join(keysDir, 'fang.key'), '--as', 'ops'], /is not ops's key in the roster/);
-    // a rule of LEDGER.md: only a give-up can be acknowledged
+    // a rule of LEDGER.md (and its extension): only a give-up or a late result can be acknowledged
     refused(root, ['reopen', root, 'g1', '--key', path.join(keysDir, 'ops.key'), '--reason', 'x'], /refused \(422\): g1 is gave_up: only done, accepted or closed orders can be reopened/);
     // a file written by someone else in the way
     fs.writeFileSync(path.join(root, 'tasks/g1/ack.ops.json'), '{"planted": true}');
@@ -111,7 +111,7 @@ describe('claimboard requeue | retire | reopen | ack', () => {
     fs.rmSync(path.join(root, 'tasks/g1/ack.ops.json'));
     // a replay: the second time the give-up is already acknowledged
     expect(run(['ack', root, 'g1', '--key', path.join(keysDir, 'ops.key')]).status).toBe(0);
-    refused(root, ['ack', root, 'g1', '--key', path.join(keysDir, 'ops.key')], /refused \(422\): g1 is closed: only a give-up can be acknowledged/);
+    refused(root, ['ack', root, 'g1', '--key', path.join(keysDir, 'ops.key')], /refused \(422\): g1 is closed: only a give-up or a late result can be acknowledged/);
     // a live run is never stolen from
     refused(root, ['retire', root, 'nebra', '--key', path.join(keysDir, 'ops.key'), '--reason', 'gone'], /nebra looks alive/);
   });

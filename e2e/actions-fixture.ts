@@ -1,9 +1,10 @@
 /**
  * The channel the actions end-to-end server serves (e2e/serve-actions-fixture.mjs): vectors
- * 06-stale-no-heartbeat and 11-give-up-ack-reopen of conformance/vectors merged into one folder,
+ * 06-stale-no-heartbeat, 11-give-up-ack-reopen and 15-late-result of conformance/vectors merged into one folder,
  * freshly copied when the server starts, served with `--stale-after 2` so a claim with no
  * heartbeat is stale within seconds. At start: ichabod-1650 stale (fang, no heartbeat); g1
- * gave up (fang); g2 closed (wisp's give-up acknowledged); g3 claimed by nebra, stale 2 s later.
+ * gave up (fang); g2 closed (wisp's give-up acknowledged); g3 claimed by nebra, stale 2 s later;
+ * t1 open with a late result (fang's, after ops re-queued fang).
  * Operator: ops (roster role `operator`); keys in conformance/vectors/keys.json.
  */
 import fs from 'node:fs';

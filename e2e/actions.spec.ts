@@ -1,11 +1,11 @@
 /**
  * Operator actions in the browser (LEDGER.md §8), against `claimboard serve --stale-after 2` on a
- * fresh copy of vectors 06 + 11 (e2e/actions-fixture.ts): the operator key (paste, key file,
- * demo key, remember, forget), re-queue, acknowledge, reopen, retire, bulk re-queue with a
- * refusal and a retry, and a non-operator key explained. Each test acts on its own orders, so
+ * fresh copy of vectors 06 + 11 + 15 (e2e/actions-fixture.ts): the operator key (paste, key file,
+ * demo key, remember, forget), re-queue, acknowledge (a give-up, a late result), reopen, retire,
+ * bulk re-queue with a refusal and a retry, and a non-operator key explained. Each test acts on its own orders, so
  * they do not depend on each other's order; re-running needs a fresh server (Playwright starts one).
  * Screenshots: test-results/actions-dialog.png, actions-refusal.png, actions-not-operator.png,
- * actions-retire.png, actions-bulk.png.
+ * actions-retire.png, actions-bulk.png, actions-ack-late.png.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -207,6 +207,26 @@ test('acknowledge the give-up on g1: it moves to Done, closed', async ({ page })
   await expect(dialog).toBeHidden();
   await expect(page.locator('[data-toast="ok"]')).toContainText('written: tasks/g1/ack.ops.json, ledger.ops.jsonl');
   await expect(lane(page, 'done').locator('[data-order="g1"][data-state="closed"]')).toBeVisible({ timeout: 5_000 });
+});
+
+test('acknowledge the late result on t1 from its order page: it leaves Needs attention for Queue', async ({ page }, testInfo) => {
+  await page.goto('/orders/t1');
+  await signInAsOps(page);
+  await expect(page.getByText('result by fang, whose claim was released: ferry reads the order as open and will hand it out again; acknowledge it to let that happen').first()).toBeVisible();
+  await page.getByRole('button', { name: 'Acknowledge the late result…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Acknowledge the late result on t1' });
+  await expect(dialog.locator('[data-path]')).toHaveText(['tasks/t1/ack.ops.json', 'ledger.ops.jsonl']);
+  await expect(dialog).toContainText("Board only: ferry does not read acknowledgements. It reads t1 as open and hands it out again; fang's result is not used.");
+  await dialog.getByLabel('Note (optional)').fill('redo it: the result predates the new schema');
+  await shot(page, testInfo, 'actions-ack-late');
+  await dialog.getByRole('button', { name: 'Sign and acknowledge' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.locator('[data-toast="ok"]')).toContainText('written: tasks/t1/ack.ops.json, ledger.ops.jsonl');
+  const ack = JSON.parse(fs.readFileSync(path.join(ACTIONS_CHANNEL, 'tasks/t1/ack.ops.json'), 'utf8')) as Record<string, string>;
+  expect(ack).toMatchObject({ order_id: 't1', operator: 'ops', target: 'late:1:fang', note: 'redo it: the result predates the new schema', signed_by: 'ops' });
+  await page.goto('/');
+  await expect(lane(page, 'queue').locator('[data-order="t1"]')).toBeVisible({ timeout: 10_000 });
+  await expect(lane(page, 'attention').locator('[data-order="t1"]')).toHaveCount(0);
 });
 
 test('reopen the closed g2 (its target is the give-up): it leaves Done', async ({ page }) => {

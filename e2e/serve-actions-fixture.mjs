@@ -1,5 +1,5 @@
 // Playwright's second webServer (operator actions, e2e/actions.spec.ts): lays out a fresh copy of
-// vectors 06-stale-no-heartbeat and 11-give-up-ack-reopen merged into one folder and serves it
+// vectors 06-stale-no-heartbeat, 11-give-up-ack-reopen and 15-late-result merged into one folder and serves it
 // with `claimboard serve --stale-after 2` on 127.0.0.1:3124, replacing this process
 // (exec-style) so that Playwright's stop signal reaches the server. Keep the folder in step
 // with e2e/actions-fixture.ts.
@@ -17,7 +17,7 @@ const dir = path.join(os.tmpdir(), `claimboard-e2e-actions-${createHash('sha256'
 const vectors = path.resolve(root, 'conformance/vectors');
 fs.rmSync(dir, { recursive: true, force: true });
 const channel = path.join(dir, 'channel');
-for (const v of ['06-stale-no-heartbeat', '11-give-up-ack-reopen']) {
+for (const v of ['06-stale-no-heartbeat', '11-give-up-ack-reopen', '15-late-result']) {
   fs.cpSync(path.join(vectors, v, 'channel'), channel, { recursive: true, force: true });
 }
 const keys = JSON.parse(fs.readFileSync(path.join(vectors, 'keys.json'), 'utf8'));

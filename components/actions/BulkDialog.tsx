@@ -8,7 +8,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import type { Card, Lane } from '@/lib/api/types';
-import { ackCheck, bulkFleetEffect, bulkOutcome, BULK_MAX, plannedFiles, requeueCheck, type BulkResult, type PlannedFile } from '@/lib/client/action-plan';
+import { ackCheck, ackPlan, bulkFleetEffect, bulkOutcome, BULK_MAX, plannedFiles, requeueCheck, type BulkResult, type PlannedFile } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSendBulk } from '@/lib/client/actions';
 import type { OperatorKey } from '@/lib/client/keys';
 import { useKeyGate } from '@/lib/client/operator';
@@ -75,7 +75,7 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
   const files: PlannedFile[] = useMemo(() => {
     const out: PlannedFile[] = [];
     for (const c of eligible) {
-      const plan = kind === 'requeue' ? (c.holder ? plannedFiles({ action: 'requeue', orderId: c.order_id, holder: c.holder }, op) : []) : c.target ? plannedFiles({ action: 'ack', orderId: c.order_id, target: c.target }, op) : [];
+      const plan = kind === 'requeue' ? (c.holder ? plannedFiles({ action: 'requeue', orderId: c.order_id, holder: c.holder }, op) : []) : ((a) => (a ? plannedFiles(a, op) : []))(ackPlan(c));
       out.push(...plan.slice(0, -1));
     }
     out.push({ path: ledgerPathOf(op), how: 'append', what: `${eligible.length} signed ${eligible.length === 1 ? 'line' : 'lines'} appended to ${op}'s ledger, chained` });
@@ -154,7 +154,7 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
             <textarea id={noteId} rows={2} maxLength={500} value={text} onChange={(e) => setText(e.target.value)} className={`${field} mt-1`} autoFocus required={kind === 'requeue'} />
           </div>
           {eligible.length > 0 ? <FilesToWrite files={files} /> : null}
-          {eligible.length > 0 ? <FleetEffect lines={bulkFleetEffect(kind, eligible.length)} /> : null}
+          {eligible.length > 0 ? <FleetEffect lines={bulkFleetEffect(kind, eligible.length, kind === 'ack' ? eligible.filter((c) => c.state !== 'gave_up').length : 0)} /> : null}
         </form>
       )}
       {error ? (

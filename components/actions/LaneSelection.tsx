@@ -101,7 +101,7 @@ export function LaneSelectionBar({ page, loaded, filters }: { page: LanePage; lo
             </button>
           ) : null}
           {requeueable.length === 0 && ackable.length === 0 ? (
-            <span className="text-zinc-600 dark:text-zinc-400">none of them can be re-queued (holder fresh or not stale) or acknowledged (not a give-up)</span>
+            <span className="text-zinc-600 dark:text-zinc-400">none of them can be re-queued (holder fresh or not stale) or acknowledged (not a give-up or a late result)</span>
           ) : null}
         </div>
       ) : null}

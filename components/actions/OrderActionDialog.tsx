@@ -8,7 +8,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { Card } from '@/lib/api/types';
-import { ackCheck, ACTION_TITLE, fleetEffect, plannedFiles, refusalText, reopenCheck, requeueCheck, type PlanInput } from '@/lib/client/action-plan';
+import { ackCheck, ackPlan, ackWhat, ACTION_TITLE, fleetEffect, plannedFiles, refusalText, reopenCheck, requeueCheck, type PlanInput } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSend } from '@/lib/client/actions';
 import { useOrder } from '@/lib/client/api';
 import type { OperatorKey } from '@/lib/client/keys';
@@ -42,13 +42,13 @@ const PROMPT: Record<Kind, { label: string; placeholder: string; required: boole
   },
   ack: {
     label: 'Note (optional)',
-    placeholder: 'e.g. will re-issue as a smaller order',
+    placeholder: 'e.g. will re-issue as a smaller order; or: redo it, the result is from a stale branch',
     required: false,
     help: 'Written in the acknowledgement and in your ledger.',
   },
 };
 
-const sameDecision = (a: Card, b: Card) => a.state === b.state && a.holder === b.holder && (a.target ?? null) === (b.target ?? null);
+const sameDecision = (a: Card, b: Card) => a.state === b.state && a.holder === b.holder && (a.target ?? null) === (b.target ?? null) && (a.late_target ?? null) === (b.late_target ?? null);
 
 function short(target: string): string {
   return target.length > 30 ? `${target.slice(0, 30)}…` : target;
@@ -95,9 +95,11 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
       ? card.holder
         ? { action: 'requeue', orderId: card.order_id, holder: card.holder, assignedTo: card.assigned_to }
         : null
-      : card.target
-        ? { action: kind, orderId: card.order_id, target: card.target }
-        : null;
+      : kind === 'ack'
+        ? ackPlan(card)
+        : card.target
+          ? { action: kind, orderId: card.order_id, target: card.target }
+          : null;
   // Where a new order is what makes the fleet do it (ferry has no reopen; an addressed order stays its assignee's).
   const instead =
     supersedeRelevant(card) && supersedeCheck(card) === null && (kind === 'reopen' || (kind === 'requeue' && card.assigned_to !== null))
@@ -121,7 +123,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
     action.run({ input, key: gate.key, card });
   };
 
-  const title = kind === 'ack' ? `Acknowledge the give-up on ${card.order_id}` : `${ACTION_TITLE[kind]} ${card.order_id}`;
+  const title = kind === 'ack' ? `Acknowledge ${ackWhat(card)} on ${card.order_id}` : `${ACTION_TITLE[kind]} ${card.order_id}`;
   return (
     <Dialog onClose={onClose} title={title} description={<DecisionLine kind={kind} card={card} />} testId={`action-dialog-${kind}`}>
       {moved && !refusal ? (

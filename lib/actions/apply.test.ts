@@ -14,7 +14,7 @@ import { naclPublicKey, naclSign, naclVerify } from '../ledger/nacl-verify';
 import { channelStateOf } from '../index/channel-state';
 import { ledgerPrevOf } from './write';
 import { VECTORS_DIR, vectorKeys } from '../testing/vectors';
-import { seedOf } from '../testing/channel-builder';
+import { ChannelBuilder, seedOf } from '../testing/channel-builder';
 
 const keys = vectorKeys() as Record<string, { seed: string; public_key: string }>;
 let dirs: string[] = [];
@@ -181,6 +181,65 @@ describe('reopen and acknowledge', () => {
     expect(res).toMatchObject({ status: 201, written: ['tasks/g1/ack.ops.json', 'ledger.ops.jsonl'] });
     const c = cardOf(channelStateOf(root), 'g1');
     expect([c.state, c.lane]).toEqual(['closed', 'done']);
+  });
+});
+
+describe('acknowledge a late result (claimboard extension)', () => {
+  // Vector 15: ops re-queued fang, whose result arrived after; ferry reads t1 open (late_result).
+  const ackT1 = (root: string, ctx: ApplyContext) => build(root, 'ops', (s) => ({ action: 'ack', card: cardOf(s, 't1'), note: 'let the fleet redo it' }), ctx);
+
+  it('writes an ack naming the late result: the flag is lowered, t1 joins the queue', () => {
+    const root = copy('15-late-result');
+    const ctx = ctxOf(root);
+    const req = ackT1(root, ctx);
+    expect(req.record).toMatchObject({ target: 'late:1:fang', operator: 'ops' });
+    expect(applyAction(req, ctx)).toMatchObject({ status: 201, written: ['tasks/t1/ack.ops.json', 'ledger.ops.jsonl'] });
+    const after = channelStateOf(root, { nowMs: ctx.nowMs });
+    expect(after.problems).toEqual([]);
+    const c = cardOf(after, 't1');
+    expect([c.state, c.lane, c.flags]).toEqual(['open', 'queue', []]);
+    expect(after.ledger['ledger.ops.jsonl']).toMatchObject({ entries: 1, intact: true });
+  });
+  it('an ack naming results that are not the late ones is refused (409), nothing written', () => {
+    const root = copy('15-late-result');
+    const ctx = ctxOf(root);
+    const r = ackT1(root, ctx);
+    const seed = keys.ops?.seed ?? seedOf('ops');
+    // The same ack, signed over another target (as a page that saw other late results would).
+    const other = buildAction({ action: 'ack', card: { ...cardOf(deriveSubset(ctx, null), 't1'), late_target: 'late:1:wisp' }, note: 'n' }, 'ops', (p) => naclSign(seed, p), '2026-11-30T12:00:00Z', '');
+    const before = folderSnapshot(root);
+    const res = applyAction({ ...r, record: other.record }, ctx);
+    expect(res).toMatchObject({ status: 409, reason: 'the ack targets late:1:wisp; t1 now asks to acknowledge late:1:fang: sign again' });
+    expect(folderSnapshot(root)).toEqual(before);
+  });
+  it("an operator whose ack closed the order's give-up is refused the late result's ack (it would replace the first)", () => {
+    // t1: wisp's result reopened, fang gave up and ops acknowledged that (closed); wisp's result is still late.
+    const b = new ChannelBuilder().roster().order('t1').claim('t1', 'fang').result('t1', 'wisp', 1).reopen('t1', 'result:1').giveup('t1', 'fang');
+    const built = b.ack('t1', `giveup:${b.digestOf('tasks/t1/giveup.fang.json')}`);
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-act-'));
+    dirs.push(root);
+    for (const e of built.entries()) {
+      if (e.type !== 'file' || !e.bytes) continue;
+      fs.mkdirSync(path.dirname(path.join(root, e.path)), { recursive: true });
+      fs.writeFileSync(path.join(root, e.path), e.bytes);
+    }
+    const ctx = ctxOf(root);
+    const seen = cardOf(deriveSubset(ctx, null), 't1');
+    expect([seen.state, seen.flags, seen.late_target]).toEqual(['closed', ['late_result'], 'late:1:wisp']);
+    const before = folderSnapshot(root);
+    const res = applyAction(ackT1(root, ctx), ctx);
+    expect(res).toMatchObject({ status: 422, reason: 'your ack on t1 is what closes its give-up; acknowledging the late result would replace it (one ack file per operator): another operator can acknowledge it' });
+    expect(folderSnapshot(root)).toEqual(before);
+  });
+  it('a replay once acknowledged is refused: nothing is left to acknowledge', () => {
+    const root = copy('15-late-result');
+    const ctx = ctxOf(root);
+    const req = ackT1(root, ctx);
+    expect(applyAction(req, ctx).status).toBe(201);
+    const before = folderSnapshot(root);
+    const res = applyAction(req, ctx);
+    expect(res).toMatchObject({ status: 422, reason: 't1 is open: only a give-up or a late result can be acknowledged' });
+    expect(folderSnapshot(root)).toEqual(before);
   });
 });
 

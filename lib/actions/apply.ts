@@ -6,7 +6,7 @@ import 'server-only';
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ActionRequestSchema, ackRefusal, agentLooksAlive, decisionPath, LEDGER_KIND, ledgerPathOf, reopenRefusal, requeueRefusal, retirePlan, retireRefusal, supersedeRefusal, type ActionRequest, type Refusal, type RefusalCode } from '../ledger/actions';
+import { ActionRequestSchema, ackRefusal, ackTargetOf, agentLooksAlive, decisionPath, LEDGER_KIND, ledgerPathOf, reopenRefusal, requeueRefusal, retirePlan, retireRefusal, supersedeRefusal, type ActionRequest, type Refusal, type RefusalCode } from '../ledger/actions';
 import { HTTP_STATUS } from '../errors';
 import type { AgentRecord } from '../ledger/records';
 import { deriveChannel, type ChannelEntry, type ChannelState } from '../ledger/channel';
@@ -232,6 +232,13 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
           ? reopenRefusal(c, ctx.related ? ctx.related.dependentsOf(c.order_id).map((d) => state.views.get(d)?.card).filter((x): x is Card => !!x) : state.orders.filter((o) => o.depends_on.includes(c.order_id)))
           : ackRefusal(c);
     if (rule) return refuse('refused', rule, c);
+    if (req.action === 'ack' && record.kind === 'ack') {
+      const want = ackTargetOf(c);
+      if (record.target.trim().toLowerCase() !== want) return refuse('conflict', `the ack targets ${record.target}; ${c.order_id} now asks to acknowledge ${want ?? 'nothing'}: sign again`, c);
+      // One ack file per operator and order: replacing the one that closed a give-up would reopen it.
+      const closing = c.state === 'closed' ? view.folder.acks.find((a) => a.record.operator === signer && a.record.target.trim().toLowerCase() === c.target) : undefined;
+      if (closing) return refuse('refused', `your ack on ${c.order_id} is what closes its give-up; acknowledging the late result would replace it (one ack file per operator): another operator can acknowledge it`, c);
+    }
   }
 
   // The ledger line: signed by the operator, chained to the file as the operator saw it.
@@ -318,7 +325,8 @@ function recordMismatch(req: ActionRequest, record: SignedRecord, releases: read
       const e = req.expect.order;
       if ((record.kind !== 'reopen' && record.kind !== 'ack') || !e) return `an ${req.action} is a ${req.action} record`;
       if (record.order_id !== e.order_id) return `the ${record.kind} is for ${record.order_id}, not ${e.order_id}`;
-      if (record.target !== e.target) return `the ${record.kind} targets ${record.target}, not what you saw (${e.target ?? 'nothing'})`;
+      // An ack's target is checked against the order as it is now (ackTargetOf), with the card.
+      if (record.kind === 'reopen' && record.target !== e.target) return `the ${record.kind} targets ${record.target}, not what you saw (${e.target ?? 'nothing'})`;
       if (record.operator !== signer) return `the ${record.kind}'s operator must be the signer`;
       return null;
     }

@@ -3,7 +3,7 @@ import type { Card } from '@/lib/ledger/derive';
 import { buildAction, decisionPath } from '@/lib/ledger/actions';
 import { sha256HexOfText } from '@/lib/ledger/json';
 import { naclSign } from '@/lib/ledger/nacl-verify';
-import { ackCheck, bulkOutcome, chainActions, fleetEffect, planChange, plannedFiles, refusalText, reopenCheck, requeueCheck, requeueRelevant, retireCheck } from './action-plan';
+import { ackCheck, ackPlan, bulkFleetEffect, bulkOutcome, chainActions, fleetEffect, planChange, plannedFiles, refusalText, reopenCheck, requeueCheck, requeueRelevant, retireCheck } from './action-plan';
 
 const SEED = '6d68517bd645bea101e11cba05adb9d59d0bc49f579c3df82192e1946bb45e4c'; // ops in conformance/vectors/keys.json
 
@@ -56,9 +56,23 @@ describe('re-queue from the card (LEDGER.md §8)', () => {
 });
 
 describe('acknowledge, reopen, retire', () => {
-  it('acknowledges only a give-up', () => {
-    expect(ackCheck(card({ state: 'gave_up' }))).toBeNull();
-    expect(ackCheck(card({ state: 'closed' }))).toMatch(/only a give-up/);
+  it('acknowledges a give-up, or a late result not yet acknowledged (its late_target)', () => {
+    expect(ackCheck(card({ state: 'gave_up', target: 'giveup:ab' }))).toBeNull();
+    expect(ackCheck(card({ state: 'closed', target: 'giveup:ab' }))).toBe('t1 is closed: only a give-up or a late result can be acknowledged');
+    const late = card({ state: 'open', holder: null, flags: ['late_result'], late_results: ['wisp'], late_target: 'late:1:wisp' });
+    expect(ackCheck(late)).toBeNull();
+    expect(ackPlan(late)).toEqual({ action: 'ack', orderId: 't1', target: 'late:1:wisp', late: { agents: ['wisp'], holder: null } });
+    expect(fleetEffect(ackPlan(late)!)[1]).toBe("Board only: ferry does not read acknowledgements. It reads t1 as open and hands it out again; wisp's result is not used.");
+    // Acknowledged: the flag is lowered and the target gone; nothing is left to acknowledge.
+    expect(ackCheck(card({ state: 'open', holder: null, late_results: ['wisp'] }))).toBe('t1 is open: only a give-up or a late result can be acknowledged');
+  });
+
+  it('a bulk acknowledge says what happens to give-ups and late results apart', () => {
+    expect(bulkFleetEffect('ack', 3, 1)).toEqual([
+      'The 2 orders that gave up are closed and move to Done; each give-up stays in its history.',
+      'The order with a late result leaves Needs attention for the lane of its state; ferry hands an open one out again.',
+      'Board only: ferry does not read give-ups or acknowledgements.',
+    ]);
   });
 
   it('reopens a terminal order unless a dependent is working', () => {

@@ -6,7 +6,7 @@
  * (lib/actions/apply.ts): these checks only keep the page from offering what it would refuse.
  */
 import type { Card, OrderState } from '@/lib/ledger/derive';
-import { ackRefusal, ledgerPathOf, WORKING_STATES, type ActionKind, type ActionRequest } from '@/lib/ledger/actions';
+import { ackRefusal, ackTargetOf, ledgerPathOf, WORKING_STATES, type ActionKind, type ActionRequest } from '@/lib/ledger/actions';
 import { sha256HexOfText } from '@/lib/ledger/json';
 import { canonicalName } from '@/lib/ledger/names';
 import { codeOfStatus } from '@/lib/errors';
@@ -46,8 +46,20 @@ export function requeueCheck(card: Card): string | null {
   return `${card.order_id} is ${card.state}: re-queue is for stale or given-up orders, or orders held by a retired agent`;
 }
 
-/** LEDGER.md §8 acknowledge: only a give-up. */
+/** LEDGER.md §8 acknowledge: a give-up, or (claimboard's extension) a late result not yet acknowledged. */
 export const ackCheck = (card: Card): string | null => ackRefusal(card);
+
+/** What an ack of this card acknowledges, in words for its button and dialog. */
+export const ackWhat = (card: Card): 'the give-up' | 'the late result' => (card.state === 'gave_up' ? 'the give-up' : 'the late result');
+
+/** The ack of this card as the page plans it (plannedFiles, fleetEffect), or null when there is nothing to acknowledge. */
+export function ackPlan(card: Card): PlanInput | null {
+  const target = ackTargetOf(card);
+  if (target === null) return null;
+  return card.state === 'gave_up'
+    ? { action: 'ack', orderId: card.order_id, target }
+    : { action: 'ack', orderId: card.order_id, target, late: { agents: card.late_results, holder: card.holder } };
+}
 
 /** Whether reopen belongs on this order's page: it is done, accepted or closed. */
 export const reopenRelevant = (card: Card): boolean => TERMINAL.has(card.state);
@@ -104,7 +116,13 @@ export type PlanInput =
   | { readonly action: 'requeue'; readonly orderId: string; readonly holder: string; readonly assignedTo?: string | null }
   | { readonly action: 'supersede'; readonly orderId: string; readonly newId: string; readonly assignTo: string | null }
   | { readonly action: 'reopen'; readonly orderId: string; readonly target: string }
-  | { readonly action: 'ack'; readonly orderId: string; readonly target: string }
+  | {
+      readonly action: 'ack';
+      readonly orderId: string;
+      readonly target: string;
+      /** Set when the ack is of late results: whose, and who holds the order (null: ferry reads it open). */
+      readonly late?: { readonly agents: readonly string[]; readonly holder: string | null };
+    }
   | { readonly action: 'retire'; readonly agent: string; readonly orders: readonly string[] };
 
 /** Exactly the files an action will write, in the order the server writes them, the ledger line last. */
@@ -156,6 +174,15 @@ export function fleetEffect(input: PlanInput): string[] {
         `ferry cannot withdraw an order: it keeps reading ${input.orderId} as before; claimboard stops alarming on it and links the two. Orders that depend on ${input.orderId} still wait for it.`,
       ];
     case 'ack':
+      if (input.late) {
+        const who = input.late.agents.join(', ');
+        return [
+          `The late result by ${who} is no longer an alarm: ${input.orderId} leaves Needs attention for the lane of its state; the result stays in its history.`,
+          input.late.holder === null
+            ? `Board only: ferry does not read acknowledgements. It reads ${input.orderId} as open and hands it out again; ${who}'s result is not used.`
+            : `Board only: ferry does not read acknowledgements. It counts ${who}'s result as it did before.`,
+        ];
+      }
       return [
         `${input.orderId} is closed and moves to Done; the give-up stays in its history.`,
         'Board only: ferry does not read give-ups or acknowledgements; in ferry the holder keeps its claim.',
@@ -175,16 +202,18 @@ export function fleetEffect(input: PlanInput): string[] {
   }
 }
 
-/** What the fleet will do with a bulk re-queue or acknowledge of `n` orders. */
-export function bulkFleetEffect(kind: 'requeue' | 'ack', n: number): string[] {
+/** What the fleet will do with a bulk re-queue or acknowledge of `n` orders, `late` of the acknowledgements being of late results. */
+export function bulkFleetEffect(kind: 'requeue' | 'ack', n: number, late = 0): string[] {
   const them = n === 1 ? 'it' : 'them';
+  const giveups = n - late;
   return kind === 'requeue'
     ? [
         `ferry honours releases: ${n === 1 ? 'the order is' : `the ${n} orders are`} Open again and the next worker claims ${them}; an order addressed to an agent stays offered to that agent (supersede it to move it).`,
         'Nothing is stopped: ferry counts a result a released run writes later (claimboard flags it as a late result).',
       ]
     : [
-        `${n === 1 ? 'The order is' : `The ${n} orders are`} closed and move${n === 1 ? 's' : ''} to Done; each give-up stays in its history.`,
+        ...(giveups > 0 ? [`${giveups === 1 ? 'The order that gave up is' : `The ${giveups} orders that gave up are`} closed and move${giveups === 1 ? 's' : ''} to Done; each give-up stays in its history.`] : []),
+        ...(late > 0 ? [`${late === 1 ? 'The order with a late result leaves' : `The ${late} orders with a late result leave`} Needs attention for the lane of ${late === 1 ? 'its' : 'their'} state; ferry hands an open one out again.`] : []),
         'Board only: ferry does not read give-ups or acknowledgements.',
       ];
 }

@@ -358,6 +358,14 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
       CREATE INDEX dirs_maybe_variant ON dirs (dir) WHERE dir GLOB '*[A-Z]*' OR dir GLOB '*[^!-~]*';
     `,
   },
+  {
+    id: 15,
+    name: 'late_target',
+    // A late result can now be acknowledged (Card.late_target): the cards stored with the flag
+    // lack the target, so their folders are marked to be passed again at the next start (the
+    // mark a start already honours: every signature is checked again, the card replaced).
+    sql: `INSERT OR IGNORE INTO unverified (order_id, order_dir) SELECT order_id, order_dir FROM cards WHERE flags LIKE '% late_result %';`,
+  },
 ];
 
 /**

@@ -147,6 +147,31 @@ describe('Indexer', () => {
     }
   });
 
+  it('an index stored before late results could be acknowledged passes their folders again at the next start (migration 15)', async () => {
+    const root = channelCopy('15-late-result');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-db-'));
+    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'index.sqlite');
+    const cardOf = (db: DB) => JSON.parse(db.prepare("SELECT card FROM cards WHERE order_id = 't1'").pluck().get() as string) as { late_target?: string; flags: string[] };
+    let db = openWriter(file);
+    let ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    await ix.start();
+    await ix.stop();
+    expect(cardOf(db)).toMatchObject({ flags: ['late_result'], late_target: 'late:1:fang' });
+    // As the code before it stored the card: no target, and migration 15 not run yet.
+    db.prepare("UPDATE cards SET card = json_remove(card, '$.late_target') WHERE order_id = 't1'").run();
+    db.prepare('DELETE FROM migrations WHERE id = 15').run();
+    db.close();
+    db = openWriter(file);
+    expect(db.prepare('SELECT order_dir FROM unverified').pluck().all()).toEqual(['t1']);
+    ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    await ix.start();
+    await ix.stop();
+    expect(cardOf(db)).toMatchObject({ flags: ['late_result'], late_target: 'late:1:fang' });
+    expect(db.prepare('SELECT COUNT(*) FROM unverified').pluck().get()).toBe(0);
+    db.close();
+  });
+
   it('a corrupt database file is moved aside and rebuilt, saying so', async () => {
     const root = channelCopy('09-done');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-db-'));

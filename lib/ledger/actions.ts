@@ -44,7 +44,11 @@ export function ferryConsequence(action: ActionKind, card: Card | null): string 
     case 'reopen':
       return `ferry has no reopen: its workers keep reading ${card?.order_id ?? 'the order'} as ${card?.ferry.state ?? 'finished'}; only this board shows it reopened. To have the fleet do the work again, supersede it with a new order.`;
     case 'ack':
-      return 'board only: ferry does not read give-ups or their acknowledgements; the holder keeps its claim in ferry.';
+      return card !== null && card.state !== 'gave_up' && card.flags.includes('late_result')
+        ? card.holder === null
+          ? `board only: ferry does not read acknowledgements; it reads ${card.order_id} as open and hands it out again.`
+          : `board only: ferry does not read acknowledgements; it counts the result as it did before.`
+        : 'board only: ferry does not read give-ups or their acknowledgements; the holder keeps its claim in ferry.';
     case 'supersede':
       return `ferry runs the new order like any other${card?.assigned_to ? '' : ''}; it keeps reading ${card?.order_id ?? 'the old order'} as before (ferry cannot withdraw an order), and orders that depend on ${card?.order_id ?? 'it'} still wait for it.`;
   }
@@ -252,9 +256,19 @@ export function reopenRefusal(card: Card, dependents: readonly Card[]): string |
   return null;
 }
 
-/** LEDGER.md §8 acknowledge: allowed on `gave_up` only. */
+/**
+ * What an ack of this card names: the give-up (`giveup:<digest>`, LEDGER.md §8) when the order
+ * is `gave_up`, else its late results (`late:<revision>:<agents>`, a claimboard extension,
+ * docs/channel-format.md) while `late_result` is raised; null when there is nothing to acknowledge.
+ */
+export function ackTargetOf(card: Card): string | null {
+  if (card.state === 'gave_up') return card.target ?? null;
+  return card.flags.includes('late_result') ? (card.late_target ?? null) : null;
+}
+
+/** LEDGER.md §8 acknowledge: allowed on `gave_up`, and (claimboard's extension) on a late result not yet acknowledged. */
 export function ackRefusal(card: Card): string | null {
-  return card.state === 'gave_up' ? null : `${card.order_id} is ${card.state}: only a give-up can be acknowledged`;
+  return ackTargetOf(card) !== null ? null : `${card.order_id} is ${card.state}: only a give-up or a late result can be acknowledged`;
 }
 
 /** Channel-relative path of a decision record written by claimboard (LEDGER.md §2, §4). */
@@ -340,13 +354,14 @@ export function buildAction(input: ActionInput, operator: string, sign: Signer, 
       };
     }
     case 'ack': {
-      const target = input.card.target;
-      if (!target) throw new Error(`${input.card.order_id} has no give-up to acknowledge`);
+      const target = ackTargetOf(input.card);
+      if (!target) throw new Error(`${input.card.order_id} has no give-up or late result to acknowledge`);
       const record = signFields('ack', { order_id: input.card.order_id, operator: op, target, note: input.note, at: nowIso }, op, sign);
+      const what = input.card.state === 'gave_up' ? 'the give-up' : `the late result by ${input.card.late_results.join(', ')}`;
       return {
         action: 'ack',
         record,
-        ledger_line: line(`acknowledged the give-up on ${input.card.order_id}${input.note ? `: ${input.note}` : ''}`, input.card.order_id),
+        ledger_line: line(`acknowledged ${what} on ${input.card.order_id}${input.note ? `: ${input.note}` : ''}`, input.card.order_id),
         expect: { order: expectOrder(input.card), ledger_prev: previousLedger.prev },
       };
     }

@@ -103,6 +103,36 @@ describe('results and reviews (§7.4)', () => {
   });
 });
 
+describe('acknowledging a late result (claimboard extension, docs/channel-format.md)', () => {
+  // Vector 15's story: ops re-queued fang, whose result arrived after; ferry reads the order open.
+  const late = () => base().order('t1').claim('t1', 'fang').release('t1', 'fang', 'ops', { reason: 'requeued: stale' }).result('t1', 'fang', 1);
+
+  it('names the late results: late:<revision>:<agents>', () => {
+    const c = late().card('t1');
+    expect([c.state, c.lane, c.flags, c.late_target]).toEqual(['open', 'attention', ['late_result'], 'late:1:fang']);
+  });
+  it("an operator's ack of exactly that target lowers the flag: the lane is the state's, a note says who", () => {
+    const c = late().ack('t1', 'late:1:fang').card('t1');
+    expect([c.state, c.lane, c.flags, c.late_target]).toEqual(['open', 'queue', [], undefined]);
+    expect(c.notes).toContain('ops acknowledged the result by fang ("acknowledged"): ferry hands the order out again');
+  });
+  it('an ack naming other results, or by a worker, lowers nothing', () => {
+    expect(late().ack('t1', 'late:1:wisp').card('t1').flags).toEqual(['late_result']);
+    expect(late().ack('t1', 'late:2:fang').card('t1').flags).toEqual(['late_result']);
+    // A worker may not sign an ack (LEDGER.md §3.1): the file is a problem row, the flag stays.
+    expect(late().ack('t1', 'late:1:fang', { operator: 'wisp' }).card('t1').flags).toEqual(['late_result', 'bad_record']);
+  });
+  it('a further late result at that revision raises the flag again, with a target naming both', () => {
+    const c = late().ack('t1', 'late:1:fang').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).release('t1', 'wisp', 'ops', { reason: 'requeued: stale' }).result('t1', 'wisp', 1).card('t1');
+    expect([c.lane, c.flags, c.late_target]).toEqual(['attention', ['late_result'], 'late:1:fang,wisp']);
+  });
+  it("on a finished order held by another, the ack leaves the order done: ferry counts the result", () => {
+    const c = base().order('t1').claim('t1', 'fang').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).result('t1', 'wisp', 1).ack('t1', 'late:1:wisp').card('t1');
+    expect([c.holder, c.state, c.lane, c.flags]).toEqual(['fang', 'done', 'done', []]);
+    expect(c.notes).toContain('ops acknowledged the result by wisp ("acknowledged"): ferry counts it');
+  });
+});
+
 describe('give-ups, acknowledgements and reopens (§4, §7.3)', () => {
   it('gave_up carries the give-up reason and targets its digest', () => {
     const b = base().order('t1').claim('t1', 'fang').giveup('t1', 'fang', 'contract cannot be met');

@@ -168,6 +168,11 @@ export interface Card {
   readonly since_ms?: number;
   /** What an operator's decision on the current state names (LEDGER.md §4 target). */
   readonly target?: string;
+  /**
+   * What an acknowledgement of the late results names (`late:<revision>:<agents>`, lateTargetOf);
+   * present while `late_result` is raised, absent once an operator acknowledged them.
+   */
+  readonly late_target?: string;
   readonly project_id: string;
   readonly assigned_to: string | null;
   readonly issued_by: string;
@@ -312,6 +317,16 @@ export function isFresh(arrivalMs: number, ctx: DeriveContext): boolean {
 }
 
 const normTarget = (t: string) => t.trim().toLowerCase();
+
+/**
+ * The target an ack of late results names (a claimboard extension, docs/channel-format.md):
+ * `late:<revision>:<agents>`, the agents whose results at that revision are late, sorted and
+ * comma-joined (canonical names). A new late result makes a new target, so an earlier ack no
+ * longer covers it.
+ */
+export function lateTargetOf(revision: number, agents: readonly string[]): string {
+  return `late:${revision}:${[...agents].sort().join(',')}`;
+}
 
 /**
  * Derives one order's card (LEDGER.md §7), except the `blocked` decision, which needs the
@@ -463,12 +478,18 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   if (otherRuns.length > 0) {
     raise('double_run', `${words(otherRuns)} ${otherRuns.length > 1 ? 'are' : 'is'} also running it (a fresh heartbeat here) while ${holder} holds it: two machines are doing one task`);
   }
-  if (lateResults.length > 0) {
+  // An operator's ack of exactly these late results (docs/channel-format.md, an extension) says a
+  // person has decided: the flag is lowered. Another late result changes the target and raises it again.
+  const lateTarget = lateResults.length > 0 ? lateTargetOf(latest ?? 0, lateResults) : undefined;
+  const lateAck = lateTarget ? folder.acks.find((a) => normTarget(a.record.target) === lateTarget) : undefined;
+  if (lateTarget && lateAck) {
+    notes.push(`${lateAck.record.operator} acknowledged the result by ${words(lateResults)}${lateAck.record.note.trim() ? ` ("${lateAck.record.note.trim()}")` : ''}: ${holder === null ? 'ferry hands the order out again' : 'ferry counts it'}`);
+  } else if (lateTarget) {
     raise(
       'late_result',
       holder === null
-        ? `result by ${words(lateResults)}, whose claim was released: ferry reads the order as open and will hand it out again`
-        : `result by ${words(lateResults)}, who does not hold it (${holder} does): ferry counts it all the same`,
+        ? `result by ${words(lateResults)}, whose claim was released: ferry reads the order as open and will hand it out again; acknowledge it to let that happen`
+        : `result by ${words(lateResults)}, who does not hold it (${holder} does): ferry counts it all the same; acknowledge it if that result stands, or reopen it`,
     );
   }
   // A supersede moved the work to a new order: what ferry still does with this one is no longer a person's to fix.
@@ -581,6 +602,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     ...(reason !== undefined ? { reason } : {}),
     ...(sinceMs !== undefined ? { since: formatLocalInstant(sinceMs), since_ms: sinceMs } : {}),
     ...(target !== undefined ? { target } : {}),
+    ...(lateTarget && !lateAck ? { late_target: lateTarget } : {}),
     project_id: order.project_id,
     assigned_to: order.assigned_to,
     issued_by: order.issued_by,
