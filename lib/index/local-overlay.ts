@@ -15,7 +15,7 @@ import type { DB } from './db';
 import type { BoardCard, BoardResponse, LanePage } from './types';
 import type { Card } from '../ledger/derive';
 import { staleDetailOf, type Liveness, type ProcessFacts } from '../ledger/liveness';
-import { localAgentsOf, localLivenessOf, type LocalAgents } from '../local/liveness';
+import { holderRunExpected, localAgentsOf, localLivenessOf, type LocalAgents } from '../local/liveness';
 import { defaultStateDir, firstArrivalOf, readReaperState } from '../local/reaper-state';
 import { settings } from '../config';
 
@@ -58,7 +58,7 @@ export class LocalOverlay {
   /** The verdict on `card`'s heartbeat, reused for reuseMs per (order, run, pid, arrival). */
   private verdictOf(db: DB, card: Card, nowMs: number): Liveness | null {
     const hb = card.heartbeat;
-    if (!card.holder || !hb || !this.cfg.local.engines.has(card.holder)) return null;
+    if (!card.holder || !hb || !this.cfg.local.engines.has(card.holder) || !holderRunExpected(card)) return null;
     const key = `${card.order_id}\u0000${card.holder}\u0000${hb.run}\u0000${hb.pid}\u0000${hb.arrival_ms}`;
     const hit = this.verdicts.get(key);
     if (hit && nowMs >= hit.at && nowMs - hit.at < this.reuseMs) return hit.l;

@@ -42,6 +42,20 @@ describe('localLivenessOf', () => {
     expect([l?.verdict, l?.firstArrivalMs]).toEqual(['reused', hourBefore]);
   });
 
+  it('says nothing where no run of the holder is meant to be going: a released claim, a give-up, a finished order', () => {
+    const local = localAgentsOf({ localAgents: ['fang'] });
+    const pid = child.pid ?? 0;
+    const beat = { order_id: 'o', agent: 'fang', run: 'r1', pid, at: '2026-11-20T09:06:00Z' };
+    // Addressed to fang, released by ops: offered to fang, its last heartbeat left behind.
+    const offered = new ChannelBuilder().roster().order('o', { assigned_to: 'fang' }).claim('o', 'fang').json('tasks/o/heartbeat.fang.json', beat).release('o', 'fang', 'ops').card('o');
+    expect([offered.state, offered.holder, offered.heartbeat?.pid]).toEqual(['offered', 'fang', pid]);
+    expect(localLivenessOf(offered, local)).toBeNull();
+    const gaveUp = new ChannelBuilder().roster().order('o').claim('o', 'fang').json('tasks/o/heartbeat.fang.json', beat).giveup('o', 'fang').card('o');
+    expect([gaveUp.state, localLivenessOf(gaveUp, local)]).toEqual(['gave_up', null]);
+    const done = new ChannelBuilder().roster().order('o').claim('o', 'fang').json('tasks/o/heartbeat.fang.json', beat).result('o', 'fang', 1).card('o');
+    expect([done.state, localLivenessOf(done, local)]).toEqual(['done', null]);
+  });
+
   it('the pid of an engine killed and collected is dead', async () => {
     const local = localAgentsOf({ localAgents: ['fang'] });
     const gone = spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], { stdio: 'ignore' });

@@ -74,14 +74,25 @@ export interface LocalLivenessOptions {
 }
 
 /**
- * The verdict on the holder's heartbeat of `card` when the holder is a local agent, else null
- * (no heartbeat, or another machine's agent: nothing is said). The run's first arrival is the
- * earlier of the remembered one and the heartbeat file's ctime (card.heartbeat.arrival_ms).
- * For the board: `text` is the card's sentence; staleDetailOf(verdict) the Stale reason's detail.
+ * Whether the card's holder is meant to be running it now: the order is claimed or stale, or a
+ * run ferry's state does not show is going (run_lane). A released claim (offered), a give-up, a
+ * finished order, or a revision still owed with no run begun have a last heartbeat whose process
+ * has ended by design: its pid being gone is no news, and "dead" would read as an alarm.
+ */
+export function holderRunExpected(card: Card): boolean {
+  return card.state === 'claimed' || card.state === 'stale' || card.run_lane !== undefined;
+}
+
+/**
+ * The verdict on the holder's heartbeat of `card` when the holder is a local agent whose run is
+ * meant to be going (holderRunExpected), else null (no heartbeat, another machine's agent, or no
+ * run expected: nothing is said). The run's first arrival is the earlier of the remembered one
+ * and the heartbeat file's ctime (card.heartbeat.arrival_ms). For the board: `text` is the
+ * card's sentence; staleDetailOf(verdict) the Stale reason's detail.
  */
 export function localLivenessOf(card: Card, local: LocalAgents, opts: LocalLivenessOptions = {}): Liveness | null {
   const hb = card.heartbeat;
-  if (!card.holder || !hb || !local.engines.has(card.holder)) return null;
+  if (!card.holder || !hb || !local.engines.has(card.holder) || !holderRunExpected(card)) return null;
   const remembered = opts.firstArrival?.(card.order_id, hb.run);
   const firstArrivalMs = remembered !== undefined ? Math.min(remembered, hb.arrival_ms) : hb.arrival_ms;
   return judgeLiveness({ pid: hb.pid, run: hb.run, firstArrivalMs }, (opts.proc ?? processFacts)(hb.pid), local.engines.get(card.holder) ?? null, opts.slackMs ?? START_SLACK_MS);
