@@ -11,12 +11,13 @@ import { SpillWriter } from '../lib/index/spill';
 import type { Card } from '../lib/ledger/derive';
 
 /**
- * `derive`: the results dropped but for the card (reading and deriving alone); `spill`: the
+ * `derive`: the results dropped but for the card (reading and deriving alone); `sigs`: as
+ * `derive`, the unchecked signatures kept in segment files as pass 1 keeps them; `spill`: the
  * unchecked signatures kept in segment files as today and each result (without its view)
  * written to disk with v8's serializer, the card kept; `send`: every result (without its view)
  * handed over whole, as today's pass 1 hands it to the thread that stores it.
  */
-export type Way = 'derive' | 'spill' | 'send';
+export type Way = 'derive' | 'sigs' | 'spill' | 'send';
 
 /** What a chunk's pass hands to the board: the cards, or the whole results (`send`), and the files read. */
 export interface ChunkOut {
@@ -40,9 +41,9 @@ export class ThreadSpill {
   /** The pass context's `defer`: the signature kept to check later. */
   readonly defer = (d: string, k: string, m: string, s: string): boolean => this.sigs.add(d, k, m, s);
 
-  /** Keeps one result until the next flush. */
-  add(r: Omit<OrderPassResult, 'view'>): void {
-    const b = v8.serialize(r);
+  /** Keeps a chunk's results as one record (one serializer call a chunk, as postMessage makes) until the next flush. */
+  add(rs: readonly Omit<OrderPassResult, 'view'>[]): void {
+    const b = v8.serialize(rs);
     const len = Buffer.allocUnsafe(4);
     len.writeUInt32LE(b.length);
     this.parts.push(len, b);
@@ -65,7 +66,7 @@ export class ThreadSpill {
 
 /** Passes `dirs` the `way` says; `spill` is needed by `spill`. */
 export function passChunk(dirs: readonly string[], ctx: PassContext, way: Way, spill: ThreadSpill | null): ChunkOut {
-  const c: PassContext = way === 'spill' && spill ? { ...ctx, defer: spill.defer } : { ...ctx, defer: () => true };
+  const c: PassContext = (way === 'spill' || way === 'sigs') && spill ? { ...ctx, defer: spill.defer } : { ...ctx, defer: () => true };
   const cards: { dir: string; card: Card | null }[] = [];
   const results: Omit<OrderPassResult, 'view'>[] = [];
   let files = 0;
@@ -74,10 +75,11 @@ export function passChunk(dirs: readonly string[], ctx: PassContext, way: Way, s
     files += r.files.length;
     switch (way) {
       case 'derive':
+      case 'sigs':
         cards.push({ dir: d, card: r.card });
         break;
       case 'spill':
-        spill?.add(r);
+        results.push(r);
         cards.push({ dir: d, card: r.card });
         break;
       case 'send':
@@ -85,6 +87,11 @@ export function passChunk(dirs: readonly string[], ctx: PassContext, way: Way, s
         break;
     }
   }
-  spill?.flush();
+  if (way === 'sigs') spill?.flush();
+  if (way === 'spill') {
+    spill?.add(results);
+    spill?.flush();
+    return { cards, results: [], files };
+  }
   return { cards, results, files };
 }

@@ -7,7 +7,7 @@ import { passChunk, ThreadSpill, type Way } from './board-first-pass';
 
 const { setup, way } = workerData as { setup: WorkerSetup; way: Way };
 const ctx = passContextOf(setup, serverVerify);
-const spill = way === 'spill' && setup.spillDir ? new ThreadSpill(setup.spillDir, `w${threadId}`) : null;
+const spill = (way === 'spill' || way === 'sigs') && setup.spillDir ? new ThreadSpill(setup.spillDir, `w${threadId}`) : null;
 parentPort?.on('message', (m: { dirs: readonly string[] } | 'end') => {
   if (m === 'end') {
     spill?.close();

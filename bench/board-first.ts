@@ -1,5 +1,5 @@
 /**
- * `node --conditions=react-server --import tsx bench/board-first.ts <channel> [--rounds R] [--ways derive,spill,send]`:
+ * `node --conditions=react-server --import tsx bench/board-first.ts <channel> [--rounds R] [--ways derive,sigs,spill,send]`:
  * how soon a board shown before anything is stored could be there (issue 14's board visible,
  * 1.5x the read floor), against the read floor measured in the same run. Every order folder is
  * passed as a cold index's first pass passes it (passOrder, every signature taken unchecked) on
@@ -23,7 +23,7 @@ import { passChunk, ThreadSpill, type ChunkOut, type Way } from './board-first-p
 
 const root = process.argv[2];
 if (!root || root.startsWith('--')) {
-  process.stderr.write('usage: bench/board-first.ts <channel> [--rounds R] [--ways derive,spill,send]\n');
+  process.stderr.write('usage: bench/board-first.ts <channel> [--rounds R] [--ways derive,sigs,spill,send]\n');
   process.exit(2);
 }
 const opt = (k: string): string | undefined => {
@@ -31,7 +31,7 @@ const opt = (k: string): string | undefined => {
   return i > 0 ? process.argv[i + 1] : undefined;
 };
 const rounds = Number(opt('--rounds') ?? 2);
-const ways = (opt('--ways') ?? 'derive,spill,send').split(',') as Way[];
+const ways = (opt('--ways') ?? 'derive,sigs,spill,send').split(',') as Way[];
 const threads = os.availableParallelism();
 /** As lib/index/worker-pool.ts: folders per chunk to a worker and on this thread, chunks a worker has in hand. */
 const CHUNK = 200;
@@ -55,7 +55,7 @@ async function run(way: Way, round: number): Promise<void> {
   const boot = path.join(import.meta.dirname, bundled ? 'board-first-thread.mjs' : 'thread-boot.mjs');
   const script = path.join(import.meta.dirname, 'board-first-thread.ts');
   const workers = Array.from({ length: threads - 1 }, () => new Worker(boot, { workerData: { script, setup, way } }));
-  const local = way === 'spill' ? new ThreadSpill(spillDir, 'main') : null;
+  const local = way === 'spill' || way === 'sigs' ? new ThreadSpill(spillDir, 'main') : null;
   try {
     await Promise.all(workers.map((w) => new Promise((ok, no) => (w.once('message', ok), w.once('error', no)))));
     const t0 = performance.now();
