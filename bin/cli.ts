@@ -255,7 +255,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     'retire even though one of its heartbeats is fresh (it looks alive)',
   );
   action('reopen', 'order', 'reopen a done, accepted or closed order', '--reason <text>');
-  action('ack', 'order', 'acknowledge a give-up: the order is closed (board only: ferry does not read it)', '--note <text>');
+  action('ack', 'order', 'acknowledge a give-up (the order is closed) or a late result (its alarm is lowered); board only: ferry does not read it', '--note <text>');
   action('supersede', 'order', 'issue a new signed order that does this order\'s work (ferry cannot move an addressed order or reopen a finished one)', '--reason <text>')
     .option('--to <agent>', 'address the new order to this agent (default: any worker)')
     .option('--id <new-id>', 'the new order id (default <order>-2, or the next free -N)');

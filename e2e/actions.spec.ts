@@ -212,21 +212,25 @@ test('acknowledge the give-up on g1: it moves to Done, closed', async ({ page })
 test('acknowledge the late result on t1 from its order page: it leaves Needs attention for Queue', async ({ page }, testInfo) => {
   await page.goto('/orders/t1');
   await signInAsOps(page);
-  await expect(page.getByText('result by fang, whose claim was released: ferry reads the order as open and will hand it out again; acknowledge it to let that happen').first()).toBeVisible();
+  await expect(page.getByText('result by fang, whose claim was released: ferry reads the order as open and will hand it out again; acknowledge it if that is fine').first()).toBeVisible();
   await page.getByRole('button', { name: 'Acknowledge the late result…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Acknowledge the late result on t1' });
   await expect(dialog.locator('[data-path]')).toHaveText(['tasks/t1/ack.ops.json', 'ledger.ops.jsonl']);
-  await expect(dialog).toContainText("Board only: ferry does not read acknowledgements. It reads t1 as open and hands it out again; fang's result is not used.");
+  await expect(dialog).toContainText('decision names late:1:fang:open');
+  await expect(dialog).toContainText('Board only: ferry does not read acknowledgements. It reads t1 as open and hands it out again.');
   await dialog.getByLabel('Note (optional)').fill('redo it: the result predates the new schema');
   await shot(page, testInfo, 'actions-ack-late');
   await dialog.getByRole('button', { name: 'Sign and acknowledge' }).click();
   await expect(dialog).toBeHidden();
   await expect(page.locator('[data-toast="ok"]')).toContainText('written: tasks/t1/ack.ops.json, ledger.ops.jsonl');
   const ack = JSON.parse(fs.readFileSync(path.join(ACTIONS_CHANNEL, 'tasks/t1/ack.ops.json'), 'utf8')) as Record<string, string>;
-  expect(ack).toMatchObject({ order_id: 't1', operator: 'ops', target: 'late:1:fang', note: 'redo it: the result predates the new schema', signed_by: 'ops' });
+  expect(ack).toMatchObject({ order_id: 't1', operator: 'ops', target: 'late:1:fang:open', note: 'redo it: the result predates the new schema', signed_by: 'ops' });
   await page.goto('/');
   await expect(lane(page, 'queue').locator('[data-order="t1"]')).toBeVisible({ timeout: 10_000 });
   await expect(lane(page, 'attention').locator('[data-order="t1"]')).toHaveCount(0);
+  // The timeline says what was acknowledged, in words.
+  await page.goto('/orders/t1');
+  await expect(page.getByText('ops acknowledged the late result by fang at revision 1 (order open): redo it: the result predates the new schema')).toBeVisible();
 });
 
 test('reopen the closed g2 (its target is the give-up): it leaves Done', async ({ page }) => {

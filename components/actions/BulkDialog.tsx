@@ -154,7 +154,7 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
             <textarea id={noteId} rows={2} maxLength={500} value={text} onChange={(e) => setText(e.target.value)} className={`${field} mt-1`} autoFocus required={kind === 'requeue'} />
           </div>
           {eligible.length > 0 ? <FilesToWrite files={files} /> : null}
-          {eligible.length > 0 ? <FleetEffect lines={bulkFleetEffect(kind, eligible.length, kind === 'ack' ? eligible.filter((c) => c.state !== 'gave_up').length : 0)} /> : null}
+          {eligible.length > 0 ? <FleetEffect lines={bulkFleetEffect(kind, eligible.length, eligible.filter((c) => c.flags.includes('late_result')).length, eligible.filter((c) => c.state === 'gave_up').length)} /> : null}
         </form>
       )}
       {error ? (

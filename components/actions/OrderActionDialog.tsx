@@ -8,6 +8,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { Card } from '@/lib/api/types';
+import { ackTargetOf } from '@/lib/ledger/actions';
 import { ackCheck, ackPlan, ackWhat, ACTION_TITLE, fleetEffect, plannedFiles, refusalText, reopenCheck, requeueCheck, type PlanInput } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSend } from '@/lib/client/actions';
 import { useOrder } from '@/lib/client/api';
@@ -221,16 +222,18 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
 /** What the decision is on: the order's state, holder and target as the operator sees them. */
 function DecisionLine({ kind, card }: { kind: Kind; card: Card }) {
   const why = card.reason && (card.state === 'gave_up' || card.state === 'stale') ? (card.state === 'stale' ? card.reason.replace('_', ' ') : `“${card.reason}”`) : null;
+  // What the record will name: an ack's own target (a give-up, late results, or both), else the card's.
+  const named = kind === 'requeue' ? null : kind === 'ack' ? ackTargetOf(card) : (card.target ?? null);
   return (
     <span data-decision="">
       You see <span className="font-mono">{card.order_id}</span> <StateBadge state={card.state} /> {card.holder ? `held by ${card.holder}` : 'with no holder'}
       {why ? ` (${why})` : ''}
       {card.ferry ? ` · ferry reads it as ${FERRY_STATE_LABEL[card.ferry.state]}${card.ferry.holder ? ` (${card.ferry.holder})` : ''}` : ''}
-      {kind !== 'requeue' && card.target ? (
+      {named ? (
         <>
           {' · decision names '}
-          <code className="font-mono text-xs" title={card.target}>
-            {short(card.target)}
+          <code className="font-mono text-xs" title={named}>
+            {short(named)}
           </code>
         </>
       ) : null}

@@ -9,7 +9,7 @@ import { btn, note } from './ui';
 const HOW: Record<PlannedFile['how'], string> = {
   new: 'new file',
   replace: 'new file, or rewrites your own earlier one',
-  append: 'one line appended',
+  append: 'appended',
 };
 
 /** "It will write": each channel-relative path and what it is. */

@@ -192,7 +192,7 @@ describe('acknowledge a late result (claimboard extension)', () => {
     const root = copy('15-late-result');
     const ctx = ctxOf(root);
     const req = ackT1(root, ctx);
-    expect(req.record).toMatchObject({ target: 'late:1:fang', operator: 'ops' });
+    expect(req.record).toMatchObject({ target: 'late:1:fang:open', operator: 'ops' });
     expect(applyAction(req, ctx)).toMatchObject({ status: 201, written: ['tasks/t1/ack.ops.json', 'ledger.ops.jsonl'] });
     const after = channelStateOf(root, { nowMs: ctx.nowMs });
     expect(after.problems).toEqual([]);
@@ -206,16 +206,17 @@ describe('acknowledge a late result (claimboard extension)', () => {
     const r = ackT1(root, ctx);
     const seed = keys.ops?.seed ?? seedOf('ops');
     // The same ack, signed over another target (as a page that saw other late results would).
-    const other = buildAction({ action: 'ack', card: { ...cardOf(deriveSubset(ctx, null), 't1'), late_target: 'late:1:wisp' }, note: 'n' }, 'ops', (p) => naclSign(seed, p), '2026-11-30T12:00:00Z', '');
+    const other = buildAction({ action: 'ack', card: { ...cardOf(deriveSubset(ctx, null), 't1'), late_target: 'late:1:wisp:open' }, note: 'n' }, 'ops', (p) => naclSign(seed, p), '2026-11-30T12:00:00Z', '');
     const before = folderSnapshot(root);
     const res = applyAction({ ...r, record: other.record }, ctx);
-    expect(res).toMatchObject({ status: 409, reason: 'the ack targets late:1:wisp; t1 now asks to acknowledge late:1:fang: sign again' });
+    expect(res).toMatchObject({ status: 409, reason: 'the ack names late:1:wisp:open; t1 now asks for an ack naming late:1:fang:open: sign again' });
     expect(folderSnapshot(root)).toEqual(before);
   });
-  it("an operator whose ack closed the order's give-up is refused the late result's ack (it would replace the first)", () => {
+  it("an operator whose ack closed the order's give-up acknowledges its late result in one record naming both: it stays closed", () => {
     // t1: wisp's result reopened, fang gave up and ops acknowledged that (closed); wisp's result is still late.
     const b = new ChannelBuilder().roster().order('t1').claim('t1', 'fang').result('t1', 'wisp', 1).reopen('t1', 'result:1').giveup('t1', 'fang');
-    const built = b.ack('t1', `giveup:${b.digestOf('tasks/t1/giveup.fang.json')}`);
+    const giveup = `giveup:${b.digestOf('tasks/t1/giveup.fang.json')}`;
+    const built = b.ack('t1', giveup);
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-act-'));
     dirs.push(root);
     for (const e of built.entries()) {
@@ -225,11 +226,13 @@ describe('acknowledge a late result (claimboard extension)', () => {
     }
     const ctx = ctxOf(root);
     const seen = cardOf(deriveSubset(ctx, null), 't1');
-    expect([seen.state, seen.flags, seen.late_target]).toEqual(['closed', ['late_result'], 'late:1:wisp']);
-    const before = folderSnapshot(root);
-    const res = applyAction(ackT1(root, ctx), ctx);
-    expect(res).toMatchObject({ status: 422, reason: 'your ack on t1 is what closes its give-up; acknowledging the late result would replace it (one ack file per operator): another operator can acknowledge it' });
-    expect(folderSnapshot(root)).toEqual(before);
+    expect([seen.state, seen.lane, seen.flags, seen.late_target]).toEqual(['closed', 'attention', ['late_result'], 'late:1:wisp:held:fang']);
+    const req = ackT1(root, ctx);
+    expect(req.record).toMatchObject({ target: `${giveup} late:1:wisp:held:fang` });
+    // The operator's own ack file is replaced by one naming the give-up too: nothing it acknowledged is undone.
+    expect(applyAction(req, ctx)).toMatchObject({ status: 201, written: ['tasks/t1/ack.ops.json', 'ledger.ops.jsonl'] });
+    const c = cardOf(channelStateOf(root, { nowMs: ctx.nowMs }), 't1');
+    expect([c.state, c.lane, c.flags]).toEqual(['closed', 'done', []]);
   });
   it('a replay once acknowledged is refused: nothing is left to acknowledge', () => {
     const root = copy('15-late-result');
@@ -238,7 +241,7 @@ describe('acknowledge a late result (claimboard extension)', () => {
     expect(applyAction(req, ctx).status).toBe(201);
     const before = folderSnapshot(root);
     const res = applyAction(req, ctx);
-    expect(res).toMatchObject({ status: 422, reason: 't1 is open: only a give-up or a late result can be acknowledged' });
+    expect(res).toMatchObject({ status: 422, reason: 't1: its late result is already acknowledged' });
     expect(folderSnapshot(root)).toEqual(before);
   });
 });

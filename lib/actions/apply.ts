@@ -233,11 +233,10 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
           : ackRefusal(c);
     if (rule) return refuse('refused', rule, c);
     if (req.action === 'ack' && record.kind === 'ack') {
+      // What the ack must name is the order as it is now (ackTargetOf: everything on it that is or
+      // is to be acknowledged, so replacing the operator's own earlier ack undoes nothing).
       const want = ackTargetOf(c);
-      if (record.target.trim().toLowerCase() !== want) return refuse('conflict', `the ack targets ${record.target}; ${c.order_id} now asks to acknowledge ${want ?? 'nothing'}: sign again`, c);
-      // One ack file per operator and order: replacing the one that closed a give-up would reopen it.
-      const closing = c.state === 'closed' ? view.folder.acks.find((a) => a.record.operator === signer && a.record.target.trim().toLowerCase() === c.target) : undefined;
-      if (closing) return refuse('refused', `your ack on ${c.order_id} is what closes its give-up; acknowledging the late result would replace it (one ack file per operator): another operator can acknowledge it`, c);
+      if (record.target.trim().toLowerCase().split(/\s+/).join(' ') !== want) return refuse('conflict', `the ack names ${record.target}; ${c.order_id} now asks for an ack naming ${want ?? 'nothing'}: sign again`, c);
     }
   }
 

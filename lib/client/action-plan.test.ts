@@ -3,7 +3,7 @@ import type { Card } from '@/lib/ledger/derive';
 import { buildAction, decisionPath } from '@/lib/ledger/actions';
 import { sha256HexOfText } from '@/lib/ledger/json';
 import { naclSign } from '@/lib/ledger/nacl-verify';
-import { ackCheck, ackPlan, bulkFleetEffect, bulkOutcome, chainActions, fleetEffect, planChange, plannedFiles, refusalText, reopenCheck, requeueCheck, requeueRelevant, retireCheck } from './action-plan';
+import { ackCheck, ackPlan, ackWhat, bulkFleetEffect, bulkOutcome, chainActions, fleetEffect, planChange, plannedFiles, refusalText, reopenCheck, requeueCheck, requeueRelevant, retireCheck } from './action-plan';
 
 const SEED = '6d68517bd645bea101e11cba05adb9d59d0bc49f579c3df82192e1946bb45e4c'; // ops in conformance/vectors/keys.json
 
@@ -56,15 +56,26 @@ describe('re-queue from the card (LEDGER.md §8)', () => {
 });
 
 describe('acknowledge, reopen, retire', () => {
-  it('acknowledges a give-up, or a late result not yet acknowledged (its late_target)', () => {
+  it('acknowledges a give-up, or a late result not yet acknowledged; one ack names both where both are', () => {
     expect(ackCheck(card({ state: 'gave_up', target: 'giveup:ab' }))).toBeNull();
     expect(ackCheck(card({ state: 'closed', target: 'giveup:ab' }))).toBe('t1 is closed: only a give-up or a late result can be acknowledged');
-    const late = card({ state: 'open', holder: null, flags: ['late_result'], late_results: ['wisp'], late_target: 'late:1:wisp' });
+    const late = card({ state: 'open', holder: null, flags: ['late_result'], late_results: ['wisp'], late_target: 'late:1:wisp:open' });
     expect(ackCheck(late)).toBeNull();
-    expect(ackPlan(late)).toEqual({ action: 'ack', orderId: 't1', target: 'late:1:wisp', late: { agents: ['wisp'], holder: null } });
-    expect(fleetEffect(ackPlan(late)!)[1]).toBe("Board only: ferry does not read acknowledgements. It reads t1 as open and hands it out again; wisp's result is not used.");
-    // Acknowledged: the flag is lowered and the target gone; nothing is left to acknowledge.
-    expect(ackCheck(card({ state: 'open', holder: null, late_results: ['wisp'] }))).toBe('t1 is open: only a give-up or a late result can be acknowledged');
+    expect(ackWhat(late)).toBe('the late result');
+    expect(ackPlan(late)).toEqual({ action: 'ack', orderId: 't1', target: 'late:1:wisp:open', giveup: false, late: { agents: ['wisp'], holder: null } });
+    expect(fleetEffect(ackPlan(late)!)).toEqual([
+      'The late result by wisp is no longer an alarm: t1 leaves Needs attention for the lane of its state; the result stays in its history.',
+      'Board only: ferry does not read acknowledgements. It reads t1 as open and hands it out again.',
+      'The ack names the order as it is now: if a worker claims it or another late result arrives, the alarm returns.',
+    ]);
+    // Acknowledged: the flag is lowered, the target stays; nothing is left to acknowledge.
+    expect(ackCheck({ ...late, flags: [] })).toBe('t1: its late result is already acknowledged');
+    // A give-up with a late result too: one record names both (an operator has one ack file an order).
+    const both = card({ state: 'gave_up', target: 'giveup:ab', flags: ['gave_up', 'late_result'], late_results: ['fang', 'wisp'], late_target: 'late:1:fang,wisp:held:nebra' });
+    expect(ackWhat(both)).toBe('the give-up and the late results');
+    expect(ackPlan(both)).toMatchObject({ target: 'giveup:ab late:1:fang,wisp:held:nebra', giveup: true });
+    // Closed by an ack, then a late result: the new ack names the give-up again, so replacing the operator's own keeps it closed.
+    expect(ackPlan({ ...both, state: 'closed', flags: ['late_result'] })).toMatchObject({ target: 'giveup:ab late:1:fang,wisp:held:nebra', giveup: false });
   });
 
   it('a bulk acknowledge says what happens to give-ups and late results apart', () => {
@@ -109,7 +120,7 @@ describe('the files each action writes', () => {
     expect(rq[0]!.path).toBe(decisionPath('release', { order_id: 'ichabod-1650', releaser: 'ops', released: 'fang' }));
 
     expect(plannedFiles({ action: 'reopen', orderId: 'g2', target: 'giveup:ab' }, 'ops').map((f) => f.path)).toEqual(['tasks/g2/reopen.ops.json', 'ledger.ops.jsonl']);
-    expect(plannedFiles({ action: 'ack', orderId: 'g1', target: 'giveup:ab' }, 'ops').map((f) => f.path)).toEqual(['tasks/g1/ack.ops.json', 'ledger.ops.jsonl']);
+    expect(plannedFiles({ action: 'ack', orderId: 'g1', target: 'giveup:ab', giveup: true }, 'ops').map((f) => f.path)).toEqual(['tasks/g1/ack.ops.json', 'ledger.ops.jsonl']);
     expect(plannedFiles({ action: 'retire', agent: 'nebra', orders: ['g3', 'x'] }, 'ops').map((f) => f.path)).toEqual([
       'retirements/nebra.ops.json',
       'tasks/g3/release.ops.nebra.json',
@@ -123,7 +134,7 @@ describe('the files each action writes', () => {
     expect(fleetEffect({ action: 'requeue', orderId: 'a', holder: 'fang' }).join(' ')).toMatch(/honours the release: a is Open again/);
     expect(fleetEffect({ action: 'requeue', orderId: 'a', holder: 'fang', assignedTo: 'fang' }).join(' ')).toMatch(/keeps offering it to fang.*supersede/);
     // read_task reads none of claimboard's extension kinds
-    expect(fleetEffect({ action: 'ack', orderId: 'a', target: 'giveup:x' }).join(' ')).toMatch(/ferry does not read give-ups/);
+    expect(fleetEffect({ action: 'ack', orderId: 'a', target: 'giveup:x', giveup: true }).join(' ')).toMatch(/ferry does not read give-ups/);
     expect(fleetEffect({ action: 'reopen', orderId: 'a', target: 'result:1' }).join(' ')).toMatch(/ferry has no reopen.*supersede/);
     expect(fleetEffect({ action: 'retire', agent: 'nebra', orders: ['g3'] }).join(' ')).toMatch(/does not read the retirement record/);
     expect(fleetEffect({ action: 'supersede', orderId: 'a', newId: 'a-2', assignTo: 'nebra' }).join(' ')).toMatch(/offered to nebra alone.*cannot withdraw/);

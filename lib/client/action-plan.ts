@@ -9,6 +9,7 @@ import type { Card, OrderState } from '@/lib/ledger/derive';
 import { ackRefusal, ackTargetOf, ledgerPathOf, WORKING_STATES, type ActionKind, type ActionRequest } from '@/lib/ledger/actions';
 import { sha256HexOfText } from '@/lib/ledger/json';
 import { canonicalName } from '@/lib/ledger/names';
+import { words } from '@/lib/ledger/words';
 import { codeOfStatus } from '@/lib/errors';
 
 const TERMINAL: ReadonlySet<OrderState> = new Set<OrderState>(['done', 'accepted', 'closed']);
@@ -50,15 +51,20 @@ export function requeueCheck(card: Card): string | null {
 export const ackCheck = (card: Card): string | null => ackRefusal(card);
 
 /** What an ack of this card acknowledges, in words for its button and dialog. */
-export const ackWhat = (card: Card): 'the give-up' | 'the late result' => (card.state === 'gave_up' ? 'the give-up' : 'the late result');
+export function ackWhat(card: Card): string {
+  const late = card.flags.includes('late_result') ? (card.late_results.length > 1 ? 'the late results' : 'the late result') : null;
+  if (card.state === 'gave_up') return late ? `the give-up and ${late}` : 'the give-up';
+  return late ?? 'nothing';
+}
 
 /** The ack of this card as the page plans it (plannedFiles, fleetEffect), or null when there is nothing to acknowledge. */
 export function ackPlan(card: Card): PlanInput | null {
   const target = ackTargetOf(card);
   if (target === null) return null;
-  return card.state === 'gave_up'
-    ? { action: 'ack', orderId: card.order_id, target }
-    : { action: 'ack', orderId: card.order_id, target, late: { agents: card.late_results, holder: card.holder } };
+  const giveup = card.state === 'gave_up';
+  return card.flags.includes('late_result')
+    ? { action: 'ack', orderId: card.order_id, target, giveup, late: { agents: card.late_results, holder: card.holder } }
+    : { action: 'ack', orderId: card.order_id, target, giveup };
 }
 
 /** Whether reopen belongs on this order's page: it is done, accepted or closed. */
@@ -120,7 +126,9 @@ export type PlanInput =
       readonly action: 'ack';
       readonly orderId: string;
       readonly target: string;
-      /** Set when the ack is of late results: whose, and who holds the order (null: ferry reads it open). */
+      /** Whether it acknowledges a give-up (the order is closed). */
+      readonly giveup: boolean;
+      /** Set when it acknowledges late results: whose, and who holds the order (null: ferry reads it open). */
       readonly late?: { readonly agents: readonly string[]; readonly holder: string | null };
     }
   | { readonly action: 'retire'; readonly agent: string; readonly orders: readonly string[] };
@@ -173,20 +181,24 @@ export function fleetEffect(input: PlanInput): string[] {
         `ferry runs ${input.newId} like any order${input.assignTo ? `, offered to ${input.assignTo} alone` : ', offered to every worker'}.`,
         `ferry cannot withdraw an order: it keeps reading ${input.orderId} as before; claimboard stops alarming on it and links the two. Orders that depend on ${input.orderId} still wait for it.`,
       ];
-    case 'ack':
+    case 'ack': {
+      const lines: string[] = [];
+      if (input.giveup) lines.push(`${input.orderId} is closed and moves to Done; the give-up stays in its history.`);
       if (input.late) {
-        const who = input.late.agents.join(', ');
-        return [
-          `The late result by ${who} is no longer an alarm: ${input.orderId} leaves Needs attention for the lane of its state; the result stays in its history.`,
+        const n = input.late.agents.length;
+        const who = `${n > 1 ? 'results' : 'result'} by ${words(input.late.agents)}`;
+        lines.push(
+          input.giveup ? `The late ${who} ${n > 1 ? 'are' : 'is'} no longer an alarm either.` : `The late ${who} ${n > 1 ? 'are' : 'is'} no longer an alarm: ${input.orderId} leaves Needs attention for the lane of its state; the ${n > 1 ? 'results stay' : 'result stays'} in its history.`,
           input.late.holder === null
-            ? `Board only: ferry does not read acknowledgements. It reads ${input.orderId} as open and hands it out again; ${who}'s result is not used.`
-            : `Board only: ferry does not read acknowledgements. It counts ${who}'s result as it did before.`,
-        ];
+            ? `Board only: ferry does not read acknowledgements. It reads ${input.orderId} as open and hands it out again.`
+            : `Board only: ferry does not read acknowledgements; which result it counts does not change.`,
+          `The ack names the order as it is now: if ${input.late.holder === null ? 'a worker claims it' : 'it changes hands'} or another late result arrives, the alarm returns.`,
+        );
+      } else {
+        lines.push('Board only: ferry does not read give-ups or acknowledgements; in ferry the holder keeps its claim.');
       }
-      return [
-        `${input.orderId} is closed and moves to Done; the give-up stays in its history.`,
-        'Board only: ferry does not read give-ups or acknowledgements; in ferry the holder keeps its claim.',
-      ];
+      return lines;
+    }
     case 'reopen':
       return [
         `The terminal state ${input.orderId} is in (named by ${input.target}) no longer holds on this board: the order leaves Done and its state is derived again without it.`,
@@ -202,10 +214,12 @@ export function fleetEffect(input: PlanInput): string[] {
   }
 }
 
-/** What the fleet will do with a bulk re-queue or acknowledge of `n` orders, `late` of the acknowledgements being of late results. */
-export function bulkFleetEffect(kind: 'requeue' | 'ack', n: number, late = 0): string[] {
+/**
+ * What the fleet will do with a bulk re-queue or acknowledge of `n` orders: of the acknowledged
+ * ones, `late` have late results and `giveups` gave up (an order may be both).
+ */
+export function bulkFleetEffect(kind: 'requeue' | 'ack', n: number, late = 0, giveups = n - late): string[] {
   const them = n === 1 ? 'it' : 'them';
-  const giveups = n - late;
   return kind === 'requeue'
     ? [
         `ferry honours releases: ${n === 1 ? 'the order is' : `the ${n} orders are`} Open again and the next worker claims ${them}; an order addressed to an agent stays offered to that agent (supersede it to move it).`,

@@ -157,7 +157,7 @@ describe('Indexer', () => {
     let ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
     await ix.start();
     await ix.stop();
-    expect(cardOf(db)).toMatchObject({ flags: ['late_result'], late_target: 'late:1:fang' });
+    expect(cardOf(db)).toMatchObject({ flags: ['late_result'], late_target: 'late:1:fang:open' });
     // As the code before it stored the card: no target, and migration 15 not run yet.
     db.prepare("UPDATE cards SET card = json_remove(card, '$.late_target') WHERE order_id = 't1'").run();
     db.prepare('DELETE FROM migrations WHERE id = 15').run();
@@ -167,7 +167,7 @@ describe('Indexer', () => {
     ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
     await ix.start();
     await ix.stop();
-    expect(cardOf(db)).toMatchObject({ flags: ['late_result'], late_target: 'late:1:fang' });
+    expect(cardOf(db)).toMatchObject({ flags: ['late_result'], late_target: 'late:1:fang:open' });
     expect(db.prepare('SELECT COUNT(*) FROM unverified').pluck().get()).toBe(0);
     db.close();
   });

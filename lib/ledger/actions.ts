@@ -258,17 +258,27 @@ export function reopenRefusal(card: Card, dependents: readonly Card[]): string |
 
 /**
  * What an ack of this card names: the give-up (`giveup:<digest>`, LEDGER.md §8) when the order
- * is `gave_up`, else its late results (`late:<revision>:<agents>`, a claimboard extension,
- * docs/channel-format.md) while `late_result` is raised; null when there is nothing to acknowledge.
+ * gave up or is closed by an ack of it, and its late results (`late:…`, Card.late_target, a
+ * claimboard extension, docs/channel-format.md) when it has any, space-separated (derive.ts
+ * ackNames). An operator has one ack file per order, so an ack names everything on the card
+ * that is or is to be acknowledged: replacing the operator's earlier ack never undoes what it
+ * acknowledged. Null when nothing is to be acknowledged now (ackRefusal).
  */
 export function ackTargetOf(card: Card): string | null {
-  if (card.state === 'gave_up') return card.target ?? null;
-  return card.flags.includes('late_result') ? (card.late_target ?? null) : null;
+  if (ackRefusal(card) !== null) return null;
+  const giveup = (card.state === 'gave_up' || card.state === 'closed') && card.target?.startsWith('giveup:') ? card.target : null;
+  return [giveup, card.late_target ?? null].filter((t): t is string => t !== null).join(' ');
 }
 
-/** LEDGER.md §8 acknowledge: allowed on `gave_up`, and (claimboard's extension) on a late result not yet acknowledged. */
+/**
+ * LEDGER.md §8 acknowledge: allowed on `gave_up`, and (claimboard's extension) while a late result
+ * is flagged. Null when allowed, else the reason.
+ */
 export function ackRefusal(card: Card): string | null {
-  return ackTargetOf(card) !== null ? null : `${card.order_id} is ${card.state}: only a give-up or a late result can be acknowledged`;
+  if (card.state === 'gave_up' && card.target) return null;
+  if (card.flags.includes('late_result') && card.late_target) return null;
+  if (card.late_target) return `${card.order_id}: its late ${card.late_results.length > 1 ? 'results are' : 'result is'} already acknowledged`;
+  return `${card.order_id} is ${card.state}: only a give-up or a late result can be acknowledged`;
 }
 
 /** Channel-relative path of a decision record written by claimboard (LEDGER.md §2, §4). */
@@ -357,7 +367,8 @@ export function buildAction(input: ActionInput, operator: string, sign: Signer, 
       const target = ackTargetOf(input.card);
       if (!target) throw new Error(`${input.card.order_id} has no give-up or late result to acknowledge`);
       const record = signFields('ack', { order_id: input.card.order_id, operator: op, target, note: input.note, at: nowIso }, op, sign);
-      const what = input.card.state === 'gave_up' ? 'the give-up' : `the late result by ${input.card.late_results.join(', ')}`;
+      const late = input.card.flags.includes('late_result') ? `the late ${input.card.late_results.length > 1 ? 'results' : 'result'} by ${input.card.late_results.join(', ')}` : null;
+      const what = input.card.state === 'gave_up' ? `the give-up${late ? ` and ${late}` : ''}` : (late ?? 'nothing');
       return {
         action: 'ack',
         record,

@@ -107,29 +107,49 @@ describe('acknowledging a late result (claimboard extension, docs/channel-format
   // Vector 15's story: ops re-queued fang, whose result arrived after; ferry reads the order open.
   const late = () => base().order('t1').claim('t1', 'fang').release('t1', 'fang', 'ops', { reason: 'requeued: stale' }).result('t1', 'fang', 1);
 
-  it('names the late results: late:<revision>:<agents>', () => {
+  it('names the late results and whether ferry reads the order open: late:<revision>:<agents>:open', () => {
     const c = late().card('t1');
-    expect([c.state, c.lane, c.flags, c.late_target]).toEqual(['open', 'attention', ['late_result'], 'late:1:fang']);
+    expect([c.state, c.lane, c.flags, c.late_target]).toEqual(['open', 'attention', ['late_result'], 'late:1:fang:open']);
   });
-  it("an operator's ack of exactly that target lowers the flag: the lane is the state's, a note says who", () => {
-    const c = late().ack('t1', 'late:1:fang').card('t1');
-    expect([c.state, c.lane, c.flags, c.late_target]).toEqual(['open', 'queue', [], undefined]);
-    expect(c.notes).toContain('ops acknowledged the result by fang ("acknowledged"): ferry hands the order out again');
+  it("an operator's ack naming that target lowers the flag: the lane is the state's, a note says who", () => {
+    const c = late().ack('t1', 'late:1:fang:open').card('t1');
+    expect([c.state, c.lane, c.flags, c.late_target]).toEqual(['open', 'queue', [], 'late:1:fang:open']);
+    expect(c.notes).toContain('ops acknowledged the late result by fang ("acknowledged"): ferry hands the order out again');
+    // Among other targets of the same ack, case and spacing aside.
+    expect(late().ack('t1', ' giveup:00  LATE:1:FANG:OPEN ').card('t1').flags).toEqual([]);
   });
-  it('an ack naming other results, or by a worker, lowers nothing', () => {
-    expect(late().ack('t1', 'late:1:wisp').card('t1').flags).toEqual(['late_result']);
-    expect(late().ack('t1', 'late:2:fang').card('t1').flags).toEqual(['late_result']);
+  it('an ack naming other results, another revision, or by a worker, lowers nothing', () => {
+    expect(late().ack('t1', 'late:1:wisp:open').card('t1').flags).toEqual(['late_result']);
+    expect(late().ack('t1', 'late:2:fang:open').card('t1').flags).toEqual(['late_result']);
+    expect(late().ack('t1', 'late:1:fang').card('t1').flags).toEqual(['late_result']);
     // A worker may not sign an ack (LEDGER.md §3.1): the file is a problem row, the flag stays.
-    expect(late().ack('t1', 'late:1:fang', { operator: 'wisp' }).card('t1').flags).toEqual(['late_result', 'bad_record']);
+    expect(late().ack('t1', 'late:1:fang:open', { operator: 'wisp' }).card('t1').flags).toEqual(['late_result', 'bad_record']);
   });
   it('a further late result at that revision raises the flag again, with a target naming both', () => {
-    const c = late().ack('t1', 'late:1:fang').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).release('t1', 'wisp', 'ops', { reason: 'requeued: stale' }).result('t1', 'wisp', 1).card('t1');
-    expect([c.lane, c.flags, c.late_target]).toEqual(['attention', ['late_result'], 'late:1:fang,wisp']);
+    const c = late().ack('t1', 'late:1:fang:open').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).release('t1', 'wisp', 'ops', { reason: 'requeued: stale' }).result('t1', 'wisp', 1).card('t1');
+    expect([c.lane, c.flags, c.late_target]).toEqual(['attention', ['late_result'], 'late:1:fang,wisp:open']);
   });
-  it("on a finished order held by another, the ack leaves the order done: ferry counts the result", () => {
-    const c = base().order('t1').claim('t1', 'fang').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).result('t1', 'wisp', 1).ack('t1', 'late:1:wisp').card('t1');
+  it('a worker claiming the order after the ack raises it again: ferry now counts the late result (done), which the ack did not accept', () => {
+    const c = late().ack('t1', 'late:1:fang:open').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).card('t1');
+    expect([c.holder, c.state, c.lane, c.flags, c.late_target]).toEqual(['wisp', 'done', 'attention', ['late_result'], 'late:1:fang:held:wisp']);
+  });
+  it('on a finished order held by another, the ack leaves the order done: ferry counts the result', () => {
+    const c = base().order('t1').claim('t1', 'fang').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).result('t1', 'wisp', 1).ack('t1', 'late:1:wisp:held:fang').card('t1');
     expect([c.holder, c.state, c.lane, c.flags]).toEqual(['fang', 'done', 'done', []]);
-    expect(c.notes).toContain('ops acknowledged the result by wisp ("acknowledged"): ferry counts it');
+    expect(c.notes).toContain('ops acknowledged the late result by wisp ("acknowledged"): ferry counts it');
+  });
+  it("beside the holder's own result at the latest revision, another's is the work done twice: flagged, and ferry counts the holder's", () => {
+    const c = base().order('t1').claim('t1', 'fang').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).result('t1', 'fang', 1).result('t1', 'wisp', 1).card('t1');
+    expect([c.holder, c.state, c.flags, c.late_target]).toEqual(['fang', 'done', ['late_result'], 'late:1:wisp:held:fang']);
+    expect(c.alerts[0]?.text).toBe("result by wisp at revision 1 as well as fang's, who holds it: the work was done twice; ferry counts fang's; acknowledge it if that is fine");
+  });
+  it('a give-up with a late result: one ack naming both closes it and lowers the flag', () => {
+    const b = base().order('t1').claim('t1', 'fang').result('t1', 'wisp', 1).reopen('t1', 'result:1').giveup('t1', 'fang');
+    const g = `giveup:${b.digestOf('tasks/t1/giveup.fang.json')}`;
+    const before = b.card('t1');
+    expect([before.state, before.flags, before.late_target]).toEqual(['gave_up', ['gave_up', 'late_result'], 'late:1:wisp:held:fang']);
+    const c = b.ack('t1', `${g} late:1:wisp:held:fang`).card('t1');
+    expect([c.state, c.lane, c.flags]).toEqual(['closed', 'done', []]);
   });
 });
 

@@ -169,8 +169,8 @@ export interface Card {
   /** What an operator's decision on the current state names (LEDGER.md §4 target). */
   readonly target?: string;
   /**
-   * What an acknowledgement of the late results names (`late:<revision>:<agents>`, lateTargetOf);
-   * present while `late_result` is raised, absent once an operator acknowledged them.
+   * What an acknowledgement of the late results names (lateTargetOf), present whenever there are
+   * late results; `late_result` is raised until an operator's ack names it (ackNames).
    */
   readonly late_target?: string;
   readonly project_id: string;
@@ -320,12 +320,22 @@ const normTarget = (t: string) => t.trim().toLowerCase();
 
 /**
  * The target an ack of late results names (a claimboard extension, docs/channel-format.md):
- * `late:<revision>:<agents>`, the agents whose results at that revision are late, sorted and
- * comma-joined (canonical names). A new late result makes a new target, so an earlier ack no
- * longer covers it.
+ * `late:<revision>:<agents>:<open | held:<holder>>`, the agents whose results at that revision are
+ * late, sorted and comma-joined (canonical names), and whether ferry reads the order open (it
+ * hands it out again) or held (it counts the result). A new late result, or a worker claiming
+ * the order after, makes a new target, so an earlier ack no longer covers it.
  */
-export function lateTargetOf(revision: number, agents: readonly string[]): string {
-  return `late:${revision}:${[...agents].sort().join(',')}`;
+export function lateTargetOf(revision: number, agents: readonly string[], holder: string | null): string {
+  return `late:${revision}:${[...agents].sort().join(',')}:${holder === null ? 'open' : `held:${holder}`}`;
+}
+
+/**
+ * Whether an ack's target names `target`. An ack names one target or several, separated by
+ * spaces (claimboard's extension: one ack file per operator and order, so an order that both gave
+ * up and has a late result is acknowledged by one record naming both). Case and spacing aside.
+ */
+export function ackNames(ackTarget: string, target: string): boolean {
+  return normTarget(ackTarget).split(/\s+/).includes(normTarget(target));
 }
 
 /**
@@ -391,7 +401,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
       }
     } else if (giveup && giveupTarget && !reopened(giveupTarget)) {
       target = giveupTarget;
-      if (folder.acks.some((a) => normTarget(a.record.target) === giveupTarget)) {
+      if (folder.acks.some((a) => ackNames(a.record.target, giveupTarget))) {
         state = 'closed';
       } else {
         state = 'gave_up';
@@ -451,7 +461,10 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     : [];
   // A result decides the state when it is at the latest revision with no review yet; one by an
   // agent that does not hold the order is work the fleet did not hand out (ferry counts it all the same).
+  // Where the holder has its own result at latest, R is the holder's (the note above) and another
+  // agent's at that revision is the same work done twice: still a person's to look at.
   const reviewedLatest = latest !== null && folder.reviews.some((r) => r.record.revision === latest);
+  const holderHasLatest = latest !== null && holder !== null && folder.results.some((r) => r.record.revision === latest && r.record.agent === holder);
   const lateResults =
     latest === null || reviewedLatest
       ? []
@@ -478,18 +491,23 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   if (otherRuns.length > 0) {
     raise('double_run', `${words(otherRuns)} ${otherRuns.length > 1 ? 'are' : 'is'} also running it (a fresh heartbeat here) while ${holder} holds it: two machines are doing one task`);
   }
-  // An operator's ack of exactly these late results (docs/channel-format.md, an extension) says a
-  // person has decided: the flag is lowered. Another late result changes the target and raises it again.
-  const lateTarget = lateResults.length > 0 ? lateTargetOf(latest ?? 0, lateResults) : undefined;
-  const lateAck = lateTarget ? folder.acks.find((a) => normTarget(a.record.target) === lateTarget) : undefined;
+  // An operator's ack naming exactly these late results (docs/channel-format.md, an extension) says
+  // a person has decided: the flag is lowered. Another late result, or a change between open and
+  // held, changes the target and raises it again.
+  const lateTarget = lateResults.length > 0 ? lateTargetOf(latest ?? 0, lateResults, holder) : undefined;
+  const lateAck = lateTarget ? folder.acks.find((a) => ackNames(a.record.target, lateTarget)) : undefined;
+  const lateWho = `${lateResults.length > 1 ? 'results' : 'result'} by ${words(lateResults)}`;
   if (lateTarget && lateAck) {
-    notes.push(`${lateAck.record.operator} acknowledged the result by ${words(lateResults)}${lateAck.record.note.trim() ? ` ("${lateAck.record.note.trim()}")` : ''}: ${holder === null ? 'ferry hands the order out again' : 'ferry counts it'}`);
+    const note = lateAck.record.note.trim();
+    notes.push(`${lateAck.record.operator} acknowledged the late ${lateWho}${note ? ` ("${note}")` : ''}: ${holder === null ? 'ferry hands the order out again' : 'ferry counts it'}`);
   } else if (lateTarget) {
     raise(
       'late_result',
       holder === null
-        ? `result by ${words(lateResults)}, whose claim was released: ferry reads the order as open and will hand it out again; acknowledge it to let that happen`
-        : `result by ${words(lateResults)}, who does not hold it (${holder} does): ferry counts it all the same; acknowledge it if that result stands, or reopen it`,
+        ? `${lateWho}, whose claim was released: ferry reads the order as open and will hand it out again; acknowledge it if that is fine`
+        : holderHasLatest
+          ? `${lateWho} at revision ${latest} as well as ${holder}'s, who holds it: the work was done twice; ferry counts ${holder}'s; acknowledge it if that is fine`
+          : `${lateWho}, who ${lateResults.length > 1 ? 'do' : 'does'} not hold it (${holder} does): ferry counts it all the same; acknowledge it if that result stands${state === 'done' || state === 'accepted' || state === 'closed' ? ', or reopen it' : ''}`,
     );
   }
   // A supersede moved the work to a new order: what ferry still does with this one is no longer a person's to fix.
@@ -602,7 +620,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     ...(reason !== undefined ? { reason } : {}),
     ...(sinceMs !== undefined ? { since: formatLocalInstant(sinceMs), since_ms: sinceMs } : {}),
     ...(target !== undefined ? { target } : {}),
-    ...(lateTarget && !lateAck ? { late_target: lateTarget } : {}),
+    ...(lateTarget ? { late_target: lateTarget } : {}),
     project_id: order.project_id,
     assigned_to: order.assigned_to,
     issued_by: order.issued_by,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChannelBuilder } from '../testing/channel-builder';
-import { claimHistory, orderTimeline } from './timeline';
+import { claimHistory, describeTarget, orderTimeline } from './timeline';
 
 function view(b: ChannelBuilder, id: string) {
   const v = b.derive().views.get(id);
@@ -83,5 +83,14 @@ describe('claimHistory run_ms', () => {
       ['fang', null],
       ['wisp', null],
     ]);
+  });
+});
+
+describe('describeTarget', () => {
+  it('says what a target names: a late result open or held, and each of several an ack names', () => {
+    expect(describeTarget('late:1:fang:open')).toBe('the late result by fang at revision 1 (order open)');
+    expect(describeTarget('late:2:fang,wisp:held:nebra')).toBe('the late results by fang, wisp at revision 2 (held by nebra)');
+    expect(describeTarget('giveup:0123456789abcdef late:1:wisp:held:fang')).toBe('the give-up 0123456789ab… and the late result by wisp at revision 1 (held by fang)');
+    expect(describeTarget('result:3')).toBe('the result at revision 3');
   });
 });

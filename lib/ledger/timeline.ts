@@ -186,8 +186,17 @@ export function orderTimeline(view: OrderView): TimelineEvent[] {
 
 /** A decision target in words (LEDGER.md §4 "target"). */
 export function describeTarget(target: string): string {
+  // An ack may name several targets (derive.ts ackNames): each in words.
+  const all = target.trim().split(/\s+/);
+  if (all.length > 1) return all.map(describeTarget).join(' and ');
   const [kind, rest] = [target.slice(0, target.indexOf(':')), target.slice(target.indexOf(':') + 1)];
   switch (kind) {
+    case 'late': {
+      // late:<revision>:<agents>:<open | held:<holder>> (derive.ts lateTargetOf)
+      const [rev, agents, ...how] = rest.split(':');
+      const who = (agents ?? '').split(',').filter(Boolean);
+      return `the late ${who.length > 1 ? 'results' : 'result'} by ${who.join(', ')} at revision ${rev ?? '?'} (${how[0] === 'held' ? `held by ${how[1] ?? '?'}` : 'order open'})`;
+    }
     case 'result':
       return `the result at revision ${rest}`;
     case 'review':
