@@ -142,6 +142,8 @@ describe('acknowledging a late result (claimboard extension, docs/channel-format
     const c = base().order('t1').claim('t1', 'fang').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).result('t1', 'fang', 1).result('t1', 'wisp', 1).card('t1');
     expect([c.holder, c.state, c.flags, c.late_target]).toEqual(['fang', 'done', ['late_result'], 'late:1:wisp:held:fang']);
     expect(c.alerts[0]?.text).toBe("result by wisp at revision 1 as well as fang's, who holds it: the work was done twice; ferry counts fang's; acknowledge it if that is fine");
+    const acked = base().order('t1').claim('t1', 'fang').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).result('t1', 'fang', 1).result('t1', 'wisp', 1).ack('t1', 'late:1:wisp:held:fang').card('t1');
+    expect([acked.lane, acked.notes]).toEqual(['done', ['ops acknowledged the late result by wisp ("acknowledged"): ferry counts fang\'s']]);
   });
   it('a give-up with a late result: one ack naming both closes it and lowers the flag', () => {
     const b = base().order('t1').claim('t1', 'fang').result('t1', 'wisp', 1).reopen('t1', 'result:1').giveup('t1', 'fang');

@@ -499,7 +499,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   const lateWho = `${lateResults.length > 1 ? 'results' : 'result'} by ${words(lateResults)}`;
   if (lateTarget && lateAck) {
     const note = lateAck.record.note.trim();
-    notes.push(`${lateAck.record.operator} acknowledged the late ${lateWho}${note ? ` ("${note}")` : ''}: ${holder === null ? 'ferry hands the order out again' : 'ferry counts it'}`);
+    notes.push(`${lateAck.record.operator} acknowledged the late ${lateWho}${note ? ` ("${note}")` : ''}: ${holder === null ? 'ferry hands the order out again' : holderHasLatest ? `ferry counts ${holder}'s` : 'ferry counts it'}`);
   } else if (lateTarget) {
     raise(
       'late_result',
