@@ -8,7 +8,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { Card } from '@/lib/api/types';
-import { ackTargetOf } from '@/lib/ledger/actions';
+import { ackTargetOf, reopenTargetOf } from '@/lib/ledger/actions';
 import { ackCheck, ackPlan, ackWhat, ACTION_TITLE, fleetEffect, plannedFiles, refusalText, reopenCheck, requeueCheck, type PlanInput } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSend } from '@/lib/client/actions';
 import { useOrder } from '@/lib/client/api';
@@ -51,8 +51,9 @@ const PROMPT: Record<Kind, { label: string; placeholder: string; required: boole
 
 const sameDecision = (a: Card, b: Card) => a.state === b.state && a.holder === b.holder && (a.target ?? null) === (b.target ?? null) && (a.late_target ?? null) === (b.late_target ?? null);
 
+/** A target with each 64-hex digest cut to 12 digits (every target it lists stays readable). */
 function short(target: string): string {
-  return target.length > 30 ? `${target.slice(0, 30)}…` : target;
+  return target.replace(/([0-9a-f]{12})[0-9a-f]{52}/g, '$1…');
 }
 
 export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind; card: Card; onClose: () => void }) {
@@ -98,9 +99,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
         : null
       : kind === 'ack'
         ? ackPlan(card)
-        : card.target
-          ? { action: kind, orderId: card.order_id, target: card.target }
-          : null;
+        : ((t) => (t ? { action: kind, orderId: card.order_id, target: t } : null))(reopenTargetOf(card));
   // Where a new order is what makes the fleet do it (ferry has no reopen; an addressed order stays its assignee's).
   const instead =
     supersedeRelevant(card) && supersedeCheck(card) === null && (kind === 'reopen' || (kind === 'requeue' && card.assigned_to !== null))
@@ -223,7 +222,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
 function DecisionLine({ kind, card }: { kind: Kind; card: Card }) {
   const why = card.reason && (card.state === 'gave_up' || card.state === 'stale') ? (card.state === 'stale' ? card.reason.replace('_', ' ') : `“${card.reason}”`) : null;
   // What the record will name: an ack's own target (a give-up, late results, or both), else the card's.
-  const named = kind === 'requeue' ? null : kind === 'ack' ? ackTargetOf(card) : (card.target ?? null);
+  const named = kind === 'requeue' ? null : kind === 'ack' ? ackTargetOf(card) : reopenTargetOf(card);
   return (
     <span data-decision="">
       You see <span className="font-mono">{card.order_id}</span> <StateBadge state={card.state} /> {card.holder ? `held by ${card.holder}` : 'with no holder'}

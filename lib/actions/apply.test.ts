@@ -209,14 +209,14 @@ describe('acknowledge a late result (claimboard extension)', () => {
     const other = buildAction({ action: 'ack', card: { ...cardOf(deriveSubset(ctx, null), 't1'), late_target: 'late:1:wisp:open' }, note: 'n' }, 'ops', (p) => naclSign(seed, p), '2026-11-30T12:00:00Z', '');
     const before = folderSnapshot(root);
     const res = applyAction({ ...r, record: other.record }, ctx);
-    expect(res).toMatchObject({ status: 409, reason: 'the ack names late:1:wisp:open; t1 now asks for an ack naming late:1:fang:open: sign again' });
+    expect(res).toMatchObject({ status: 409, reason: 'the ack names late:1:wisp:open; t1 now needs one naming late:1:fang:open: sign again' });
     expect(folderSnapshot(root)).toEqual(before);
   });
-  it("an operator whose ack closed the order's give-up acknowledges its late result in one record naming both: it stays closed", () => {
-    // t1: wisp's result reopened, fang gave up and ops acknowledged that (closed); wisp's result is still late.
-    const b = new ChannelBuilder().roster().order('t1').claim('t1', 'fang').result('t1', 'wisp', 1).reopen('t1', 'result:1').giveup('t1', 'fang');
+  it("replacing an operator's own ack or reopen undoes nothing: each names the decisions in force again", () => {
+    // t1: fang gave up and ops acknowledged it (closed); then wisp's result made it done (a late result).
+    const b = new ChannelBuilder().roster().order('t1').claim('t1', 'fang').giveup('t1', 'fang');
     const giveup = `giveup:${b.digestOf('tasks/t1/giveup.fang.json')}`;
-    const built = b.ack('t1', giveup);
+    const built = b.ack('t1', giveup).result('t1', 'wisp', 1);
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-act-'));
     dirs.push(root);
     for (const e of built.entries()) {
@@ -225,14 +225,23 @@ describe('acknowledge a late result (claimboard extension)', () => {
       fs.writeFileSync(path.join(root, e.path), e.bytes);
     }
     const ctx = ctxOf(root);
-    const seen = cardOf(deriveSubset(ctx, null), 't1');
-    expect([seen.state, seen.lane, seen.flags, seen.late_target]).toEqual(['closed', 'attention', ['late_result'], 'late:1:wisp:held:fang']);
-    const req = ackT1(root, ctx);
-    expect(req.record).toMatchObject({ target: `${giveup} late:1:wisp:held:fang` });
-    // The operator's own ack file is replaced by one naming the give-up too: nothing it acknowledged is undone.
-    expect(applyAction(req, ctx)).toMatchObject({ status: 201, written: ['tasks/t1/ack.ops.json', 'ledger.ops.jsonl'] });
-    const c = cardOf(channelStateOf(root, { nowMs: ctx.nowMs }), 't1');
-    expect([c.state, c.lane, c.flags]).toEqual(['closed', 'done', []]);
+    const card = () => cardOf(channelStateOf(root, { nowMs: ctx.nowMs }), 't1');
+    expect([card().state, card().flags]).toEqual(['done', ['late_result']]);
+    // ops acknowledges the late result: its ack file is replaced by one naming the give-up too.
+    const ack = ackT1(root, ctx);
+    expect(ack.record).toMatchObject({ target: `${giveup} late:1:wisp:held:fang` });
+    expect(applyAction(ack, ctx)).toMatchObject({ status: 201, written: ['tasks/t1/ack.ops.json', 'ledger.ops.jsonl'] });
+    expect([card().state, card().lane, card().flags]).toEqual(['done', 'done', []]);
+    // ops reopens wisp's result: the give-up is still acknowledged (closed, not gave_up).
+    const reopen1 = build(root, 'ops', (s) => ({ action: 'reopen', card: cardOf(s, 't1'), reason: 'not the holder\'s work' }), ctx);
+    expect(reopen1.record).toMatchObject({ target: 'result:1' });
+    expect(applyAction(reopen1, ctx).status).toBe(201);
+    expect([card().state, card().reopened]).toEqual(['closed', ['result:1']]);
+    // ops reopens the give-up too: its reopen file is replaced by one naming result:1 again, so wisp's result stays reopened.
+    const reopen2 = build(root, 'ops', (s) => ({ action: 'reopen', card: cardOf(s, 't1'), reason: 'fang can try again' }), ctx);
+    expect(reopen2.record).toMatchObject({ target: `result:1 ${giveup}` });
+    expect(applyAction(reopen2, ctx).status).toBe(201);
+    expect([card().state, card().holder]).toEqual(['claimed', 'fang']);
   });
   it('a replay once acknowledged is refused: nothing is left to acknowledge', () => {
     const root = copy('15-late-result');

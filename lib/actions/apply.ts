@@ -6,7 +6,7 @@ import 'server-only';
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ActionRequestSchema, ackRefusal, ackTargetOf, agentLooksAlive, decisionPath, LEDGER_KIND, ledgerPathOf, reopenRefusal, requeueRefusal, retirePlan, retireRefusal, supersedeRefusal, type ActionRequest, type Refusal, type RefusalCode } from '../ledger/actions';
+import { ActionRequestSchema, ackRefusal, ackTargetOf, agentLooksAlive, reopenTargetOf, decisionPath, LEDGER_KIND, ledgerPathOf, reopenRefusal, requeueRefusal, retirePlan, retireRefusal, supersedeRefusal, type ActionRequest, type Refusal, type RefusalCode } from '../ledger/actions';
 import { HTTP_STATUS } from '../errors';
 import type { AgentRecord } from '../ledger/records';
 import { deriveChannel, type ChannelEntry, type ChannelState } from '../ledger/channel';
@@ -232,11 +232,13 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
           ? reopenRefusal(c, ctx.related ? ctx.related.dependentsOf(c.order_id).map((d) => state.views.get(d)?.card).filter((x): x is Card => !!x) : state.orders.filter((o) => o.depends_on.includes(c.order_id)))
           : ackRefusal(c);
     if (rule) return refuse('refused', rule, c);
-    if (req.action === 'ack' && record.kind === 'ack') {
-      // What the ack must name is the order as it is now (ackTargetOf: everything on it that is or
-      // is to be acknowledged, so replacing the operator's own earlier ack undoes nothing).
-      const want = ackTargetOf(c);
-      if (record.target.trim().toLowerCase().split(/\s+/).join(' ') !== want) return refuse('conflict', `the ack names ${record.target}; ${c.order_id} now asks for an ack naming ${want ?? 'nothing'}: sign again`, c);
+    if ((req.action === 'ack' && record.kind === 'ack') || (req.action === 'reopen' && record.kind === 'reopen')) {
+      // What the record must name is the order as it is now: the new decision and those in force
+      // (ackTargetOf, reopenTargetOf), so replacing the operator's own earlier file undoes nothing.
+      const want = record.kind === 'ack' ? ackTargetOf(c) : reopenTargetOf(c);
+      if (record.target.trim().toLowerCase().split(/\s+/).join(' ') !== want?.toLowerCase()) {
+        return refuse('conflict', `the ${record.kind} names ${record.target}; ${c.order_id} now needs one naming ${want ?? 'nothing'}: sign again`, c);
+      }
     }
   }
 
@@ -324,8 +326,7 @@ function recordMismatch(req: ActionRequest, record: SignedRecord, releases: read
       const e = req.expect.order;
       if ((record.kind !== 'reopen' && record.kind !== 'ack') || !e) return `an ${req.action} is a ${req.action} record`;
       if (record.order_id !== e.order_id) return `the ${record.kind} is for ${record.order_id}, not ${e.order_id}`;
-      // An ack's target is checked against the order as it is now (ackTargetOf), with the card.
-      if (record.kind === 'reopen' && record.target !== e.target) return `the ${record.kind} targets ${record.target}, not what you saw (${e.target ?? 'nothing'})`;
+      // The target is checked against the order as it is now (ackTargetOf, reopenTargetOf), with the card.
       if (record.operator !== signer) return `the ${record.kind}'s operator must be the signer`;
       return null;
     }

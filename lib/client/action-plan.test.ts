@@ -64,7 +64,7 @@ describe('acknowledge, reopen, retire', () => {
     expect(ackWhat(late)).toBe('the late result');
     expect(ackPlan(late)).toEqual({ action: 'ack', orderId: 't1', target: 'late:1:wisp:open', giveup: false, late: { agents: ['wisp'], holder: null } });
     expect(fleetEffect(ackPlan(late)!)).toEqual([
-      'The late result by wisp is no longer an alarm: t1 leaves Needs attention for the lane of its state; the result stays in its history.',
+      'The late result by wisp is no longer an alarm; the result stays in its history. Unless another flag keeps it there, t1 leaves Needs attention for the lane of its state.',
       'Board only: ferry does not read acknowledgements. It reads t1 as open and hands it out again.',
       'The ack names the order as it is now: if a worker claims it or another late result arrives, the alarm returns.',
     ]);
@@ -74,14 +74,14 @@ describe('acknowledge, reopen, retire', () => {
     const both = card({ state: 'gave_up', target: 'giveup:ab', flags: ['gave_up', 'late_result'], late_results: ['fang', 'wisp'], late_target: 'late:1:fang,wisp:held:nebra' });
     expect(ackWhat(both)).toBe('the give-up and the late results');
     expect(ackPlan(both)).toMatchObject({ target: 'giveup:ab late:1:fang,wisp:held:nebra', giveup: true });
-    // Closed by an ack, then a late result: the new ack names the give-up again, so replacing the operator's own keeps it closed.
-    expect(ackPlan({ ...both, state: 'closed', flags: ['late_result'] })).toMatchObject({ target: 'giveup:ab late:1:fang,wisp:held:nebra', giveup: false });
+    // A give-up acknowledged before a late result made the order done: the new ack names it again, so replacing the operator's own undoes nothing.
+    expect(ackPlan({ ...both, state: 'done', flags: ['late_result'], acknowledged: ['giveup:ab'] })).toMatchObject({ target: 'giveup:ab late:1:fang,wisp:held:nebra', giveup: false });
   });
 
   it('a bulk acknowledge says what happens to give-ups and late results apart', () => {
     expect(bulkFleetEffect('ack', 3, 1)).toEqual([
       'The 2 orders that gave up are closed and move to Done; each give-up stays in its history.',
-      'The order with a late result leaves Needs attention for the lane of its state; ferry hands an open one out again.',
+      'The late result is no longer an alarm: without another flag, its order leaves Needs attention for the lane of its state; ferry hands an open one out again.',
       'Board only: ferry does not read give-ups or acknowledgements.',
     ]);
   });

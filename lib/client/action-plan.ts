@@ -188,7 +188,9 @@ export function fleetEffect(input: PlanInput): string[] {
         const n = input.late.agents.length;
         const who = `${n > 1 ? 'results' : 'result'} by ${words(input.late.agents)}`;
         lines.push(
-          input.giveup ? `The late ${who} ${n > 1 ? 'are' : 'is'} no longer an alarm either.` : `The late ${who} ${n > 1 ? 'are' : 'is'} no longer an alarm: ${input.orderId} leaves Needs attention for the lane of its state; the ${n > 1 ? 'results stay' : 'result stays'} in its history.`,
+          input.giveup
+            ? `The late ${who} ${n > 1 ? 'are' : 'is'} no longer an alarm either.`
+            : `The late ${who} ${n > 1 ? 'are' : 'is'} no longer an alarm; the ${n > 1 ? 'results stay' : 'result stays'} in its history. Unless another flag keeps it there, ${input.orderId} leaves Needs attention for the lane of its state.`,
           input.late.holder === null
             ? `Board only: ferry does not read acknowledgements. It reads ${input.orderId} as open and hands it out again.`
             : `Board only: ferry does not read acknowledgements; which result it counts does not change.`,
@@ -227,7 +229,7 @@ export function bulkFleetEffect(kind: 'requeue' | 'ack', n: number, late = 0, gi
       ]
     : [
         ...(giveups > 0 ? [`${giveups === 1 ? 'The order that gave up is' : `The ${giveups} orders that gave up are`} closed and move${giveups === 1 ? 's' : ''} to Done; each give-up stays in its history.`] : []),
-        ...(late > 0 ? [`${late === 1 ? 'The order with a late result leaves' : `The ${late} orders with a late result leave`} Needs attention for the lane of ${late === 1 ? 'its' : 'their'} state; ferry hands an open one out again.`] : []),
+        ...(late > 0 ? [`${late === 1 ? 'The late result is' : `The ${late} orders' late results are`} no longer an alarm: without another flag, ${late === 1 ? 'its order leaves' : 'each leaves'} Needs attention for the lane of its state; ferry hands an open one out again.`] : []),
         'Board only: ferry does not read give-ups or acknowledgements.',
       ];
 }

@@ -258,16 +258,26 @@ export function reopenRefusal(card: Card, dependents: readonly Card[]): string |
 
 /**
  * What an ack of this card names: the give-up (`giveup:<digest>`, LEDGER.md §8) when the order
- * gave up or is closed by an ack of it, and its late results (`late:…`, Card.late_target, a
- * claimboard extension, docs/channel-format.md) when it has any, space-separated (derive.ts
- * ackNames). An operator has one ack file per order, so an ack names everything on the card
- * that is or is to be acknowledged: replacing the operator's earlier ack never undoes what it
- * acknowledged. Null when nothing is to be acknowledged now (ackRefusal).
+ * gave up, its late results (Card.late_target, a claimboard extension, docs/channel-format.md)
+ * while flagged, and every ack target already in force on it (Card.acknowledged), space-separated
+ * (derive.ts namesTarget). An operator has one ack file per order, and a new one replaces it: so
+ * that it undoes nothing, it names again what is acknowledged. Null when nothing is to be
+ * acknowledged now (ackRefusal).
  */
 export function ackTargetOf(card: Card): string | null {
   if (ackRefusal(card) !== null) return null;
-  const giveup = (card.state === 'gave_up' || card.state === 'closed') && card.target?.startsWith('giveup:') ? card.target : null;
-  return [giveup, card.late_target ?? null].filter((t): t is string => t !== null).join(' ');
+  const add = [card.state === 'gave_up' ? (card.target ?? null) : null, card.flags.includes('late_result') ? (card.late_target ?? null) : null];
+  return [...new Set([...(card.acknowledged ?? []), ...add.filter((t): t is string => t !== null)])].join(' ');
+}
+
+/**
+ * What a reopen of this card names: its terminal target (Card.target) and every reopen target
+ * already in force on it (Card.reopened), space-separated, for the same reason as ackTargetOf (one
+ * reopen file per operator and order). Null when the card names nothing to reopen.
+ */
+export function reopenTargetOf(card: Card): string | null {
+  if (!card.target) return null;
+  return [...new Set([...(card.reopened ?? []), card.target])].join(' ');
 }
 
 /**
@@ -353,13 +363,13 @@ export function buildAction(input: ActionInput, operator: string, sign: Signer, 
       };
     }
     case 'reopen': {
-      const target = input.card.target;
+      const target = reopenTargetOf(input.card);
       if (!target) throw new Error(`${input.card.order_id} has nothing to reopen`);
       const record = signFields('reopen', { order_id: input.card.order_id, operator: op, target, reason: input.reason, at: nowIso }, op, sign);
       return {
         action: 'reopen',
         record,
-        ledger_line: line(`reopened ${input.card.order_id} (${target}): ${input.reason}`, input.card.order_id),
+        ledger_line: line(`reopened ${input.card.order_id} (${input.card.target ?? target}): ${input.reason}`, input.card.order_id),
         expect: { order: expectOrder(input.card), ledger_prev: previousLedger.prev },
       };
     }

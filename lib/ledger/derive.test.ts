@@ -139,19 +139,28 @@ describe('acknowledging a late result (claimboard extension, docs/channel-format
     expect(c.notes).toContain('ops acknowledged the late result by wisp ("acknowledged"): ferry counts it');
   });
   it("beside the holder's own result at the latest revision, another's is the work done twice: flagged, and ferry counts the holder's", () => {
-    const c = base().order('t1').claim('t1', 'fang').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).result('t1', 'fang', 1).result('t1', 'wisp', 1).card('t1');
-    expect([c.holder, c.state, c.flags, c.late_target]).toEqual(['fang', 'done', ['late_result'], 'late:1:wisp:held:fang']);
+    const twice = () => base().order('t1').claim('t1', 'fang').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).result('t1', 'fang', 1).result('t1', 'wisp', 1);
+    const c = twice().card('t1');
+    expect([c.holder, c.state, c.flags, c.late_target]).toEqual(['fang', 'done', ['late_result'], 'late:1:wisp:twice:fang']);
     expect(c.alerts[0]?.text).toBe("result by wisp at revision 1 as well as fang's, who holds it: the work was done twice; ferry counts fang's; acknowledge it if that is fine");
-    const acked = base().order('t1').claim('t1', 'fang').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).result('t1', 'fang', 1).result('t1', 'wisp', 1).ack('t1', 'late:1:wisp:held:fang').card('t1');
+    const acked = twice().ack('t1', 'late:1:wisp:twice:fang').card('t1');
     expect([acked.lane, acked.notes]).toEqual(['done', ['ops acknowledged the late result by wisp ("acknowledged"): ferry counts fang\'s']]);
   });
-  it('a give-up with a late result: one ack naming both closes it and lowers the flag', () => {
-    const b = base().order('t1').claim('t1', 'fang').result('t1', 'wisp', 1).reopen('t1', 'result:1').giveup('t1', 'fang');
+  it("an ack of a held late result does not cover the holder's own result arriving after (the work then done twice)", () => {
+    const b = base().order('t1').claim('t1', 'fang').claim('t1', 'wisp', { claimed_at: '2026-11-20T09:10:00Z' }).result('t1', 'wisp', 1).ack('t1', 'late:1:wisp:held:fang');
+    expect(b.card('t1').flags).toEqual([]);
+    const c = b.result('t1', 'fang', 1).card('t1');
+    expect([c.lane, c.flags, c.late_target]).toEqual(['attention', ['late_result'], 'late:1:wisp:twice:fang']);
+  });
+  it('a reopened latest result raises no late_result: the reopen is the operator\'s decision on that revision', () => {
+    const c = base().order('t1').claim('t1', 'fang').result('t1', 'wisp', 1).reopen('t1', 'result:1').card('t1');
+    expect([c.state, c.flags, c.late_target, c.reopened]).toEqual(['claimed', [], undefined, ['result:1']]);
+  });
+  it('the decisions in force are on the card: a give-up acknowledged before a late result made the order done', () => {
+    const b = base().order('t1').claim('t1', 'fang').giveup('t1', 'fang');
     const g = `giveup:${b.digestOf('tasks/t1/giveup.fang.json')}`;
-    const before = b.card('t1');
-    expect([before.state, before.flags, before.late_target]).toEqual(['gave_up', ['gave_up', 'late_result'], 'late:1:wisp:held:fang']);
-    const c = b.ack('t1', `${g} late:1:wisp:held:fang`).card('t1');
-    expect([c.state, c.lane, c.flags]).toEqual(['closed', 'done', []]);
+    const c = b.ack('t1', g).result('t1', 'wisp', 1).card('t1');
+    expect([c.state, c.flags, c.acknowledged, c.late_target]).toEqual(['done', ['late_result'], [g], 'late:1:wisp:held:fang']);
   });
 });
 

@@ -170,9 +170,13 @@ export interface Card {
   readonly target?: string;
   /**
    * What an acknowledgement of the late results names (lateTargetOf), present whenever there are
-   * late results; `late_result` is raised until an operator's ack names it (ackNames).
+   * late results; `late_result` is raised until an operator's ack names it (namesTarget).
    */
   readonly late_target?: string;
+  /** Decision targets on this order that operators' acks name and that are in force (the current give-up, the late results), or absent. */
+  readonly acknowledged?: readonly string[];
+  /** Decision targets on this order that operators' reopens name and that are in force (`result:<latest>`, `review:<latest>`, the current give-up), or absent. */
+  readonly reopened?: readonly string[];
   readonly project_id: string;
   readonly assigned_to: string | null;
   readonly issued_by: string;
@@ -320,22 +324,25 @@ const normTarget = (t: string) => t.trim().toLowerCase();
 
 /**
  * The target an ack of late results names (a claimboard extension, docs/channel-format.md):
- * `late:<revision>:<agents>:<open | held:<holder>>`, the agents whose results at that revision are
- * late, sorted and comma-joined (canonical names), and whether ferry reads the order open (it
- * hands it out again) or held (it counts the result). A new late result, or a worker claiming
- * the order after, makes a new target, so an earlier ack no longer covers it.
+ * `late:<revision>:<agents>:<open | held:<holder> | twice:<holder>>`, the agents whose results at
+ * that revision are late, sorted and comma-joined (canonical names), and how ferry reads the
+ * order: open (it hands it out again), held (it counts the late result) or twice (the holder's
+ * own result at that revision too: ferry counts the holder's). A new late result, a worker
+ * claiming the order, or the holder's own result arriving makes a new target, so an earlier ack
+ * no longer covers it.
  */
-export function lateTargetOf(revision: number, agents: readonly string[], holder: string | null): string {
-  return `late:${revision}:${[...agents].sort().join(',')}:${holder === null ? 'open' : `held:${holder}`}`;
+export function lateTargetOf(revision: number, agents: readonly string[], holder: string | null, holderResultToo = false): string {
+  return `late:${revision}:${[...agents].sort().join(',')}:${holder === null ? 'open' : `${holderResultToo ? 'twice' : 'held'}:${holder}`}`;
 }
 
 /**
- * Whether an ack's target names `target`. An ack names one target or several, separated by
- * spaces (claimboard's extension: one ack file per operator and order, so an order that both gave
- * up and has a late result is acknowledged by one record naming both). Case and spacing aside.
+ * Whether a decision record's target (an ack's, a reopen's) names `target`. One names one target
+ * or several, separated by spaces (claimboard's extension: one ack and one reopen file per
+ * operator and order, so a new decision of an operator carries the ones of theirs still in force,
+ * lib/ledger/actions.ts ackTargetOf, reopenTargetOf). Case and spacing aside.
  */
-export function ackNames(ackTarget: string, target: string): boolean {
-  return normTarget(ackTarget).split(/\s+/).includes(normTarget(target));
+export function namesTarget(recordTarget: string, target: string): boolean {
+  return normTarget(recordTarget).split(/\s+/).includes(normTarget(target));
 }
 
 /**
@@ -355,7 +362,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   // smallest agent's) decides nothing here: a reopen names R by its revision (`result:<latest>`).
   let latest: number | null = null;
   for (const { record: r } of folder.results) if (latest === null || r.revision > latest) latest = r.revision;
-  const reopened = (target: string) => folder.reopens.some((r) => normTarget(r.record.target) === normTarget(target));
+  const reopened = (target: string) => folder.reopens.some((r) => namesTarget(r.record.target, target));
   const rReopened = latest !== null && (reopened(`result:${latest}`) || reopened(`review:${latest}`));
 
   let state: OrderState;
@@ -401,7 +408,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
       }
     } else if (giveup && giveupTarget && !reopened(giveupTarget)) {
       target = giveupTarget;
-      if (folder.acks.some((a) => ackNames(a.record.target, giveupTarget))) {
+      if (folder.acks.some((a) => namesTarget(a.record.target, giveupTarget))) {
         state = 'closed';
       } else {
         state = 'gave_up';
@@ -465,8 +472,9 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   // agent's at that revision is the same work done twice: still a person's to look at.
   const reviewedLatest = latest !== null && folder.reviews.some((r) => r.record.revision === latest);
   const holderHasLatest = latest !== null && holder !== null && folder.results.some((r) => r.record.revision === latest && r.record.agent === holder);
+  // A reopened latest result is an operator's decision on that revision already: no alarm about it.
   const lateResults =
-    latest === null || reviewedLatest
+    latest === null || reviewedLatest || rReopened
       ? []
       : [...new Set(folder.results.filter((r) => r.record.revision === latest && r.record.agent !== holder).map((r) => r.record.agent))].sort();
   const missing = order.depends_on.filter((d) => !isOrder(d));
@@ -494,9 +502,21 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   // An operator's ack naming exactly these late results (docs/channel-format.md, an extension) says
   // a person has decided: the flag is lowered. Another late result, or a change between open and
   // held, changes the target and raises it again.
-  const lateTarget = lateResults.length > 0 ? lateTargetOf(latest ?? 0, lateResults, holder) : undefined;
-  const lateAck = lateTarget ? folder.acks.find((a) => ackNames(a.record.target, lateTarget)) : undefined;
+  const lateTarget = lateResults.length > 0 ? lateTargetOf(latest ?? 0, lateResults, holder, holderHasLatest) : undefined;
+  const lateAck = lateTarget ? folder.acks.find((a) => namesTarget(a.record.target, lateTarget)) : undefined;
   const lateWho = `${lateResults.length > 1 ? 'results' : 'result'} by ${words(lateResults)}`;
+  // The decisions in force, which an operator's next ack or reopen must name again: each operator
+  // has one file of each kind per order, and a new one replaces the old (actions.ts).
+  const holderGiveup = holder ? pick(folder.giveups, (g) => g.agent === holder) : undefined;
+  const currentGiveup = holderGiveup ? `giveup:${holderGiveup.record.file_digest}` : null;
+  const acknowledged = [
+    ...(currentGiveup && !reopened(currentGiveup) && folder.acks.some((a) => namesTarget(a.record.target, currentGiveup)) ? [currentGiveup] : []),
+    ...(lateTarget && lateAck ? [lateTarget] : []),
+  ];
+  const reopenedNow = [
+    ...(latest !== null ? [`result:${latest}`, `review:${latest}`].filter((t) => reopened(t)) : []),
+    ...(currentGiveup && reopened(currentGiveup) ? [currentGiveup] : []),
+  ];
   if (lateTarget && lateAck) {
     const note = lateAck.record.note.trim();
     notes.push(`${lateAck.record.operator} acknowledged the late ${lateWho}${note ? ` ("${note}")` : ''}: ${holder === null ? 'ferry hands the order out again' : holderHasLatest ? `ferry counts ${holder}'s` : 'ferry counts it'}`);
@@ -621,6 +641,8 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     ...(sinceMs !== undefined ? { since: formatLocalInstant(sinceMs), since_ms: sinceMs } : {}),
     ...(target !== undefined ? { target } : {}),
     ...(lateTarget ? { late_target: lateTarget } : {}),
+    ...(acknowledged.length > 0 ? { acknowledged } : {}),
+    ...(reopenedNow.length > 0 ? { reopened: reopenedNow } : {}),
     project_id: order.project_id,
     assigned_to: order.assigned_to,
     issued_by: order.issued_by,

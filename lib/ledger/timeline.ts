@@ -186,16 +186,19 @@ export function orderTimeline(view: OrderView): TimelineEvent[] {
 
 /** A decision target in words (LEDGER.md §4 "target"). */
 export function describeTarget(target: string): string {
-  // An ack may name several targets (derive.ts ackNames): each in words.
-  const all = target.trim().split(/\s+/);
+  // An ack or a reopen may name several targets (derive.ts namesTarget): each in words.
+  const all = target.trim().toLowerCase().split(/\s+/);
   if (all.length > 1) return all.map(describeTarget).join(' and ');
-  const [kind, rest] = [target.slice(0, target.indexOf(':')), target.slice(target.indexOf(':') + 1)];
+  const t = all[0] ?? '';
+  const [kind, rest] = [t.slice(0, t.indexOf(':')), t.slice(t.indexOf(':') + 1)];
   switch (kind) {
     case 'late': {
-      // late:<revision>:<agents>:<open | held:<holder>> (derive.ts lateTargetOf)
-      const [rev, agents, ...how] = rest.split(':');
+      // late:<revision>:<agents>:<open | held:<holder> | twice:<holder>> (derive.ts lateTargetOf)
+      const [rev, agents, how, holder] = rest.split(':');
       const who = (agents ?? '').split(',').filter(Boolean);
-      return `the late ${who.length > 1 ? 'results' : 'result'} by ${who.join(', ')} at revision ${rev ?? '?'} (${how[0] === 'held' ? `held by ${how[1] ?? '?'}` : 'order open'})`;
+      const reading = how === 'open' ? 'order open' : how === 'held' && holder ? `held by ${holder}` : how === 'twice' && holder ? `beside ${holder}'s own` : null;
+      if (!rev || who.length === 0 || !reading) return target;
+      return `the late ${who.length > 1 ? 'results' : 'result'} by ${who.join(', ')} at revision ${rev} (${reading})`;
     }
     case 'result':
       return `the result at revision ${rest}`;
