@@ -172,6 +172,28 @@ describe('Indexer', () => {
     db.close();
   });
 
+  it('migration 15 also passes again the folders holding an ack or a reopen, so their cards list the decisions in force', async () => {
+    const root = channelCopy('11-give-up-ack-reopen');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-db-'));
+    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'index.sqlite');
+    let db = openWriter(file);
+    let ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    await ix.start();
+    await ix.stop();
+    const withDecisions = (db.prepare("SELECT DISTINCT order_dir FROM files WHERE kind IN ('ack', 'reopen') ORDER BY order_dir").pluck().all() as string[]);
+    expect(withDecisions.length).toBeGreaterThan(0);
+    db.prepare('DELETE FROM migrations WHERE id = 15').run();
+    db.close();
+    db = openWriter(file);
+    expect(db.prepare('SELECT order_dir FROM unverified ORDER BY order_dir').pluck().all()).toEqual(withDecisions);
+    ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    await ix.start();
+    await ix.stop();
+    expect(db.prepare('SELECT COUNT(*) FROM unverified').pluck().get()).toBe(0);
+    db.close();
+  });
+
   it('a corrupt database file is moved aside and rebuilt, saying so', async () => {
     const root = channelCopy('09-done');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-db-'));
