@@ -9,7 +9,7 @@ import { applyAction, deriveSubset, type ApplyContext } from '../lib/actions/app
 import { ledgerPrevOf } from '../lib/actions/write';
 import { serverVerify } from '../lib/index/verifier';
 import { settings } from '../lib/config';
-import { ackRefusal, buildAction, ferryConsequence, ledgerPathOf, nextOrderId, retirePlan, type ActionInput } from '../lib/ledger/actions';
+import { ackRefusal, buildAction, reopenRefusal, ferryConsequence, ledgerPathOf, nextOrderId, retirePlan, type ActionInput } from '../lib/ledger/actions';
 import { naclSign, naclPublicKey } from '../lib/ledger/nacl-verify';
 import { canonicalName, isSafeComponent } from '../lib/ledger/names';
 import { isOperator } from '../lib/ledger/verify';
@@ -97,6 +97,7 @@ export function runAction(kind: ActionInput['action'], root: string, subject: st
       if (!card) throw new ActionCliError(`there is no order ${id} in ${root}`);
       // Nothing to name in the record: the rule's own words, as the server gives them (422).
       if (kind === 'ack' && ackRefusal(card)) throw new ActionCliError(`refused (422): ${ackRefusal(card)}`);
+      if (kind === 'reopen' && !card.target) throw new ActionCliError(`refused (422): ${reopenRefusal(card, []) ?? `${card.order_id} names nothing to reopen`}`);
       input =
         kind === 'requeue'
           ? { action: 'requeue', card, note: opts.reason ?? '' }

@@ -105,6 +105,8 @@ describe('claimboard requeue | retire | reopen | ack', () => {
     refused(root, ['ack', root, 'g1', '--key', path.join(keysDir, 'fang.key'), '--as', 'ops'], /is not ops's key in the roster/);
     // a rule of LEDGER.md (and its extension): only a give-up or a late result can be acknowledged
     refused(root, ['reopen', root, 'g1', '--key', path.join(keysDir, 'ops.key'), '--reason', 'x'], /refused \(422\): g1 is gave_up: only done, accepted or closed orders can be reopened/);
+    // an order naming nothing to reopen: the same rule's words
+    refused(root, ['reopen', root, 'g3', '--key', path.join(keysDir, 'ops.key'), '--reason', 'x'], /refused \(422\): g3 is (claimed|stale): only done, accepted or closed orders can be reopened/);
     // a file written by someone else in the way
     fs.writeFileSync(path.join(root, 'tasks/g1/ack.ops.json'), '{"planted": true}');
     refused(root, ['ack', root, 'g1', '--key', path.join(keysDir, 'ops.key')], /refused \(409\): tasks\/g1\/ack\.ops\.json is in the way/);

@@ -75,7 +75,7 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
   const files: PlannedFile[] = useMemo(() => {
     const out: PlannedFile[] = [];
     for (const c of eligible) {
-      const plan = kind === 'requeue' ? (c.holder ? plannedFiles({ action: 'requeue', orderId: c.order_id, holder: c.holder }, op) : []) : ((a) => (a ? plannedFiles(a, op) : []))(ackPlan(c));
+      const plan = kind === 'requeue' ? (c.holder ? plannedFiles({ action: 'requeue', orderId: c.order_id, holder: c.holder }, op) : []) : ((a) => (a ? plannedFiles(a, op) : []))(ackPlan(c, op));
       out.push(...plan.slice(0, -1));
     }
     out.push({ path: ledgerPathOf(op), how: 'append', what: `${eligible.length} signed ${eligible.length === 1 ? 'line' : 'lines'} appended to ${op}'s ledger, chained` });

@@ -7,7 +7,7 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
 import { createPortal } from 'react-dom';
 import type { Card, Lane } from '@/lib/api/types';
-import { ackCheck, ackPlan, requeueCheck, requeueRelevant, UNVERIFIED_REASON } from '@/lib/client/action-plan';
+import { ackCheck, requeueCheck, requeueRelevant, UNVERIFIED_REASON } from '@/lib/client/action-plan';
 import { useKeyGate } from '@/lib/client/operator';
 import { supersedeCheck, supersedeLabel, supersedeRelevant } from '@/lib/client/supersede';
 import { useActions, type OrderActionKind } from './context';
@@ -26,7 +26,7 @@ export function useCardItems(card: Card): Item[] {
   // A card derived from records not verified yet may show a forged one: no action until it is checked (the server refuses too).
   const first = (check: () => string | null) => (card.unverified ? UNVERIFIED_REASON : gate.ok ? check() : gate.message);
   if (requeueRelevant(card)) items.push({ kind: 'requeue', label: 'Re-queue…', blocked: first(() => requeueCheck(card)) });
-  if (ackPlan(card)) items.push({ kind: 'ack', label: card.state === 'gave_up' ? 'Acknowledge give-up…' : 'Acknowledge late result…', blocked: first(() => ackCheck(card)) });
+  if (ackCheck(card) === null) items.push({ kind: 'ack', label: card.state === 'gave_up' ? 'Acknowledge give-up…' : 'Acknowledge late result…', blocked: first(() => ackCheck(card)) });
   if (supersedeRelevant(card)) items.push({ kind: 'supersede', label: supersedeLabel(card), blocked: first(() => supersedeCheck(card)) });
   return items;
 }

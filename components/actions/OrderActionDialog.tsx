@@ -92,14 +92,16 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
   const rule = kind === 'requeue' ? requeueCheck(card) : kind === 'ack' ? ackCheck(card) : reopenCheck(card, dependents);
   const prompt = PROMPT[kind];
   const missingText = prompt.required && text.trim().length === 0;
+  // The files name what this operator's earlier file named too (one per operator and order).
+  const operator = gate.key?.name ?? '';
   const plan: PlanInput | null =
     kind === 'requeue'
       ? card.holder
         ? { action: 'requeue', orderId: card.order_id, holder: card.holder, assignedTo: card.assigned_to }
         : null
       : kind === 'ack'
-        ? ackPlan(card)
-        : ((t) => (t ? { action: kind, orderId: card.order_id, target: t } : null))(reopenTargetOf(card));
+        ? ackPlan(card, operator)
+        : ((t) => (t ? { action: kind, orderId: card.order_id, target: t, decides: card.target ?? t } : null))(reopenTargetOf(card, operator));
   // Where a new order is what makes the fleet do it (ferry has no reopen; an addressed order stays its assignee's).
   const instead =
     supersedeRelevant(card) && supersedeCheck(card) === null && (kind === 'reopen' || (kind === 'requeue' && card.assigned_to !== null))
@@ -125,7 +127,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
 
   const title = kind === 'ack' ? `Acknowledge ${ackWhat(card)} on ${card.order_id}` : `${ACTION_TITLE[kind]} ${card.order_id}`;
   return (
-    <Dialog onClose={onClose} title={title} description={<DecisionLine kind={kind} card={card} />} testId={`action-dialog-${kind}`}>
+    <Dialog onClose={onClose} title={title} description={<DecisionLine kind={kind} card={card} operator={operator} />} testId={`action-dialog-${kind}`}>
       {moved && !refusal ? (
         <div className={note.warn} role="status">
           <p>
@@ -219,10 +221,10 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
 }
 
 /** What the decision is on: the order's state, holder and target as the operator sees them. */
-function DecisionLine({ kind, card }: { kind: Kind; card: Card }) {
+function DecisionLine({ kind, card, operator }: { kind: Kind; card: Card; operator: string }) {
   const why = card.reason && (card.state === 'gave_up' || card.state === 'stale') ? (card.state === 'stale' ? card.reason.replace('_', ' ') : `“${card.reason}”`) : null;
   // What the record will name: an ack's own target (a give-up, late results, or both), else the card's.
-  const named = kind === 'requeue' ? null : kind === 'ack' ? ackTargetOf(card) : reopenTargetOf(card);
+  const named = kind === 'requeue' ? null : kind === 'ack' ? ackTargetOf(card, operator) : reopenTargetOf(card, operator);
   return (
     <span data-decision="">
       You see <span className="font-mono">{card.order_id}</span> <StateBadge state={card.state} /> {card.holder ? `held by ${card.holder}` : 'with no holder'}

@@ -7,7 +7,7 @@
  * opens its dialog; each the operator may not take is disabled with the reason in words.
  */
 import type { Card, OrderState } from '@/lib/api/types';
-import { ackCheck, ackPlan, ackWhat, reopenCheck, reopenRelevant, requeueCheck, UNVERIFIED_REASON } from '@/lib/client/action-plan';
+import { ackCheck, ackWhat, reopenCheck, reopenRelevant, requeueCheck, UNVERIFIED_REASON } from '@/lib/client/action-plan';
 import { useKeyGate } from '@/lib/client/operator';
 import { supersedeCheck, supersedeLabel, supersedeRelevant } from '@/lib/client/supersede';
 import { useActions, type OrderActionKind } from './context';
@@ -25,7 +25,7 @@ export function OrderActions({ card, dependents }: { card: Card; dependents: rea
   if (card.holder && (HELD.has(card.state) || card.flags.includes('retired_holder'))) {
     items.push({ kind: 'requeue', label: `Re-queue ${card.order_id}…`, rule: requeueCheck(card), tone: 'danger' });
   }
-  if (ackPlan(card)) items.push({ kind: 'ack', label: `Acknowledge ${ackWhat(card)}…`, rule: ackCheck(card), tone: 'primary' });
+  if (ackCheck(card) === null) items.push({ kind: 'ack', label: `Acknowledge ${ackWhat(card)}…`, rule: ackCheck(card), tone: 'primary' });
   if (reopenRelevant(card)) items.push({ kind: 'reopen', label: `Reopen ${card.order_id}…`, rule: reopenCheck(card, dependents), tone: 'primary' });
   if (supersedeRelevant(card)) items.push({ kind: 'supersede', label: supersedeLabel(card), rule: supersedeCheck(card), tone: 'primary' });
   if (items.length === 0) return null;

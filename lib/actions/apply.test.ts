@@ -236,13 +236,45 @@ describe('acknowledge a late result (claimboard extension)', () => {
     const reopen1 = build(root, 'ops', (s) => ({ action: 'reopen', card: cardOf(s, 't1'), reason: 'not the holder\'s work' }), ctx);
     expect(reopen1.record).toMatchObject({ target: 'result:1' });
     expect(applyAction(reopen1, ctx).status).toBe(201);
-    expect([card().state, card().reopened]).toEqual(['closed', ['result:1']]);
+    expect([card().state, card().decided?.reopens]).toEqual(['closed', { ops: 'result:1' }]);
     // ops reopens the give-up too: its reopen file is replaced by one naming result:1 again, so wisp's result stays reopened.
     const reopen2 = build(root, 'ops', (s) => ({ action: 'reopen', card: cardOf(s, 't1'), reason: 'fang can try again' }), ctx);
     expect(reopen2.record).toMatchObject({ target: `result:1 ${giveup}` });
     expect(applyAction(reopen2, ctx).status).toBe(201);
     expect([card().state, card().holder]).toEqual(['claimed', 'fang']);
   });
+  it("a lone operator's ack of a second holder's give-up keeps the first's: when the first holds again, its give-up is still acknowledged", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-act-'));
+    dirs.push(root);
+    const put = (b: ChannelBuilder) => {
+      for (const e of b.entries()) {
+        if (e.type !== 'file' || !e.bytes || fs.existsSync(path.join(root, e.path))) continue;
+        fs.mkdirSync(path.dirname(path.join(root, e.path)), { recursive: true });
+        fs.writeFileSync(path.join(root, e.path), e.bytes);
+      }
+    };
+    // fang claims t2 (09:05) and gives up; ops acknowledges it: closed.
+    const first = new ChannelBuilder().roster().order('t2').claim('t2', 'fang', { claimed_at: '2026-11-20T09:05:00Z' }).giveup('t2', 'fang');
+    const fangGiveup = `giveup:${first.digestOf('tasks/t2/giveup.fang.json')}`;
+    put(first);
+    const ctx = ctxOf(root);
+    const card = () => cardOf(channelStateOf(root, { nowMs: ctx.nowMs }), 't2');
+    const ack = () => build(root, 'ops', (s) => ({ action: 'ack', card: cardOf(s, 't2'), note: 'n' }), ctx);
+    expect(applyAction(ack(), ctx).status).toBe(201);
+    expect(card().state).toBe('closed');
+    // wisp's claim arrives, dated earlier (09:04): wisp holds t2, and gives up too; ops acknowledges that.
+    const second = new ChannelBuilder().claim('t2', 'wisp', { claimed_at: '2026-11-20T09:04:00Z' }).giveup('t2', 'wisp');
+    const wispGiveup = `giveup:${second.digestOf('tasks/t2/giveup.wisp.json')}`;
+    put(second);
+    expect([card().holder, card().state]).toEqual(['wisp', 'gave_up']);
+    const req = ack();
+    expect(req.record).toMatchObject({ target: `${fangGiveup} ${wispGiveup}` });
+    expect(applyAction(req, ctx).status).toBe(201);
+    // wisp releases itself (ferry's restart): fang holds t2 again, and its give-up is still acknowledged.
+    put(new ChannelBuilder().release('t2', 'wisp', 'wisp', { reason: 'orphaned at startup' }));
+    expect([card().holder, card().state, card().flags]).toEqual(['fang', 'closed', []]);
+  });
+
   it('a replay once acknowledged is refused: nothing is left to acknowledge', () => {
     const root = copy('15-late-result');
     const ctx = ctxOf(root);

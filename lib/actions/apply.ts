@@ -233,9 +233,9 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
           : ackRefusal(c);
     if (rule) return refuse('refused', rule, c);
     if ((req.action === 'ack' && record.kind === 'ack') || (req.action === 'reopen' && record.kind === 'reopen')) {
-      // What the record must name is the order as it is now: the new decision and those in force
-      // (ackTargetOf, reopenTargetOf), so replacing the operator's own earlier file undoes nothing.
-      const want = record.kind === 'ack' ? ackTargetOf(c) : reopenTargetOf(c);
+      // What the record must name is the order as it is now: all the operator's earlier file of that
+      // kind named, and the new decision (ackTargetOf, reopenTargetOf): replacing it undoes nothing.
+      const want = record.kind === 'ack' ? ackTargetOf(c, signer) : reopenTargetOf(c, signer);
       if (record.target.trim().toLowerCase().split(/\s+/).join(' ') !== want?.toLowerCase()) {
         return refuse('conflict', `the ${record.kind} names ${record.target}; ${c.order_id} now needs one naming ${want ?? 'nothing'}: sign again`, c);
       }

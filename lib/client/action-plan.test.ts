@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Card } from '@/lib/ledger/derive';
-import { buildAction, decisionPath } from '@/lib/ledger/actions';
+import { buildAction, decisionPath, reopenTargetOf } from '@/lib/ledger/actions';
 import { sha256HexOfText } from '@/lib/ledger/json';
 import { naclSign } from '@/lib/ledger/nacl-verify';
 import { ackCheck, ackPlan, ackWhat, bulkFleetEffect, bulkOutcome, chainActions, fleetEffect, planChange, plannedFiles, refusalText, reopenCheck, requeueCheck, requeueRelevant, retireCheck } from './action-plan';
@@ -62,8 +62,8 @@ describe('acknowledge, reopen, retire', () => {
     const late = card({ state: 'open', holder: null, flags: ['late_result'], late_results: ['wisp'], late_target: 'late:1:wisp:open' });
     expect(ackCheck(late)).toBeNull();
     expect(ackWhat(late)).toBe('the late result');
-    expect(ackPlan(late)).toEqual({ action: 'ack', orderId: 't1', target: 'late:1:wisp:open', giveup: false, late: { agents: ['wisp'], holder: null } });
-    expect(fleetEffect(ackPlan(late)!)).toEqual([
+    expect(ackPlan(late, 'ops')).toEqual({ action: 'ack', orderId: 't1', target: 'late:1:wisp:open', giveup: false, late: { agents: ['wisp'], holder: null } });
+    expect(fleetEffect(ackPlan(late, 'ops')!)).toEqual([
       'The late result by wisp is no longer an alarm; the result stays in its history. Unless another flag keeps it there, t1 leaves Needs attention for the lane of its state.',
       'Board only: ferry does not read acknowledgements. It reads t1 as open and hands it out again.',
       'The ack names the order as it is now: if a worker claims it or another late result arrives, the alarm returns.',
@@ -73,9 +73,13 @@ describe('acknowledge, reopen, retire', () => {
     // A give-up with a late result too: one record names both (an operator has one ack file an order).
     const both = card({ state: 'gave_up', target: 'giveup:ab', flags: ['gave_up', 'late_result'], late_results: ['fang', 'wisp'], late_target: 'late:1:fang,wisp:held:nebra' });
     expect(ackWhat(both)).toBe('the give-up and the late results');
-    expect(ackPlan(both)).toMatchObject({ target: 'giveup:ab late:1:fang,wisp:held:nebra', giveup: true });
-    // A give-up acknowledged before a late result made the order done: the new ack names it again, so replacing the operator's own undoes nothing.
-    expect(ackPlan({ ...both, state: 'done', flags: ['late_result'], acknowledged: ['giveup:ab'] })).toMatchObject({ target: 'giveup:ab late:1:fang,wisp:held:nebra', giveup: false });
+    expect(ackPlan(both, 'ops')).toMatchObject({ target: 'giveup:ab late:1:fang,wisp:held:nebra', giveup: true });
+    // ops's earlier files: its new ack and reopen name all they named, so replacing them undoes nothing.
+    const done = card({ state: 'done', target: 'result:1', flags: ['late_result'], late_results: ['fang', 'wisp'], late_target: 'late:1:fang,wisp:held:nebra', decided: { acks: { ops: 'giveup:ab' }, reopens: { ops: 'result:0' } } });
+    expect(ackPlan(done, 'ops')).toMatchObject({ target: 'giveup:ab late:1:fang,wisp:held:nebra', giveup: false });
+    // Another operator's file is theirs: ops2's ack names only the new decision.
+    expect(ackPlan(done, 'ops2')).toMatchObject({ target: 'late:1:fang,wisp:held:nebra' });
+    expect(reopenTargetOf(done, 'OPS')).toBe('result:0 result:1');
   });
 
   it('a bulk acknowledge says what happens to give-ups and late results apart', () => {

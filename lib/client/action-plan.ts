@@ -57,9 +57,9 @@ export function ackWhat(card: Card): string {
   return late ?? 'nothing';
 }
 
-/** The ack of this card as the page plans it (plannedFiles, fleetEffect), or null when there is nothing to acknowledge. */
-export function ackPlan(card: Card): PlanInput | null {
-  const target = ackTargetOf(card);
+/** `operator`'s ack of this card as the page plans it (plannedFiles, fleetEffect), or null when there is nothing to acknowledge. */
+export function ackPlan(card: Card, operator: string): PlanInput | null {
+  const target = ackTargetOf(card, operator);
   if (target === null) return null;
   const giveup = card.state === 'gave_up';
   return card.flags.includes('late_result')
@@ -121,7 +121,14 @@ export interface PlannedFile {
 export type PlanInput =
   | { readonly action: 'requeue'; readonly orderId: string; readonly holder: string; readonly assignedTo?: string | null }
   | { readonly action: 'supersede'; readonly orderId: string; readonly newId: string; readonly assignTo: string | null }
-  | { readonly action: 'reopen'; readonly orderId: string; readonly target: string }
+  | {
+      readonly action: 'reopen';
+      readonly orderId: string;
+      /** What the record names: the new decision after the operator's earlier ones. */
+      readonly target: string;
+      /** The new decision alone (the card's target), for the words; `target` when absent. */
+      readonly decides?: string;
+    }
   | {
       readonly action: 'ack';
       readonly orderId: string;
@@ -183,7 +190,7 @@ export function fleetEffect(input: PlanInput): string[] {
       ];
     case 'ack': {
       const lines: string[] = [];
-      if (input.giveup) lines.push(`${input.orderId} is closed and moves to Done; the give-up stays in its history.`);
+      if (input.giveup) lines.push(`${input.orderId} is closed and, unless another flag keeps it in Needs attention, moves to Done; the give-up stays in its history.`);
       if (input.late) {
         const n = input.late.agents.length;
         const who = `${n > 1 ? 'results' : 'result'} by ${words(input.late.agents)}`;
@@ -194,7 +201,7 @@ export function fleetEffect(input: PlanInput): string[] {
           input.late.holder === null
             ? `Board only: ferry does not read acknowledgements. It reads ${input.orderId} as open and hands it out again.`
             : `Board only: ferry does not read acknowledgements; which result it counts does not change.`,
-          `The ack names the order as it is now: if ${input.late.holder === null ? 'a worker claims it' : 'it changes hands'} or another late result arrives, the alarm returns.`,
+          `The ack names the order as it is now: if ${input.late.holder === null ? 'a worker claims it' : `it changes hands, ${input.late.holder}'s own result arrives`} or another late result arrives, the alarm returns.`,
         );
       } else {
         lines.push('Board only: ferry does not read give-ups or acknowledgements; in ferry the holder keeps its claim.');
@@ -203,7 +210,7 @@ export function fleetEffect(input: PlanInput): string[] {
     }
     case 'reopen':
       return [
-        `The terminal state ${input.orderId} is in (named by ${input.target}) no longer holds on this board: the order leaves Done and its state is derived again without it.`,
+        `The terminal state ${input.orderId} is in (named by ${input.decides ?? input.target}) no longer holds on this board: the order leaves Done and its state is derived again without it.`,
         'ferry has no reopen: its workers keep reading the order as finished. To have the fleet do the work again, supersede it with a new order.',
       ];
     case 'retire':

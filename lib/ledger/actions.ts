@@ -256,28 +256,35 @@ export function reopenRefusal(card: Card, dependents: readonly Card[]): string |
   return null;
 }
 
+/** `extra` after `first`, each target once, space-separated (the order an operator's file keeps). */
+const joinTargets = (first: string | undefined, extra: readonly (string | null | undefined)[]): string => {
+  const out = first ? first.split(' ') : [];
+  for (const t of extra) if (t && !out.includes(t.toLowerCase())) out.push(t.toLowerCase());
+  return out.join(' ');
+};
+
 /**
- * What an ack of this card names: the give-up (`giveup:<digest>`, LEDGER.md §8) when the order
- * gave up, its late results (Card.late_target, a claimboard extension, docs/channel-format.md)
- * while flagged, and every ack target already in force on it (Card.acknowledged), space-separated
- * (derive.ts namesTarget). An operator has one ack file per order, and a new one replaces it: so
- * that it undoes nothing, it names again what is acknowledged. Null when nothing is to be
- * acknowledged now (ackRefusal).
+ * What `operator`'s ack of this card names: everything the operator's current ack file on the
+ * order names (Card.decided), then the give-up (`giveup:<digest>`, LEDGER.md §8) when the order
+ * gave up and its late results (Card.late_target, a claimboard extension, docs/channel-format.md)
+ * while flagged, space-separated (derive.ts namesTarget). An operator has one ack file per order
+ * and a new one replaces it: naming again all it named, it undoes nothing, whoever holds the
+ * order by then. Null when nothing is to be acknowledged now (ackRefusal).
  */
-export function ackTargetOf(card: Card): string | null {
+export function ackTargetOf(card: Card, operator: string): string | null {
   if (ackRefusal(card) !== null) return null;
-  const add = [card.state === 'gave_up' ? (card.target ?? null) : null, card.flags.includes('late_result') ? (card.late_target ?? null) : null];
-  return [...new Set([...(card.acknowledged ?? []), ...add.filter((t): t is string => t !== null)])].join(' ');
+  return joinTargets(card.decided?.acks[canonicalName(operator)], [card.state === 'gave_up' ? card.target : null, card.flags.includes('late_result') ? card.late_target : null]);
 }
 
 /**
- * What a reopen of this card names: its terminal target (Card.target) and every reopen target
- * already in force on it (Card.reopened), space-separated, for the same reason as ackTargetOf (one
- * reopen file per operator and order). Null when the card names nothing to reopen.
+ * What `operator`'s reopen of this card names: everything the operator's current reopen file on
+ * the order names (Card.decided), then the card's terminal target (Card.target), for the same
+ * reason as ackTargetOf (one reopen file per operator and order). Null when the card names
+ * nothing to reopen.
  */
-export function reopenTargetOf(card: Card): string | null {
+export function reopenTargetOf(card: Card, operator: string): string | null {
   if (!card.target) return null;
-  return [...new Set([...(card.reopened ?? []), card.target])].join(' ');
+  return joinTargets(card.decided?.reopens[canonicalName(operator)], [card.target]);
 }
 
 /**
@@ -363,7 +370,7 @@ export function buildAction(input: ActionInput, operator: string, sign: Signer, 
       };
     }
     case 'reopen': {
-      const target = reopenTargetOf(input.card);
+      const target = reopenTargetOf(input.card, op);
       if (!target) throw new Error(`${input.card.order_id} has nothing to reopen`);
       const record = signFields('reopen', { order_id: input.card.order_id, operator: op, target, reason: input.reason, at: nowIso }, op, sign);
       return {
@@ -374,7 +381,7 @@ export function buildAction(input: ActionInput, operator: string, sign: Signer, 
       };
     }
     case 'ack': {
-      const target = ackTargetOf(input.card);
+      const target = ackTargetOf(input.card, op);
       if (!target) throw new Error(`${input.card.order_id} has no give-up or late result to acknowledge`);
       const record = signFields('ack', { order_id: input.card.order_id, operator: op, target, note: input.note, at: nowIso }, op, sign);
       const late = input.card.flags.includes('late_result') ? `the late ${input.card.late_results.length > 1 ? 'results' : 'result'} by ${input.card.late_results.join(', ')}` : null;

@@ -154,13 +154,13 @@ describe('acknowledging a late result (claimboard extension, docs/channel-format
   });
   it('a reopened latest result raises no late_result: the reopen is the operator\'s decision on that revision', () => {
     const c = base().order('t1').claim('t1', 'fang').result('t1', 'wisp', 1).reopen('t1', 'result:1').card('t1');
-    expect([c.state, c.flags, c.late_target, c.reopened]).toEqual(['claimed', [], undefined, ['result:1']]);
+    expect([c.state, c.flags, c.late_target, c.decided]).toEqual(['claimed', [], undefined, { acks: {}, reopens: { ops: 'result:1' } }]);
   });
-  it('the decisions in force are on the card: a give-up acknowledged before a late result made the order done', () => {
+  it("each operator's ack and reopen are on the card as they read (the next file of that kind must name them again)", () => {
     const b = base().order('t1').claim('t1', 'fang').giveup('t1', 'fang');
     const g = `giveup:${b.digestOf('tasks/t1/giveup.fang.json')}`;
-    const c = b.ack('t1', g).result('t1', 'wisp', 1).card('t1');
-    expect([c.state, c.flags, c.acknowledged, c.late_target]).toEqual(['done', ['late_result'], [g], 'late:1:wisp:held:fang']);
+    const c = b.ack('t1', ` ${g.toUpperCase()}  late:9:x:open`).result('t1', 'wisp', 1).card('t1');
+    expect([c.state, c.flags, c.decided, c.late_target]).toEqual(['done', ['late_result'], { acks: { ops: `${g} late:9:x:open` }, reopens: {} }, 'late:1:wisp:held:fang']);
   });
 });
 

@@ -173,10 +173,12 @@ export interface Card {
    * late results; `late_result` is raised until an operator's ack names it (namesTarget).
    */
   readonly late_target?: string;
-  /** Decision targets on this order that operators' acks name and that are in force (the current give-up, the late results), or absent. */
-  readonly acknowledged?: readonly string[];
-  /** Decision targets on this order that operators' reopens name and that are in force (`result:<latest>`, `review:<latest>`, the current give-up), or absent. */
-  readonly reopened?: readonly string[];
+  /**
+   * What each operator's ack and reopen file on this order names now (by operator, the target as
+   * written, trimmed and lowercased), or absent when there is none. An operator's next file of that
+   * kind replaces it and must name all of it again (lib/ledger/actions.ts ackTargetOf, reopenTargetOf).
+   */
+  readonly decided?: { readonly acks: Readonly<Record<string, string>>; readonly reopens: Readonly<Record<string, string>> };
   readonly project_id: string;
   readonly assigned_to: string | null;
   readonly issued_by: string;
@@ -505,18 +507,11 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   const lateTarget = lateResults.length > 0 ? lateTargetOf(latest ?? 0, lateResults, holder, holderHasLatest) : undefined;
   const lateAck = lateTarget ? folder.acks.find((a) => namesTarget(a.record.target, lateTarget)) : undefined;
   const lateWho = `${lateResults.length > 1 ? 'results' : 'result'} by ${words(lateResults)}`;
-  // The decisions in force, which an operator's next ack or reopen must name again: each operator
-  // has one file of each kind per order, and a new one replaces the old (actions.ts).
-  const holderGiveup = holder ? pick(folder.giveups, (g) => g.agent === holder) : undefined;
-  const currentGiveup = holderGiveup ? `giveup:${holderGiveup.record.file_digest}` : null;
-  const acknowledged = [
-    ...(currentGiveup && !reopened(currentGiveup) && folder.acks.some((a) => namesTarget(a.record.target, currentGiveup)) ? [currentGiveup] : []),
-    ...(lateTarget && lateAck ? [lateTarget] : []),
-  ];
-  const reopenedNow = [
-    ...(latest !== null ? [`result:${latest}`, `review:${latest}`].filter((t) => reopened(t)) : []),
-    ...(currentGiveup && reopened(currentGiveup) ? [currentGiveup] : []),
-  ];
+  // Each operator's ack and reopen as they read now: the operator's next file of that kind replaces
+  // it and names all of it again, so that nothing decided is undone (actions.ts).
+  const decidedBy = (rs: readonly { readonly record: { readonly operator: string; readonly target: string } }[]) =>
+    Object.fromEntries(rs.map((r) => [r.record.operator, normTarget(r.record.target).split(/\s+/).join(' ')] as const));
+  const decided = folder.acks.length + folder.reopens.length > 0 ? { acks: decidedBy(folder.acks), reopens: decidedBy(folder.reopens) } : undefined;
   if (lateTarget && lateAck) {
     const note = lateAck.record.note.trim();
     notes.push(`${lateAck.record.operator} acknowledged the late ${lateWho}${note ? ` ("${note}")` : ''}: ${holder === null ? 'ferry hands the order out again' : holderHasLatest ? `ferry counts ${holder}'s` : 'ferry counts it'}`);
@@ -641,8 +636,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
     ...(sinceMs !== undefined ? { since: formatLocalInstant(sinceMs), since_ms: sinceMs } : {}),
     ...(target !== undefined ? { target } : {}),
     ...(lateTarget ? { late_target: lateTarget } : {}),
-    ...(acknowledged.length > 0 ? { acknowledged } : {}),
-    ...(reopenedNow.length > 0 ? { reopened: reopenedNow } : {}),
+    ...(decided ? { decided } : {}),
     project_id: order.project_id,
     assigned_to: order.assigned_to,
     issued_by: order.issued_by,
