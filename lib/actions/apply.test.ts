@@ -209,7 +209,7 @@ describe('acknowledge a late result (claimboard extension)', () => {
     const other = buildAction({ action: 'ack', card: { ...cardOf(deriveSubset(ctx, null), 't1'), late_target: 'late:1:wisp:open' }, note: 'n' }, 'ops', (p) => naclSign(seed, p), '2026-11-30T12:00:00Z', '');
     const before = folderSnapshot(root);
     const res = applyAction({ ...r, record: other.record }, ctx);
-    expect(res).toMatchObject({ status: 409, reason: 'the ack names late:1:wisp:open; t1 now needs one naming late:1:fang:open: sign again' });
+    expect(res).toMatchObject({ status: 409, reason: 'the ack names late:1:wisp:open; t1 as it is now needs one naming late:1:fang:open: reload the order and decide again' });
     expect(folderSnapshot(root)).toEqual(before);
   });
   it("replacing an operator's own ack or reopen undoes nothing: each names the decisions in force again", () => {
@@ -273,6 +273,25 @@ describe('acknowledge a late result (claimboard extension)', () => {
     // wisp releases itself (ferry's restart): fang holds t2 again, and its give-up is still acknowledged.
     put(new ChannelBuilder().release('t2', 'wisp', 'wisp', { reason: 'orphaned at startup' }));
     expect([card().holder, card().state, card().flags]).toEqual(['fang', 'closed', []]);
+  });
+
+  it("the server reads the orders an order depends on: an open order's late result is acknowledged, not refused as blocked", () => {
+    // x depends on dep (done); wisp, released by ops, delivered x's result anyway: open, late.
+    const b = new ChannelBuilder().roster().order('dep').claim('dep', 'fang').result('dep', 'fang', 1)
+      .order('x', { depends_on: ['dep'] }).claim('x', 'wisp').release('x', 'wisp', 'ops', { reason: 'requeued: stale' }).result('x', 'wisp', 1);
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-act-'));
+    dirs.push(root);
+    for (const e of b.entries()) {
+      if (e.type !== 'file' || !e.bytes) continue;
+      fs.mkdirSync(path.dirname(path.join(root, e.path)), { recursive: true });
+      fs.writeFileSync(path.join(root, e.path), e.bytes);
+    }
+    // As the web server calls it: only the order's folder and the related ones are read.
+    const ctx = ctxOf(root, { related: { dependentsOf: () => [], claimsOf: () => [] } });
+    const req = build(root, 'ops', (s) => ({ action: 'ack', card: cardOf(s, 'x'), note: 'n' }), ctxOf(root));
+    expect(req.expect.order).toMatchObject({ state: 'open' });
+    const res = applyAction(req, ctx);
+    expect(res).toMatchObject({ status: 201, card: { state: 'open', lane: 'queue', flags: [] } });
   });
 
   it('a replay once acknowledged is refused: nothing is left to acknowledge', () => {

@@ -160,6 +160,15 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
   let state: ChannelState;
   try {
     state = deriveSubset(ctx, ids);
+    // The orders it depends on decide whether it reads blocked (or missing_dependency): read them too.
+    if (ids) {
+      const read = new Set(ids);
+      const deps = [...read].flatMap((i) => state.views.get(i)?.folder.order.record.depends_on ?? []).filter((d) => !read.has(d));
+      if (deps.length > 0) {
+        ids = [...ids, ...new Set(deps)];
+        state = deriveSubset(ctx, ids);
+      }
+    }
   } catch (e) {
     return refuse('refused', e instanceof Error ? e.message : String(e));
   }
@@ -237,7 +246,8 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
       // kind named, and the new decision (ackTargetOf, reopenTargetOf): replacing it undoes nothing.
       const want = record.kind === 'ack' ? ackTargetOf(c, signer) : reopenTargetOf(c, signer);
       if (record.target.trim().toLowerCase().split(/\s+/).join(' ') !== want?.toLowerCase()) {
-        return refuse('conflict', `the ${record.kind} names ${record.target}; ${c.order_id} now needs one naming ${want ?? 'nothing'}: sign again`, c);
+        // Not "sign again": the same card would sign the same record; the page must take the order as it is now.
+        return refuse('conflict', `the ${record.kind} names ${record.target}; ${c.order_id} as it is now needs one naming ${want ?? 'nothing'}: reload the order and decide again`, c);
       }
     }
   }

@@ -62,7 +62,7 @@ describe('acknowledge, reopen, retire', () => {
     const late = card({ state: 'open', holder: null, flags: ['late_result'], late_results: ['wisp'], late_target: 'late:1:wisp:open' });
     expect(ackCheck(late)).toBeNull();
     expect(ackWhat(late)).toBe('the late result');
-    expect(ackPlan(late, 'ops')).toEqual({ action: 'ack', orderId: 't1', target: 'late:1:wisp:open', giveup: false, late: { agents: ['wisp'], holder: null } });
+    expect(ackPlan(late, 'ops')).toEqual({ action: 'ack', orderId: 't1', target: 'late:1:wisp:open', giveup: false, late: { agents: ['wisp'], holder: null, twice: false } });
     expect(fleetEffect(ackPlan(late, 'ops')!)).toEqual([
       'The late result by wisp is no longer an alarm; the result stays in its history. Unless another flag keeps it there, t1 leaves Needs attention for the lane of its state.',
       'Board only: ferry does not read acknowledgements. It reads t1 as open and hands it out again.',
@@ -158,6 +158,8 @@ describe('bulk', () => {
     expect(bulkOutcome({ order_id: 'a', status: 201, written: ['x'] })).toBe('written');
     expect(bulkOutcome({ order_id: 'a', status: 409, reason: 'not applied: the ledger chain stopped at b; sign again' })).toBe('not_applied');
     expect(bulkOutcome({ order_id: 'a', status: 409, reason: 'ledger.ops.jsonl has a new line since this action was signed: sign again' })).toBe('not_applied');
+    // The order itself moved on (its ack must name more now): retrying the same card would sign the same record.
+    expect(bulkOutcome({ order_id: 'a', status: 409, reason: 'the ack names giveup:ab; a as it is now needs one naming giveup:00 giveup:ab: reload the order and decide again' })).toBe('refused');
     expect(bulkOutcome({ order_id: 'a', status: 409, reason: 'a is now open; you saw stale held by fang' })).toBe('refused');
     expect(bulkOutcome({ order_id: 'a', status: 422, reason: 'x' })).toBe('refused');
   });

@@ -63,7 +63,7 @@ export function ackPlan(card: Card, operator: string): PlanInput | null {
   if (target === null) return null;
   const giveup = card.state === 'gave_up';
   return card.flags.includes('late_result')
-    ? { action: 'ack', orderId: card.order_id, target, giveup, late: { agents: card.late_results, holder: card.holder } }
+    ? { action: 'ack', orderId: card.order_id, target, giveup, late: { agents: card.late_results, holder: card.holder, twice: card.late_target?.includes(':twice:') === true } }
     : { action: 'ack', orderId: card.order_id, target, giveup };
 }
 
@@ -135,8 +135,8 @@ export type PlanInput =
       readonly target: string;
       /** Whether it acknowledges a give-up (the order is closed). */
       readonly giveup: boolean;
-      /** Set when it acknowledges late results: whose, and who holds the order (null: ferry reads it open). */
-      readonly late?: { readonly agents: readonly string[]; readonly holder: string | null };
+      /** Set when it acknowledges late results: whose, who holds the order (null: ferry reads it open), and whether the holder's own result is there too. */
+      readonly late?: { readonly agents: readonly string[]; readonly holder: string | null; readonly twice?: boolean };
     }
   | { readonly action: 'retire'; readonly agent: string; readonly orders: readonly string[] };
 
@@ -201,7 +201,7 @@ export function fleetEffect(input: PlanInput): string[] {
           input.late.holder === null
             ? `Board only: ferry does not read acknowledgements. It reads ${input.orderId} as open and hands it out again.`
             : `Board only: ferry does not read acknowledgements; which result it counts does not change.`,
-          `The ack names the order as it is now: if ${input.late.holder === null ? 'a worker claims it' : `it changes hands, ${input.late.holder}'s own result arrives`} or another late result arrives, the alarm returns.`,
+          `The ack names the order as it is now: if ${input.late.holder === null ? 'a worker claims it' : input.late.twice ? 'it changes hands' : `it changes hands, ${input.late.holder}'s own result arrives`} or another late result arrives, the alarm returns.`,
         );
       } else {
         lines.push('Board only: ferry does not read give-ups or acknowledgements; in ferry the holder keeps its claim.');

@@ -361,12 +361,22 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
   {
     id: 15,
     name: 'late_target',
-    // A late result can now be acknowledged (Card.late_target), and a card lists the acks and
-    // reopens in force (Card.acknowledged, Card.reopened): cards stored with the flag, or with an
-    // ack or a reopen in their folder, lack them, so their folders are marked to be passed again
-    // at the next start (the mark a start already honours: every signature checked, the card replaced).
+    // A late result can now be acknowledged (Card.late_target), and a card lists each operator's
+    // ack and reopen (Card.decided): cards stored with the flag, or with an ack or a reopen in their
+    // folder, lack them, so their folders are marked to be passed again at the next start (the
+    // mark a start already honours: every signature checked, the card replaced).
     sql: `
       INSERT OR IGNORE INTO unverified (order_id, order_dir) SELECT order_id, order_dir FROM cards WHERE flags LIKE '% late_result %';
+      INSERT OR IGNORE INTO unverified (order_id, order_dir)
+        SELECT c.order_id, c.order_dir FROM cards c WHERE c.order_dir IN (SELECT order_dir FROM files WHERE kind IN ('ack', 'reopen'));
+    `,
+  },
+  {
+    id: 16,
+    name: 'decided',
+    // Card.decided replaced two fields an index built between migration 15 and it may hold: the
+    // folders with an ack or a reopen are passed again once more (none on a new index).
+    sql: `
       INSERT OR IGNORE INTO unverified (order_id, order_dir)
         SELECT c.order_id, c.order_dir FROM cards c WHERE c.order_dir IN (SELECT order_dir FROM files WHERE kind IN ('ack', 'reopen'));
     `,

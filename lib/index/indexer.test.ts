@@ -172,7 +172,7 @@ describe('Indexer', () => {
     db.close();
   });
 
-  it('migration 15 also passes again the folders holding an ack or a reopen, so their cards list the decisions in force', async () => {
+  it('migrations 15 and 16 each pass again the folders holding an ack or a reopen, so their cards list each operator\'s decisions', async () => {
     const root = channelCopy('11-give-up-ack-reopen');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-db-'));
     cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -182,16 +182,21 @@ describe('Indexer', () => {
     await ix.start();
     await ix.stop();
     const withDecisions = (db.prepare("SELECT DISTINCT order_dir FROM files WHERE kind IN ('ack', 'reopen') ORDER BY order_dir").pluck().all() as string[]);
-    expect(withDecisions.length).toBeGreaterThan(0);
-    db.prepare('DELETE FROM migrations WHERE id = 15').run();
+    expect(withDecisions).toEqual(['g2', 'g3']); // vector 11: g2's ack, g3's ack and reopen
     db.close();
-    db = openWriter(file);
-    expect(db.prepare('SELECT order_dir FROM unverified ORDER BY order_dir').pluck().all()).toEqual(withDecisions);
-    ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
-    await ix.start();
-    await ix.stop();
-    expect(db.prepare('SELECT COUNT(*) FROM unverified').pluck().get()).toBe(0);
-    db.close();
+    for (const id of [15, 16]) {
+      db = openWriter(file);
+      db.prepare('DELETE FROM migrations WHERE id = ?').run(id);
+      db.close();
+      db = openWriter(file);
+      expect(db.prepare('SELECT order_dir FROM unverified ORDER BY order_dir').pluck().all(), `migration ${id}`).toEqual(withDecisions);
+      ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+      await ix.start();
+      await ix.stop();
+      expect(db.prepare('SELECT COUNT(*) FROM unverified').pluck().get()).toBe(0);
+      expect(JSON.parse(db.prepare("SELECT card FROM cards WHERE order_id = 'g3'").pluck().get() as string)).toMatchObject({ decided: { acks: { ops: expect.stringMatching(/^giveup:/) }, reopens: { ops: expect.stringMatching(/^giveup:/) } } });
+      db.close();
+    }
   });
 
   it('a corrupt database file is moved aside and rebuilt, saying so', async () => {
