@@ -12,6 +12,7 @@ import { deriveChannel } from '../lib/ledger/channel';
 import { chooseVerifier, NODE_VERIFIER, serverVerifier } from '../lib/index/verifier';
 import { naclVerify } from '../lib/ledger/nacl-verify';
 import type { Ed25519Verify } from '../lib/ledger/verify';
+import { readFloor } from './floor';
 
 const arg = process.argv.indexOf('--orders');
 const n = arg > 0 ? Number(process.argv[arg + 1]) : 10_000;
@@ -22,21 +23,10 @@ let t = performance.now();
 const g = generateChannel(n, cache);
 console.log(`channel: ${g.orders} orders, ${g.files} files, ${g.signed} signatures (${((performance.now() - t) / 1000).toFixed(1)} s to generate or load)`);
 
-// Floor: stat + read every file, nothing else.
-t = performance.now();
-let bytes = 0;
-const walk = (d: string) => {
-  for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-    const p = path.join(d, e.name);
-    if (e.isDirectory()) walk(p);
-    else {
-      fs.lstatSync(p);
-      bytes += fs.readFileSync(p).length;
-    }
-  }
-};
-walk(g.root);
-const floor = (performance.now() - t) / 1000;
+// Floor: stat + read every file, nothing else (bench/floor.ts, as `npm run bench` measures it).
+const floorRun = readFloor(g.root);
+const bytes = floorRun.bytes;
+const floor = floorRun.ms / 1000;
 
 t = performance.now();
 const entries = readChannel(g.root);

@@ -31,6 +31,18 @@ function copy(vector: string): string {
 }
 
 
+/** Writes the files of `b` not already there into `root` (a new temporary folder when absent, removed after the test); returns `root`. */
+function onDisk(b: ChannelBuilder, root?: string): string {
+  const dir = root ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cb-act-'));
+  if (!root) dirs.push(dir);
+  for (const e of b.entries()) {
+    if (e.type !== 'file' || !e.bytes || fs.existsSync(path.join(dir, e.path))) continue;
+    fs.mkdirSync(path.dirname(path.join(dir, e.path)), { recursive: true });
+    fs.writeFileSync(path.join(dir, e.path), e.bytes);
+  }
+  return dir;
+}
+
 const ctxOf = (root: string, over: Partial<ApplyContext> = {}): ApplyContext => ({ root, nowMs: Date.now(), staleAfterMs: 300_000, operators: [], verify: naclVerify, ...over });
 
 /** Builds an action as the page would, from the current card, signed by `who`. */
@@ -216,14 +228,7 @@ describe('acknowledge a late result (claimboard extension)', () => {
     // t1: fang gave up and ops acknowledged it (closed); then wisp's result made it done (a late result).
     const b = new ChannelBuilder().roster().order('t1').claim('t1', 'fang').giveup('t1', 'fang');
     const giveup = `giveup:${b.digestOf('tasks/t1/giveup.fang.json')}`;
-    const built = b.ack('t1', giveup).result('t1', 'wisp', 1);
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-act-'));
-    dirs.push(root);
-    for (const e of built.entries()) {
-      if (e.type !== 'file' || !e.bytes) continue;
-      fs.mkdirSync(path.dirname(path.join(root, e.path)), { recursive: true });
-      fs.writeFileSync(path.join(root, e.path), e.bytes);
-    }
+    const root = onDisk(b.ack('t1', giveup).result('t1', 'wisp', 1));
     const ctx = ctxOf(root);
     const card = () => cardOf(channelStateOf(root, { nowMs: ctx.nowMs }), 't1');
     expect([card().state, card().flags]).toEqual(['done', ['late_result']]);
@@ -244,19 +249,11 @@ describe('acknowledge a late result (claimboard extension)', () => {
     expect([card().state, card().holder]).toEqual(['claimed', 'fang']);
   });
   it("a lone operator's ack of a second holder's give-up keeps the first's: when the first holds again, its give-up is still acknowledged", () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-act-'));
-    dirs.push(root);
-    const put = (b: ChannelBuilder) => {
-      for (const e of b.entries()) {
-        if (e.type !== 'file' || !e.bytes || fs.existsSync(path.join(root, e.path))) continue;
-        fs.mkdirSync(path.dirname(path.join(root, e.path)), { recursive: true });
-        fs.writeFileSync(path.join(root, e.path), e.bytes);
-      }
-    };
     // fang claims t2 (09:05) and gives up; ops acknowledges it: closed.
     const first = new ChannelBuilder().roster().order('t2').claim('t2', 'fang', { claimed_at: '2026-11-20T09:05:00Z' }).giveup('t2', 'fang');
     const fangGiveup = `giveup:${first.digestOf('tasks/t2/giveup.fang.json')}`;
-    put(first);
+    const root = onDisk(first);
+    const put = (b: ChannelBuilder) => onDisk(b, root);
     const ctx = ctxOf(root);
     const card = () => cardOf(channelStateOf(root, { nowMs: ctx.nowMs }), 't2');
     const ack = () => build(root, 'ops', (s) => ({ action: 'ack', card: cardOf(s, 't2'), note: 'n' }), ctx);
@@ -279,13 +276,7 @@ describe('acknowledge a late result (claimboard extension)', () => {
     // x depends on dep (done); wisp, released by ops, delivered x's result anyway: open, late.
     const b = new ChannelBuilder().roster().order('dep').claim('dep', 'fang').result('dep', 'fang', 1)
       .order('x', { depends_on: ['dep'] }).claim('x', 'wisp').release('x', 'wisp', 'ops', { reason: 'requeued: stale' }).result('x', 'wisp', 1);
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-act-'));
-    dirs.push(root);
-    for (const e of b.entries()) {
-      if (e.type !== 'file' || !e.bytes) continue;
-      fs.mkdirSync(path.dirname(path.join(root, e.path)), { recursive: true });
-      fs.writeFileSync(path.join(root, e.path), e.bytes);
-    }
+    const root = onDisk(b);
     // As the web server calls it: only the order's folder and the related ones are read.
     const ctx = ctxOf(root, { related: { dependentsOf: () => [], claimsOf: () => [] } });
     const req = build(root, 'ops', (s) => ({ action: 'ack', card: cardOf(s, 'x'), note: 'n' }), ctxOf(root));

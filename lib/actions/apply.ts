@@ -10,7 +10,7 @@ import { ActionRequestSchema, ackRefusal, ackTargetOf, agentLooksAlive, reopenTa
 import { HTTP_STATUS } from '../errors';
 import type { AgentRecord } from '../ledger/records';
 import { deriveChannel, type ChannelEntry, type ChannelState } from '../ledger/channel';
-import type { Card } from '../ledger/derive';
+import { targetList, type Card } from '../ledger/derive';
 import { parseStrictJsonText, toPlain } from '../ledger/json';
 import { canonicalName } from '../ledger/names';
 import { ledgerLinePayload } from '../ledger/payloads';
@@ -245,7 +245,7 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
       // What the record must name is the order as it is now: all the operator's earlier file of that
       // kind named, and the new decision (ackTargetOf, reopenTargetOf): replacing it undoes nothing.
       const want = record.kind === 'ack' ? ackTargetOf(c, signer) : reopenTargetOf(c, signer);
-      if (record.target.trim().toLowerCase().split(/\s+/).join(' ') !== want?.toLowerCase()) {
+      if (targetList(record.target) !== want) {
         // Not "sign again": the same card would sign the same record; the page must take the order as it is now.
         return refuse('conflict', `the ${record.kind} names ${record.target}; ${c.order_id} as it is now needs one naming ${want ?? 'nothing'}: reload the order and decide again`, c);
       }

@@ -48,6 +48,20 @@ async function freshIndex(root: string, now: number, staleAfterMs = 300_000): Pr
   return db;
 }
 
+/** A new index file in a temporary folder (removed after the test). */
+function indexFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-db-'));
+  cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return path.join(dir, 'index.sqlite');
+}
+
+/** One start and stop of the indexer on `db` (its migrations already run by openWriter). */
+async function indexOnce(root: string, db: DB): Promise<void> {
+  const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+  await ix.start();
+  await ix.stop();
+}
+
 const write = (root: string, rel: string, content: string) => {
   fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
   fs.writeFileSync(path.join(root, rel), content);
@@ -149,14 +163,10 @@ describe('Indexer', () => {
 
   it('an index stored before late results could be acknowledged passes their folders again at the next start (migration 15)', async () => {
     const root = channelCopy('15-late-result');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-db-'));
-    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const file = path.join(dir, 'index.sqlite');
+    const file = indexFile();
     const cardOf = (db: DB) => JSON.parse(db.prepare("SELECT card FROM cards WHERE order_id = 't1'").pluck().get() as string) as { late_target?: string; flags: string[] };
     let db = openWriter(file);
-    let ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
-    await ix.start();
-    await ix.stop();
+    await indexOnce(root, db);
     expect(cardOf(db)).toMatchObject({ flags: ['late_result'], late_target: 'late:1:fang:open' });
     // As the code before it stored the card: no target, and migration 15 not run yet.
     db.prepare("UPDATE cards SET card = json_remove(card, '$.late_target') WHERE order_id = 't1'").run();
@@ -164,9 +174,7 @@ describe('Indexer', () => {
     db.close();
     db = openWriter(file);
     expect(db.prepare('SELECT order_dir FROM unverified').pluck().all()).toEqual(['t1']);
-    ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
-    await ix.start();
-    await ix.stop();
+    await indexOnce(root, db);
     expect(cardOf(db)).toMatchObject({ flags: ['late_result'], late_target: 'late:1:fang:open' });
     expect(db.prepare('SELECT COUNT(*) FROM unverified').pluck().get()).toBe(0);
     db.close();
@@ -174,13 +182,9 @@ describe('Indexer', () => {
 
   it('migrations 15 and 16 each pass again the folders holding an ack or a reopen, so their cards list each operator\'s decisions', async () => {
     const root = channelCopy('11-give-up-ack-reopen');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-db-'));
-    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const file = path.join(dir, 'index.sqlite');
+    const file = indexFile();
     let db = openWriter(file);
-    let ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
-    await ix.start();
-    await ix.stop();
+    await indexOnce(root, db);
     const withDecisions = (db.prepare("SELECT DISTINCT order_dir FROM files WHERE kind IN ('ack', 'reopen') ORDER BY order_dir").pluck().all() as string[]);
     expect(withDecisions).toEqual(['g2', 'g3']); // vector 11: g2's ack, g3's ack and reopen
     db.close();
@@ -190,9 +194,7 @@ describe('Indexer', () => {
       db.close();
       db = openWriter(file);
       expect(db.prepare('SELECT order_dir FROM unverified ORDER BY order_dir').pluck().all(), `migration ${id}`).toEqual(withDecisions);
-      ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
-      await ix.start();
-      await ix.stop();
+      await indexOnce(root, db);
       expect(db.prepare('SELECT COUNT(*) FROM unverified').pluck().get()).toBe(0);
       expect(JSON.parse(db.prepare("SELECT card FROM cards WHERE order_id = 'g3'").pluck().get() as string)).toMatchObject({ decided: { acks: { ops: expect.stringMatching(/^giveup:/) }, reopens: { ops: expect.stringMatching(/^giveup:/) } } });
       db.close();

@@ -344,7 +344,12 @@ export function lateTargetOf(revision: number, agents: readonly string[], holder
  * lib/ledger/actions.ts ackTargetOf, reopenTargetOf). Case and spacing aside.
  */
 export function namesTarget(recordTarget: string, target: string): boolean {
-  return normTarget(recordTarget).split(/\s+/).includes(normTarget(target));
+  return targetList(recordTarget).split(' ').includes(normTarget(target));
+}
+
+/** A decision record's target as compared: trimmed, lowercased, its targets separated by one space. */
+export function targetList(recordTarget: string): string {
+  return normTarget(recordTarget).split(/\s+/).join(' ');
 }
 
 /**
@@ -510,7 +515,7 @@ export function deriveOrder(folder: OrderFolder, ctx: DeriveContext, isOrder: (i
   // Each operator's ack and reopen as they read now: the operator's next file of that kind replaces
   // it and names all of it again, so that nothing decided is undone (actions.ts).
   const decidedBy = (rs: readonly { readonly record: { readonly operator: string; readonly target: string } }[]) =>
-    Object.fromEntries(rs.map((r) => [r.record.operator, normTarget(r.record.target).split(/\s+/).join(' ')] as const));
+    Object.fromEntries(rs.map((r) => [r.record.operator, targetList(r.record.target)] as const));
   const decided = folder.acks.length + folder.reopens.length > 0 ? { acks: decidedBy(folder.acks), reopens: decidedBy(folder.reopens) } : undefined;
   if (lateTarget && lateAck) {
     const note = lateAck.record.note.trim();
