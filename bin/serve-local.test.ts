@@ -15,7 +15,7 @@ import { prepareLocal, startReaper } from './serve-local';
 import { openMemory } from '../lib/index/db';
 import { Indexer } from '../lib/index/indexer';
 import { order } from '../lib/index/queries';
-import { naclVerify } from '../lib/ledger/nacl-verify';
+import { nodeVerify } from '../lib/index/node-verify';
 import { publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeOrder, type Identity } from '../lib/demo/write';
 import { seedOf } from '../lib/testing/channel-builder';
 
@@ -126,7 +126,7 @@ describe('startReaper inside serve, end to end', () => {
     const r = p.reaps[0];
     if (!r) throw new Error('no reaper');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: STALE_MS, watch: false, rescanMs: 60_000, verify: naclVerify, reaperState: p.stateDir });
+    const ix = new Indexer({ root, db, staleAfterMs: STALE_MS, watch: false, rescanMs: 60_000, verify: nodeVerify, reaperState: p.stateDir });
     await ix.start();
     const logged: string[] = [];
     const nudged: string[] = [];

@@ -1,6 +1,6 @@
 /**
- * Operator actions in the browser (LEDGER.md §8), against `claimboard serve --stale-after 2` on a
- * fresh copy of vectors 06 + 11 + 15 (e2e/actions-fixture.ts): the operator key (paste, key file,
+ * Operator actions in the browser, against the actions fixture (e2e/actions-fixture.ts: a fresh
+ * copy of vectors 06 + 11 + 15 on the test clock, where a claim goes stale when a test lets time pass): the operator key (paste, key file,
  * demo key, remember, forget), re-queue, acknowledge (a give-up, a late result), reopen, retire,
  * bulk re-queue with a refusal and a retry, and a non-operator key explained. Each test acts on its own orders, so
  * they do not depend on each other's order; re-running needs a fresh server (Playwright starts one).
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { naclSign } from '../lib/ledger/nacl-verify';
 import { signFields } from '../lib/ledger/sign';
-import { ACTIONS_CHANNEL, ACTIONS_URL, KEYS } from './actions-fixture';
+import { ACTIONS_CHANNEL, ACTIONS_URL, KEYS, letClaimsGoStale } from './actions-fixture';
 
 test.use({ baseURL: ACTIONS_URL });
 
@@ -139,6 +139,7 @@ test('a non-operator key is explained and offers no action', async ({ page }, te
 });
 
 test('re-queue the stale ichabod-1650: it moves to Queue; a page that still saw it stale is refused', async ({ context }, testInfo) => {
+  await letClaimsGoStale();
   const requests: string[] = [];
   context.on('request', (r) => requests.push(`${r.url()} ${r.postData() ?? ''}`));
   const a = await context.newPage();
@@ -151,7 +152,7 @@ test('re-queue the stale ichabod-1650: it moves to Queue; a page that still saw 
 
   const openRequeue = async (page: Page) => {
     const card = lane(page, 'stale').locator('[data-order="ichabod-1650"]');
-    await expect(card).toBeVisible({ timeout: 10_000 });
+    await expect(card).toBeVisible({ timeout: 30_000 });
     await card.getByRole('button', { name: 'Actions on ichabod-1650' }).click();
     await page.getByRole('menuitem', { name: /Re-queue/ }).click();
     const dialog = page.getByRole('dialog', { name: 'Re-queue ichabod-1650' });
@@ -173,7 +174,7 @@ test('re-queue the stale ichabod-1650: it moves to Queue; a page that still saw 
   await da.getByRole('button', { name: 'Sign and re-queue' }).click();
   await expect(da).toBeHidden();
   await expect(a.locator('[data-toast="ok"]')).toContainText('written: tasks/ichabod-1650/release.ops.fang.json, ledger.ops.jsonl');
-  await expect(lane(a, 'queue').locator('[data-order="ichabod-1650"]')).toBeVisible({ timeout: 5_000 });
+  await expect(lane(a, 'queue').locator('[data-order="ichabod-1650"]')).toBeVisible({ timeout: 30_000 });
   await expect(lane(a, 'stale').locator('[data-order="ichabod-1650"]')).toHaveCount(0);
   const release = JSON.parse(fs.readFileSync(path.join(ACTIONS_CHANNEL, 'tasks/ichabod-1650/release.ops.fang.json'), 'utf8')) as Record<string, string>;
   expect(release).toMatchObject({ order_id: 'ichabod-1650', released: 'fang', releaser: 'ops', reason: 'requeued: machine rebooted', signed_by: 'ops' });
@@ -206,7 +207,7 @@ test('acknowledge the give-up on g1: it moves to Done, closed', async ({ page })
   await dialog.getByRole('button', { name: 'Sign and acknowledge' }).click();
   await expect(dialog).toBeHidden();
   await expect(page.locator('[data-toast="ok"]')).toContainText('written: tasks/g1/ack.ops.json, ledger.ops.jsonl');
-  await expect(lane(page, 'done').locator('[data-order="g1"][data-state="closed"]')).toBeVisible({ timeout: 5_000 });
+  await expect(lane(page, 'done').locator('[data-order="g1"][data-state="closed"]')).toBeVisible({ timeout: 30_000 });
 });
 
 test('acknowledge the late result on t1 from its order page: it leaves Needs attention for Queue', async ({ page }, testInfo) => {
@@ -226,7 +227,7 @@ test('acknowledge the late result on t1 from its order page: it leaves Needs att
   const ack = JSON.parse(fs.readFileSync(path.join(ACTIONS_CHANNEL, 'tasks/t1/ack.ops.json'), 'utf8')) as Record<string, string>;
   expect(ack).toMatchObject({ order_id: 't1', operator: 'ops', target: 'late:1:fang:open', note: 'redo it: the result predates the new schema', signed_by: 'ops' });
   await page.goto('/');
-  await expect(lane(page, 'queue').locator('[data-order="t1"]')).toBeVisible({ timeout: 10_000 });
+  await expect(lane(page, 'queue').locator('[data-order="t1"]')).toBeVisible({ timeout: 30_000 });
   await expect(lane(page, 'attention').locator('[data-order="t1"]')).toHaveCount(0);
   // The timeline says what was acknowledged, in words.
   await page.goto('/orders/t1');
@@ -246,9 +247,11 @@ test('reopen the closed g2 (its target is the give-up): it leaves Done', async (
   await expect(page.locator('[data-toast="ok"]')).toContainText('written: tasks/g2/reopen.ops.json, ledger.ops.jsonl');
   const reopen = JSON.parse(fs.readFileSync(path.join(ACTIONS_CHANNEL, 'tasks/g2/reopen.ops.json'), 'utf8')) as Record<string, string>;
   expect(reopen.target).toMatch(/^giveup:[0-9a-f]{64}$/);
-  // wisp's claim holds again, with no heartbeat: stale within 2 s.
+  // wisp's claim holds again, with no heartbeat: stale once time passes.
+  await expect.poll(async () => ((await (await page.request.get('/api/orders/g2')).json()) as { card: { state: string } }).card.state).not.toBe('closed');
+  await letClaimsGoStale();
   await page.goto('/');
-  await expect(lane(page, 'stale').locator('[data-order="g2"]')).toBeVisible({ timeout: 10_000 });
+  await expect(lane(page, 'stale').locator('[data-order="g2"]')).toBeVisible({ timeout: 30_000 });
   await expect(lane(page, 'done').locator('[data-order="g2"]')).toHaveCount(0);
 });
 
@@ -257,7 +260,7 @@ test('retire nebra from its agent page while it looks alive: two confirmations; 
   try {
     await page.goto('/agents/nebra');
     await signInAsOps(page);
-    await expect(page.locator('[data-agent-actions]')).toContainText('It looks alive', { timeout: 10_000 });
+    await expect(page.locator('[data-agent-actions]')).toContainText('It looks alive', { timeout: 30_000 });
     await page.getByRole('button', { name: 'Retire nebra…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Retire nebra' });
     await expect(dialog.locator('[data-retire-plan] li')).toHaveText(['g3']);
@@ -277,14 +280,14 @@ test('retire nebra from its agent page while it looks alive: two confirmations; 
   } finally {
     stop();
   }
-  await expect(page.getByRole('main').locator('header').getByText('retired', { exact: true })).toBeVisible({ timeout: 5_000 });
+  await expect(page.getByRole('main').locator('header').getByText('retired', { exact: true })).toBeVisible({ timeout: 30_000 });
   await expect(page.getByRole('button', { name: 'Retire nebra…' })).toHaveCount(0);
   await page.goto('/');
-  await expect(lane(page, 'queue').locator('[data-order="g3"]')).toBeVisible({ timeout: 10_000 });
+  await expect(lane(page, 'queue').locator('[data-order="g3"]')).toBeVisible({ timeout: 30_000 });
 });
 
 test('bulk re-queue over a selection: a refusal stops the chain, "retry the ones not applied" signs them again', async ({ page }, testInfo) => {
-  // Three more orders of ops, each claimed by fang with no heartbeat: stale within 2 s.
+  // Three more orders of ops, each claimed by fang with no heartbeat: stale once time passes.
   const ids = ['bulk-1', 'bulk-2', 'bulk-3'];
   const now = new Date().toISOString();
   for (const id of ids) {
@@ -296,17 +299,19 @@ test('bulk re-queue over a selection: a refusal stops the chain, "retry the ones
     );
     writeChannelFile(`tasks/${id}/claim.fang.json`, { order_id: id, agent: 'fang', claimed_at: now });
   }
+  for (const id of ids) await expect.poll(async () => (await page.request.get(`/api/orders/${id}`)).status()).toBe(200);
+  await letClaimsGoStale();
   await page.goto('/');
   await signInAsOps(page);
   const stale = lane(page, 'stale');
-  for (const id of ids) await expect(stale.locator(`[data-order="${id}"]`)).toBeVisible({ timeout: 10_000 });
+  for (const id of ids) await expect(stale.locator(`[data-order="${id}"]`)).toBeVisible({ timeout: 30_000 });
   for (const id of ids) await stale.getByRole('checkbox', { name: `select ${id}` }).check();
   await expect(stale.locator('[data-selection-bar]')).toContainText('3 selected');
 
   // bulk-1's run comes back to life after the selection: the server refuses it, the rest wait.
   const stop = heartbeatLoop('bulk-1', 'fang');
   try {
-    await expect(lane(page, 'running').locator('[data-order="bulk-1"]')).toBeVisible({ timeout: 10_000 });
+    await expect(lane(page, 'running').locator('[data-order="bulk-1"]')).toBeVisible({ timeout: 30_000 });
     await stale.getByRole('button', { name: 'Re-queue 3 selected' }).click();
     const dialog = page.getByRole('dialog', { name: 'Re-queue 3 selected orders' });
     await expect(dialog.locator('[data-path]')).toHaveText([
@@ -328,6 +333,6 @@ test('bulk re-queue over a selection: a refusal stops the chain, "retry the ones
   } finally {
     stop();
   }
-  for (const id of ['bulk-2', 'bulk-3']) await expect(lane(page, 'queue').locator(`[data-order="${id}"]`)).toBeVisible({ timeout: 5_000 });
+  for (const id of ['bulk-2', 'bulk-3']) await expect(lane(page, 'queue').locator(`[data-order="${id}"]`)).toBeVisible({ timeout: 30_000 });
   expect(fs.existsSync(path.join(ACTIONS_CHANNEL, 'tasks/bulk-1/release.ops.fang.json'))).toBe(false);
 });

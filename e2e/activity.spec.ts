@@ -1,6 +1,6 @@
 /**
  * Operator activity (issue 12) in the browser, on the actions fixture (e2e/actions-fixture.ts:
- * vectors 06 + 11, stale after 2 s). The spec adds two orders of its own and a second operator,
+ * vectors 06 + 11 + 15). The spec adds two orders of its own and a second operator,
  * lead, who released act-2 (a record and a ledger line signed with lead's key, written as another
  * machine's claimboard would); ops acknowledges fang's give-up on act-1 through the board. /activity then lists both
  * with the right operator and reason, verified; the folder's own acknowledgement of g2 shows
@@ -78,7 +78,7 @@ test('the activity lists the acts performed with their operator and reason; filt
   await expect(panel.getByRole('status')).toContainText('signed in as ops — operator of this channel ✓');
   await page.keyboard.press('Escape');
   const card = lane(page, 'attention').locator('[data-order="act-1"]');
-  await expect(card).toBeVisible({ timeout: 10_000 });
+  await expect(card).toBeVisible({ timeout: 30_000 });
   await card.getByRole('button', { name: 'Actions on act-1' }).click();
   await page.getByRole('menuitem', { name: /Acknowledge give-up/ }).click();
   const dialog = page.getByRole('dialog', { name: 'Acknowledge the give-up on act-1' });
@@ -91,7 +91,7 @@ test('the activity lists the acts performed with their operator and reason; filt
   await expect(page).toHaveURL(/\/activity$/);
   await expect(page.getByRole('heading', { name: 'Operator activity' })).toBeVisible();
   const ops = page.locator('tr[data-key="tasks/act-1/ack.ops.json"]');
-  await expect(ops).toBeVisible({ timeout: 10_000 });
+  await expect(ops).toBeVisible({ timeout: 30_000 });
   await expect(ops).toHaveAttribute('data-operator', 'ops');
   await expect(ops).toHaveAttribute('data-act', 'ack');
   await expect(ops.locator('[data-reason]')).toHaveText('the tests need a faster runner');
@@ -157,7 +157,7 @@ test('the activity lists the acts performed with their operator and reason; filt
   writeChannelFile('ledger.lead.jsonl', ledgerText + forged + '\n');
   await page.goto('/activity?operator=lead');
   const line = page.locator('tr[data-key="ledger.lead.jsonl#2"]');
-  await expect(line.locator('[data-verified="no"]')).toContainText('⚠ ledger line without record', { timeout: 10_000 });
+  await expect(line.locator('[data-verified="no"]')).toContainText('⚠ ledger line without record', { timeout: 30_000 });
   await expect(line.locator('[data-verified="no"]')).toContainText("✗ ledger.lead.jsonl: line 2's signature does not verify against lead's pinned key");
   await expect(line.locator('[data-reason]')).toHaveText('“acknowledged the give-up on g1”');
   await expect(page.locator('[data-ledger="ledger.lead.jsonl"]')).toContainText('broken at line 2');

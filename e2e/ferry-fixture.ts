@@ -5,15 +5,13 @@
  * `ferry channel retire` released (Needs attention, retired_holder); a-killed and a-paused were
  * stopped and acknowledged, but ferry offers them to fang again (stop_not_holding).
  */
-import os from 'node:os';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
+import { e2eRun, fixtureDir } from './run.mjs';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 /** Keep in step with e2e/serve-ferry-fixture.mjs. */
-export const FERRY_E2E_DIR = path.join(os.tmpdir(), `claimboard-e2e-ferry-${createHash('sha256').update(ROOT).digest('hex').slice(0, 10)}`);
+export const FERRY_E2E_DIR = fixtureDir('ferry');
 export const FERRY_E2E_CHANNEL = path.join(FERRY_E2E_DIR, 'channel');
-export const FERRY_E2E_PORT = 3125;
+export const FERRY_E2E_PORT = e2eRun().ports.ferry;
 export const FERRY_E2E_URL = `http://127.0.0.1:${FERRY_E2E_PORT}`;
 /** cbops's seed (hex); its public key is in the copy's agents/cbops.json. Keep in step with the server script. */
 export const CBOPS_SEED = 'c0'.repeat(32);

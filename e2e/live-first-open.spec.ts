@@ -6,10 +6,11 @@
  * Found from the e2e run whose stale lane stayed empty for 15 s (local-liveness.spec.ts, under
  * load); the page now refetches what is on screen whenever the stream opens, the first time too.
  *
- * A server of this spec's own (port 3196, `--stale-after 12`: time for the page to load on a
- * busy machine) on vector 04-stale-heartbeat-lapsed. In each test a heartbeat is rewritten, so
- * its order is fresh for 12 s, and the page's stream is held (page.route) while the page loads
- * and until the server says the order is stale; then it is let through.
+ * A server of this spec's own (`--stale-after 3600`, on the test clock: e2e/test-clock.ts) on
+ * vector 04-stale-heartbeat-lapsed. In each test a heartbeat is rewritten, so its order is
+ * fresh, and the page's stream is held (page.route) while the page loads and until the test
+ * lets an hour pass on the server's clock and the server says the order is stale; then it is
+ * let through.
  * 1. The stream alone held: the page's first fetch saw the order fresh. (While the stream is
  *    down the page polls every 10 s; a poll landing just after the change would also show it,
  *    so this test can pass without the fix on a rare run, never fail with it.)
@@ -26,13 +27,21 @@ import { expect, test } from '@playwright/test';
 import type { BoardResponse } from '../lib/api/types';
 import { startOwnServer, type OwnServer } from './own-server';
 
-const PORT = 3196;
-const URL = `http://127.0.0.1:${PORT}`;
+const STALE_AFTER_MS = 3_600_000;
 let server: OwnServer | null = null;
+let URL = '';
 
 test.beforeAll(async () => {
-  server = await startOwnServer({ prefix: 'cb-e2e-live-open-', vectors: ['04-stale-heartbeat-lapsed'], port: PORT, args: ['--stale-after', '12'] });
+  server = await startOwnServer({ prefix: 'cb-e2e-live-open-', vectors: ['04-stale-heartbeat-lapsed'], args: ['--stale-after', String(STALE_AFTER_MS / 1000)] });
+  URL = server.url;
 });
+
+/** The change: an hour and a second pass on the server's clock, and the server's board has `id` stale. */
+async function goesStale(id: string): Promise<void> {
+  if (!server) throw new Error('no server');
+  await server.letTimePass(STALE_AFTER_MS + 1000);
+  await expect.poll(() => staleOnServer(id), { timeout: 30_000, intervals: [200] }).toBe(true);
+}
 test.afterAll(async () => {
   await server?.stop();
 });
@@ -46,14 +55,14 @@ async function staleOnServer(id: string): Promise<boolean> {
 
 /**
  * Rewrites fang's heartbeat on `order` as ferry does (a temp name, then a rename), naming a new
- * run, and waits until the server's board has the order fresh again (stale 12 s later).
+ * run, and waits until the server's board has the order fresh again.
  */
 async function freshBeat(order: string, run: string, pid: number): Promise<void> {
   if (!server) throw new Error('no server');
   const dir = path.join(server.channel, `tasks/${order}`);
   fs.writeFileSync(path.join(dir, '.heartbeat.fang.json.tmp'), `${JSON.stringify({ order_id: order, agent: 'fang', run, pid, at: new Date().toISOString() }, null, 2)}\n`);
   fs.renameSync(path.join(dir, '.heartbeat.fang.json.tmp'), path.join(dir, 'heartbeat.fang.json'));
-  await expect.poll(() => staleOnServer(order), { timeout: 5_000, intervals: [100] }).toBe(false);
+  await expect.poll(() => staleOnServer(order), { timeout: 30_000, intervals: [100] }).toBe(false);
 }
 
 test('a change made before the event stream opened shows once it opens', async ({ page }) => {
@@ -71,9 +80,9 @@ test('a change made before the event stream opened shows once it opens', async (
   await expect(page.locator('section[data-lane="stale"] [data-order="t1"]')).toHaveCount(0);
 
   // The change: t1 goes stale on the server while the page's stream is held.
-  await expect.poll(() => staleOnServer('t1'), { timeout: 25_000, intervals: [200] }).toBe(true);
+  await goesStale('t1');
   release();
-  await expect(page.locator('section[data-lane="stale"] [data-order="t1"]')).toBeVisible({ timeout: 3_000 });
+  await expect(page.locator('section[data-lane="stale"] [data-order="t1"]')).toBeVisible({ timeout: 30_000 });
 });
 
 test("a change made while the page's first fetch was on its way shows once the stream opens", async ({ page }) => {
@@ -101,10 +110,10 @@ test("a change made while the page's first fetch was on its way shows once the s
     await route.continue().catch(() => undefined);
   });
   await page.goto(`${URL}/`);
-  await expect.poll(() => staleOnServer('t2'), { timeout: 25_000, intervals: [200] }).toBe(true);
+  await goesStale('t2');
   releaseStream();
-  await expect.poll(() => streams, { timeout: 5_000 }).toBeGreaterThan(0);
-  await expect(page.locator('[data-live="on"]')).toBeVisible({ timeout: 5_000 });
+  await expect.poll(() => streams, { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect(page.locator('[data-live="on"]')).toBeVisible({ timeout: 30_000 });
   releaseBoard();
-  await expect(page.locator('section[data-lane="stale"] [data-order="t2"]')).toBeVisible({ timeout: 5_000 });
+  await expect(page.locator('section[data-lane="stale"] [data-order="t2"]')).toBeVisible({ timeout: 30_000 });
 });

@@ -1,7 +1,7 @@
 /**
  * This machine's verdict on a run's pid, as the board and the order page word it (issue 16), through
- * the production build on a server of this spec's own (port 3193, `--local-agent fang
- * --stale-after 2`, started here and stopped by its pid) serving a fresh temp copy of vectors
+ * the production build on a server of this spec's own (`--local-agent fang --stale-after 3600`
+ * on the test clock, started here and stopped by its pid) serving a fresh temp copy of vectors
  * 04-stale-heartbeat-lapsed (t1, t2: claimed by fang, with heartbeats) and 11-give-up-ack-reopen
  * (g3: claimed by nebra, with a heartbeat; g1, g2 given up).
  *
@@ -9,7 +9,7 @@
  * name them, each with a new run id (so the run's first arrival here is after its process started):
  * t1's child keeps running ("alive: pid N is running here (slow, not orphaned)"), t2's is killed and
  * collected ("dead: pid N is gone on this machine"). nebra is not local here: its stale card g3 says
- * nothing about its pid. All three are stale 2 s after their heartbeats arrived (agent_silent): fang's
+ * nothing about its pid. All three are stale once the spec lets an hour pass (agent_silent): fang's
  * reasons say what the pid check found, nebra's keeps the guess (its machine, its sync or the agent).
  *
  * Last, a hold of t2's dead run is recorded in the reaper's state folder (`--reap-state`, the file
@@ -26,8 +26,8 @@ import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import type { BoardResponse } from '../lib/api/types';
 import { startOwnServer, type OwnServer } from './own-server';
 
-const PORT = 3193;
-const URL = `http://127.0.0.1:${PORT}`;
+const STALE_AFTER_S = 3600;
+let URL = '';
 
 let server: OwnServer | null = null;
 let dir = '';
@@ -79,8 +79,7 @@ test.beforeAll(async () => {
   server = await startOwnServer({
     prefix: 'cb-e2e-liveness-',
     vectors: ['04-stale-heartbeat-lapsed', '11-give-up-ack-reopen'],
-    port: PORT,
-    args: (d) => ['--stale-after', '2', '--local-agent', 'fang', '--reap-state', path.join(d, 'state')],
+    args: (d) => ['--stale-after', String(STALE_AFTER_S), '--local-agent', 'fang', '--reap-state', path.join(d, 'state')],
     prepare: (ch) => {
       beat(ch, 't1', alivePid, 'e2e00000000000000000000000000001');
       beat(ch, 't2', deadPid, 'e2e00000000000000000000000000002');
@@ -88,6 +87,9 @@ test.beforeAll(async () => {
   });
   dir = server.dir;
   channel = server.channel;
+  URL = server.url;
+  // Every heartbeat is on the board: an hour and a second later, all three are stale.
+  await server.letTimePass((STALE_AFTER_S + 1) * 1000);
 });
 
 test.afterAll(async () => {
@@ -100,8 +102,8 @@ const card = (page: Page, id: string) => page.locator(`section[data-lane="stale"
 test('the stale cards: dead for the killed run, alive for the living one, nothing for another machine\'s agent', async ({ page }, testInfo) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(`${URL}/`);
-  // Stale 2 s after the heartbeats arrived (the board follows the index without a reload).
-  for (const id of ['t1', 't2', 'g3']) await expect(card(page, id)).toBeVisible({ timeout: 15_000 });
+  // Stale since the hour passed (beforeAll).
+  for (const id of ['t1', 't2', 'g3']) await expect(card(page, id)).toBeVisible({ timeout: 30_000 });
 
   // The stale reason says what the pid check found instead of guessing at a machine or a sync (components/board/why.ts).
   await expect(card(page, 't2')).toContainText("nothing from fang for ");
@@ -127,7 +129,7 @@ for (const [id, verdict, text, reason] of [
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto(`${URL}/orders/${id}`);
     const line = page.locator('[data-local]');
-    await expect(line).toHaveAttribute('data-local', verdict, { timeout: 15_000 });
+    await expect(line).toHaveAttribute('data-local', verdict, { timeout: 30_000 });
     await expect(line).toHaveText(text());
     await expect(page.locator('main')).toContainText(reason);
     await shot(page, testInfo, `order-${id}`);
@@ -138,7 +140,7 @@ test("the order page of another machine's agent says nothing about its pid", asy
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(`${URL}/orders/g3`);
   await expect(page.getByRole('heading', { level: 1 })).toContainText('g3');
-  await expect(page.getByText('Stale', { exact: false }).first()).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByText('Stale', { exact: false }).first()).toBeVisible({ timeout: 30_000 });
   await expect(page.locator('[data-local]')).toHaveCount(0);
   await expect(page.locator('main')).not.toContainText('on this machine');
   await shot(page, testInfo, 'order-g3');
@@ -184,7 +186,7 @@ test('a hold recorded by the reaper on this machine: t2 moves to Needs attention
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(`${URL}/`);
   const held = page.locator('section[data-lane="attention"] [data-order="t2"]');
-  await expect(held).toBeVisible({ timeout: 15_000 });
+  await expect(held).toBeVisible({ timeout: 30_000 });
   await expect(held).toContainText(`dead run held for review since ${heldAt.slice(0, 16).replace('T', ' ')} UTC: pid ${deadPid} is gone on this machine`);
   // The card says the death once in the hold (the pid line would repeat it); the order page keeps the line.
   await expect(held.locator('[data-local]')).toHaveCount(0);

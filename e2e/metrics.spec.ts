@@ -4,7 +4,7 @@
  *
  * - On the 3123 fixture: 200 without a token (none is configured, loopback), no page headers
  *   (the proxy skips it), and the lane gauges equal /api/board's counts read at the same time.
- * - On a server of its own (port 3137, CLAIMBOARD_READ_TOKEN set, a fresh copy of vector 17,
+ * - On a server of its own (CLAIMBOARD_READ_TOKEN set, a fresh copy of vector 17,
  *   started here and stopped by its pid): without the token 401, with `Authorization: Bearer`
  *   or `?token=` 200 straight away (no redirect to a cookie, which a scraper would not keep),
  *   pages still behind the token; its problems per code are expect.json's.
@@ -17,8 +17,7 @@ import type { BoardResponse } from '../lib/api/types';
 import { ROOT, startOwnServer, type OwnServer } from './own-server';
 
 const TOKEN = 'metrics-e2e-7c41';
-const TOKEN_PORT = 3137;
-const TOKEN_URL = `http://127.0.0.1:${TOKEN_PORT}`;
+let TOKEN_URL = '';
 
 test('/metrics on the fixture: parsed, not behind the page proxy, lane gauges equal /api/board', async ({ request }) => {
   // Board and metrics read one after the other; nothing writes the fixture meanwhile, but an
@@ -36,7 +35,7 @@ test('/metrics on the fixture: parsed, not behind the page proxy, lane gauges eq
     expect((families.get('claimboard_orders')?.samples ?? []).reduce((n, s) => n + s.value, 0)).toBe(total);
     expect(sampleValue(families, 'claimboard_index_ready')).toBe(1);
     expect(families.has('process_resident_memory_bytes')).toBe(true);
-  }).toPass({ timeout: 10_000 });
+  }).toPass({ timeout: 30_000 });
 });
 
 test.describe('/metrics with a read token', () => {
@@ -46,10 +45,10 @@ test.describe('/metrics with a read token', () => {
     server = await startOwnServer({
       prefix: 'cb-e2e-metrics-',
       vectors: ['17-bad-signatures'],
-      port: TOKEN_PORT,
       env: { CLAIMBOARD_READ_TOKEN: TOKEN },
       headers: { authorization: `Bearer ${TOKEN}` },
     });
+    TOKEN_URL = server.url;
   });
 
   test.afterAll(async () => {

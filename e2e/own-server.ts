@@ -2,7 +2,8 @@
  * A `claimboard serve` of a spec's own, for specs that need a server configured otherwise than
  * the shared fixtures (a read token, a short stale_after, a folder to rename away, local agents):
  * the production build through bin/claimboard.mjs on a fresh temp copy of conformance vectors,
- * bound to 127.0.0.1, ready once /api/board says so (at most 90 s), stopped by its pid.
+ * bound to 127.0.0.1 on a port the kernel picks, on the test clock (e2e/test-clock.ts), ready once
+ * /api/board says so (at most 90 s), stopped by its pid.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BoardResponse } from '../lib/api/types';
 import { freePort } from '../lib/testing/soak/proc';
+import { letTimePass } from './test-clock';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -23,6 +25,8 @@ export interface OwnServer {
   /** What the server wrote to stderr so far. */
   readonly stderr: string[];
   readonly process: ChildProcess;
+  /** Lets `ms` pass on the server's clock (e2e/test-clock.ts): files on the board so far age by it. */
+  letTimePass(ms: number): Promise<void>;
   /** SIGTERM, then SIGKILL after 10 s; removes `dir`. */
   stop(): Promise<void>;
 }
@@ -35,8 +39,6 @@ export interface OwnServerOptions {
   /** Extra `serve` arguments (e.g. ['--stale-after', '2']), or made from the temp folder. */
   readonly args?: readonly string[] | ((dir: string) => readonly string[]);
   readonly env?: Readonly<Record<string, string>>;
-  /** A fixed port; default a free one the kernel picks. */
-  readonly port?: number;
   /** Headers of the readiness requests (e.g. the read token). */
   readonly headers?: Readonly<Record<string, string>>;
   /** Runs after the channel is copied and before the server starts (e.g. writes more files). */
@@ -49,12 +51,12 @@ export async function startOwnServer(o: OwnServerOptions): Promise<OwnServer> {
   const channel = path.join(dir, 'channel');
   for (const v of o.vectors) fs.cpSync(path.join(ROOT, 'conformance/vectors', v, 'channel'), channel, { recursive: true, force: true });
   o.prepare?.(channel, dir);
-  const port = o.port ?? (await freePort());
+  const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const stderr: string[] = [];
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'serve', channel, '--port', String(port), '--host', '127.0.0.1', '--db', path.join(dir, 'index.sqlite'), ...(typeof o.args === 'function' ? o.args(dir) : (o.args ?? []))], {
     cwd: ROOT,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...o.env },
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', CLAIMBOARD_TEST_CLOCK_FILE: path.join(dir, 'clock'), ...o.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.stderr?.on('data', (b: Buffer) => stderr.push(b.toString()));
@@ -85,5 +87,6 @@ export async function startOwnServer(o: OwnServerOptions): Promise<OwnServer> {
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { url, dir, channel, stderr, process: child, stop };
+  const pass = (ms: number) => letTimePass({ url, file: path.join(dir, 'clock'), channel, headers: o.headers }, ms);
+  return { url, dir, channel, stderr, process: child, letTimePass: pass, stop };
 }

@@ -16,7 +16,7 @@ import { expect, test, type Locator, type Page, type TestInfo } from '@playwrigh
 import type { BoardResponse, OrderResponse } from '../lib/api/types';
 import { naclSign } from '../lib/ledger/nacl-verify';
 import { signFields } from '../lib/ledger/sign';
-import { ACTIONS_CHANNEL, ACTIONS_URL, KEYS } from './actions-fixture';
+import { ACTIONS_CHANNEL, ACTIONS_URL, KEYS, letClaimsGoStale } from './actions-fixture';
 
 const W = 390;
 const H = 844;
@@ -116,7 +116,7 @@ function writeOrder(id: string, createdAt = new Date().toISOString()) {
   );
 }
 
-/** An order fang claimed (no heartbeat: stale 2 s later) and, with `gaveUp`, gave up; returns the give-up's digest. */
+/** An order fang claimed (no heartbeat: stale once time passes) and, with `gaveUp`, gave up; returns the give-up's digest. */
 function writeClaimed(id: string, opts: { gaveUp?: boolean } = {}): string | null {
   const now = new Date().toISOString();
   writeOrder(id, now);
@@ -176,7 +176,7 @@ for (const scheme of SCHEMES) {
           await expect(tab(page, l)).toHaveAccessibleName(`${TITLE[l]}, ${n} ${n === 1 ? 'order' : 'orders'}`, { timeout: 500 });
           await expect(tab(page, l).locator('[data-tab-count]')).toHaveAttribute('data-tab-count', String(n), { timeout: 500 });
         }
-      }).toPass({ timeout: 10_000 });
+      }).toPass({ timeout: 30_000 });
       await expect(tab(page, 'attention')).toHaveAttribute('aria-selected', 'true');
 
       // One lane shown, the whole width; no sideways scroll; every tab on screen.
@@ -236,7 +236,7 @@ for (const scheme of SCHEMES) {
     test(`from an alert's link to Done, by tap: sign in, acknowledge the give-up (${scheme})`, async ({ page }, testInfo) => {
       const id = `phone-gu-${scheme}`;
       writeClaimed(id, { gaveUp: true });
-      await expect.poll(() => stateOf(page, id), { timeout: 10_000 }).toBe('gave_up');
+      await expect.poll(() => stateOf(page, id), { timeout: 30_000 }).toBe('gave_up');
 
       // The alert's link.
       await page.goto(`/orders/${id}`);
@@ -259,12 +259,12 @@ for (const scheme of SCHEMES) {
       await tap(sign);
       await expect(dialog).toBeHidden();
       await expect(page.locator('[data-toast="ok"]')).toContainText(`written: tasks/${id}/ack.ops.json, ledger.ops.jsonl`);
-      await expect(page.getByRole('button', { name: `Reopen ${id}…` })).toBeVisible({ timeout: 5_000 });
+      await expect(page.getByRole('button', { name: `Reopen ${id}…` })).toBeVisible({ timeout: 30_000 });
 
       // Back to the board: the order is in Done, closed.
       await tap(nav(page).getByRole('link', { name: 'Board', exact: true }));
       await tap(tab(page, 'done'));
-      await expect(lane(page, 'done').locator(`[data-order="${id}"][data-state="closed"]`)).toBeVisible({ timeout: 5_000 });
+      await expect(lane(page, 'done').locator(`[data-order="${id}"][data-state="closed"]`)).toBeVisible({ timeout: 30_000 });
       await expect(page).toHaveURL(/[?&]lane=done(&|$)/);
       await noSideScroll(page);
       await lane(page, 'done').locator(`[data-order="${id}"]`).evaluate((el) => el.scrollIntoView({ block: 'center' }));
@@ -284,13 +284,16 @@ for (const scheme of SCHEMES) {
         `tasks/${closed}/ack.ops.json`,
         signFields('ack', { order_id: closed, operator: 'ops', target: `giveup:${digest}`, note: 'acknowledged', at: new Date().toISOString() }, 'ops', ops),
       );
-      await expect.poll(() => stateOf(page, closed), { timeout: 10_000 }).toBe('closed');
-      await expect.poll(() => stateOf(page, b), { timeout: 10_000 }).toBe('stale');
+      await expect.poll(() => stateOf(page, closed), { timeout: 30_000 }).toBe('closed');
+      for (const id of [a, b]) await expect.poll(() => stateOf(page, id), { timeout: 30_000 }).toBe('claimed');
+      await expect.poll(() => stateOf(page, gaveUp), { timeout: 30_000 }).toBe('gave_up');
+      await letClaimsGoStale();
+      await expect.poll(() => stateOf(page, b), { timeout: 30_000 }).toBe('stale');
 
       await page.goto('/?lane=stale');
       await signInByTap(page);
       const stale = lane(page, 'stale');
-      await expect(stale.locator(`[data-order="${a}"]`)).toBeVisible({ timeout: 10_000 });
+      await expect(stale.locator(`[data-order="${a}"]`)).toBeVisible({ timeout: 30_000 });
 
       const cancel = async (dialog: Locator) => {
         await tap(dialog.getByRole('button', { name: 'Cancel' }));
@@ -312,7 +315,7 @@ for (const scheme of SCHEMES) {
 
       // Supersede, from the menu of a give-up's card in Needs attention.
       await tap(tab(page, 'attention'));
-      await expect(lane(page, 'attention').locator(`[data-order="${gaveUp}"]`)).toBeVisible({ timeout: 10_000 });
+      await expect(lane(page, 'attention').locator(`[data-order="${gaveUp}"]`)).toBeVisible({ timeout: 30_000 });
       await menuItem(gaveUp, /Supersede|again/);
       const supersede = page.getByRole('dialog', { name: new RegExp(`^(Supersede with a new order for|Do) ${gaveUp}`) });
       await dialogFits(page, supersede, supersede.getByRole('button', { name: /^Sign and/ }));
@@ -362,7 +365,7 @@ test.describe('a virtualized lane in the one-lane view', () => {
     const before = await queueCount();
     for (const id of ids) writeOrder(id);
     // All of them indexed before the board is opened (one arriving later would change the lane under the test).
-    await expect.poll(queueCount, { timeout: 15_000 }).toBe(before + N);
+    await expect.poll(queueCount, { timeout: 30_000 }).toBe(before + N);
 
     await page.goto('/');
     await tab(page, 'queue').tap();
@@ -371,7 +374,7 @@ test.describe('a virtualized lane in the one-lane view', () => {
     // "Load more" twice: past 80 cards the lane renders only what is on screen.
     for (let i = 0; i < 2; i++) await tap(queue.getByRole('button', { name: /^Load more/ }));
     const list = queue.locator('ol.relative');
-    await expect(list).toBeVisible({ timeout: 5_000 });
+    await expect(list).toBeVisible({ timeout: 30_000 });
 
     const scroller = queue.locator('ol.relative').locator('..');
     const box = (await scroller.boundingBox())!;
@@ -381,7 +384,7 @@ test.describe('a virtualized lane in the one-lane view', () => {
       await page.mouse.move(box.x + box.width / 2, Math.min(box.y + box.height / 2, H - 10));
       await page.mouse.wheel(0, 4000);
       await expect(queue.locator(`[data-order="${ids[N - 1]}"]`)).toBeInViewport({ timeout: 500 });
-    }).toPass({ timeout: 15_000 });
+    }).toPass({ timeout: 30_000 });
     const rendered = await queue.locator('li[data-card-index]').count();
     expect(rendered).toBeGreaterThan(0);
     expect(rendered).toBeLessThan(N);
@@ -430,7 +433,7 @@ test.describe('a virtualized lane in the one-lane view', () => {
     // none of the later pages it had loaded.
     const left = ids.filter((id) => id !== first!.order_id).slice(0, 5);
     for (const id of ids) if (id !== first!.order_id && !left.includes(id)) writeChannelFile(`tasks/${id}/claim.fang.json`, { order_id: id, agent: 'fang', claimed_at: new Date().toISOString() });
-    await expect.poll(queueCount, { timeout: 15_000 }).toBe(before + 5);
+    await expect.poll(queueCount, { timeout: 30_000 }).toBe(before + 5);
     expect(before + 5, 'the lane is one page now (PAGE_SIZE 30)').toBeLessThanOrEqual(30);
     await expect.poll(async () => (await queue.locator('[data-order]').evaluateAll((els) => els.map((e) => e.getAttribute('data-order')))).filter((id) => id?.startsWith('phone-q-')).sort()).toEqual(left);
   });

@@ -1,16 +1,16 @@
 // Playwright's third webServer (e2e/supersede.spec.ts): lays out a fresh copy of
 // conformance/ferry/alpha, a channel the real ferry wrote, adds an operator `cbops` whose seed the
-// tests hold, and serves it with `claimboard serve` on 127.0.0.1:3125, replacing this process
-// (exec-style) so that Playwright's stop signal reaches the server. Keep the folder in step with
-// e2e/ferry-fixture.ts.
+// tests hold, and serves it with `claimboard serve` on 127.0.0.1 at this run's port (e2e/run.mjs),
+// on the test clock and with a stale threshold far beyond any run, passing Playwright's stop
+// signal to the server. Keep the folder in step with e2e/ferry-fixture.ts.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { createHash, createPrivateKey, createPublicKey } from 'node:crypto';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { e2eRun, fixtureDir } from './run.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
-const dir = path.join(os.tmpdir(), `claimboard-e2e-ferry-${createHash('sha256').update(root).digest('hex').slice(0, 10)}`);
+const dir = fixtureDir('ferry');
 fs.rmSync(dir, { recursive: true, force: true });
 const channel = path.join(dir, 'channel');
 fs.cpSync(path.join(root, 'conformance/ferry/alpha/channel'), channel, { recursive: true });
@@ -26,6 +26,19 @@ const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'he
 const pub = createPublicKey(createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' })).export({ format: 'der', type: 'spki' }).subarray(-32).toString('hex');
 fs.writeFileSync(path.join(channel, 'agents', 'cbops.json'), JSON.stringify({ name: 'cbops', role: 'operator', capabilities: [], public_key: pub }, null, 2));
 
-const child = spawn(process.execPath, [path.join(root, 'bin/claimboard.mjs'), 'serve', channel, '--port', '3125', '--db', path.join(dir, 'index.sqlite')], { stdio: 'inherit', cwd: root });
+const child = spawn(
+  process.execPath,
+  [path.join(root, 'bin/claimboard.mjs'), 'serve', channel, '--port', String(e2eRun().ports.ferry), '--stale-after', '86400', '--db', path.join(dir, 'index.sqlite')],
+  { stdio: 'inherit', cwd: root, env: { ...process.env, CLAIMBOARD_TEST_CLOCK_FILE: path.join(dir, 'clock') } },
+);
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
-child.on('exit', (code) => process.exit(code ?? 1));
+child.on('exit', (code) => {
+  // This fixture's folder goes with its server; the run's folder with the last of them.
+  fs.rmSync(dir, { recursive: true, force: true });
+  try {
+    fs.rmdirSync(path.dirname(dir));
+  } catch {
+    // Another fixture's folder is still there.
+  }
+  process.exit(code ?? 1);
+});

@@ -10,9 +10,11 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyAction, deriveSubset, type ApplyContext } from './apply';
 import { buildAction, type ActionInput } from '../ledger/actions';
-import { naclPublicKey, naclSign, naclVerify } from '../ledger/nacl-verify';
+import { naclPublicKey, naclSign } from '../ledger/nacl-verify';
+import { nodeVerify } from '../index/node-verify';
 import { channelStateOf } from '../index/channel-state';
 import { ledgerPrevOf } from './write';
+import { statKey } from '../index/order-pass';
 import { VECTORS_DIR, vectorKeys } from '../testing/vectors';
 import { ChannelBuilder, seedOf } from '../testing/channel-builder';
 
@@ -43,7 +45,7 @@ function onDisk(b: ChannelBuilder, root?: string): string {
   return dir;
 }
 
-const ctxOf = (root: string, over: Partial<ApplyContext> = {}): ApplyContext => ({ root, nowMs: Date.now(), staleAfterMs: 300_000, operators: [], verify: naclVerify, ...over });
+const ctxOf = (root: string, over: Partial<ApplyContext> = {}): ApplyContext => ({ root, nowMs: Date.now(), staleAfterMs: 300_000, operators: [], verify: nodeVerify, ...over });
 
 /** Builds an action as the page would, from the current card, signed by `who`. */
 function build(root: string, who: string, input: (s: ReturnType<typeof channelStateOf>) => ActionInput, ctx: ApplyContext) {
@@ -99,6 +101,22 @@ describe('re-queue', () => {
     const naive = ctxOf(other, { nowMs: wall + 3_600_000 });
     const req2 = build(other, 'ops', (s) => ({ action: 'requeue', card: cardOf(s, 't1'), note: 'x' }), naive);
     expect(applyAction(req2, naive)).toMatchObject({ status: 201 });
+  });
+  it("after this machine's clock stepped back an hour, a claim the index already knew keeps its arrival: stale, re-queued", () => {
+    const root = copy('06-stale-no-heartbeat');
+    const claim = 'tasks/ichabod-1650/claim.fang.json';
+    const st = fs.lstatSync(path.join(root, claim));
+    const wall = Date.now();
+    // The index stored the claim at its ctime, then saw the wall clock step back an hour: its clock is now wall + 1 h.
+    const steps = [{ before_ms: wall, delta_ms: -3_600_000 }];
+    const known = new Map([[claim, { stat: statKey(st), arrival_ms: st.ctimeMs }]]);
+    const base = { nowMs: wall + 3_600_000 + 1000, clockSteps: steps, staleAfterMs: 3_600_000 };
+    // Without the index's arrival the claim's ctime, within the hour before the step, reads as written after it: fresh, refused.
+    const unknown = ctxOf(root, base);
+    const req = build(root, 'ops', (s) => ({ action: 'requeue', card: cardOf(s, 'ichabod-1650'), note: 'x' }), ctxOf(root, { ...base, knownArrival: (rel) => known.get(rel) }));
+    expect(applyAction(req, unknown)).toMatchObject({ status: 409 });
+    const ctx = ctxOf(root, { ...base, knownArrival: (rel) => known.get(rel) });
+    expect(applyAction(req, ctx)).toMatchObject({ status: 201, written: ['tasks/ichabod-1650/release.ops.fang.json', 'ledger.ops.jsonl'] });
   });
   it('two operators re-queueing at once (two machines) end with two valid files and one coherent card', () => {
     const a = copy('06-stale-no-heartbeat');

@@ -18,7 +18,8 @@ import { parseRecord, shapeRecord, type LedgerRecord, type OrderRecord, type Sig
 import { parseTimestamp } from '../ledger/time';
 import { steadyArrival, type ClockStep } from '../ledger/clock-steps';
 import { checkSignature, isOperator, verifyRecord, type Ed25519Verify } from '../ledger/verify';
-import { assertChannelRoot, statEntry, walkChannel } from '../index/read-channel';
+import { assertChannelRoot, entryFromStat, statEntry, walkChannel } from '../index/read-channel';
+import { statKey } from '../index/order-pass';
 import { appendLedgerLine, ledgerPrevOf, replaceOwnFile, writeNewFile, WriteError } from './write';
 
 /** Everything an action needs besides the request. */
@@ -33,6 +34,12 @@ export interface ApplyContext {
    * written after it (newer), so a rule that needs a stale claim refuses rather than allows.
    */
   readonly clockSteps?: readonly ClockStep[];
+  /**
+   * A file's arrival as the index stored it, with the stat identity it had then: a file the
+   * index knew, unchanged since, keeps that arrival (as on the board) instead of being put on the
+   * steady timeline again, where a ctime shortly before a step back would read as newer.
+   */
+  readonly knownArrival?: (rel: string) => { readonly stat: string; readonly arrival_ms: number } | undefined;
   /** stale_after, ms. */
   readonly staleAfterMs: number;
   readonly operators: readonly string[];
@@ -66,8 +73,16 @@ export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | nu
   const entries: ChannelEntry[] = [];
   const steps = ctx.clockSteps ?? [];
   const add = (rel: string) => {
-    const e = statEntry(ctx.root, rel);
-    if (e) entries.push(steps.length === 0 ? e : { ...e, arrivalMs: steadyArrival(e.arrivalMs, steps) });
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(path.join(/*turbopackIgnore: true*/ ctx.root, rel));
+    } catch {
+      return;
+    }
+    const e = entryFromStat(ctx.root, rel, st);
+    if (steps.length === 0) return void entries.push(e);
+    const known = ctx.knownArrival?.(rel);
+    entries.push({ ...e, arrivalMs: known && known.stat === statKey(st) ? known.arrival_ms : steadyArrival(e.arrivalMs, steps) });
   };
   if (orderIds === null) {
     walkChannel(ctx.root, (rel) => add(rel));

@@ -71,6 +71,7 @@ export function serverContext(db: DB, nowMs: number): ApplyContext {
     root,
     nowMs,
     clockSteps: indexClockSteps(db),
+    knownArrival: (rel) => db.prepare('SELECT stat, arrival_ms FROM files WHERE path = ?').get(rel) as { stat: string; arrival_ms: number } | undefined,
     staleAfterMs: settings.staleAfterMs(),
     operators: settings.operators(),
     pins,

@@ -18,7 +18,7 @@ import { appendLedgerLine, ledgerPrevOf, replaceOwnFile, writeNewFile, WriteErro
 import { ChannelBuilder } from '../testing/channel-builder';
 import { folderSnapshot } from '../testing/folder';
 import { deriveChannel } from '../ledger/channel';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from '../index/node-verify';
 import { readChannel } from '../index/read-channel';
 import { deriveSubset } from './apply';
 
@@ -121,7 +121,7 @@ describe('writeNewFile', () => {
     };
     for (const [p, b] of Object.entries(leftovers)) fs.writeFileSync(path.join(root, p), b);
     const now = Date.now();
-    const derive = () => deriveChannel(readChannel(root), { nowMs: now, verify: naclVerify });
+    const derive = () => deriveChannel(readChannel(root), { nowMs: now, verify: nodeVerify });
     const card = derive().orders[0];
     writeNewFile(path.join(root, 'tasks/t1/release.ops.fang.json'), RELEASE);
     replaceOwnFile(path.join(root, 'tasks/t1/reopen.ops.json'), RELEASE);
@@ -214,7 +214,7 @@ describe('never out of the channel through a symlinked folder', () => {
     const b = new ChannelBuilder().roster().order('evil').claim('evil', 'fang');
     for (const p of ['tasks/evil/order.json', 'tasks/evil/claim.fang.json']) fs.writeFileSync(path.join(outside, path.basename(p)), b.files.get(p)?.bytes ?? '');
     fs.symlinkSync(outside, path.join(root, 'tasks/evil'));
-    const s = deriveSubset({ root, nowMs: Date.now(), staleAfterMs: 300_000, operators: [], verify: naclVerify }, ['evil', 't1']);
+    const s = deriveSubset({ root, nowMs: Date.now(), staleAfterMs: 300_000, operators: [], verify: nodeVerify }, ['evil', 't1']);
     expect(s.orders.map((c) => c.order_id)).toEqual(['t1']);
     expect(s.problems.map((p) => [p.path, p.problem])).toEqual([['tasks/evil', 'symlink']]);
   });

@@ -12,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openWriter, type DB } from '../index/db';
 import { Indexer } from '../index/indexer';
-import { naclSign, naclVerify } from '../ledger/nacl-verify';
+import { naclSign } from '../ledger/nacl-verify';
+import { nodeVerify } from '../index/node-verify';
 import { buildAction } from '../ledger/actions';
 import { applyAction, deriveSubset, type ApplyContext } from '../actions/apply';
 import { ledgerPrevOf } from '../actions/write';
@@ -94,7 +95,7 @@ async function start(root: string, dbFile: string, targets: AlertTarget[], over:
   const db = openWriter(dbFile);
   const staleAfterMs = over.staleAfterMs ?? STALE_AFTER_MS;
   const engine = new AlertEngine({ db, channel: root, staleAfterMs, targets, baseUrl: BASE, timeoutMs: 3000, backoffMs: 100, maxAttempts: 3, ...over });
-  const indexer = new Indexer({ root, db, staleAfterMs, verify: naclVerify, vanishGraceMs: 0, workers: 0, onSettled: () => engine.poke() });
+  const indexer = new Indexer({ root, db, staleAfterMs, verify: nodeVerify, vanishGraceMs: 0, workers: 0, onSettled: () => engine.poke() });
   await indexer.start();
   engine.start();
   let stopped = false;
@@ -222,7 +223,7 @@ describe('alerts', () => {
     const run = await start(root, path.join(tempDir('cb-alerts-db-'), 'index.sqlite'), [{ kind: 'webhook', url: rx.url }]);
     await waitFor('the stale alert', () => rx.got[0]);
     // The operator's re-queue through the real rules and writer (as the page's POST /api/actions does).
-    const ctx: ApplyContext = { root, nowMs: Date.now(), staleAfterMs: STALE_AFTER_MS, operators: [], verify: naclVerify };
+    const ctx: ApplyContext = { root, nowMs: Date.now(), staleAfterMs: STALE_AFTER_MS, operators: [], verify: nodeVerify };
     const card = deriveSubset(ctx, null).orders.find((o) => o.order_id === ORDER);
     if (!card) throw new Error('no card');
     const seed = (vectorKeys() as Record<string, { seed: string }>).ops?.seed ?? '';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deriveChannel, type ChannelState } from '../ledger/channel';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from '../index/node-verify';
 import { readChannel } from '../index/read-channel';
 import { compareTimestamps, parseTimestamp } from '../ledger/time';
 import { channelRetire, claimOrder, readFerryView, startRun, submitResult, workerStart } from './ferry';
@@ -46,7 +46,7 @@ const ts = (v: unknown) => {
   return t.value;
 };
 function derive(): ChannelState {
-  const s = deriveChannel(readChannel(root), { nowMs: Date.now(), staleAfterMs: 300_000, verify: naclVerify });
+  const s = deriveChannel(readChannel(root), { nowMs: Date.now(), staleAfterMs: 300_000, verify: nodeVerify });
   expect(s.problems).toEqual([]);
   for (const r of Object.values(s.ledger)) expect(r.intact).toBe(true);
   return s;

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deriveChannel, type ChannelState } from '../ledger/channel';
 import { LANES, type Lane } from '../ledger/derive';
-import { naclPublicKey, naclVerify } from '../ledger/nacl-verify';
+import { naclPublicKey } from '../ledger/nacl-verify';
+import { nodeVerify } from '../index/node-verify';
 import { readChannel } from '../index/read-channel';
 import { compareTimestamps, parseTimestamp } from '../ledger/time';
 import { demoKeysDir, ensureDemoChannel, loadDemoIdentity, readDemoManifest, writeDemoChannel } from './scenario';
@@ -19,7 +20,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const derive = (staleAfterMs = 300_000, nowMs = Date.now()): ChannelState =>
-  deriveChannel(readChannel(dir), { nowMs, staleAfterMs, verify: naclVerify });
+  deriveChannel(readChannel(dir), { nowMs, staleAfterMs, verify: nodeVerify });
 const lanes = (s: ChannelState) => {
   const out = Object.fromEntries(LANES.map((l) => [l, [] as string[]])) as Record<Lane, string[]>;
   for (const c of s.orders) out[c.lane].push(c.order_id);

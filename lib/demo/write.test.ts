@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deriveChannel, type ChannelState } from '../ledger/channel';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from '../index/node-verify';
 import { readChannel } from '../index/read-channel';
 import { parseTimestamp } from '../ledger/time';
 import {
@@ -62,7 +62,7 @@ afterEach(() => {
 
 /** Derives the folder with tweetnacl; `laterMs` moves this machine's clock forward. */
 function derive(laterMs = 0, staleAfterMs = STALE): ChannelState {
-  return deriveChannel(readChannel(root), { nowMs: Date.now() + laterMs, staleAfterMs, verify: naclVerify });
+  return deriveChannel(readChannel(root), { nowMs: Date.now() + laterMs, staleAfterMs, verify: nodeVerify });
 }
 function card(state: ChannelState, orderId: string) {
   const c = state.orders.find((o) => o.order_id === orderId);

@@ -40,7 +40,7 @@ import { randomBytes } from 'node:crypto';
 import { fsyncDir, writeAtomic, WriteError } from '../fs/atomic-write';
 import { parseRecord, type SignedRecord } from '../ledger/records';
 import { signingPayload, ledgerLinePayload } from '../ledger/payloads';
-import { naclPublicKey, naclSign } from '../ledger/nacl-verify';
+import { nodePublicKey, nodeSign } from '../index/node-sign';
 import { formatLocalInstant, parseTimestamp, rfc3339 } from '../ledger/time';
 import { sha256Hex, sha256HexOfText } from '../ledger/json';
 import { isSafeComponent, revisionComponent, type RecordKind } from '../ledger/names';
@@ -116,7 +116,7 @@ export function generateSeed(): string {
 export function publicKeyOf(identity: Pick<Identity, 'seedHex'>): string {
   const seed = hexToBytes(identity.seedHex);
   if (!seed || seed.length !== 32) throw new ChannelWriteError('invalid_record', 'an Ed25519 seed is 64 hex digits');
-  return naclPublicKey(identity.seedHex);
+  return nodePublicKey(identity.seedHex);
 }
 
 /**
@@ -220,7 +220,7 @@ function writeRecord(
     const payload = signingPayload(parsed.record as SignedRecord);
     let signature: string;
     try {
-      signature = naclSign(signer.seedHex, payload);
+      signature = nodeSign(signer.seedHex, payload);
     } catch (e) {
       throw new ChannelWriteError('invalid_record', `${signer.name}: ${(e as Error).message}`);
     }
@@ -659,7 +659,7 @@ export function appendLedgerLine(root: string, signer: Identity, line: LedgerLin
   const reference = line.reference ?? null;
   let signature: string;
   try {
-    signature = naclSign(
+    signature = nodeSign(
       signer.seedHex,
       ledgerLinePayload({ kind: line.kind, actor, summary: line.summary, reference, created_at: created.value, prev }),
     );

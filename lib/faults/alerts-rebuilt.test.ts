@@ -22,7 +22,7 @@ import { alertsStatus } from '../alerts/status';
 import { openReader, openWriter } from '../index/db';
 import { healthFileOf } from '../index/health';
 import { Indexer } from '../index/indexer';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from '../index/node-verify';
 import { ChannelBuilder } from '../testing/channel-builder';
 import { until } from '../testing/until';
 
@@ -61,7 +61,7 @@ describe('alerts when the index database is rebuilt while serving', () => {
       staleAfterMs: 300_000,
       watch: false,
       rescanMs: 100,
-      verify: naclVerify,
+      verify: nodeVerify,
       log,
       onSettled: () => engine.poke(),
       onRebuilt: (rebuilt) => engine.useDb(rebuilt),

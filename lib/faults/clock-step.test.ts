@@ -21,7 +21,7 @@ import { Indexer } from '../index/indexer';
 import { indexNowMs } from '../index/steady-clock';
 import { VECTORS_DIR } from '../testing/vectors';
 import { folderSnapshot } from '../testing/folder';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from '../index/node-verify';
 import * as q from '../index/queries';
 import { until } from '../testing/until';
 
@@ -63,7 +63,7 @@ async function indexed(root: string, staleAfterMs = 300_000) {
   const clock = fakeClock();
   const db = openMemory();
   const lines: string[] = [];
-  const ix = new Indexer({ root, db, staleAfterMs, watch: false, rescanMs: 100, clock: clock.now, ctimeSkew: clock.skew, verify: naclVerify, log: (l) => lines.push(l) });
+  const ix = new Indexer({ root, db, staleAfterMs, watch: false, rescanMs: 100, clock: clock.now, ctimeSkew: clock.skew, verify: nodeVerify, log: (l) => lines.push(l) });
   await ix.start();
   return { clock, db, lines, ix };
 }
@@ -139,7 +139,7 @@ describe('the wall clock steps by an hour', () => {
         expect(t1(db, clock.now()).state).toBe('claimed');
       }
       const fresh = openMemory();
-      const fx = new Indexer({ root, db: fresh, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+      const fx = new Indexer({ root, db: fresh, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
       await fx.start();
       await fx.stop();
       const want = JSON.stringify(fx.state);
@@ -162,7 +162,7 @@ describe('the wall clock steps by an hour', () => {
     const clock = fakeClock();
     const run = async (lines: string[]) => {
       const db = openWriter(file);
-      const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, rescanMs: 100, clock: clock.now, ctimeSkew: clock.skew, verify: naclVerify, log: (l) => lines.push(l) });
+      const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, rescanMs: 100, clock: clock.now, ctimeSkew: clock.skew, verify: nodeVerify, log: (l) => lines.push(l) });
       await ix.start();
       return { db, ix };
     };

@@ -21,7 +21,7 @@ import { Indexer } from '../index/indexer';
 import { readHealth } from '../index/health';
 import { VECTORS_DIR } from '../testing/vectors';
 import { folderSnapshot } from '../testing/folder';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from '../index/node-verify';
 import { ChannelBuilder } from '../testing/channel-builder';
 
 const writeFile = (file: string, bytes: Uint8Array) => {
@@ -87,7 +87,7 @@ describe.skipIf(!mountable)('the index database disk fills up', () => {
     const dbFile = path.join(mnt, 'index.db');
     const db = openWriter(dbFile);
     const lines: string[] = [];
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, rescanMs: 100, verify: naclVerify, log: (l) => lines.push(l) });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, rescanMs: 100, verify: nodeVerify, log: (l) => lines.push(l) });
     await ix.start();
     try {
       const before = ix.state.orders.map((c) => c.order_id).sort();
@@ -114,7 +114,7 @@ describe.skipIf(!mountable)('the index database disk fills up', () => {
       // Space returns: caught up within the retry period (1 s) and a look.
       fs.rmSync(filler);
       const fresh = openMemory();
-      const fx = new Indexer({ root, db: fresh, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+      const fx = new Indexer({ root, db: fresh, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
       await fx.start();
       await fx.stop();
       const want = JSON.stringify(fx.state);

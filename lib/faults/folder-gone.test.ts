@@ -15,7 +15,7 @@ import { Indexer } from '../index/indexer';
 import { healthFileOf, readHealth } from '../index/health';
 import { VECTORS_DIR } from '../testing/vectors';
 import { folderSnapshot } from '../testing/folder';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from '../index/node-verify';
 import { POST } from '../../app/api/actions/route';
 import { until } from '../testing/until';
 
@@ -34,7 +34,7 @@ afterAll(() => {
 
 async function freshState(root: string): Promise<string> {
   const db = openMemory();
-  const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+  const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
   await ix.start();
   await ix.stop();
   return JSON.stringify(ix.state);
@@ -54,7 +54,7 @@ describe('the channel folder disappears and comes back', () => {
     const db = openWriter(file);
     const lines: string[] = [];
     // Watching, as serve does: the watches must follow the folder that comes back.
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, rescanMs: 100, verify: naclVerify, log: (l) => lines.push(l) });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, rescanMs: 100, verify: nodeVerify, log: (l) => lines.push(l) });
     await ix.start();
     process.env.CLAIMBOARD_DB = file;
     process.env.CLAIMBOARD_CHANNEL = root;

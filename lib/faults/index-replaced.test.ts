@@ -32,7 +32,7 @@ vi.mock('../index/health', async (importOriginal) => {
 });
 import { VECTORS_DIR } from '../testing/vectors';
 import { folderSnapshot } from '../testing/folder';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from '../index/node-verify';
 import { ChannelBuilder } from '../testing/channel-builder';
 import { until } from '../testing/until';
 
@@ -69,7 +69,7 @@ const cardsAt = (file: string) => {
 
 async function freshCards(root: string) {
   const db = openMemory();
-  const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+  const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
   await ix.start();
   await ix.stop();
   return db.prepare('SELECT order_id, card FROM cards ORDER BY order_id').all();
@@ -81,7 +81,7 @@ describe('the index database deleted or replaced while serving', () => {
     const file = path.join(tmp, `${how}.db`);
     const db = openWriter(file);
     const lines: string[] = [];
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, rescanMs: 100, verify: naclVerify, log: (l) => lines.push(l) });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, rescanMs: 100, verify: nodeVerify, log: (l) => lines.push(l) });
     await ix.start();
     process.env.CLAIMBOARD_DB = file;
     try {
@@ -98,7 +98,7 @@ describe('the index database deleted or replaced while serving', () => {
         // Another index (of another channel: vector 09's one order) moved over the path.
         const other = path.join(tmp, 'other.db');
         const odb = openWriter(other);
-        const ox = new Indexer({ root: path.join(VECTORS_DIR, '09-done', 'channel'), db: odb, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+        const ox = new Indexer({ root: path.join(VECTORS_DIR, '09-done', 'channel'), db: odb, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
         await ox.start();
         await ox.stop();
         odb.pragma('wal_checkpoint(TRUNCATE)');

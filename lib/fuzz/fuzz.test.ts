@@ -13,7 +13,7 @@ import { ChannelBuilder } from '../testing/channel-builder';
 import { deriveChannel, type ChannelEntry } from '../ledger/channel';
 import { classifyPath } from '../ledger/names';
 import { laneOf, type Card } from '../ledger/derive';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from '../index/node-verify';
 import { channelStateOf } from '../index/channel-state';
 import { openMemory, openWriter, type DB } from '../index/db';
 import { Indexer } from '../index/indexer';
@@ -104,7 +104,7 @@ describe('case-variant order folders (LEDGER.md §2: names compare case-insensit
     const now = Date.now();
     const index = async (db: DB) => {
       // The clock stands still: no grace for vanished files (it would never end).
-      const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, workers: 0, vanishGraceMs: 0 });
+      const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: nodeVerify, workers: 0, vanishGraceMs: 0 });
       await ix.start();
       return ix;
     };
@@ -152,7 +152,7 @@ describe('case-variant order folders (LEDGER.md §2: names compare case-insensit
     const now = Date.now();
     const run = async () => {
       const db = openWriter(file);
-      const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, workers: 0 });
+      const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: nodeVerify, workers: 0 });
       await ix.start();
       await ix.stop();
       const cards = (db.prepare('SELECT card FROM cards ORDER BY order_id').all() as { card: string }[]).map((r) => JSON.parse(r.card) as Card);
@@ -241,7 +241,7 @@ describe('truncation at every offset (in memory)', () => {
     const verify = (k: string, m: string, s: string) => {
       const key = `${k}|${s}|${m}`;
       let ok = verified.get(key);
-      if (ok === undefined) verified.set(key, (ok = naclVerify(k, m, s)));
+      if (ok === undefined) verified.set(key, (ok = nodeVerify(k, m, s)));
       return ok;
     };
     const derive = (es: ChannelEntry[]) => deriveChannel(es, { nowMs: base.builder.nowMs, verify });

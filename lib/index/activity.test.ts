@@ -18,7 +18,8 @@ import { ledgerPrevOf } from '../actions/write';
 import { buildAction, type ActionInput } from '../ledger/actions';
 import type { ChannelState } from '../ledger/channel';
 import type { Act } from '../ledger/acts';
-import { naclPublicKey, naclSign, naclVerify } from '../ledger/nacl-verify';
+import { naclPublicKey, naclSign } from '../ledger/nacl-verify';
+import { nodeVerify } from './node-verify';
 import { signFields, signLedgerLineAfter } from '../ledger/sign';
 import { VECTORS_DIR } from '../testing/vectors';
 import { seedOf } from '../testing/channel-builder';
@@ -42,7 +43,7 @@ function channel(): string {
 async function indexed(root: string): Promise<DB> {
   const db = openMemory();
   cleanup.push(() => db.close());
-  const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify, workers: 0 });
+  const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify, workers: 0 });
   await ix.start();
   await ix.stop();
   return db;
@@ -53,7 +54,7 @@ const pause = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0,
 
 /** Performs one act as `who` with the real action code, the way the page does; throws when refused. */
 function act(root: string, who: string, at: string, input: (s: ChannelState) => ActionInput): void {
-  const ctx: ApplyContext = { root, nowMs: Date.now() + 3600_000, staleAfterMs: 300_000, operators: [], verify: naclVerify };
+  const ctx: ApplyContext = { root, nowMs: Date.now() + 3600_000, staleAfterMs: 300_000, operators: [], verify: nodeVerify };
   const req = buildAction(input(deriveSubset(ctx, null)), who, (p) => naclSign(seedOf(who), p), at, ledgerPrevOf(path.join(root, `ledger.${who}.jsonl`)).prev);
   const res = applyAction(req, ctx);
   if (res.status !== 201) throw new Error(`${who}'s ${req.action} refused: ${res.reason}`);

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory, type DB } from './db';
 import { decodeCursor, lanePage } from './queries';
 import { Indexer } from './indexer';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from './node-verify';
 import { LANES, type Lane } from '../ledger/derive';
 import { ageMs, parseQuery, type QueryTerm } from '../ui/query';
 import { loadExpect, VECTORS_DIR } from '../testing/vectors';
@@ -276,7 +276,7 @@ async function conformanceIndex(): Promise<{ db: DB; now: number }> {
   const now = fs.statSync(path.join(root, 'tasks/e/order.json')).ctimeMs + 50;
   expect(now - claim).toBeGreaterThan(1200);
   const db = openMemory();
-  const ix = new Indexer({ root, db, staleAfterMs: 300, clock: () => now, watch: false, verify: naclVerify, workers: 0 });
+  const ix = new Indexer({ root, db, staleAfterMs: 300, clock: () => now, watch: false, verify: nodeVerify, workers: 0 });
   await ix.start();
   await ix.stop();
   cleanup.push(() => {

@@ -104,13 +104,13 @@ describe('the index reads the ferry channels as `claimboard state` does', () => 
     it(`${c.name}: every card of the index equals the one-shot derivation`, async () => {
       const { openMemory } = await import('./db');
       const { Indexer } = await import('./indexer');
-      const { naclVerify } = await import('../ledger/nacl-verify');
+      const { nodeVerify } = await import('./node-verify');
       const stateDir = argValue(c.args, '--ferryman-state');
       const fleetAgents = stateDir ? readFleetRoster(stateDir) : [];
       const staleAfterMs = Number(argValue(c.args, '--stale-after') ?? 300) * 1000;
       const now = Date.now();
       const db = openMemory();
-      const ix = new Indexer({ root: c.channel, db, staleAfterMs, clock: () => now, watch: false, verify: naclVerify, fleetAgents, workers: 0 });
+      const ix = new Indexer({ root: c.channel, db, staleAfterMs, clock: () => now, watch: false, verify: nodeVerify, fleetAgents, workers: 0 });
       await ix.start();
       await ix.stop();
       const indexed = (db.prepare('SELECT card FROM cards ORDER BY order_id').all() as { card: string }[]).map((r) => JSON.parse(r.card) as unknown);

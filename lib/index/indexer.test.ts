@@ -11,7 +11,7 @@ import { openMemory, openWriter, type DB } from './db';
 import { Indexer } from './indexer';
 import { IndexStore } from './store';
 import { VECTORS_DIR } from '../testing/vectors';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from './node-verify';
 import * as q from './queries';
 
 let cleanup: (() => void)[] = [];
@@ -42,7 +42,7 @@ function snapshot(db: DB) {
 
 async function freshIndex(root: string, now: number, staleAfterMs = 300_000): Promise<DB> {
   const db = openMemory();
-  const ix = new Indexer({ root, db, staleAfterMs, clock: () => now, watch: false, verify: naclVerify });
+  const ix = new Indexer({ root, db, staleAfterMs, clock: () => now, watch: false, verify: nodeVerify });
   await ix.start();
   await ix.stop();
   return db;
@@ -57,7 +57,7 @@ function indexFile(): string {
 
 /** One start and stop of the indexer on `db` (its migrations already run by openWriter). */
 async function indexOnce(root: string, db: DB): Promise<void> {
-  const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+  const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
   await ix.start();
   await ix.stop();
 }
@@ -72,7 +72,7 @@ describe('Indexer', () => {
     const root = channelCopy('17-bad-signatures');
     let now = Date.now();
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, vanishGraceMs: 0 }); // deletions here are deliberate; the grace has its own test
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: nodeVerify, vanishGraceMs: 0 }); // deletions here are deliberate; the grace has its own test
     await ix.start();
     const claimT1 = fs.readFileSync(path.join(root, 'tasks/t1/claim.fang.json'), 'utf8');
     const steps: (() => void)[] = [
@@ -147,7 +147,7 @@ describe('Indexer', () => {
     let verified = 0;
     const counting = (k: string, m: string, s: string) => {
       verified++;
-      return naclVerify(k, m, s);
+      return nodeVerify(k, m, s);
     };
     for (const expected of [3, 0]) {
       verified = 0;
@@ -222,7 +222,7 @@ describe('Indexer', () => {
   it('moves a card to stale when its time comes, with no file changing', async () => {
     const root = channelCopy('03-claimed-fresh');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 400, watch: false, verify: naclVerify });
+    const ix = new Indexer({ root, db, staleAfterMs: 400, watch: false, verify: nodeVerify });
     await ix.start();
     expect(q.order(db, 't1', Date.now())?.card.state).toBe('claimed');
     await new Promise((r) => setTimeout(r, 900));
@@ -234,7 +234,7 @@ describe('Indexer', () => {
   it('follows folder events: a release written into the folder moves the card with no look due', async () => {
     const root = channelCopy('13-retired');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: naclVerify, rescanMs: 60_000 });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: nodeVerify, rescanMs: 60_000 });
     await ix.start();
     expect(q.order(db, 't2', Date.now())?.card.state).toBe('claimed');
     // ops (an operator) releases fang's claim on t2, as a re-queue would.
@@ -263,7 +263,7 @@ describe('Indexer, channel-wide facts applied incrementally', () => {
   it('a stale reason follows the holder\'s other files: agent_silent, then heartbeat_lapsed, then agent_silent again', async () => {
     const root = channelCopy('04-stale-heartbeat-lapsed');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 600, watch: false, verify: naclVerify });
+    const ix = new Indexer({ root, db, staleAfterMs: 600, watch: false, verify: nodeVerify });
     await ix.start();
     await sleep(800); // both of fang's heartbeats are older than the window now
     ix.request(null);
@@ -287,7 +287,7 @@ describe('Indexer, channel-wide facts applied incrementally', () => {
   it('a dependency finishing unblocks its dependents, and an order going away flags them', async () => {
     const root = channelCopy('20-dependencies');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await ix.start();
     expect(q.order(db, 'b', Date.now())?.card.state).toBe('blocked'); // waits for a
     // a is done: copy e's claim and result shape is not possible (signed), so sign a result by fang.
@@ -337,7 +337,7 @@ describe('agent page data', () => {
   it('says who retired an agent, what it holds, what it held and how each hold ended', async () => {
     const root = channelCopy('13-retired');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await ix.start();
     await ix.stop();
     const a = q.agent(db, 'fang', Date.now());
@@ -358,7 +358,7 @@ describe('change feed for channel-level files', () => {
   it('a roster change tells every page to refetch (a key_changed banner has no order to name)', async () => {
     const root = channelCopy('09-done');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await ix.start();
     const seq = q.latestSeq(db);
     const file = path.join(root, 'agents/wisp.json');
@@ -387,7 +387,7 @@ describe('Indexer, the channel folder going away during an update', () => {
       return 0;
     };
     // No grace for deletions: without the check, the pass would store t1 as gone at once.
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify, vanishGraceMs: 0, ctimeSkew });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify, vanishGraceMs: 0, ctimeSkew });
     await ix.start();
     expect(q.order(db, 't1', Date.now())?.card.state).toBe('claimed');
     goNow = true;
@@ -406,7 +406,7 @@ describe('Indexer, a card going stale with the clock', () => {
   it('passes the folder again and stores the stale card, rewriting none of its file rows (nothing in the folder changed)', async () => {
     const root = channelCopy('03-claimed-fresh');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 400, watch: false, verify: naclVerify });
+    const ix = new Indexer({ root, db, staleAfterMs: 400, watch: false, verify: nodeVerify });
     await ix.start();
     expect(q.order(db, 't1', Date.now())?.card).toMatchObject({ state: 'claimed', lane: 'running' }); // expect.json
     const rows = () => db.prepare("SELECT * FROM files WHERE order_dir = 't1' ORDER BY path").all();

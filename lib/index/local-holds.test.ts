@@ -14,7 +14,7 @@ import { openMemory } from './db';
 import { Indexer } from './indexer';
 import { changesSince, decodeCursor, lanePage, latestSeq, order, PAGE_SIZE } from './queries';
 import { indexFigures } from './metrics-queries';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from './node-verify';
 import { parseQuery, type QueryTerm } from '../ui/query';
 import { publicKeyOf, writeAgent, writeClaim, writeGiveup, writeHeartbeat, writeOrder, writeRelease, type Identity } from '../demo/write';
 import { seedOf } from '../testing/channel-builder';
@@ -88,7 +88,7 @@ describe('reaper holds in the index', () => {
     const stateDir = path.join(tmp, 'state-1');
     holdOf(root, stateDir);
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: STALE_MS, clock, watch: false, verify: naclVerify, reaperState: stateDir, vanishGraceMs: 0 });
+    const ix = new Indexer({ root, db, staleAfterMs: STALE_MS, clock, watch: false, verify: nodeVerify, reaperState: stateDir, vanishGraceMs: 0 });
     await ix.start();
     try {
       const now = clock();
@@ -129,7 +129,7 @@ describe('reaper holds in the index', () => {
     const root = channel();
     const stateDir = path.join(tmp, 'state-2');
     const db = openMemory();
-    const opts = { root, db, staleAfterMs: STALE_MS, clock, watch: false, verify: naclVerify, reaperState: stateDir, vanishGraceMs: 0 } as const;
+    const opts = { root, db, staleAfterMs: STALE_MS, clock, watch: false, verify: nodeVerify, reaperState: stateDir, vanishGraceMs: 0 } as const;
     const ix = new Indexer(opts);
     await ix.start();
     try {

@@ -11,7 +11,7 @@ import { openMemory } from './db';
 import { Indexer } from './indexer';
 import { FolderWatch } from './folder-watch';
 import { VECTORS_DIR } from '../testing/vectors';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from './node-verify';
 import { ChannelBuilder } from '../testing/channel-builder';
 import * as q from './queries';
 
@@ -45,7 +45,7 @@ describe('the looks behind folder events', () => {
     // Vector 10: ra awaiting_review (Review), rb accepted (Done), rc changes_requested (Running).
     const root = channelCopy('10-review-states');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: naclVerify, rescanMs: 100 });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: nodeVerify, rescanMs: 100 });
     cleanup.push(() => ix.stop());
     await ix.start();
     expect(q.order(db, 'rb', Date.now())?.card.lane).toBe('done');
@@ -65,7 +65,7 @@ describe('the looks behind folder events', () => {
     // Vector 13: t2 is claimed by fang.
     const root = channelCopy('13-retired');
     const db = openMemory();
-    const first = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    const first = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await first.start();
     await first.stop();
     expect(q.order(db, 't2', Date.now())?.card.holder).toBe('fang');
@@ -75,7 +75,7 @@ describe('the looks behind folder events', () => {
     fs.writeFileSync(path.join(folder, 'claim.fang.json'), '{');
     const after = fs.statSync(folder);
     expect([after.mtimeMs, after.ctimeMs, after.ino]).toEqual([before.mtimeMs, before.ctimeMs, before.ino]);
-    const warm = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify, rescanMs: 60_000 });
+    const warm = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify, rescanMs: 60_000 });
     cleanup.push(() => warm.stop());
     await warm.start();
     // The malformed claim is a problem row: nobody holds t2 and it is flagged (LEDGER.md §2, §7).
@@ -86,14 +86,14 @@ describe('the looks behind folder events', () => {
     // Vector 10: ra awaiting_review (Review), rb accepted (Done), rc changes_requested (Running).
     const root = channelCopy('10-review-states');
     const db = openMemory();
-    const first = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    const first = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await first.start();
     await first.stop();
     // While nothing runs, a malformed claim lands in rb's folder and in rc's (LEDGER.md §7: bad_record).
     fs.writeFileSync(path.join(root, 'tasks/rb/claim.zed.json'), '{');
     fs.writeFileSync(path.join(root, 'tasks/rc/claim.zed.json'), '{');
     const said: string[] = [];
-    const warm = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify, rescanMs: 60_000, log: (l) => said.push(l) });
+    const warm = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify, rescanMs: 60_000, log: (l) => said.push(l) });
     cleanup.push(() => warm.stop());
     await warm.start();
     // Ready: rc (live) was looked at; rb (finished) is still as stored: its look is the sweep's, next.
@@ -106,7 +106,7 @@ describe('the looks behind folder events', () => {
     // Vector 10: ra (Review) and rc (Running) unfinished, rb finished. One watch for the two.
     const root = channelCopy('10-review-states');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: naclVerify, rescanMs: 60_000, maxWatches: 1 });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: nodeVerify, rescanMs: 60_000, maxWatches: 1 });
     cleanup.push(() => ix.stop());
     await ix.start();
     await sleep(100);
@@ -122,7 +122,7 @@ describe('the looks behind folder events', () => {
     const root = channelCopy('10-review-states');
     const db = openMemory();
     // Looks far apart: only folder events can tell of the change below in time.
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: naclVerify, rescanMs: 60_000 });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: nodeVerify, rescanMs: 60_000 });
     cleanup.push(() => ix.stop());
     await ix.start();
     fs.renameSync(path.join(root, 'tasks'), path.join(root, 'tasks-old'));
@@ -137,7 +137,7 @@ describe('the looks behind folder events', () => {
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-looks-elsewhere-'));
     cleanup.push(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: naclVerify, rescanMs: 100 });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: nodeVerify, rescanMs: 100 });
     cleanup.push(() => ix.stop());
     await ix.start();
     expect(q.board(db, [], Date.now(), false).lanes.reduce((n, l) => n + l.count, 0)).toBe(3);
@@ -147,7 +147,7 @@ describe('the looks behind folder events', () => {
     expect(await until(() => q.board(db, [], Date.now(), false).lanes.every((l) => l.count === 0) && symlinkProblem(db).length === 1)).toBe(true);
     expect(symlinkProblem(db)).toEqual(['symlink']);
     const fresh = openMemory();
-    const again = new Indexer({ root, db: fresh, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    const again = new Indexer({ root, db: fresh, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await again.start();
     await again.stop();
     expect(q.board(fresh, [], Date.now(), false).lanes.map((l) => l.count)).toEqual([0, 0, 0, 0, 0, 0]);
@@ -157,7 +157,7 @@ describe('the looks behind folder events', () => {
     // Vector 20: b is blocked on a (LEDGER.md §7), a fact settle() applies after the folder pass.
     const root = channelCopy('20-dependencies');
     const db = openMemory();
-    const first = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    const first = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await first.start();
     await first.stop();
     expect(q.order(db, 'b', Date.now())?.card.state).toBe('blocked');
@@ -167,7 +167,7 @@ describe('the looks behind folder events', () => {
     const provisional = { ...JSON.parse(row.card), state: 'open' };
     db.prepare("UPDATE cards SET state = 'open', card = ? WHERE order_id = 'b'").run(JSON.stringify(provisional));
     db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('unsettled', '1')").run();
-    const again = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    const again = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await again.start();
     await again.stop();
     expect(q.order(db, 'b', Date.now())?.card.state).toBe('blocked');
@@ -183,7 +183,7 @@ describe('the looks behind folder events', () => {
       fs.writeFileSync(path.join(root, e.path), e.bytes);
     }
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: naclVerify, rescanMs: 100, vanishGraceMs: 0 });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: nodeVerify, rescanMs: 100, vanishGraceMs: 0 });
     cleanup.push(() => ix.stop());
     await ix.start();
     expect(q.order(db, 'x', Date.now())?.card).toMatchObject({ state: 'done', lane: 'done', flags: [] });

@@ -13,7 +13,8 @@ import { LANES, type Lane } from '../ledger/derive';
 import { queryOfParams, type QueryTerm } from '../ui/query';
 import { mulberry32 } from '../util/prng';
 import { Indexer } from './indexer';
-import { naclSign, naclVerify } from '../ledger/nacl-verify';
+import { naclSign } from '../ledger/nacl-verify';
+import { nodeVerify } from './node-verify';
 import { signFields } from '../ledger/sign';
 import { objectGet, parseStrictJsonText, payloadDigest } from '../ledger/json';
 import { VECTORS_DIR, vectorKeys } from '../testing/vectors';
@@ -220,7 +221,7 @@ describe('lanePage on indexed vectors', () => {
     let compared = 0;
     for (const vector of fs.readdirSync(VECTORS_DIR).filter((v) => fs.existsSync(path.join(VECTORS_DIR, v, 'channel')))) {
       const db = openMemory();
-      const ix = new Indexer({ root: path.join(VECTORS_DIR, vector, 'channel'), db, staleAfterMs: 300_000, clock: () => Date.parse('2026-11-20T12:00:00Z'), watch: false, verify: naclVerify });
+      const ix = new Indexer({ root: path.join(VECTORS_DIR, vector, 'channel'), db, staleAfterMs: 300_000, clock: () => Date.parse('2026-11-20T12:00:00Z'), watch: false, verify: nodeVerify });
       await ix.start();
       await ix.stop();
       const agents = new Set((db.prepare('SELECT agents FROM cards').all() as { agents: string }[]).flatMap((r) => r.agents.trim().split(' ').filter(Boolean)));
@@ -251,7 +252,7 @@ describe('orderJson', () => {
       writer.close();
       for (const s of ['', '-wal', '-shm']) fs.rmSync(path.join(root, '..', `${path.basename(root)}.sqlite${s}`), { force: true });
     });
-    const ix = new Indexer({ root, db: writer, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, vanishGraceMs: 0 });
+    const ix = new Indexer({ root, db: writer, staleAfterMs: 300_000, clock: () => now, watch: false, verify: nodeVerify, vanishGraceMs: 0 });
     await ix.start();
     cleanup.push(() => void ix.stop());
     const db = reader === 'the writer' ? writer : openReader(path.join(root, '..', `${path.basename(root)}.sqlite`));
@@ -352,7 +353,7 @@ describe('orderJson', () => {
     const now = Date.parse('2026-11-30T12:00:00Z');
     const db = openWriter(dbFile);
     cleanup.push(() => db.close());
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: naclVerify, vanishGraceMs: 0 });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: nodeVerify, vanishGraceMs: 0 });
     await ix.start();
     cleanup.push(() => void ix.stop());
     const digestOf = (id: string) => {

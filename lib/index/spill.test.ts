@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkSegment, segmentsIn, SpillWriter } from './spill';
 import { bytesThrough } from './verifier';
-import { naclPublicKey, naclSign, naclVerify } from '../ledger/nacl-verify';
+import { naclPublicKey, naclSign } from '../ledger/nacl-verify';
+import { nodeVerify } from './node-verify';
 import { seedOf } from '../testing/channel-builder';
 
 let dirs: string[] = [];
@@ -38,7 +39,7 @@ describe('spill segments', () => {
     const seen: [string, string, string][] = [];
     const files = segmentsIn(dir);
     expect(files).toEqual([path.join(dir, 'w1-0.bin')]);
-    const c = checkSegment(files[0] as string, bytesThrough((k, m, s) => (seen.push([k, m, s]), naclVerify(k, m, s))));
+    const c = checkSegment(files[0] as string, bytesThrough((k, m, s) => (seen.push([k, m, s]), nodeVerify(k, m, s))));
     expect(seen).toEqual([
       [key, good, sig],
       [key, good, sig],
@@ -56,6 +57,6 @@ describe('spill segments', () => {
     w.flush();
     const f = path.join(dir, 'main-0.bin');
     fs.truncateSync(f, fs.statSync(f).size - 1);
-    expect(() => checkSegment(f, bytesThrough(naclVerify))).toThrow(/cut short at byte 0/);
+    expect(() => checkSegment(f, bytesThrough(nodeVerify))).toThrow(/cut short at byte 0/);
   });
 });

@@ -14,8 +14,30 @@ import { readMeta } from './meta';
 
 let uptimeReadable: boolean | null = null;
 
-/** The boot clock, ms since boot (CLOCK_BOOTTIME, 10 ms steps), or performance.now() where /proc/uptime is unreadable (decided once per process). */
+/**
+ * The test clock: CLAIMBOARD_TEST_CLOCK_FILE names a file holding a number of ms by which time
+ * has passed on this machine beyond what its wall clock shows. The indexer takes that as its
+ * wall clock stepped back (the step rule of lib/ledger/clock-steps.ts), so every file that
+ * arrived before the advance ages by it at once and files written after arrive "now": the way
+ * the end-to-end tests let a claim go stale without waiting. Unset in production (0).
+ */
+function testClockAdvanceMs(): number {
+  const file = process.env.CLAIMBOARD_TEST_CLOCK_FILE;
+  if (!file) return 0;
+  try {
+    const ms = Number(fs.readFileSync(file, 'latin1').trim());
+    return Number.isFinite(ms) && ms > 0 ? ms : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The boot clock, ms since boot (CLOCK_BOOTTIME, 10 ms steps), or performance.now() where /proc/uptime is unreadable (decided once per process); plus the test clock's advance. */
 export function bootClockMs(): number {
+  return bootClockRawMs() + testClockAdvanceMs();
+}
+
+function bootClockRawMs(): number {
   if (uptimeReadable !== false) {
     try {
       const s = Number(fs.readFileSync('/proc/uptime', 'latin1').split(' ')[0]);

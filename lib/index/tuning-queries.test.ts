@@ -12,7 +12,7 @@ import { Indexer } from './indexer';
 import { isKnownAgent, tuningReport } from './tuning-queries';
 import { GAPS_SINCE_KEY } from './beat-gaps';
 import { VECTORS_DIR } from '../testing/vectors';
-import { naclVerify } from '../ledger/nacl-verify';
+import { nodeVerify } from './node-verify';
 import { bucketOf } from '../ledger/tuning';
 import { LANES } from '../ledger/derive';
 
@@ -58,7 +58,7 @@ describe('heartbeat gaps', () => {
     const file = path.join(tmp('cb-tune-db-'), 'index.sqlite');
     const HB = 'tasks/t1/heartbeat.fang.json';
     let db = openWriter(file);
-    let ix = new Indexer({ root, db, staleAfterMs: 250, watch: false, verify: naclVerify });
+    let ix = new Indexer({ root, db, staleAfterMs: 250, watch: false, verify: nodeVerify });
     const started = Date.now();
     await ix.start();
     expect(Number((db.prepare('SELECT value FROM meta WHERE key = ?').get(GAPS_SINCE_KEY) as { value: string }).value)).toBeGreaterThanOrEqual(started);
@@ -112,7 +112,7 @@ describe('heartbeat gaps', () => {
     await sleep(200);
     const whileDown = beat(root, HB, 20);
     db = openWriter(file);
-    ix = new Indexer({ root, db, staleAfterMs: 250, watch: false, verify: naclVerify });
+    ix = new Indexer({ root, db, staleAfterMs: 250, watch: false, verify: nodeVerify });
     await ix.start();
     expect(runRow(db, 't1', 'fang')).toEqual({ gaps: 5, max_gap_ms: Math.max(...expected), last_arrival_ms: whileDown });
     await sleep(100);
@@ -136,7 +136,7 @@ describe('run durations and time in lane', () => {
   it('a run lasts from its claim to its result on the holder clock: 09:05 to 09:30 is 25 min', async () => {
     const root = channelCopy('09-done');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await ix.start();
     await ix.stop();
     expect(db.prepare('SELECT agent, run_ms FROM holds').all()).toEqual([{ agent: 'fang', run_ms: 25 * 60_000 }]);
@@ -154,7 +154,7 @@ describe('run durations and time in lane', () => {
       const root = channelCopy(v);
       const db = openMemory();
       const staleAfterMs = 300_000;
-      const ix = new Indexer({ root, db, staleAfterMs, watch: false, verify: naclVerify });
+      const ix = new Indexer({ root, db, staleAfterMs, watch: false, verify: nodeVerify });
       await ix.start();
       await ix.stop();
       const rows = db
@@ -186,14 +186,14 @@ describe('run durations and time in lane', () => {
     const root = channelCopy('09-done');
     const file = path.join(tmp('cb-tune-db-'), 'index.sqlite');
     let db = openWriter(file);
-    let ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    let ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await ix.start();
     await ix.stop();
     // what migration 9 leaves: the new columns empty, no folder remembered
     db.exec('UPDATE holds SET run_ms = NULL; UPDATE cards SET age_ref_ms = NULL; DELETE FROM dirs;');
     db.close();
     db = openWriter(file);
-    ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await ix.start();
     await ix.stop();
     expect(db.prepare('SELECT run_ms FROM holds').pluck().all()).toEqual([25 * 60_000]);
@@ -206,7 +206,7 @@ describe('which agents the report knows', () => {
   it('an agent of the roster or one that claimed something; not another name', async () => {
     const root = channelCopy('09-done');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await ix.start();
     await ix.stop();
     expect([isKnownAgent(db, 'fang'), isKnownAgent(db, 'Fang'), isKnownAgent(db, 'ops'), isKnownAgent(db, 'ghost')]).toEqual([true, true, true, false]);

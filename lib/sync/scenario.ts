@@ -37,7 +37,7 @@ import {
 import { applyAction } from '../actions/apply';
 import { ledgerPrevOf } from '../actions/write';
 import { buildAction } from '../ledger/actions';
-import { naclSign } from '../ledger/nacl-verify';
+import { nodeSign } from '../index/node-sign';
 import { formatLocalInstant } from '../ledger/time';
 import { seedOf } from '../testing/channel-builder';
 import type { Card } from '../ledger/derive';
@@ -648,7 +648,7 @@ export async function runScenario(
     const req = buildAction(
       { action: 'requeue', card: before, note: 'wisp never heartbeat on this order' },
       keeper.name,
-      (p) => naclSign(keeper.seedHex, p),
+      (p) => nodeSign(keeper.seedHex, p),
       formatLocalInstant(Date.now()),
       ledgerPrev,
     );

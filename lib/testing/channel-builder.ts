@@ -1,11 +1,12 @@
 /**
  * Builds channel folders in memory for tests of the pure core: real records, really signed
- * (tweetnacl, the vector identities' seeds; other names get a seed derived from the name),
+ * (node:crypto, the vector identities' seeds; other names get a seed derived from the name),
  * each with an arrival `age` in seconds before `now` (LEDGER.md §6).
  */
 import { deriveChannel, type ChannelEntry, type ChannelState } from '../ledger/channel';
 import { sha256HexOfText } from '../ledger/json';
-import { naclPublicKey, naclSign, naclVerify } from '../ledger/nacl-verify';
+import { nodePublicKey, nodeSign } from '../index/node-sign';
+import { nodeVerify } from '../index/node-verify';
 import { revisionComponent } from '../ledger/names';
 import { signFields, signLedgerLine, type SignedKind } from '../ledger/sign';
 
@@ -49,11 +50,11 @@ export class ChannelBuilder {
     return this.raw(path, JSON.stringify(value, null, 2), opts);
   }
   signed(path: string, kind: SignedKind, fields: Record<string, unknown>, signer: string, opts: At = {}): this {
-    return this.json(path, signFields(kind, fields, signer, (p) => naclSign(seedOf(signer), p)), opts);
+    return this.json(path, signFields(kind, fields, signer, (p) => nodeSign(seedOf(signer), p)), opts);
   }
 
   agent(name: string, role = 'worker', opts: At & { key?: string | null } = {}): this {
-    const key = opts.key === undefined ? naclPublicKey(seedOf(name)) : opts.key;
+    const key = opts.key === undefined ? nodePublicKey(seedOf(name)) : opts.key;
     return this.json(`agents/${name}.json`, { name, role, capabilities: [], ...(key ? { public_key: key } : {}) }, opts);
   }
   /** The four vector identities: ops (operator), fang, wisp, nebra. */
@@ -123,7 +124,7 @@ export class ChannelBuilder {
   ledger(signer: string, summaries: string[], opts: At = {}): this {
     const lines: string[] = [];
     for (const summary of summaries) {
-      lines.push(signLedgerLine({ kind: 'note', actor: signer, summary, created_at: T0 }, lines[lines.length - 1] ?? null, signer, (p) => naclSign(seedOf(signer), p)));
+      lines.push(signLedgerLine({ kind: 'note', actor: signer, summary, created_at: T0 }, lines[lines.length - 1] ?? null, signer, (p) => nodeSign(seedOf(signer), p)));
     }
     return this.raw(`ledger.${signer}.jsonl`, lines.map((l) => l + '\n').join(''), opts);
   }
@@ -144,7 +145,7 @@ export class ChannelBuilder {
       staleAfterMs: (opts.staleAfterS ?? 300) * 1000,
       operators: opts.operators,
       pins: opts.pins,
-      verify: naclVerify,
+      verify: nodeVerify,
     });
   }
   card(id: string, opts: Parameters<ChannelBuilder['derive']>[0] = {}) {

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openWriter } from '@/lib/index/db';
 import { Indexer } from '@/lib/index/indexer';
 import { buildAction } from '@/lib/ledger/actions';
-import { naclSign, naclVerify } from '@/lib/ledger/nacl-verify';
+import { naclSign } from '@/lib/ledger/nacl-verify';
+import { nodeVerify } from '@/lib/index/node-verify';
 import { channelStateOf } from '@/lib/index/channel-state';
 import { VECTORS_DIR, vectorKeys } from '@/lib/testing/vectors';
 import { POST } from './route';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   root = path.join(dir, 'channel');
   fs.cpSync(path.join(VECTORS_DIR, '11-give-up-ack-reopen', 'channel'), root, { recursive: true });
   const db = openWriter(path.join(dir, 'index.sqlite'));
-  const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
+  const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
   await ix.start();
   await ix.stop();
   db.close();

@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { benchSeed, OPS, REVIEWER, WORKERS } from '../../../bench/generate';
-import { naclPublicKey, naclSign } from '../../ledger/nacl-verify';
+import { nodePublicKey, nodeSign } from '../../index/node-sign';
 import { signFields } from '../../ledger/sign';
 import { mulberry32 } from '../../util/prng';
 import { DIED_MID_RUN, claimOrder, endRun, submitResult } from '../../demo/ferry';
@@ -151,7 +151,7 @@ export class SoakFleet {
     // bench/generate.ts's whole roster (its orders, e.g. a burst's, verify here), whoever works.
     for (const name of [OPS, REVIEWER, ...WORKERS]) {
       const t = Date.now();
-      writeAgent(this.root, { name, role: name === OPS ? 'operator' : name === REVIEWER ? 'reviewer' : 'worker', publicKey: naclPublicKey(soakIdentity(name).seedHex) });
+      writeAgent(this.root, { name, role: name === OPS ? 'operator' : name === REVIEWER ? 'reviewer' : 'worker', publicKey: nodePublicKey(soakIdentity(name).seedHex) });
       this.emit('agent', `agents/${name}.json`, null, t);
     }
     for (let i = 0; i < history; i++) {
@@ -437,7 +437,7 @@ export class SoakFleet {
         const forger = this.workers.find((x) => x.id.name !== holder)?.id ?? this.ops;
         const rel = `tasks/${o.id}/result.${holder}.${String(900 + (n % 90)).padStart(3, '0')}.json`;
         const fields = { order_id: o.id, agent: holder, revision: 900 + (n % 90), submitted_at: writerTime(soakIdentity(holder)), payload: { summary: 'forged' } };
-        writeFileAtomic(path.join(this.root, rel), bytes(signFields('result', fields, holder, (p) => naclSign(forger.seedHex, p))), 'replace');
+        writeFileAtomic(path.join(this.root, rel), bytes(signFields('result', fields, holder, (p) => nodeSign(forger.seedHex, p))), 'replace');
         this.emit('forged', rel, o.id, t);
         return;
       }
