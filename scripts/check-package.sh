@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs claimboard as a user would and uses it outside the repo (issue 11): packs this
+# Installs claimboard as a user would and uses it outside the repo: packs this
 # checkout (`npm pack`), installs the tarball into an empty temp folder (`npm i ./claimboard-*.tgz`),
 # then, from there only:
 #   - `claimboard --version` prints package.json's version;
@@ -9,14 +9,14 @@
 #   - `claimboard serve <that copy>` answers /api/board with g1 in the attention lane, its index
 #     verified with sodium-native;
 #   - `claimboard ack <copy> g1 --key ops.key` writes tasks/g1/ack.ops.json and ledger.ops.jsonl,
-#     after which `state` reads g1 closed (LEDGER.md: an acknowledged give-up is closed) and the
+#     after which `state` reads g1 closed (an acknowledged give-up is closed) and the
 #     running server's board moves g1 out of attention;
 #   - the time of `state --json` on that 17-file channel is printed (npm run bench measures it).
 #
 # `npm pack --ignore-scripts`: the dashboard was just built by the "next build" step of
 # scripts/test.sh (prepack would build it again); the CLI bundle is rebuilt here from clean.
-# The install compiles better-sqlite3 from source (~1-2 min) and takes packages from npm's cache
-# when it has them (--prefer-offline). CLAIMBOARD_PACKAGE_KEEP=1 keeps the temp folder.
+# The install takes packages from npm's cache when it has them (--prefer-offline).
+# CLAIMBOARD_PACKAGE_KEEP=1 keeps the temp folder.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -42,7 +42,20 @@ mkdir "$WORK/app"
 cd "$WORK/app"
 echo '{"name":"claimboard-user","private":true}' >package.json
 t0=$SECONDS
-npm i --prefer-offline --no-audit --no-fund --loglevel=error "$TGZ" >/dev/null
+# Install scripts are skipped: the only one that does work is better-sqlite3's compile from
+# source (1-2 min, already done and tested by this checkout's own `npm ci`); its binary is taken
+# from this checkout when the versions match (same machine, same Node), else compiled here.
+npm i --prefer-offline --no-audit --no-fund --loglevel=error --ignore-scripts "$TGZ" >/dev/null
+SQLITE_VERSION="$(node -p "require('$ROOT/node_modules/better-sqlite3/package.json').version")"
+if [ "$(node -p "require('./node_modules/better-sqlite3/package.json').version")" = "$SQLITE_VERSION" ] &&
+  [ -f "$ROOT/node_modules/better-sqlite3/build/Release/better_sqlite3.node" ]; then
+  mkdir -p node_modules/better-sqlite3/build/Release
+  cp "$ROOT/node_modules/better-sqlite3/build/Release/better_sqlite3.node" node_modules/better-sqlite3/build/Release/
+  echo "package: better-sqlite3 $SQLITE_VERSION's binary taken from this checkout"
+else
+  npm rebuild better-sqlite3 --loglevel=error >/dev/null
+  echo "package: better-sqlite3 compiled for the install"
+fi
 echo "package: installed in $((SECONDS - t0)) s into $WORK/app"
 CB="$WORK/app/node_modules/.bin/claimboard"
 [ -x "$CB" ] || fail "no node_modules/.bin/claimboard after install"

@@ -1,15 +1,31 @@
 #!/usr/bin/env bash
-# Runs every test claimboard has, in order: type check, lint (eslint), unit tests (vitest), the
-# conformance vectors (conformance/vectors) through the real CLI, the production build, and the
-# end-to-end tests (Playwright driving Debian's Chromium). `npm test` runs this. When the shared
-# contract checkout sits beside the repo (../shared), its vectors are checked too, as an extra step.
+# Runs every test claimboard has; `npm test` runs this. The steps, in order (the README's "Tests"
+# section says what each proves and how long it takes):
 #
-# Works on a fresh clone of a Debian 12 / Node 20 machine: installs node_modules when they
-# are missing or older than package-lock.json, and Debian's chromium and syncthing when missing.
+#   next build            the production build, in the background from the start: the serve
+#                         tests and the end-to-end tests need it
+#   type check, lint      meanwhile (tsc, eslint)
+#   unit tests            vitest, every *.test.ts but the serve tests, on both cores
+#   conformance vectors   conformance/vectors through the real CLI and the real filesystem
+#   ferry channels        channels the real ferry wrote (conformance/ferry): ferry's verdict
+#   serve tests           the real `claimboard serve` under a simulated fleet: the soak and its
+#                         faults (SIGSTOP, inotify watches run out, a burst, SIGTERM), bin/web
+#   end-to-end tests      Playwright driving Debian's Chromium against the production build
+#   package               packed, installed into an empty folder, used from there
+#
+# `scripts/test.sh --shared` runs only the steps that need the workshop checkout beside the repo
+# (../shared: its vectors, its ferry channels, fresh channels from its real ferry); a plain run
+# skips them, saying so, when ../shared is absent.
+#
+# Works on a fresh clone of a Debian 12 / Node 20 machine: installs node_modules when they are
+# missing or older than package-lock.json, and Debian's chromium and syncthing when missing.
+# No test is run twice: a test that fails once has failed.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$(pwd)"
+SHARED_ONLY=0
+[ "${1:-}" = --shared ] && SHARED_ONLY=1
 
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 export NEXT_TELEMETRY_DISABLED=1
@@ -30,26 +46,20 @@ else
   header "setup: node_modules up to date"
 fi
 
-if [ ! -x /usr/bin/chromium ]; then
+apt_install() {
+  local bin="$1" pkg="$2" why="$3"
+  command -v "$bin" >/dev/null 2>&1 && return 0
   if [ "$(id -u)" -eq 0 ]; then
-    header "setup: installing Debian's chromium for Playwright"
+    header "setup: installing Debian's $pkg ($why)"
     apt-get update
-    DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+    DEBIAN_FRONTEND=noninteractive apt-get install -y "$pkg"
   else
-    warn "/usr/bin/chromium is missing and this is not root: the end-to-end step will fail." \
-      "Install it with: sudo apt-get install -y chromium"
+    warn "$pkg is missing and this is not root: $why will fail. Install it with: sudo apt-get install -y $pkg"
   fi
-fi
-
-if ! command -v syncthing >/dev/null 2>&1; then
-  if [ "$(id -u)" -eq 0 ]; then
-    header "setup: installing Debian's syncthing for the two-instance sync test"
-    apt-get update
-    DEBIAN_FRONTEND=noninteractive apt-get install -y syncthing
-  else
-    warn "syncthing is missing and this is not root: lib/sync/syncthing.test.ts will fail." \
-      "Install it with: sudo apt-get install -y syncthing"
-  fi
+}
+if [ "$SHARED_ONLY" = 0 ]; then
+  apt_install /usr/bin/chromium chromium "the end-to-end tests"
+  apt_install syncthing syncthing "the two-instance sync test"
 fi
 
 # ---- steps -----------------------------------------------------------------------------
@@ -57,93 +67,111 @@ fi
 passed=()
 failed=()
 skipped=()
+T_START=$SECONDS
 
-# step <name> <command...>: runs one step, records the outcome, never exits the script.
+# step <name> <command...>: runs one step, records the outcome and its time, never exits the script.
 step() {
   local name="$1"
   shift
   header "$name: $*"
-  local t0=$SECONDS
-  if "$@"; then
-    passed+=("$name")
-    printf -- '--- %s: passed (%ss)\n' "$name" "$((SECONDS - t0))"
+  local t0=$SECONDS rc=0
+  "$@" || rc=$?
+  record "$name" "$rc" "$((SECONDS - t0))"
+}
+record() {
+  if [ "$2" -eq 0 ]; then
+    passed+=("$1 ($3 s)")
+    printf -- '--- %s: passed (%s s)\n' "$1" "$3"
   else
-    local rc=$?
-    failed+=("$name")
-    printf -- '--- %s: FAILED (exit %s, %ss)\n' "$name" "$rc" "$((SECONDS - t0))"
+    failed+=("$1 ($3 s)")
+    printf -- '--- %s: FAILED (exit %s, %s s)\n' "$1" "$2" "$3"
   fi
 }
 
-# Fresh channels from the real ferry take 3-4 minutes of real heartbeat waits: written in the
-# background meanwhile (scripts/fresh-ferry.sh says plainly when the binary is not beside the repo).
-FRESH_LOG="$(mktemp)"
-bash scripts/fresh-ferry.sh >"$FRESH_LOG" 2>&1 &
-FRESH_PID=$!
+# A step run in the background, its output kept until it is waited for (then printed whole).
+declare -A BG_PID BG_LOG BG_T0
+step_bg() {
+  local name="$1"
+  shift
+  BG_LOG[$name]="$(mktemp)"
+  BG_T0[$name]=$SECONDS
+  ("$@") >"${BG_LOG[$name]}" 2>&1 &
+  BG_PID[$name]=$!
+  printf '\n==> %s: %s (in the background)\n' "$name" "$*"
+}
+wait_bg() {
+  local name="$1" rc=0
+  wait "${BG_PID[$name]}" || rc=$?
+  header "$name (started in the background $((SECONDS - BG_T0[$name])) s ago)"
+  cat "${BG_LOG[$name]}"
+  rm -f "${BG_LOG[$name]}"
+  if [ "$name" = "fresh ferry channels" ] && [ "$rc" -eq 3 ]; then
+    skipped+=("fresh ferry channels (no real ferry beside this repo)")
+    return
+  fi
+  record "$name" "$rc" "$((SECONDS - BG_T0[$name]))"
+}
+skip() {
+  header "$1"
+  echo "skipped: $2"
+  skipped+=("$1 ($2)")
+}
 
-# Playwright's closing lists of failed and flaky tests are repeated in the summary below (the
-# output above them is long and CI may show only the end of it).
+# Playwright's closing lists of failed tests are repeated in the summary below (the output
+# above them is long and CI may show only the end of it).
 E2E_LOG="$(mktemp)"
+VITEST_LOG="$(mktemp)"
 e2e_step() { npx playwright test 2>&1 | tee -a "$E2E_LOG"; return "${PIPESTATUS[0]}"; }
-
-step "type check" npx tsc --noEmit -p .
-
-step "lint" npx eslint . --max-warnings 0
+# scripts/run-vitest.mjs names the failed tests and the ten slowest files at the end.
+vitest_step() { node scripts/run-vitest.mjs "$@" 2>&1 | tee -a "$VITEST_LOG"; return "${PIPESTATUS[0]}"; }
 
 # The tests that start the real `claimboard serve` need the production build: they run after it.
 SERVE_TESTS=(lib/testing/soak/soak.test.ts lib/faults/sigstop.test.ts lib/faults/inotify.test.ts lib/faults/burst.test.ts lib/faults/sigterm.test.ts bin/web.test.ts)
-# scripts/run-vitest.mjs names the failed tests at the end and runs a failed file once more alone
-# (FLAKY: failed, then passed; the names are repeated in the summary below).
-VITEST_LOG="$(mktemp)"
-vitest_step() { node scripts/run-vitest.mjs "$@" 2>&1 | tee -a "$VITEST_LOG"; return "${PIPESTATUS[0]}"; }
-step "unit tests" vitest_step $(printf -- '--exclude %s ' "${SERVE_TESTS[@]}")
 
-step "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
+shared_steps() {
+  if [ -d ../shared/vectors ]; then
+    step "shared conformance vectors" node scripts/check-vectors.mjs . ../shared/vectors
+  else
+    skip "shared conformance vectors" "../shared/vectors is not beside this repo; conformance/vectors is the repo's own copy"
+  fi
+  if [ -d ../shared/ferryman/channels/alpha ]; then
+    step "shared ferry channels" node scripts/check-ferry.mjs . ../shared/ferryman/channels/alpha ../shared/ferryman/channels/beta
+  else
+    skip "shared ferry channels" "../shared/ferryman is not beside this repo; conformance/ferry is the repo's own copy"
+  fi
+}
 
-# The shared contract's own vectors, when its checkout sits beside this repo: an extra check
-# (they may be newer than the copy in conformance/vectors), never the only one.
-if [ -d ../shared/vectors ]; then
-  step "shared conformance vectors" node scripts/check-vectors.mjs . ../shared/vectors
+if [ "$SHARED_ONLY" = 1 ]; then
+  # Fresh channels from the real ferry take 3-4 minutes of real heartbeat waits: written meanwhile.
+  step_bg "fresh ferry channels" bash scripts/fresh-ferry.sh
+  shared_steps
+  wait_bg "fresh ferry channels"
 else
-  header "shared conformance vectors"
-  echo "skipped: no shared contract checkout beside this repo ($(dirname "$ROOT")/shared/vectors" \
-    "is absent); the repo's own copy, conformance/vectors, was checked above."
-  skipped+=("shared conformance vectors (../shared/vectors not beside this repo)")
+  step_bg "next build" npm run build --silent
+  step "type check" npx tsc --noEmit -p .
+  step "lint" npx eslint . --max-warnings 0
+  wait_bg "next build"
+  step "unit tests" vitest_step $(printf -- '--exclude %s ' "${SERVE_TESTS[@]}")
+  step "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
+  step "ferry channels" node scripts/check-ferry.mjs .
+  if [[ " ${failed[*]-} " == *" next build ("* ]]; then
+    skip "serve tests, end-to-end tests, package" "they need the production build, which failed"
+    failed+=("serve tests, end-to-end tests, package (not run: no build)")
+  else
+    step "serve tests" vitest_step "${SERVE_TESTS[@]}"
+    step "end-to-end tests" e2e_step
+    step "package" bash scripts/check-package.sh
+  fi
+  if [ -d ../shared ]; then
+    header "steps with ../shared"
+    echo "../shared is beside this repo: its checks run too (scripts/test.sh --shared runs them alone)"
+    step_bg "fresh ferry channels" bash scripts/fresh-ferry.sh
+    shared_steps
+    wait_bg "fresh ferry channels"
+  else
+    skip "steps with ../shared" "no ../shared beside this repo (the repo's own vectors and ferry channels were checked above)"
+  fi
 fi
-
-# Channels the real ferry wrote (conformance/ferry): ferry's verdict and a person's reading.
-step "ferry channels" node scripts/check-ferry.mjs .
-if [ -d ../shared/ferryman/channels/alpha ]; then
-  step "shared ferry channels" node scripts/check-ferry.mjs . ../shared/ferryman/channels/alpha ../shared/ferryman/channels/beta
-else
-  header "shared ferry channels"
-  echo "skipped: no ../shared/ferryman/channels beside this repo; conformance/ferry was checked above."
-  skipped+=("shared ferry channels (../shared/ferryman not beside this repo)")
-fi
-
-step "next build" npm run build --silent
-
-if [[ " ${failed[*]-} " == *" next build "* ]]; then
-  header "end-to-end tests"
-  warn "not run: they need the production build, which failed."
-  failed+=("end-to-end tests (not run)")
-else
-  # The soak, short, and the faults on a running server (SIGSTOP, inotify watches run out, a burst of 10,029 files, SIGTERM with tabs open).
-  step "soak and serve faults" vitest_step "${SERVE_TESTS[@]}"
-  step "end-to-end tests" e2e_step
-  # Packed and installed into an empty folder, used from there (scripts/check-package.sh).
-  step "package" bash scripts/check-package.sh
-fi
-
-header "fresh ferry channels: scripts/fresh-ferry.sh (started in the background at the beginning)"
-fresh_rc=0
-wait "$FRESH_PID" || fresh_rc=$?
-cat "$FRESH_LOG"
-rm -f "$FRESH_LOG"
-case "$fresh_rc" in
-  0) passed+=("fresh ferry channels") ;;
-  3) skipped+=("fresh ferry channels (no real ferry beside this repo)") ;;
-  *) failed+=("fresh ferry channels") ;;
-esac
 
 # ---- summary ---------------------------------------------------------------------------
 
@@ -152,8 +180,8 @@ summary() {
   for s in "${passed[@]}"; do printf '  passed   %s\n' "$s"; done
   for s in "${failed[@]}"; do printf '  FAILED   %s\n' "$s"; done
   for s in "${skipped[@]}"; do printf '  skipped  %s\n' "$s"; done
-  grep -E '^  (FAILED |FLAKY  ) ' "$VITEST_LOG" | sed 's/^  /  vitest: /' || true
-  # "  2 failed" / "  1 flaky" / "  1 interrupted" and the indented test names under each (colour codes stripped first).
+  grep -E '^  FAILED  ' "$VITEST_LOG" | sed 's/^  FAILED  /  vitest FAILED: /' || true
+  # "  2 failed" / "  1 interrupted" and the indented test names under each (colour codes stripped first).
   sed 's/\x1b\[[0-9;]*m//g' "$E2E_LOG" | awk '/^  [0-9]+ (failed|flaky|interrupted)$/ { kind = $2; next } kind != "" && /^    / { sub(/^ +/, ""); sub(/ ─.*$/, ""); printf "  e2e %s: %s\n", kind, $0; next } { kind = "" }' || true
   # Why each failed: the first lines of its error under the reporter's "  1) <test>" heading, up
   # to the code frame or stack (CI shows only the log's ends, where the summary is).
@@ -161,6 +189,7 @@ summary() {
     /^  [0-9]+\) / { n = 0; on = 1; sub(/ ─.*$/, ""); printf "  e2e why %s\n", substr($0, 3); next }
     on && (/^ +at / || /^ +[0-9]+ \|/ || /^ *> / || /^ +attachment #/ || n >= 12) { on = 0; next }
     on && /[^ ]/ { sub(/^ +/, ""); printf "      %s\n", substr($0, 1, 300); n++ }' || true
+  printf '  all steps: %s s\n' "$((SECONDS - T_START))"
   printf '%d passed, %d failed\n' "${#passed[@]}" "${#failed[@]}"
 }
 header "summary"
