@@ -29,7 +29,7 @@ function exists(pid: number): boolean {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
-async function until(f: () => boolean, ms = 2000): Promise<boolean> {
+async function until(f: () => boolean, ms = 60_000): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (f()) return true;
@@ -59,7 +59,7 @@ describe('DemoEngines', () => {
     const fleet = startFleet(dir, { staleAfterMs: 60_000, tickMs: 50, seed: 7, realProcesses: true, onEvent: (ev) => events.push(ev) });
     try {
       const adoptedBy = (r: (typeof story)[number]) => events.some((ev) => ev.kind === 'heartbeat' && ev.order_id === r.order_id && ev.agent === r.agent);
-      expect(await until(() => story.filter((r) => r.fate === 'linger').every(adoptedBy), 10_000)).toBe(true);
+      expect(await until(() => story.filter((r) => r.fate === 'linger').every(adoptedBy), 60_000)).toBe(true);
       const adopted = story.filter(adoptedBy);
       for (const r of adopted) {
         const hb = JSON.parse(fs.readFileSync(path.join(dir, 'tasks', r.order_id, `heartbeat.${r.agent}.json`), 'utf8')) as { run: string; pid: number };

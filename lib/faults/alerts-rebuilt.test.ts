@@ -72,15 +72,15 @@ describe('alerts when the index database is rebuilt while serving', () => {
     try {
       await ix.start();
       engine.start();
-      expect(await until(() => paged().length === 1, 10_000)).toBe(true);
+      expect(await until(() => paged().length === 1, 60_000)).toBe(true);
       expect(paged()).toEqual([['attention', 'g1']]);
 
       fs.rmSync(file);
-      expect(await until(() => lines.some((l) => /rebuilt from the folder/.test(l)), 10_000)).toBe(true);
+      expect(await until(() => lines.some((l) => /rebuilt from the folder/.test(l)), 60_000)).toBe(true);
       expect(lines.filter((l) => /^alerts: following the rebuilt index \(1 open alert and 0 owed deliveries carried over\)$/.test(l)).length).toBe(1);
 
       write(root, gaveUp(new ChannelBuilder(), 'g2'));
-      expect(await until(() => paged().length >= 2, 10_000)).toBe(true);
+      expect(await until(() => paged().length >= 2, 60_000)).toBe(true);
       await engine.idle();
       await new Promise((r) => setTimeout(r, 500)); // a few more looks: nothing else is paged
       await engine.idle();

