@@ -6,7 +6,7 @@
  * with the right operator and reason, verified; the folder's own acknowledgement of g2 shows
  * without a ledger line; filtering by operator and by order narrows the rows (in the URL); a row's
  * order link opens that order's timeline; a line forged into lead's ledger shows, not verified. Screenshots (light and dark, wide and narrow):
- * test-results/activity-*.png, copied to /tmp/activity-*.png.
+ * test-results/activity-*.png.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,7 +27,6 @@ const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 async function shot(page: Page, testInfo: TestInfo, name: string) {
   const file = path.join(testInfo.project.outputDir, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
-  fs.copyFileSync(file, `/tmp/${name}.png`);
   await testInfo.attach(name, { path: file, contentType: 'image/png' });
 }
 
