@@ -41,5 +41,5 @@ describe.skipIf(!built || !procFs)('serve: the indexer yields the CPU to the web
     const started = niceOf(process.pid); // serve inherits this process's
     expect(niceOf(children[0] as number)).toBe(started);
     expect(niceOf(serve.pid)).toBe(Math.min(19, started + 5));
-  }, 180_000);
+  });
 });

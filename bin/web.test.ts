@@ -58,7 +58,7 @@ beforeAll(async () => {
     if (Date.now() > deadline) throw new Error(`not ready:\n${serve.tail()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-}, 150_000);
+});
 afterAll(async () => {
   await serve?.stop();
   killAll();

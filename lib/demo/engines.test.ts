@@ -70,7 +70,7 @@ describe('DemoEngines', () => {
     } finally {
       await fleet.stop();
     }
-  }, 30_000);
+  });
 
   it('the fleet: running runs name living processes, a dead run a pid gone here, none left after stop', async () => {
     const dir = path.join(tmp, 'channel');
@@ -115,5 +115,5 @@ describe('DemoEngines', () => {
     }
     expect(fleetPids.size).toBeGreaterThan(0);
     for (const pid of fleetPids) expect(await until(() => !exists(pid)), `pid ${pid} after stop`).toBe(true);
-  }, 75_000);
+  });
 });

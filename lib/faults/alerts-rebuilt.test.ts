@@ -108,5 +108,5 @@ describe('alerts when the index database is rebuilt while serving', () => {
       db.close();
       fs.rmSync(healthFileOf(file), { force: true });
     }
-  }, 60_000);
+  });
 });

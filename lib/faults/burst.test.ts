@@ -36,7 +36,7 @@ let stage: string | null = null;
 afterAll(async () => {
   await h?.close();
   if (stage) fs.rmSync(stage, { recursive: true, force: true });
-}, 60_000);
+});
 
 function filesUnder(dir: string): number {
   return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;

@@ -105,7 +105,7 @@ describe('the wall clock steps by an hour', () => {
     } finally {
       await ix.stop();
     }
-  }, 30_000);
+  });
 
   it('back: a stale card stays stale; a heartbeat written on the stepped-back clock makes it running, and its silence stale again after stale_after', async () => {
     const root = channel('back');
@@ -131,7 +131,7 @@ describe('the wall clock steps by an hour', () => {
     } finally {
       await ix.stop();
     }
-  }, 30_000);
+  });
 
   it('back, forward and back again with no file written meanwhile: the board equals a fresh index once the clock is right; the folder is untouched', async () => {
     const root = channel('round');
@@ -160,7 +160,7 @@ describe('the wall clock steps by an hour', () => {
     } finally {
       await ix.stop();
     }
-  }, 30_000);
+  });
 
   it('the steps are kept in the index: a restart on the stepped clock, and a step made while no indexer ran, leave a running card running', async () => {
     const root = channel('restart');
@@ -202,5 +202,5 @@ describe('the wall clock steps by an hour', () => {
       await r.ix.stop();
       r.db.close();
     }
-  }, 30_000);
+  });
 });

@@ -129,5 +129,5 @@ describe.skipIf(!mountable)('the index database disk fills up', () => {
       await ix.stop();
       db.close();
     }
-  }, 60_000);
+  });
 });

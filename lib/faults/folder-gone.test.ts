@@ -102,5 +102,5 @@ describe('the channel folder disappears and comes back', () => {
       db.close();
       fs.rmSync(healthFileOf(file), { force: true });
     }
-  }, 60_000);
+  });
 });

@@ -142,5 +142,5 @@ describe('the index database deleted or replaced while serving', () => {
       db.close();
       fs.rmSync(healthFileOf(file), { force: true });
     }
-  }, 60_000);
+  });
 });

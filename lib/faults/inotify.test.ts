@@ -29,7 +29,7 @@ else if (!namespaces) console.warn(`inotify.test.ts: skipped: this machine does 
 let h: SoakHarness | null = null;
 afterAll(async () => {
   await h?.close();
-}, 60_000);
+});
 
 describe.skipIf(!built || !namespaces)('inotify watches run out', () => {
   it(`with ${WATCHES} watches allowed: said once, every write still shown, the board equal to a fresh index`, async () => {

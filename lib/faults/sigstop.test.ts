@@ -28,7 +28,7 @@ const CATCH_UP_MS = 120_000;
 let h: SoakHarness | null = null;
 afterAll(async () => {
   await h?.close();
-}, 60_000);
+});
 
 /** Waits until no write that began before `t` is unseen; returns ms after `t`, or null after `boundMs`. */
 async function caughtUp(hh: SoakHarness, t: number, boundMs: number): Promise<number | null> {

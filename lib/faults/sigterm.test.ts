@@ -104,7 +104,7 @@ describe.skipIf(!built)('SIGTERM with board tabs open', () => {
     expect(serve.tail(50)).not.toMatch(/did not stop within/);
     // The reconnect was answered 204 (EventSource's "do not reconnect") or found the connection closed; never a new stream.
     expect(tab.outcomes.slice(1).every((o) => o !== '200')).toBe(true);
-  }, 180_000);
+  });
 
   it('serve stops, ending the tabs\' event streams, and marks the index closed cleanly', async () => {
     const { serve, port, db } = await startServe();
@@ -126,5 +126,5 @@ describe.skipIf(!built)('SIGTERM with board tabs open', () => {
     }
     // Which way the web server went: the streams ended on its SIGTERM, so no kill was needed.
     expect(serve.tail(50)).not.toMatch(/did not stop within/);
-  }, 180_000);
+  });
 });

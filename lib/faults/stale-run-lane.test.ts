@@ -102,7 +102,7 @@ describe("a stale card's reason follows its holder's activity elsewhere", () => 
       silent: { index: 'agent_silent', fresh: 'agent_silent', state: 'stale' },
       back: { index: 'heartbeat_lapsed', fresh: 'heartbeat_lapsed' },
     });
-  }, 30_000);
+  });
 
   it('a card stale by its run, silent first, then its holder writes elsewhere', async () => {
     const r = await scenario(true, true);
@@ -110,14 +110,14 @@ describe("a stale card's reason follows its holder's activity elsewhere", () => 
       silent: { index: 'agent_silent', fresh: 'agent_silent', state: 'changes_requested', run_lane: 'stale' },
       back: { index: 'heartbeat_lapsed', fresh: 'heartbeat_lapsed' },
     });
-  }, 30_000);
+  });
 
   it('a plain stale card (state stale): the control', async () => {
     const r = await scenario(false);
     expect(r.lapsed).toMatchObject({ index: 'heartbeat_lapsed', fresh: 'heartbeat_lapsed', state: 'stale' });
     expect(r.silent).toEqual({ index: 'agent_silent', fresh: 'agent_silent' });
     expect(r.back).toEqual({ index: 'heartbeat_lapsed', fresh: 'heartbeat_lapsed' });
-  }, 30_000);
+  });
 
   it('a card stale by its run (changes_requested, run_lane stale)', async () => {
     const r = await scenario(true);
@@ -126,5 +126,5 @@ describe("a stale card's reason follows its holder's activity elsewhere", () => 
       silent: { index: 'agent_silent', fresh: 'agent_silent' },
       back: { index: 'heartbeat_lapsed', fresh: 'heartbeat_lapsed' },
     });
-  }, 30_000);
+  });
 });

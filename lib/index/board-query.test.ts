@@ -338,5 +338,5 @@ describe('lanePage under a query, on a real index of conformance channels', () =
     expect(ids('age:<1s')).toEqual(where((o) => o.lane !== 'stale'));
     expect(ids('-age:>1s')).toEqual(where((o) => o.lane !== 'stale'));
     expect(ids('lane:stale age:<1s')).toEqual([]);
-  }, 20_000);
+  });
 });

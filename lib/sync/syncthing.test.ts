@@ -145,7 +145,7 @@ describe.skipIf(skip)('claimboard over real Syncthing (two instances, loopback, 
     expect(report, context()).not.toBeNull();
     expect(report?.error ?? null, context()).toBeNull();
     expect(report?.ok).toBe(true);
-  }, 100_000);
+  });
 
   const need = (): SyncReport => {
     if (!report) throw new Error(`the scenario did not produce a report:\n${context()}`);

@@ -23,7 +23,7 @@ if (!built) console.warn('soak.test.ts: skipped: no production build (.next/BUIL
 let h: SoakHarness | null = null;
 afterAll(async () => {
   await h?.close();
-}, 60_000);
+});
 
 describe.skipIf(!built)('the soak, short', () => {
   it(`${RUN_S} s of a 25 files/s fleet: no missed update, every write shown, the board equal to a fresh index`, async () => {
@@ -45,5 +45,5 @@ describe.skipIf(!built)('the soak, short', () => {
     // every write a card shows was shown; the board is the folder's (harness.ts failuresOf).
     expect(failuresOf(v)).toEqual([]);
     expect(v.boardOrders).toBeGreaterThan(60);
-  }, 240_000);
+  });
 });
