@@ -249,7 +249,7 @@ export async function main(argv: readonly string[]): Promise<number> {
           code = 1;
         }
       });
-  action('requeue', 'order', "release a stale or given-up holder's claim so the order is offered again (LEDGER.md §8)", '--reason <text>');
+  action('requeue', 'order', "release a stale or given-up holder's claim so the order is offered again", '--reason <text>');
   action('retire', 'agent', 'retire an identity for good and release every order it holds with no result', '--reason <text>').option(
     '--confirm-alive',
     'retire even though one of its heartbeats is fresh (it looks alive)',
