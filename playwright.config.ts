@@ -24,7 +24,7 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   retries: 0,
   // Bounds far beyond any run on a loaded 2-core machine: they only end a test that hangs.
-  timeout: 180_000,
+  timeout: 600_000,
   expect: { timeout: 20_000 },
   workers: 1,
   fullyParallel: false,

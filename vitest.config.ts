@@ -13,8 +13,8 @@ export default defineConfig({
     include: ['lib/**/*.test.ts', 'bin/**/*.test.ts', 'app/**/*.test.ts', 'components/**/*.test.ts', 'deploy/**/*.test.ts'],
     exclude: ['e2e/**', '.next/**', 'node_modules/**'],
     // Bounds far beyond any run on a loaded 2-core machine: they only end a test that hangs.
-    testTimeout: 300_000,
-    hookTimeout: 300_000,
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
     // Both cores: most files spend their time waiting on child processes, timers and the disk.
     maxWorkers: 2,
   },
