@@ -12,7 +12,7 @@ const fixtureServer = (name: keyof typeof run.ports, script: string) => ({
   command: `node ${script}`,
   url: `http://127.0.0.1:${run.ports[name]}/api/board`,
   reuseExistingServer: false,
-  timeout: 120_000,
+  timeout: 300_000,
   stdout: 'ignore' as const,
   stderr: 'pipe' as const,
   env: { NEXT_TELEMETRY_DISABLED: '1', CB_E2E_PORTS: process.env.CB_E2E_PORTS ?? '', CB_E2E_DIR: run.dir },
