@@ -3,7 +3,7 @@
  * the shared fixtures (a read token, a short stale_after, a folder to rename away, local agents):
  * the production build through bin/claimboard.mjs on a fresh temp copy of conformance vectors,
  * bound to 127.0.0.1 on a port the kernel picks, on the test clock (e2e/test-clock.ts), ready once
- * /api/board says so (at most 90 s), stopped by its pid.
+ * /api/board says so (at most 300 s), stopped by its pid.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -69,7 +69,7 @@ export async function startOwnServer(o: OwnServerOptions): Promise<OwnServer> {
     }
     fs.rmSync(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 300_000;
   for (;;) {
     if (child.exitCode !== null) {
       await stop();
@@ -83,7 +83,7 @@ export async function startOwnServer(o: OwnServerOptions): Promise<OwnServer> {
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`claimboard serve did not answer within 90 s: ${stderr.join('')}`);
+      throw new Error(`claimboard serve did not answer within 300 s: ${stderr.join('')}`);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
