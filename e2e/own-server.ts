@@ -45,7 +45,7 @@ export interface OwnServerOptions {
   readonly prepare?: (channel: string, dir: string) => void;
 }
 
-/** Starts the server and waits until its first index is ready. Throws with its stderr when it exits or does not answer within 90 s. */
+/** Starts the server and waits until its first index is ready. Throws with its stderr when it exits or does not answer within 300 s. */
 export async function startOwnServer(o: OwnServerOptions): Promise<OwnServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), o.prefix));
   const channel = path.join(dir, 'channel');
