@@ -35,7 +35,7 @@ describe.skipIf(!built || !procFs)('serve: the indexer yields the CPU to the web
     const channel = path.join(dir, 'channel');
     fs.cpSync(path.join(VECTORS_DIR, '03-claimed-fresh', 'channel'), channel, { recursive: true });
     const serve = new ServeProcess({ channel, db: path.join(dir, 'index.sqlite'), port: await freePort(), staleAfterS: 300 });
-    await serve.waitReady(120);
+    await serve.waitReady(300);
     const children = fs.readFileSync(`/proc/${serve.pid}/task/${serve.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
     expect(children).toHaveLength(1); // the web server
     const started = niceOf(process.pid); // serve inherits this process's

@@ -56,7 +56,7 @@ async function startServe(): Promise<{ serve: ServeProcess; port: number; db: st
   const db = path.join(dir, 'index.sqlite');
   const port = await freePort();
   const serve = new ServeProcess({ channel, db, port, staleAfterS: 300 });
-  await serve.waitReady(120);
+  await serve.waitReady(300);
   return { serve, port, db };
 }
 

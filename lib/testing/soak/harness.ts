@@ -146,10 +146,10 @@ export class SoakHarness {
     const o = this.opts;
     fs.mkdirSync(this.channel, { recursive: true });
     this.fleet = new FleetProcess(this.channel, { workers: o.workers ?? 24, 'stale-after-ms': this.staleAfterS * 1000, 'max-orders': o.maxOrders ?? 600, history: o.history ?? 60, 'hang-first': o.hangs?.first ?? 0.04, 'hang-rerun': o.hangs?.rerun ?? 0.3 }, (w) => this.onWrite(w));
-    const ready = JSON.parse(await this.fleet.next('READY', 120_000)) as { orders: number };
+    const ready = JSON.parse(await this.fleet.next('READY', 300_000)) as { orders: number };
     this.log(`channel ${this.channel}: roster and ${ready.orders} finished orders written`);
     this.serve = new ServeProcess({ channel: this.channel, db: this.db, port: this.port, staleAfterS: this.staleAfterS, wrap: o.serveWrap });
-    await this.serve.waitReady(o.readyTimeoutS ?? 180);
+    await this.serve.waitReady(o.readyTimeoutS ?? 300);
     this.log(`claimboard serve (pid ${this.serve.pid}) ready on 127.0.0.1:${this.port}`);
     this.feed = new FeedReader(this.db);
     this.feed.begin();
@@ -159,7 +159,7 @@ export class SoakHarness {
     // Every stream's first hello before the fleet writes: the rows judged all come after it.
     const t = Date.now();
     while (this.streams.some((s) => s.connects === 0)) {
-      if (Date.now() - t > 60_000) throw new Error(`${this.streams.filter((s) => s.connects === 0).length} event streams did not connect within 60 s`);
+      if (Date.now() - t > 300_000) throw new Error(`${this.streams.filter((s) => s.connects === 0).length} event streams did not connect within 300 s`);
       await sleep(100);
     }
     this.pollers = new Pollers(this.port, this.tracker, () => this.knownOrders(), o.pollers ?? 10, o.pollPauseMs ?? 500);
@@ -189,7 +189,7 @@ export class SoakHarness {
   async finish(settleS = 120): Promise<Verdict> {
     const fleet = this.fleet as FleetProcess;
     fleet.send('stop');
-    const stopped = JSON.parse(await fleet.next('STOPPED', 30_000)) as { counts: Record<string, number> };
+    const stopped = JSON.parse(await fleet.next('STOPPED', 120_000)) as { counts: Record<string, number> };
     this.trackedToMs = Date.now();
     this.log(`fleet stopped: ${JSON.stringify(stopped.counts)}`);
     const deadline = Date.now() + settleS * 1000;
