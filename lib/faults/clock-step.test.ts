@@ -18,7 +18,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openMemory, openWriter } from '../index/db';
 import { Indexer } from '../index/indexer';
-import { indexNowMs } from '../index/steady-clock';
+import { bootClockMs, indexNowMs } from '../index/steady-clock';
 import { VECTORS_DIR } from '../testing/vectors';
 import { folderSnapshot } from '../testing/folder';
 import { nodeVerify } from '../index/node-verify';
@@ -63,7 +63,7 @@ async function indexed(root: string, staleAfterMs = 300_000) {
   const clock = fakeClock();
   const db = openMemory();
   const lines: string[] = [];
-  const ix = new Indexer({ root, db, staleAfterMs, watch: false, rescanMs: 100, clock: clock.now, ctimeSkew: clock.skew, verify: nodeVerify, log: (l) => lines.push(l) });
+  const ix = new Indexer({ root, db, staleAfterMs, watch: false, rescanMs: 100, clock: clock.now, bootClock: bootClockMs, ctimeSkew: clock.skew, verify: nodeVerify, log: (l) => lines.push(l) });
   await ix.start();
   return { clock, db, lines, ix };
 }
@@ -168,7 +168,7 @@ describe('the wall clock steps by an hour', () => {
     const clock = fakeClock();
     const run = async (lines: string[]) => {
       const db = openWriter(file);
-      const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, rescanMs: 100, clock: clock.now, ctimeSkew: clock.skew, verify: nodeVerify, log: (l) => lines.push(l) });
+      const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, rescanMs: 100, clock: clock.now, bootClock: bootClockMs, ctimeSkew: clock.skew, verify: nodeVerify, log: (l) => lines.push(l) });
       await ix.start();
       return { db, ix };
     };

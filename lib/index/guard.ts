@@ -9,7 +9,7 @@ import 'server-only';
 import { assertChannelRoot, ChannelUnreadableError } from './read-channel';
 import { dbIdentity, HEALTH_OK, isSqliteError, writeHealth, type IndexHealth } from './health';
 import { steppedMs, withStep, type ClockStep } from '../ledger/clock-steps';
-import { bootClockMs, bootId } from './steady-clock';
+import { bootId } from './steady-clock';
 import type { StoredClock } from './meta';
 
 /** A wall-clock step: the wall clock minus the boot clock moved by more than this (ms) between two updates. */
@@ -22,6 +22,8 @@ export interface GuardHooks {
   readonly dbFile: string | null;
   /** This machine's wall clock as it reads, ms since the epoch (steps and all: the guard sees them on it). */
   readonly clock: () => number;
+  /** The boot clock `clock` is held against (steady-clock.ts bootClockMs). */
+  readonly bootClock: () => number;
   /** The `clock` meta row (steady-clock.ts), read at start and written at each step. */
   readonly readClock: () => StoredClock | null;
   readonly writeClock: (c: StoredClock) => void;
@@ -80,7 +82,7 @@ export class UpdateGuard {
     this.noteDb();
     const stored = this.h.readClock();
     const wall = this.h.clock();
-    const offset = wall - bootClockMs();
+    const offset = wall - this.h.bootClock();
     const boot = bootId();
     this.clockSteps = [...(stored?.steps ?? [])];
     this.wallOffset = offset;
@@ -209,7 +211,7 @@ export class UpdateGuard {
    */
   private followClockStep(): void {
     const wall = this.h.clock();
-    const offset = wall - bootClockMs();
+    const offset = wall - this.h.bootClock();
     const prev = this.wallOffset;
     this.wallOffset = offset;
     if (prev === null || Math.abs(offset - prev) <= CLOCK_STEP_MS) return;

@@ -20,6 +20,12 @@ export interface IndexerOptions {
    */
   readonly clock?: () => number;
   /**
+   * The boot clock the wall clock is held against to see its steps: default steady-clock.ts
+   * bootClockMs, or `clock` itself when one is given (a test's clock owns time, so no step is
+   * seen however long the test takes, unless it gives the boot clock to hold it against).
+   */
+  readonly bootClock?: () => number;
+  /**
    * Tests only: ms the faked wall clock is ahead of the real one when a file is read, added to
    * its ctime as the kernel would have written it under that clock (the main thread's passes).
    */

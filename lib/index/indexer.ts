@@ -48,6 +48,7 @@ import { foldCaseVariants, passFolder, siblingChunks } from './passes';
 import fs from 'node:fs';
 import type { IndexHealth } from './health';
 import { UpdateGuard } from './guard';
+import { bootClockMs } from './steady-clock';
 import { arrivalsFor, type ArrivalOf } from '../ledger/clock-steps';
 import { openWriter } from './db';
 import { LocalHolds } from './local-holds';
@@ -131,6 +132,8 @@ export class Indexer {
       root: opts.root,
       dbFile: opts.db.memory ? null : opts.db.name,
       clock: wall,
+      // An injected clock owns time: its steps are seen only against the boot clock given with it.
+      bootClock: opts.bootClock ?? opts.clock ?? bootClockMs,
       readClock: () => this.store.readMeta('clock'),
       writeClock: (c) => this.store.writeMeta('clock', c),
       log: this.log,

@@ -13,7 +13,8 @@
  *          --root DIR --db FILE --now MS [--once] [--rescan-ms N]
  *
  * Without --once it keeps following the folder (watcher and a frequent rescan) until killed.
- * The clock is fixed at --now so that every run derives at the same instant.
+ * The clock is fixed at --now so that every run derives at the same instant (and, injected, it
+ * owns time: no clock step is seen however long the test takes).
  */
 import { openWriter } from '../index/db';
 import { Indexer, type IndexerOptions } from '../index/indexer';
