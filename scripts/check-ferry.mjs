@@ -27,16 +27,8 @@ if (cases.length === 0) {
   console.error('check-ferry: no case found');
   process.exit(2);
 }
-const SAME = {
-  Open: ['open', 'blocked'],
-  Offered: ['offered'],
-  Claimed: ['claimed', 'stale'],
-  Stale: ['claimed', 'stale'],
-  AwaitingReview: ['awaiting_review'],
-  ChangesRequested: ['changes_requested'],
-  Accepted: ['accepted'],
-  Done: ['done'],
-};
+// ferry's states and the claimboard states that read the same: the table the core reads too.
+const FERRY_STATES = JSON.parse(fs.readFileSync(path.join(repo, 'lib/ledger/ferry-states.json'), 'utf8'));
 const verdict = (text) => {
   const out = new Map();
   for (const line of text.split('\n')) {
@@ -79,7 +71,7 @@ for (const c of cases) {
   for (const [id, w] of verdict(fs.readFileSync(caseFile(c, 'tasks.txt'), 'utf8'))) {
     orders++;
     const got = cards.get(id);
-    if (got && (SAME[w.state] ?? []).includes(got.state) && (got.holder ?? null) === w.holder) agree++;
+    if (got && (FERRY_STATES[w.state]?.claimboard ?? []).includes(got.state) && (got.holder ?? null) === w.holder) agree++;
     else {
       bad++;
       console.log(`${name} ${id}: ferry ${w.state}/${w.holder ?? '-'}, claimboard ${got ? `${got.state}/${got.holder ?? '-'}` : 'missing'}`);

@@ -13,7 +13,7 @@ import { laneFromParams, withLane } from '@/lib/ui/lane-param';
 import { Filters } from './Filters';
 import { Lane } from './Lane';
 import { LaneTabs } from './LaneTabs';
-import type { WhyContext } from './why';
+import type { WhyContext } from '@/lib/ui/why';
 
 /** The board the page was rendered with on the server, for the filters whose query string is `key`. */
 export interface BoardInitial {

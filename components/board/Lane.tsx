@@ -8,7 +8,7 @@ import { LANE_ACCENT } from '@/components/ui/tone';
 import { ACTION_LANES, LaneSelectionBar } from '@/components/actions/LaneSelection';
 import { lanePanelId, laneTabId } from './LaneTabs';
 import { OrderCard } from './OrderCard';
-import { ADVISORY_NOTE, type WhyContext } from './why';
+import { ADVISORY_NOTE, type WhyContext } from '@/lib/ui/why';
 
 /** Above this many loaded cards a lane renders only what is on screen. */
 const VIRTUALIZE_AT = 80;

@@ -5,7 +5,7 @@ import { LocalLine } from '@/components/ui/local';
 import { CardActions, SelectCard } from '@/components/actions/CardActions';
 import { FlagBadge, StateBadge } from '@/components/ui/badges';
 import { AgentLink, OrderLink } from '@/components/ui/links';
-import { ADVISORY_NOTE, heartbeatNote, isAdvisory, shownFlags, whyLines, type WhyContext } from './why';
+import { ADVISORY_NOTE, heartbeatNote, isAdvisory, shownFlags, whyLines, type WhyContext } from '@/lib/ui/why';
 
 /** An order id after "superseded by": whole on the next line when it does not fit, cut only when longer than the card. */
 const SUPERSEDE_LINK = 'inline-block max-w-full truncate align-bottom text-zinc-800 dark:text-zinc-200';

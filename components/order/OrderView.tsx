@@ -3,7 +3,7 @@ import { useEffect, useMemo } from 'react';
 import type { OrderResponse, OrderState } from '@/lib/api/types';
 import { useOrder, useOrders, isNotFound } from '@/lib/client/api';
 import { useServerNow } from '@/lib/client/clock';
-import { ADVISORY_NOTE, heartbeatNote, isAdvisory, shownFlags, whyLines } from '@/components/board/why';
+import { ADVISORY_NOTE, heartbeatNote, isAdvisory, shownFlags, whyLines } from '@/lib/ui/why';
 import { FlagBadge, LaneBadge, StateBadge } from '@/components/ui/badges';
 import { AgentLink, OrderLink } from '@/components/ui/links';
 import { Crumb, Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';

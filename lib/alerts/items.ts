@@ -11,7 +11,7 @@
  */
 import type { AttentionFlag, Card } from '../ledger/derive';
 import type { Problem, ProblemCode } from '../ledger/channel';
-import { flagSentence, stateSentence } from '../../components/board/why';
+import { flagSentence, stateSentence } from '../ui/why';
 import { FLAG_LABEL, LANE_TITLE, PROBLEM_LABEL, STATE_LABEL } from '../ui/labels';
 
 /** Why an item pages: the lane an order entered, or a channel problem. */

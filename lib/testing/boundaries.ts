@@ -104,6 +104,11 @@ export const RULES: readonly Rule[] = [
     files: 'lib/index/',
     forbids: (t) => (under(t, ['lib/api']) ? 'lib/api' : null),
   },
+  {
+    name: 'lib/alerts does not import components/ (the words it pages with live in lib)',
+    files: 'lib/alerts/',
+    forbids: (t) => (under(t, ['components']) ? 'components/ is the UI' : null),
+  },
 ];
 
 /** One forbidden import. */

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { OrderState } from '../ledger/derive';
+import { FERRY_STATES } from '../ledger/ferry-states';
 
 /** The repository's ferry cases. */
 export const FERRY_DIR = path.resolve(__dirname, '../../conformance/ferry');
@@ -46,17 +47,10 @@ export function parseFerryTasks(text: string): Map<string, FerryVerdict> {
   return out;
 }
 
-/** claimboard states each ferry state may read as: Stale is decided by arrival here, blocked is ferry's Open. */
-export const FERRY_TO_CLAIMBOARD: Readonly<Record<string, readonly OrderState[]>> = {
-  Open: ['open', 'blocked'],
-  Offered: ['offered'],
-  Claimed: ['claimed', 'stale'],
-  Stale: ['claimed', 'stale'],
-  AwaitingReview: ['awaiting_review'],
-  ChangesRequested: ['changes_requested'],
-  Accepted: ['accepted'],
-  Done: ['done'],
-};
+/** claimboard states each ferry state may read as (lib/ledger/ferry-states.json): Stale is decided by arrival here, blocked is ferry's Open. */
+export const FERRY_TO_CLAIMBOARD: Readonly<Record<string, readonly OrderState[]>> = Object.fromEntries(
+  Object.entries(FERRY_STATES).map(([word, row]) => [word, row.claimboard]),
+);
 
 /** Every case of conformance/ferry (or `root`), sorted by name. */
 export function ferryCases(root: string = FERRY_DIR): FerryCase[] {

@@ -2,8 +2,9 @@
  * Words for the names of LEDGER.md §6-§7 as the pages show them. Exhaustive maps
  * (`Record<Union, ...>`), so a new state, flag or lane fails to compile until it has words.
  */
-import { ATTENTION_FLAGS as FLAG_LIST, ORDER_STATES as STATE_LIST, type AttentionFlag, type FerryState, type Lane, type OrderState } from '../ledger/derive';
+import { ATTENTION_FLAGS as FLAG_LIST, ORDER_STATES as STATE_LIST, type AttentionFlag, type Lane, type OrderState } from '../ledger/derive';
 import type { ProblemCode } from '../ledger/channel';
+import { FLAGS } from '../ledger/flags';
 
 export const LANE_TITLE: Record<Lane, string> = {
   attention: 'Needs attention',
@@ -38,31 +39,11 @@ export const STATE_LABEL: Record<OrderState, string> = {
   done: 'done',
 };
 
-/** ferry's own state words, as `ferry channel tasks` prints them (a card's `ferry.state`). */
-export const FERRY_STATE_LABEL: Record<FerryState, string> = {
-  open: 'Open',
-  offered: 'Offered',
-  claimed: 'Claimed',
-  awaiting_review: 'AwaitingReview',
-  changes_requested: 'ChangesRequested',
-  accepted: 'Accepted',
-  done: 'Done',
-};
+/** ferry's own state words, as `ferry channel tasks` prints them (a card's `ferry.state`): the one table, lib/ledger/ferry-states.ts. */
+export { FERRY_STATE_LABEL } from '../ledger/ferry-states';
 
-export const FLAG_LABEL: Record<AttentionFlag, string> = {
-  gave_up: 'gave up',
-  double_run: 'double run',
-  late_result: 'late result',
-  retired_holder: 'retired holder',
-  released_assignee: 'released assignee',
-  bad_record: 'bad record',
-  sync_conflict: 'sync conflict',
-  missing_dependency: 'missing dependency',
-  interrupt_unacknowledged: 'interrupt not seen',
-  stop_not_holding: 'stop did not hold',
-  no_worker_left: 'no worker left',
-  dead_run_held: 'dead run held',
-};
+/** Each flag's badge, beside its rule (lib/ledger/flags). */
+export const FLAG_LABEL: Record<AttentionFlag, string> = Object.fromEntries(FLAG_LIST.map((f) => [f, FLAGS[f].label])) as Record<AttentionFlag, string>;
 
 export const PROBLEM_LABEL: Record<ProblemCode, string> = {
   symlink: 'a symlink (not followed)',

@@ -6,6 +6,8 @@
  * appear only as "its clock said ..." beside an arrival, never subtracted from ours.
  */
 import type { AttentionFlag, Card } from '@/lib/ledger/derive';
+import { FLAGS } from '@/lib/ledger/flags';
+import { words } from '@/lib/ledger/words';
 import { ago, formatDuration, writerShort } from '@/lib/ui/time';
 
 export interface WhyContext {
@@ -20,10 +22,7 @@ export interface WhyContext {
 }
 
 /** "a", "a and b", "a, b and c". */
-export function listWords(names: readonly string[]): string {
-  if (names.length <= 1) return names[0] ?? '';
-  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-}
+export const listWords = words;
 
 /** The local arrival a stale card's staleness was measured from (`since = ref + stale_after`). */
 function staleReference(card: Card, ctx: WhyContext): number | null {
@@ -99,51 +98,14 @@ export function stateSentence(card: Card & { readonly stale_detail?: 'dead_local
   }
 }
 
-/** The sentence of one attention flag, or null when the state sentence says it. */
+/**
+ * The sentence of one attention flag, or null when the state sentence says it: the derivation's
+ * own words (the card's `alerts`), else the flag's words for a card without them (lib/ledger/flags).
+ */
 export function flagSentence(card: Card, flag: AttentionFlag, ctx?: WhyContext): string | null {
-  const h = card.holder ?? 'nobody';
-  const see = ctx?.onOrderPage ? 'see Files below' : 'see the order';
-  // The derivation's own words (ferry's semantics, lib/ledger/derive.ts) come first.
   const said = card.alerts?.find((a) => a.flag === flag)?.text;
   if (said !== undefined) return flag === 'gave_up' ? null : said;
-  switch (flag) {
-    case 'gave_up':
-      return null; // the state sentence ("fang gave up: ...")
-    case 'double_run': {
-      const others = card.other_runs;
-      if (others.length === 0) return 'another agent is also running it (fresh heartbeat)';
-      return `${listWords(others)} ${others.length > 1 ? 'are' : 'is'} also running it (fresh heartbeat)`;
-    }
-    case 'late_result': {
-      const late = card.late_results;
-      if (late.length === 0) return 'a result by an agent that does not hold it';
-      return `result by ${listWords(late)}, who ${late.length > 1 ? 'do' : 'does'} not hold it`;
-    }
-    case 'retired_holder':
-      return `held by ${h}, which is retired`;
-    case 'released_assignee': {
-      const a = card.assigned_to ?? h;
-      return `assigned to ${a}, whose claim was released: ferryman will offer it to ${a} for ever`;
-    }
-    case 'missing_dependency': {
-      const m = card.missing_dependencies;
-      return m.length > 1
-        ? `depends on ${listWords(m)}, which are not orders here`
-        : `depends on ${m[0] ?? 'an order'}, which is not an order here`;
-    }
-    case 'bad_record':
-      return `a file in its folder is bad: ${see}`;
-    case 'sync_conflict':
-      return `a file in its folder is conflicted: ${see}`;
-    case 'interrupt_unacknowledged':
-      return 'an interrupt was not acknowledged by the holder';
-    case 'stop_not_holding':
-      return 'a kill or pause was acknowledged, but ferry will run it again';
-    case 'no_worker_left':
-      return 'every worker released its own claim: none will take it again';
-    case 'dead_run_held':
-      return 'dead run held for review: its process is gone on the machine that ran it';
-  }
+  return FLAGS[flag].fallback(card, ctx?.onOrderPage ? 'see Files below' : 'see the order');
 }
 
 /**

@@ -1,0 +1,26 @@
+import type { FlagRule } from './rule';
+
+/**
+ * Released assignee: someone other than the assignee released its claim on an addressed order
+ * (not a retire), ferry reads it Offered to the assignee again, and no supersede moved the work.
+ */
+export const releasedAssignee: FlagRule = {
+  flag: 'released_assignee',
+  label: 'released assignee',
+  glossary: 'an operator released the assignee\'s claim on an addressed order: ferry offers it to the same assignee again',
+  rule: 'raised while an addressed order reads Offered, its assignee is not retired, no supersede moved it, and another released the assignee\'s claim for a reason other than a retire',
+  ferry: 'C/lib.rs `holder` (the assignee, whatever is released), `work_for`',
+  clocks: 'none',
+  fallback: (card) => {
+    const a = card.assigned_to ?? card.holder ?? 'nobody';
+    return `assigned to ${a}, whose claim was released: ferryman will offer it to ${a} for ever`;
+  },
+  raise: (f) => {
+    if (f.assignee === null || f.retiredHolder || f.state !== 'offered' || f.supersede) return null;
+    const other = f.byOthers.find((r) => r.record.reason.trim() !== 'retired');
+    if (!other) return null;
+    return {
+      text: `${other.record.releaser} released ${f.assignee}'s claim, but the order is addressed to ${f.assignee}: ferry keeps offering it to ${f.assignee}, whose next poll runs it again; to move it, supersede it with a new order`,
+    };
+  },
+};
