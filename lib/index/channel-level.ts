@@ -8,7 +8,7 @@ import 'server-only';
  */
 import type { Stats } from 'node:fs';
 import { assertChannelRoot, entryFromStat, walkChannelLevel } from './read-channel';
-import { channelContext, isTrustPath, ledgerReportOf, readEntry, workersOf, type ChannelContext, type DeriveOptions, type FileOutcome, type Problem } from '../ledger/channel';
+import { channelContext, isTrustPath, ledgerReportOf, readEntry, workersOf, knownNames, type ChannelContext, type DeriveOptions, type FileOutcome, type Problem } from '../ledger/channel';
 import type { LedgerFileReport } from '../ledger/ledger-file';
 import type { Ed25519Verify } from '../ledger/verify';
 import type { IndexStore } from './store';
@@ -230,6 +230,8 @@ export class ChannelLevel {
         retired: new Set(ch.retirements.map((r) => r.record.agent)),
         ferryRetired: new Set(ferryRetired),
         workers: workersOf(ch.roster, this.retiredNow(ferryRetired)),
+        known: knownNames(ch.roster),
+        persons: ch.roster.operators,
         lastArrivalByAgent: new Map(),
       },
       verify: this.o.verify,

@@ -92,6 +92,8 @@ export const ATTENTION_FLAGS = Object.keys({
   late_result: 1,
   retired_holder: 1,
   released_assignee: 1,
+  unknown_assignee: 1,
+  review_loop: 1,
   bad_record: 1,
   sync_conflict: 1,
   missing_dependency: 1,

@@ -1,6 +1,6 @@
 import 'server-only';
 /** The pass context a worker thread rebuilds from its plain-data setup (worker-pool.ts). */
-import { channelContext, workersOf } from '../ledger/channel';
+import { channelContext, workersOf, knownNames } from '../ledger/channel';
 import { arrivalsFor } from '../ledger/clock-steps';
 import type { Ed25519Verify } from '../ledger/verify';
 import type { PassContext } from './order-pass';
@@ -31,6 +31,8 @@ export function passContextOf(setup: WorkerSetup, verify: Ed25519Verify, rosterV
       retired: new Set(setup.retired),
       ferryRetired: new Set(setup.ferryRetired),
       workers: workersOf(roster, new Set([...setup.retired, ...setup.ferryRetired])),
+      known: knownNames(roster),
+      persons: roster.operators,
       lastArrivalByAgent: new Map<string, number>(),
     },
     ...(arrival ? { arrival } : {}),

@@ -18,6 +18,7 @@ import type {
   ReviewRecord,
 } from './records';
 import type { FerryState } from './ferry-states';
+import type { LedgerFacts } from './ledger-facts';
 
 export type { FerryState } from './ferry-states';
 
@@ -48,6 +49,8 @@ export const ATTENTION_FLAGS = [
   'late_result',
   'retired_holder',
   'released_assignee',
+  'unknown_assignee',
+  'review_loop',
   'bad_record',
   'sync_conflict',
   'missing_dependency',
@@ -139,6 +142,15 @@ export interface DeriveContext {
    * order. Absent: not known (no `no_worker_left` then).
    */
   readonly workers?: ReadonlySet<string>;
+  /**
+   * Every name the roster knows, of any role: roster entries (keyless reservations included), the
+   * fleet roster's, the master and its grants. Absent: not known (no `unknown_assignee` then).
+   */
+  readonly known?: ReadonlySet<string>;
+  /** Names whose reviews are a person's (the roster's operators). Absent: none known. */
+  readonly persons?: ReadonlySet<string>;
+  /** What the signers' ledger lines say (retires, interrupts issued per order). Absent: not read. */
+  readonly ledger?: LedgerFacts;
   /** Latest local arrival (ms) of any file written by each agent. */
   readonly lastArrivalByAgent: ReadonlyMap<string, number>;
 }

@@ -7,6 +7,7 @@
  * One file read into its outcome (classification, the §2 problem rows) is entry.ts; here, the
  * roster and the per-order assembly of one channel, in the order the reading happens.
  */
+import { ledgerFactsOf, ledgerRetiredNames } from './ledger-facts';
 import { canonicalName, isSafeComponent } from './names';
 import { baseName, FERRY_READS, readEntry, type ChannelEntry, type FileOutcome, type Problem, type ProblemCode } from './entry';
 import {
@@ -438,13 +439,17 @@ export function deriveOutcomes(
     if (o.status !== 'skip' && t > options.nowMs && (nextChangeMs === null || t < nextChangeMs)) nextChangeMs = t;
   }
   const retired = new Set(ctxChannel.retirements.map((r) => r.record.agent));
-  const ferryRetired = ferryRetiredNames([...folders.values()].map((f) => f.folder));
+  const ledgerFacts = ledgerFactsOf(Object.values(ledger), roster);
+  const ferryRetired = new Set([...ferryRetiredNames([...folders.values()].map((f) => f.folder)), ...ledgerRetiredNames(ledgerFacts)]);
   const ctx: DeriveContext = {
+    ledger: ledgerFacts,
     nowMs: options.nowMs,
     staleAfterMs,
     retired,
     ferryRetired,
     workers: workersOf(roster, new Set([...retired, ...ferryRetired])),
+    known: knownNames(roster),
+    persons: roster.operators,
     lastArrivalByAgent: lastArrival,
   };
   const isOrder = (id: string) => folders.has(id);
@@ -480,6 +485,11 @@ export function ferryRetiredNames(folders: readonly OrderFolder[]): Set<string> 
   const out = new Set<string>();
   for (const f of folders) for (const r of f.releases) if (r.record.reason.trim() === 'retired' && r.record.releaser !== r.record.released) out.add(r.record.released);
   return out;
+}
+
+/** Every name the roster knows, of any role, and its master (DeriveContext.known). */
+export function knownNames(roster: Roster): Set<string> {
+  return new Set([...roster.entries.keys(), ...(roster.master ? [roster.master] : [])]);
 }
 
 /** The roster's workers (role `worker`) that are not retired (DeriveContext.workers). */

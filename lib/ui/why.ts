@@ -31,7 +31,7 @@ function staleReference(card: Card, ctx: WhyContext): number | null {
 }
 
 /** Flags whose reason (the card's `alerts`) says to whom ferry keeps offering an offered order. */
-const OFFER_SAYING: ReadonlySet<AttentionFlag> = new Set<AttentionFlag>(['retired_holder', 'released_assignee', 'stop_not_holding']);
+const OFFER_SAYING: ReadonlySet<AttentionFlag> = new Set<AttentionFlag>(['retired_holder', 'released_assignee', 'unknown_assignee', 'stop_not_holding']);
 
 /** The sentence of the card's state, or null when a flag already says it all. `stale_detail`: this machine's pid check (the board's cards carry it for local agents). */
 export function stateSentence(card: Card & { readonly stale_detail?: 'dead_local' | 'alive_local' }, ctx: WhyContext): string | null {

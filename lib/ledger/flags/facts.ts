@@ -16,8 +16,14 @@ export interface OrderFacts extends StateFacts {
   readonly unfinished: boolean;
   /** Agents other than the holder with a fresh heartbeat here, sorted. */
   readonly otherRuns: readonly string[];
-  /** Agents other than the holder with a result at the latest revision, none reviewed or reopened, sorted. */
+  /**
+   * Agents other than the holder with a result at the latest revision, none reviewed or reopened;
+   * else those whose result at an earlier revision, never sent back, the holder did again (their
+   * claim released or absent). Sorted.
+   */
   readonly lateResults: readonly string[];
+  /** The revision of `lateResults`. */
+  readonly lateRevision: number;
   readonly holderHasLatest: boolean;
   /** What an ack of the late results names, when there are some. */
   readonly lateTarget?: string;
@@ -61,7 +67,22 @@ export function factsOf(folder: OrderFolder, ctx: DeriveContext, isOrder: (id: s
     latest === null || reviewedLatest || s.rReopened
       ? []
       : [...new Set(folder.results.filter((r) => r.record.revision === latest && r.record.agent !== holder).map((r) => r.record.agent))].sort();
-  const lateTarget = lateResults.length > 0 ? lateTargetOf(latest ?? 0, lateResults, holder, holderHasLatest) : undefined;
+  // Work done twice: the holder's result is the latest, and another agent's at an earlier revision
+  // was never sent back, while that agent's claim is released (a retire, a re-queue) or absent: the
+  // order was handed out again and redone. No clock is read: which files exist decides.
+  const redone =
+    lateResults.length === 0 && holderHasLatest && !s.rReopened
+      ? folder.results.filter(
+          (r) =>
+            r.record.agent !== holder &&
+            r.record.revision < (latest ?? 0) &&
+            !folder.reviews.some((v) => v.record.revision === r.record.revision) &&
+            (s.released.has(r.record.agent) || !folder.claims.some((c) => c.record.agent === r.record.agent)),
+        )
+      : [];
+  const lateRevision = lateResults.length > 0 ? (latest ?? 0) : Math.max(0, ...redone.map((r) => r.record.revision));
+  const late = lateResults.length > 0 ? lateResults : [...new Set(redone.filter((r) => r.record.revision === lateRevision).map((r) => r.record.agent))].sort();
+  const lateTarget = late.length > 0 ? lateTargetOf(lateRevision, late, holder, holderHasLatest) : undefined;
   const lateAck = lateTarget ? folder.acks.find((a) => namesTarget(a.record.target, lateTarget)) : undefined;
 
   // Releases of an assignee: its own (ferry's restart "orphaned at startup", a dead run) are
@@ -82,7 +103,8 @@ export function factsOf(folder: OrderFolder, ctx: DeriveContext, isOrder: (id: s
     assignee,
     unfinished: UNFINISHED.has(state),
     otherRuns,
-    lateResults,
+    lateResults: late,
+    lateRevision,
     holderHasLatest,
     ...(lateTarget !== undefined ? { lateTarget } : {}),
     ...(lateAck !== undefined ? { lateAck } : {}),

@@ -15,9 +15,11 @@ import { missingDependency } from './missing-dependency';
 import { noWorkerLeft } from './no-worker-left';
 import { releasedAssignee } from './released-assignee';
 import { retiredHolder } from './retired-holder';
+import { reviewLoop } from './review-loop';
 import type { FlagRule } from './rule';
 import { stopNotHolding } from './stop-not-holding';
 import { syncConflict } from './sync-conflict';
+import { unknownAssignee } from './unknown-assignee';
 
 export type { FlagRule, Finding } from './rule';
 
@@ -28,6 +30,8 @@ export const FLAGS: Readonly<Record<AttentionFlag, FlagRule>> = {
   late_result: lateResult,
   retired_holder: retiredHolder,
   released_assignee: releasedAssignee,
+  unknown_assignee: unknownAssignee,
+  review_loop: reviewLoop,
   bad_record: badRecord,
   sync_conflict: syncConflict,
   missing_dependency: missingDependency,
