@@ -25,7 +25,11 @@ export const stopNotHolding: FlagRule = {
         if (f.state !== 'done' && f.state !== 'accepted' && f.state !== 'awaiting_review') continue;
         if (i.ackedBy.length === 0) return { text: `${said} was never read: the run that finished had started before it (ferry reads interrupts only when a run starts), so the result stands` };
         const unseen = unseenWords(f, i, said);
-        return { text: unseen ? `${unseen}; the work was done: the result stands` : `${said} was acknowledged by ${words(i.ackedBy)}, but the work was done anyway (ferry ran it again on a later pass): the result stands` };
+        return {
+          text: unseen
+            ? `${unseen}; the work was done: the result stands`
+            : `${said}: ${words(i.ackedBy)} acknowledged an interrupt of ${it.issued_by}'s (ferry reads one acknowledgement per issuer as having seen any of its interrupts), but the work was done anyway: the result stands`,
+        };
       }
       if (i.ackedBy.length === 0) continue;
       // "Running" only where a file shows a run: an unreleased claim, or a heartbeat of the next revision's run.
