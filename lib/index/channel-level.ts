@@ -1,3 +1,4 @@
+import { ledgerFactsOf, ledgerFactsOfVerifiedText, ledgerFactsToWire, ledgerRetiredNames, mergeLedgerFacts, type LedgerFacts } from '../ledger/ledger-facts';
 import 'server-only';
 /**
  * The channel level as the indexer knows it: the files beside tasks/ (agents/, retirements/,
@@ -51,6 +52,8 @@ export class ChannelLevel {
   private readonly files = new Map<string, FileOutcome>();
   /** Ledger reports by path, valid while the file's stat identity and the keys it verifies against are the same. */
   private readonly ledgerMemo = new Map<string, { stat: string; keys: string; report: LedgerFileReport }>();
+  /** What each ledger file's lines say about orders (ledger-facts.ts), as of its last report. */
+  private readonly ledgerFactsByPath = new Map<string, LedgerFacts>();
   private readonly pins = new Map<string, string>();
   private pinsVersion = '';
   private rosterSig = '';
@@ -187,6 +190,7 @@ export class ChannelLevel {
     if (!ch) throw new Error('internal: channel context not read');
     const lm = this.ledgerMemo;
     const stat = this.o.statOf(o.path);
+    let fresh: LedgerFileReport | null = null;
     const report = ledgerReportOf(o, ch.roster, {
       ...this.deriveOptions(),
       ledgerMemo: {
@@ -194,9 +198,15 @@ export class ChannelLevel {
           const v = lm.get(p);
           return v && v.stat === stat && v.keys === keys ? v.report : undefined;
         },
-        set: (p, _text, keys, r) => void lm.set(p, { stat, keys, report: { ...r, lines: [] } }),
+        set: (p, _text, keys, r) => {
+          fresh = r;
+          lm.set(p, { stat, keys, report: { ...r, lines: [] } });
+        },
       },
     });
+    const verified: LedgerFileReport | null = fresh;
+    if (verified) this.ledgerFactsByPath.set(o.path, ledgerFactsOf([verified], ch.roster));
+    else if (o.text !== null) this.ledgerFactsByPath.set(o.path, ledgerFactsOfVerifiedText(o.text, report, ch.roster));
     return { path: o.path, report };
   }
 
@@ -210,10 +220,16 @@ export class ChannelLevel {
     );
   }
 
+  /** What the current ledger files' lines say about orders (DeriveContext.ledger). */
+  ledgerFacts(): LedgerFacts {
+    return mergeLedgerFacts([...this.ledgerOutcomes()].map((o) => this.ledgerFactsByPath.get(o.path)).filter((f): f is LedgerFacts => f !== undefined));
+  }
+
   /** Every retired name: retirements, and `ferryRetired` (ferry retire releases anywhere; DeriveContext.retired). */
   retiredNow(ferryRetired: ReadonlySet<string>): Set<string> {
     const out = new Set(this.ctx?.retirements.map((r) => r.record.agent) ?? []);
     for (const a of ferryRetired) out.add(a);
+    for (const a of ledgerRetiredNames(this.ledgerFacts())) out.add(a);
     return out;
   }
 
@@ -228,8 +244,9 @@ export class ChannelLevel {
         nowMs: this.o.clock(),
         staleAfterMs: this.o.staleAfterMs,
         retired: new Set(ch.retirements.map((r) => r.record.agent)),
-        ferryRetired: new Set(ferryRetired),
+        ferryRetired: new Set([...ferryRetired, ...ledgerRetiredNames(this.ledgerFacts())]),
         workers: workersOf(ch.roster, this.retiredNow(ferryRetired)),
+        ledger: this.ledgerFacts(),
         known: knownNames(ch.roster),
         persons: ch.roster.operators,
         lastArrivalByAgent: new Map(),
@@ -252,6 +269,7 @@ export class ChannelLevel {
       operators: [...(this.o.operators ?? [])],
       retired: ch.retirements.map((r) => r.record.agent),
       ferryRetired: [...ferryRetired],
+      ledger: ledgerFactsToWire(this.ledgerFacts()),
       nowMs: this.o.clock(),
       staleAfterMs: this.o.staleAfterMs,
       clockSteps: [...this.o.clockSteps()],

@@ -1,3 +1,4 @@
+import { ordersChanged } from '../ledger/ledger-facts';
 import 'server-only';
 /**
  * A cold index of a large folder on every core, in two passes (issue 14):
@@ -152,10 +153,13 @@ async function passes(list: readonly string[], p: ColdPassParts, spillDir: strin
     checks.release();
     // This thread verifies the ledger files first, a file at a time, then joins the segments: the
     // workers take segments meanwhile, so no thread is left with a ledger file when they end.
+    const before = p.level.ledgerFacts();
     await p.level.readLedgersYielding();
     p.addVerified((await checks.finish()).verified);
-    // Whatever is still marked (a folder where a signature failed) is passed again here.
+    // Whatever is still marked (a folder where a signature failed) is passed again here, and the
+    // orders the ledger files say more about than was known when they were passed.
     const again = checks.failed;
+    for (const id of ordersChanged(before, p.level.ledgerFacts())) again.add(id);
     for (const d of p.store.unverifiedDirs()) again.add(d);
     if (again.size > 0) p.passAgain(again);
     const left = p.store.unverifiedCount();

@@ -1,3 +1,4 @@
+import { ordersChanged } from '../ledger/ledger-facts';
 import 'server-only';
 /**
  * The indexer: keeps the SQLite index equal to what the pure core derives from the folder
@@ -405,7 +406,13 @@ export class Indexer {
     const r = this.level.read();
     for (const w of r.ledgerSigners) this.facts.touchWriter(w);
     if (!r.rosterChanged && r.retiredChanged.length > 0 && this.progress.phase === 'ready') this.passDirs(this.facts.dirsHeldByOrOpen(new Set(r.retiredChanged)));
-    if (withLedgers) this.level.readLedgers();
+    if (withLedgers) {
+      // Orders whose ledger facts changed (a retire, an interrupt written in a ledger) are derived again.
+      const before = this.level.ledgerFacts();
+      this.level.readLedgers();
+      const changed = ordersChanged(before, this.level.ledgerFacts());
+      if (changed.size > 0 && this.progress.phase === 'ready') this.passDirs(changed);
+    }
     this.refreshAgents();
     return r.rosterChanged;
   }

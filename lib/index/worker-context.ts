@@ -1,3 +1,4 @@
+import { ledgerFactsFromWire, ledgerRetiredNames } from '../ledger/ledger-facts';
 import 'server-only';
 /** The pass context a worker thread rebuilds from its plain-data setup (worker-pool.ts). */
 import { channelContext, workersOf, knownNames } from '../ledger/channel';
@@ -22,6 +23,7 @@ export function passContextOf(setup: WorkerSetup, verify: Ed25519Verify, rosterV
     verify: rosterVerify,
   });
   const arrival = arrivalsFor(setup.clockSteps ?? []);
+  const ledger = setup.ledger ? ledgerFactsFromWire(setup.ledger) : undefined;
   return {
     root: setup.root,
     roster,
@@ -29,7 +31,8 @@ export function passContextOf(setup: WorkerSetup, verify: Ed25519Verify, rosterV
       nowMs: setup.nowMs,
       staleAfterMs: setup.staleAfterMs,
       retired: new Set(setup.retired),
-      ferryRetired: new Set(setup.ferryRetired),
+      ferryRetired: new Set([...setup.ferryRetired, ...(ledger ? ledgerRetiredNames(ledger) : [])]),
+      ...(ledger ? { ledger } : {}),
       workers: workersOf(roster, new Set([...setup.retired, ...setup.ferryRetired])),
       known: knownNames(roster),
       persons: roster.operators,

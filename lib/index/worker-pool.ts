@@ -1,3 +1,4 @@
+import type { LedgerFactsWire } from '../ledger/ledger-facts';
 import 'server-only';
 /**
  * Worker threads for a cold index (issue 5): the order folders are handed to workers in
@@ -27,6 +28,8 @@ export interface WorkerSetup {
   readonly retired: readonly string[];
   /** Names retired by `ferry channel retire` releases, as the indexer knows them so far. */
   readonly ferryRetired: readonly string[];
+  /** What the ledger files' lines say about orders, as the indexer knows it so far. */
+  readonly ledger?: LedgerFactsWire;
   readonly nowMs: number;
   readonly staleAfterMs: number;
   /** The wall clock's steps the indexer saw (steady-clock.ts): arrivals are put on its steady timeline. */

@@ -150,8 +150,8 @@ export interface DeriveContext {
   /** Names whose reviews are a person's (the roster's operators). Absent: none known. */
   readonly persons?: ReadonlySet<string>;
   /**
-   * What the signers' ledger lines say (retires, interrupts issued per order; ledger-facts.ts).
-   * Absent: not read (the index does not feed them yet), and the rules that use them say less.
+   * What the signers' verified ledger lines say (retires, interrupts issued per order;
+   * ledger-facts.ts). Absent: not read, and the rules that use them say less.
    */
   readonly ledger?: LedgerFacts;
   /** Latest local arrival (ms) of any file written by each agent. */

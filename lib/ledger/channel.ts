@@ -7,6 +7,7 @@
  * One file read into its outcome (classification, the §2 problem rows) is entry.ts; here, the
  * roster and the per-order assembly of one channel, in the order the reading happens.
  */
+import { ledgerFactsOf, ledgerRetiredNames } from './ledger-facts';
 import { canonicalName, isSafeComponent } from './names';
 import { baseName, FERRY_READS, readEntry, type ChannelEntry, type FileOutcome, type Problem, type ProblemCode } from './entry';
 import {
@@ -438,8 +439,10 @@ export function deriveOutcomes(
     if (o.status !== 'skip' && t > options.nowMs && (nextChangeMs === null || t < nextChangeMs)) nextChangeMs = t;
   }
   const retired = new Set(ctxChannel.retirements.map((r) => r.record.agent));
-  const ferryRetired = ferryRetiredNames([...folders.values()].map((f) => f.folder));
+  const ledgerFacts = ledgerFactsOf(Object.values(ledger), roster);
+  const ferryRetired = new Set([...ferryRetiredNames([...folders.values()].map((f) => f.folder)), ...ledgerRetiredNames(ledgerFacts)]);
   const ctx: DeriveContext = {
+    ledger: ledgerFacts,
     nowMs: options.nowMs,
     staleAfterMs,
     retired,

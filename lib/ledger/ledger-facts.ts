@@ -47,3 +47,61 @@ export function ledgerFactsOf(reports: Iterable<LedgerFileReport>, roster: Roste
 export function ledgerRetiredNames(facts: LedgerFacts): Set<string> {
   return new Set([...facts.retires.values()].flatMap((rs) => rs.map((r) => r.agent)));
 }
+
+/**
+ * The ledger facts of a file already verified (its report without lines, as an index remembers
+ * it): its text's lines up to the first that broke, each read as written. No signature is checked
+ * again: the report says which lines chained and verified.
+ */
+export function ledgerFactsOfVerifiedText(text: string, report: LedgerFileReport, roster: Roster): LedgerFacts {
+  const upTo = report.intact ? report.entries : (report.broken_at ?? 1) - 1;
+  const lines: LedgerFileReport['lines'][number][] = [];
+  for (const [i, raw] of text.split('\n').slice(0, upTo).entries()) {
+    try {
+      const v = JSON.parse(raw) as { kind?: unknown; actor?: unknown; summary?: unknown; reference?: unknown };
+      if (typeof v.kind !== 'string' || typeof v.actor !== 'string' || typeof v.summary !== 'string') continue;
+      lines.push({ line: i + 1, kind: v.kind, actor: v.actor, summary: v.summary, reference: typeof v.reference === 'string' ? v.reference : null, ok: true } as LedgerFileReport['lines'][number]);
+    } catch {
+      continue;
+    }
+  }
+  return ledgerFactsOf([{ ...report, lines }], roster);
+}
+
+/** Several files' ledger facts as one. */
+export function mergeLedgerFacts(all: Iterable<LedgerFacts>): LedgerFacts {
+  const retires = new Map<string, { agent: string; by: string }[]>();
+  const interrupts = new Map<string, Map<string, number>>();
+  for (const f of all) {
+    for (const [order, rs] of f.retires) {
+      const list = retires.get(order) ?? [];
+      for (const r of rs) if (!list.some((x) => x.agent === r.agent && x.by === r.by)) list.push(r);
+      retires.set(order, list);
+    }
+    for (const [order, by] of f.interrupts) {
+      const m = interrupts.get(order) ?? new Map<string, number>();
+      for (const [issuer, n] of by) m.set(issuer, (m.get(issuer) ?? 0) + n);
+      interrupts.set(order, m);
+    }
+  }
+  return { retires, interrupts };
+}
+
+/** Ledger facts as plain arrays (for a worker thread) and back. */
+export type LedgerFactsWire = { readonly retires: [string, { agent: string; by: string }[]][]; readonly interrupts: [string, [string, number][]][] };
+export const ledgerFactsToWire = (f: LedgerFacts): LedgerFactsWire => ({
+  retires: [...f.retires].map(([o, rs]) => [o, rs.map((r) => ({ ...r }))]),
+  interrupts: [...f.interrupts].map(([o, m]) => [o, [...m]]),
+});
+export const ledgerFactsFromWire = (w: LedgerFactsWire): LedgerFacts => ({
+  retires: new Map(w.retires),
+  interrupts: new Map(w.interrupts.map(([o, m]) => [o, new Map(m)])),
+});
+
+/** The orders whose ledger facts differ between `a` and `b`. */
+export function ordersChanged(a: LedgerFacts, b: LedgerFacts): Set<string> {
+  const out = new Set<string>();
+  const key = (f: LedgerFacts, o: string) => JSON.stringify([f.retires.get(o) ?? [], [...(f.interrupts.get(o) ?? [])].sort()]);
+  for (const o of new Set([...a.retires.keys(), ...a.interrupts.keys(), ...b.retires.keys(), ...b.interrupts.keys()])) if (key(a, o) !== key(b, o)) out.add(o);
+  return out;
+}
