@@ -18,7 +18,7 @@ import { parseRecord, shapeRecord, type LedgerRecord, type OrderRecord, type Sig
 import { parseTimestamp } from '../ledger/time';
 import { steadyArrival, type ClockStep } from '../ledger/clock-steps';
 import { checkSignature, isOperator, verifyRecord, type Ed25519Verify } from '../ledger/verify';
-import { assertChannelRoot, entryFromStat, statEntry, walkChannel } from '../index/read-channel';
+import { assertChannelRoot, entryFromStat, readChannelFile, statEntry, walkChannel } from '../index/read-channel';
 import { statKey } from '../index/order-pass';
 import { appendLedgerLine, ledgerPrevOf, replaceOwnFile, writeNewFile, WriteError } from './write';
 
@@ -273,6 +273,8 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
   const lineProblem = ledgerLineProblem(req, signer, state, ctx.verify);
   if (lineProblem) return refuse(lineProblem.code, lineProblem.reason);
   const current = ledgerPrevOf(ledgerAbs);
+  // Checked before anything is written: a ledger line that cannot be appended refuses the whole act.
+  if (current.refused) return refuse('conflict', `${current.refused}; nothing was written`);
   if (current.prev !== req.expect.ledger_prev) return refuse('conflict', `${ledgerRel} has a new line since this action was signed: sign again`);
 
   // Paths: only the operator's own, never over another writer's file.
@@ -319,15 +321,11 @@ function withSignature(r: SignedRecord): Record<string, unknown> {
 
 /** What is at `abs` now: nothing, a valid record of the same operator, or something else. */
 function inTheWay(abs: string, rel: string, operator: string): 'none' | 'own' | 'foreign' {
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(abs);
-  } catch {
-    return 'none';
-  }
-  if (!st.isFile() || st.size > 1024 * 1024) return 'foreign';
+  const read = readChannelFile(abs);
+  if ('missing' in read) return 'none';
+  if ('refused' in read) return 'foreign';
   const kind = rel.startsWith('retirements/') ? 'retirement' : (path.basename(rel).split('.')[0] as 'release' | 'reopen' | 'ack' | 'supersede' | 'order');
-  const parsed = parseRecord(kind, new Uint8Array(fs.readFileSync(abs)), path.basename(rel), rel.startsWith('tasks/') ? (rel.split('/')[1] ?? null) : null);
+  const parsed = parseRecord(kind, read.bytes, path.basename(rel), rel.startsWith('tasks/') ? (rel.split('/')[1] ?? null) : null);
   if (!parsed.ok) return 'foreign';
   const r: LedgerRecord = parsed.record;
   const by = 'signed_by' in r && r.signed_by ? canonicalName(r.signed_by) : '';

@@ -60,7 +60,8 @@ export function isRealDir(abs: string): boolean {
 export function readCapped(abs: string, limit: number): Uint8Array | null {
   let fd: number;
   try {
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO swapped in after the lstat must not block the open (reads stay capped).
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch {
     return null;
   }
@@ -82,6 +83,28 @@ export function readCapped(abs: string, limit: number): Uint8Array | null {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * Reads one channel file on a request's path by the indexer's own rules: lstat (a symlink is not
+ * followed), regular files only, at most MAX_RECORD_BYTES (read with O_NOFOLLOW). `missing` when
+ * nothing is there; otherwise the bytes, or why the file is not read.
+ */
+export function readChannelFile(abs: string): { readonly bytes: Uint8Array } | { readonly missing: true } | { readonly refused: string } {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(abs);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? { missing: true } : { refused: `cannot read it: ${code ?? String(e)}` };
+  }
+  if (st.isSymbolicLink()) return { refused: 'a symlink; not followed' };
+  if (!st.isFile()) return { refused: 'not a regular file' };
+  if (st.size > MAX_RECORD_BYTES) return { refused: `${st.size} bytes, over the 1 MiB limit` };
+  const bytes = readCapped(abs, st.size + 1);
+  if (!bytes) return { refused: 'unreadable' };
+  if (bytes.length > MAX_RECORD_BYTES) return { refused: 'over the 1 MiB limit' };
+  return { bytes };
 }
 
 /** Lists one path (lstat) as a ChannelEntry, reading content for small regular files; null when it is gone. */
