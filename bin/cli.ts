@@ -17,7 +17,7 @@ function ferrymanTrust(stateDir: string | undefined, pinsDir: string | undefined
     ...(pinsDir ? { pins: readFerryPins(pinsDir) } : {}),
   };
 }
-import { ChannelUnreadableError } from '../lib/index/read-channel';
+import { ChannelUnreadableError, unlistedFolders } from '../lib/index/read-channel';
 import { parseTimestamp } from '../lib/ledger/time';
 import { isSafeComponent } from '../lib/ledger/names';
 import { stateJson, stateTable } from './format';
@@ -97,6 +97,11 @@ export async function main(argv: readonly string[]): Promise<number> {
           ...ferrymanTrust(opts.ferrymanState, opts.ferrymanPins),
         });
         process.stdout.write(opts.json ? JSON.stringify(stateJson(state)) + '\n' : stateTable(state, opts.now ?? Date.now()));
+        const unlisted = unlistedFolders(state.problems);
+        if (unlisted.length > 0) {
+          process.stderr.write(`claimboard: ${unlisted.join(', ')} cannot be listed: the board is incomplete\n`);
+          code = 1;
+        }
       } catch (e) {
         if (e instanceof ChannelUnreadableError) {
           process.stderr.write(`claimboard: ${e.message}\n`);

@@ -18,7 +18,7 @@ import { parseRecord, shapeRecord, type LedgerRecord, type OrderRecord, type Sig
 import { parseTimestamp } from '../ledger/time';
 import { steadyArrival, type ClockStep } from '../ledger/clock-steps';
 import { checkSignature, isOperator, verifyRecord, type Ed25519Verify } from '../ledger/verify';
-import { assertChannelRoot, entryFromStat, readChannelFile, statEntry, walkChannel } from '../index/read-channel';
+import { assertChannelRoot, entryFromStat, listOrderFolder, readChannelFile, statEntry, walkChannel } from '../index/read-channel';
 import { statKey } from '../index/order-pass';
 import { appendLedgerLine, ledgerPrevOf, replaceOwnFile, writeNewFile, WriteError } from './write';
 
@@ -84,8 +84,14 @@ export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | nu
     const known = ctx.knownArrival?.(rel);
     entries.push({ ...e, arrivalMs: known && known.stat === statKey(st) ? known.arrival_ms : steadyArrival(e.arrivalMs, steps) });
   };
+  // A folder not read (not listable, too many entries) is marked on its entry: one problem row.
+  const markUnread = (rel: string, why: string) => {
+    const i = entries.findLastIndex((e) => e.path === rel);
+    const e = entries[i];
+    if (e) entries[i] = { ...e, unread: why };
+  };
   if (orderIds === null) {
-    walkChannel(ctx.root, (rel) => add(rel));
+    walkChannel(ctx.root, (rel) => add(rel), markUnread);
   } else {
     // Only real folders are listed: a symlinked agents/, retirements/, tasks/ or tasks/<id>/ is
     // never followed out of the channel (it is a `symlink` problem, LEDGER.md §2).
@@ -102,9 +108,13 @@ export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | nu
       if (!tasksIsDir) break;
       add(`tasks/${id}`);
       if (!isDir(`tasks/${id}`)) continue;
-      walkChannel(path.join(/*turbopackIgnore: true*/ ctx.root, 'tasks', id), (rel) => {
-        if (!rel.includes('/')) add(`tasks/${id}/${rel}`);
-      });
+      // The indexer's own listing: capped, a folder it does not read is one problem row here too.
+      const listing = listOrderFolder(ctx.root, id);
+      if (listing?.refused !== undefined) {
+        markUnread(`tasks/${id}`, listing.refused);
+        continue;
+      }
+      for (const e of listing?.entries ?? []) add(e.rel);
     }
   }
   return deriveChannel(entries, { nowMs: ctx.nowMs, staleAfterMs: ctx.staleAfterMs, operators: ctx.operators, pins: ctx.pins, fleetAgents: ctx.fleetAgents, verify: ctx.verify });

@@ -54,6 +54,46 @@ export function isRealDir(abs: string): boolean {
 }
 
 /**
+ * Entries an order folder may hold and still be read: far above any real order's (a claim, a
+ * result and a heartbeat per attempt, a few decisions), low enough that a folder any machine of
+ * the fleet fills with junk costs one bounded listing, not a read of every file.
+ */
+export const MAX_FOLDER_ENTRIES = 10_000;
+
+/**
+ * The names in `absDir`, sorted, reading at most `max` + 1 of them (names starting with `.`
+ * count too: they are listed as well); or why it is not read: over `max` entries, or not listable.
+ */
+/** The start of the reason a folder that cannot be listed is not read (listCapped). */
+const NOT_LISTABLE = 'cannot list it: ';
+
+/** The folders among `problems` that could not be listed (their contents are missing from the board). */
+export function unlistedFolders(problems: readonly { readonly path: string; readonly detail: string }[]): string[] {
+  return problems.filter((p) => p.detail.startsWith(NOT_LISTABLE)).map((p) => p.path);
+}
+
+export function listCapped(absDir: string, max: number): { readonly names: string[] } | { readonly refused: string } {
+  let dir: fs.Dir;
+  try {
+    dir = fs.opendirSync(absDir);
+  } catch (e) {
+    return { refused: `${NOT_LISTABLE}${(e as NodeJS.ErrnoException).code ?? String(e)}; nothing in it is read` };
+  }
+  const names: string[] = [];
+  try {
+    for (let d = dir.readSync(); d !== null; d = dir.readSync()) {
+      if (names.length >= max) return { refused: `more than ${max} entries: none of them is read` };
+      names.push(d.name);
+    }
+  } catch (e) {
+    return { refused: `${NOT_LISTABLE}${(e as NodeJS.ErrnoException).code ?? String(e)}; nothing in it is read` };
+  } finally {
+    dir.closeSync();
+  }
+  return { names: names.sort() };
+}
+
+/**
  * Reads at most `limit` bytes of a regular file without following a symlink; null when
  * unreadable. Callers pass one byte more than lstat's size, to notice a file that grew since.
  */
@@ -119,18 +159,20 @@ export function statEntry(root: string, rel: string): ChannelEntry | null {
 /**
  * Visits every entry of the channel at `root` that claimboard may read (LEDGER.md §2), with
  * its lstat: does not descend into names starting with `.` nor deeper than `tasks/<id>/`,
- * never follows a symlink. Unreadable directories are passed over. Never throws for content.
+ * never follows a symlink. A directory not read (not listable, or a folder two levels down with
+ * over MAX_FOLDER_ENTRIES entries) is told to `refused` with why ('' for the root) and passed
+ * over. Never throws for content.
  */
-export function walkChannel(root: string, visit: (rel: string, st: fs.Stats) => void): void {
+export function walkChannel(root: string, visit: (rel: string, st: fs.Stats) => void, refused?: (rel: string, why: string) => void): void {
   const walk = (relDir: string, depth: number) => {
     const absDir = relDir ? path.join(root, relDir) : root;
-    let names: string[];
-    try {
-      names = fs.readdirSync(absDir);
-    } catch {
-      return; // unreadable directory: nothing in it can be read
+    // A folder at the depth of tasks/<id> is listed capped; the levels above hold the layout's few folders and the orders.
+    const listed = listCapped(absDir, depth === 2 ? MAX_FOLDER_ENTRIES : Number.MAX_SAFE_INTEGER);
+    if ('refused' in listed) {
+      refused?.(relDir, listed.refused);
+      return;
     }
-    names.sort();
+    const names = listed.names;
     for (const name of names) {
       if (name.startsWith('.')) continue;
       const rel = relDir ? `${relDir}/${name}` : name;
@@ -211,6 +253,8 @@ export interface FolderListing {
   readonly self: fs.Stats;
   /** Entries directly in it, names not starting with `.`, sorted by name; empty when `self` is not a directory. */
   readonly entries: readonly { readonly rel: string; readonly abs: string; readonly st: fs.Stats }[];
+  /** Why its entries are not read (not listable, over MAX_FOLDER_ENTRIES), when so: the folder is one problem row. */
+  readonly refused?: string;
 }
 
 /**
@@ -234,12 +278,9 @@ export function listOrderFolder(root: string, dir: string): FolderListing | null
     self = st;
   }
   if (!self.isDirectory()) return { self, entries: [] };
-  let names: string[];
-  try {
-    names = fs.readdirSync(absDir).sort();
-  } catch {
-    names = [];
-  }
+  const listed = listCapped(absDir, MAX_FOLDER_ENTRIES);
+  if ('refused' in listed) return { self, entries: [], refused: listed.refused };
+  const names = listed.names;
   const entries: { rel: string; abs: string; st: fs.Stats }[] = [];
   for (const name of names) {
     if (name.startsWith('.')) continue;
@@ -285,6 +326,18 @@ export function entryFromStat(root: string, rel: string, st: fs.Stats, arrivalMs
 export function readChannel(root: string): ChannelEntry[] {
   assertChannelRoot(root);
   const out: ChannelEntry[] = [];
-  walkChannel(root, (rel, st) => out.push(entryFromStat(root, rel, st)));
+  const at = new Map<string, number>();
+  walkChannel(
+    root,
+    (rel, st) => {
+      if (st.isDirectory()) at.set(rel, out.length);
+      out.push(entryFromStat(root, rel, st));
+    },
+    (rel, why) => {
+      const i = at.get(rel);
+      const e = i === undefined ? undefined : out[i];
+      if (e) out[i as number] = { ...e, unread: why };
+    },
+  );
   return out;
 }
