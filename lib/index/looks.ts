@@ -188,11 +188,17 @@ export class FolderLooks {
     const abs = path.join(this.root, 'tasks');
     if (!isRealDir(abs)) return null;
     try {
-      return fs.readdirSync(abs).filter((n) => !n.startsWith('.'));
+      const names = fs.readdirSync(abs).filter((n) => !n.startsWith('.'));
+      this.tasksUnlisted = false;
+      return names;
     } catch {
+      this.tasksUnlisted = true;
       return null;
     }
   }
+
+  /** Whether tasks/ could not be listed at the last look: the channel level says so (a problem row). */
+  private tasksUnlisted = false;
 
   /**
    * The quick look (timed: see quickMs). `finished` false (a warm start, and the quick looks
@@ -227,8 +233,10 @@ export class FolderLooks {
       this.log(`index: ${e instanceof Error ? e.message : String(e)}; keeping the last board`);
       return { dirty, channelDirty: false, folders: 0 };
     }
-    const channelDirty = this.lookChannelLevel();
+    const wasUnlisted = this.tasksUnlisted;
     const names = this.tasksNames() ?? [];
+    // tasks/ becoming unlistable (or listable again) changes no channel-level stat: its problem row is read anew.
+    const channelDirty = this.lookChannelLevel() || this.tasksUnlisted !== wasUnlisted;
     const sameSelf = (d: string, self: number | undefined) => this.sameSelf(d, self);
     // Folders on disk that memory does not keep: finished orders' (the store's) and new ones.
     const notLive = new Set<string>();

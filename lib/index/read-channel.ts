@@ -65,11 +65,21 @@ export const MAX_FOLDER_ENTRIES = 10_000;
  * count too: they are listed as well); or why it is not read: over `max` entries, or not listable.
  */
 /** The start of the reason a folder that cannot be listed is not read (listCapped). */
-const NOT_LISTABLE = 'cannot list it: ';
+export const NOT_LISTABLE = 'cannot list it: ';
 
 /** The folders among `problems` that could not be listed (their contents are missing from the board). */
 export function unlistedFolders(problems: readonly { readonly path: string; readonly detail: string }[]): string[] {
   return problems.filter((p) => p.detail.startsWith(NOT_LISTABLE)).map((p) => p.path);
+}
+
+/** Why the directory `abs` cannot be listed, or null when it can (opened and closed, nothing read). */
+export function unlistable(abs: string): string | null {
+  try {
+    fs.opendirSync(abs).closeSync();
+    return null;
+  } catch (e) {
+    return `${NOT_LISTABLE}${(e as NodeJS.ErrnoException).code ?? String(e)}; nothing in it is read`;
+  }
 }
 
 export function listCapped(absDir: string, max: number): { readonly names: string[] } | { readonly refused: string } {
@@ -220,9 +230,10 @@ export function lstatUndecodable(absDir: string, lossy: string): fs.Stats | null
 /**
  * Visits the channel-level entries only: everything but the contents of `tasks/<id>/` folders
  * (the names directly in `tasks/` are not visited either, nor `tasks/` when it is a folder; a
- * `tasks` that is not a folder is visited: it is a problem of the channel, never followed).
+ * `tasks` that is not a folder is visited: it is a problem of the channel, never followed). A
+ * folder that cannot be listed (`tasks/` too) is told to `refused` with why.
  */
-export function walkChannelLevel(root: string, visit: (rel: string, st: fs.Stats) => void): void {
+export function walkChannelLevel(root: string, visit: (rel: string, st: fs.Stats) => void, refused?: (rel: string, why: string) => void): void {
   let names: string[];
   try {
     names = fs.readdirSync(root).sort();
@@ -237,12 +248,20 @@ export function walkChannelLevel(root: string, visit: (rel: string, st: fs.Stats
     } catch {
       continue;
     }
-    if (name === 'tasks' && st.isDirectory()) continue;
+    if (name === 'tasks' && st.isDirectory()) {
+      const why = refused ? unlistable(path.join(root, name)) : null;
+      if (why !== null) refused?.(name, why);
+      continue;
+    }
     visit(name, st);
     if (st.isDirectory()) {
-      walkChannel(path.join(root, name), (rel, s) => {
-        if (!rel.includes('/')) visit(`${name}/${rel}`, s);
-      });
+      walkChannel(
+        path.join(root, name),
+        (rel, s) => {
+          if (!rel.includes('/')) visit(`${name}/${rel}`, s);
+        },
+        (rel, why) => refused?.(rel ? `${name}/${rel}` : name, why),
+      );
     }
   }
 }
