@@ -231,3 +231,57 @@ describe.skipIf(!built)('serve and its web process', () => {
     }
   }, 180_000);
 });
+
+describe.skipIf(!built)('folders the served board cannot list', () => {
+  it('are problem rows and the board says it is not whole (index_health folder_unreadable) until they can be listed again', async () => {
+    // As root every folder can be listed: serve runs as nobody (setpriv) then, the folder theirs.
+    const asRoot = process.getuid?.() === 0;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-unlisted-'));
+    dirs.push(dir);
+    fs.chmodSync(dir, 0o755);
+    const channel = path.join(dir, 'channel');
+    fs.cpSync(path.join(VECTORS_DIR, '11-give-up-ack-reopen', 'channel'), channel, { recursive: true });
+    const { spawnSync } = await import('node:child_process');
+    // The CLI bundle made fresh as this user: the other one cannot write it.
+    expect(spawnSync(process.execPath, [path.join(REPO, 'bin', 'claimboard.mjs'), '--version']).status).toBe(0);
+    if (asRoot) expect(spawnSync('chown', ['-R', '65534:65534', dir]).status).toBe(0);
+    fs.chmodSync(path.join(channel, 'tasks', 'g1'), 0o000);
+    port = await freePort();
+    const s = new ServeProcess({
+      channel,
+      db: path.join(dir, 'index.sqlite'),
+      port,
+      staleAfterS: 300,
+      ...(asRoot ? { wrap: ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] } : {}),
+      env: { ...process.env, HOME: dir },
+    });
+    const board = async () => JSON.parse((await req('GET', '/api/board')).body) as { index_health: { state: string; code?: string; reason?: string }; lanes: { count: number }[] };
+    const problems = async () => (JSON.parse((await req('GET', '/api/problems')).body) as { problems: { path: string; detail: string }[] }).problems;
+    const until = async (what: string, ok: () => Promise<boolean>) => {
+      for (let i = 0; i < 300; i++) {
+        if (await ok().catch(() => false)) return;
+        if (s.exited !== null) throw new Error(`serve exited:\n${s.tail()}`);
+        await sleep(200);
+      }
+      throw new Error(`${what}: not within 60 s\n${s.tail()}`);
+    };
+    try {
+      await s.waitReady(120);
+      await until('g1 unreadable', async () => (await board()).index_health.code === 'folder_unreadable');
+      expect((await board()).index_health.reason).toBe('tasks/g1 cannot be listed: the board lacks what is in them');
+      expect((await problems()).filter((p) => p.path.startsWith('tasks/g1'))).toEqual([{ path: 'tasks/g1', problem: 'invalid', detail: 'cannot list it: EACCES; nothing in it is read' }]);
+
+      fs.chmodSync(path.join(channel, 'tasks', 'g1'), 0o755);
+      fs.chmodSync(path.join(channel, 'tasks'), 0o000);
+      await until('tasks unreadable', async () => (await board()).index_health.reason === 'tasks cannot be listed: the board lacks what is in them');
+      expect((await problems()).filter((p) => p.path.startsWith('tasks'))).toEqual([{ path: 'tasks', problem: 'invalid', detail: 'cannot list it: EACCES; nothing in it is read' }]);
+
+      fs.chmodSync(path.join(channel, 'tasks'), 0o755);
+      await until('listable again', async () => (await board()).index_health.state === 'ok');
+      await until('the orders back', async () => (await board()).lanes.reduce((n, l) => n + l.count, 0) === 3);
+      expect((await problems()).filter((p) => p.path.startsWith('tasks'))).toEqual([]);
+    } finally {
+      await s.stop();
+    }
+  }, 240_000);
+});

@@ -188,11 +188,8 @@ export class FolderLooks {
     const abs = path.join(this.root, 'tasks');
     if (!isRealDir(abs)) return null;
     try {
-      const names = fs.readdirSync(abs).filter((n) => !n.startsWith('.'));
-      this.tasksUnlisted = false;
-      return names;
+      return fs.readdirSync(abs).filter((n) => !n.startsWith('.'));
     } catch {
-      this.tasksUnlisted = true;
       return null;
     }
   }
@@ -233,10 +230,12 @@ export class FolderLooks {
       this.log(`index: ${e instanceof Error ? e.message : String(e)}; keeping the last board`);
       return { dirty, channelDirty: false, folders: 0 };
     }
-    const wasUnlisted = this.tasksUnlisted;
-    const names = this.tasksNames() ?? [];
+    const listed = this.tasksNames();
+    const unlisted = listed === null && isRealDir(path.join(this.root, 'tasks'));
     // tasks/ becoming unlistable (or listable again) changes no channel-level stat: its problem row is read anew.
-    const channelDirty = this.lookChannelLevel() || this.tasksUnlisted !== wasUnlisted;
+    const channelDirty = this.lookChannelLevel() || unlisted !== this.tasksUnlisted;
+    this.tasksUnlisted = unlisted;
+    const names = listed ?? [];
     const sameSelf = (d: string, self: number | undefined) => this.sameSelf(d, self);
     // Folders on disk that memory does not keep: finished orders' (the store's) and new ones.
     const notLive = new Set<string>();
@@ -271,7 +270,11 @@ export class FolderLooks {
       if (parts.some((p) => p.startsWith('.'))) continue;
       const d = dirOf(rel);
       if (d !== null) dirty.add(d);
-      else if (rel === 'tasks') for (const r of this.full().dirty) dirty.add(r);
+      else if (rel === 'tasks') {
+        const all = this.full();
+        for (const r of all.dirty) dirty.add(r);
+        channelDirty ||= all.channelDirty;
+      }
       else if (parts.length <= 2) channelDirty = true;
     }
     // Which of them lost a file since their last pass (the grace, applyGrace).
