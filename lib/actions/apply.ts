@@ -18,7 +18,7 @@ import { parseRecord, shapeRecord, type LedgerRecord, type OrderRecord, type Sig
 import { parseTimestamp } from '../ledger/time';
 import { steadyArrival, type ClockStep } from '../ledger/clock-steps';
 import { checkSignature, isOperator, verifyRecord, type Ed25519Verify } from '../ledger/verify';
-import { assertChannelRoot, entryFromStat, listOrderFolder, readChannelFile, statEntry, walkChannel } from '../index/read-channel';
+import { assertChannelRoot, ChannelUnreadableError, entryFromStat, listCapped, listOrderFolder, MAX_FOLDER_ENTRIES, readChannelFile, statEntry, walkChannel } from '../index/read-channel';
 import { statKey } from '../index/order-pass';
 import { appendLedgerLine, ledgerPrevOf, replaceOwnFile, writeNewFile, WriteError } from './write';
 
@@ -99,9 +99,10 @@ export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | nu
     for (const top of ['agents', 'retirements']) {
       add(top);
       if (!isDir(top)) continue;
-      walkChannel(path.join(/*turbopackIgnore: true*/ ctx.root, top), (rel) => {
-        if (!rel.includes('/')) add(`${top}/${rel}`);
-      });
+      // Capped as every folder read on a request is: a roster past it is not read, and the act is refused.
+      const listed = listCapped(path.join(/*turbopackIgnore: true*/ ctx.root, top), MAX_FOLDER_ENTRIES);
+      if ('refused' in listed) throw new ChannelUnreadableError(`${top}/ is not read (${listed.refused}): no act can be checked against it`);
+      for (const name of listed.names) if (!name.startsWith('.')) add(`${top}/${name}`);
     }
     const tasksIsDir = isDir('tasks');
     for (const id of new Set(orderIds)) {
