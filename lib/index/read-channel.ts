@@ -78,6 +78,7 @@ export function unlistable(abs: string): string | null {
     fs.opendirSync(abs).closeSync();
     return null;
   } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     return `${NOT_LISTABLE}${(e as NodeJS.ErrnoException).code ?? String(e)}; nothing in it is read`;
   }
 }
@@ -87,6 +88,8 @@ export function listCapped(absDir: string, max: number): { readonly names: strin
   try {
     dir = fs.opendirSync(absDir);
   } catch (e) {
+    // Gone since it was seen (or a name that is not valid UTF-8, which cannot be opened by it): nothing in it, as before.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { names: [] };
     return { refused: `${NOT_LISTABLE}${(e as NodeJS.ErrnoException).code ?? String(e)}; nothing in it is read` };
   }
   const names: string[] = [];
