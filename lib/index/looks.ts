@@ -32,6 +32,8 @@ export interface LookResult {
   readonly channelDirty: boolean;
   /** Order folders under tasks/ now. */
   readonly folders: number;
+  /** tasks/ became unlistable, or listable again, at this look. */
+  readonly tasksListing?: boolean;
 }
 
 /** Folders looked at per slice of the sweep at most (other work runs between slices) ... */
@@ -233,7 +235,8 @@ export class FolderLooks {
     const listed = this.tasksNames();
     const unlisted = listed === null && isRealDir(path.join(this.root, 'tasks'));
     // tasks/ becoming unlistable (or listable again) changes no channel-level stat: its problem row is read anew.
-    const channelDirty = this.lookChannelLevel() || unlisted !== this.tasksUnlisted;
+    const tasksListing = unlisted !== this.tasksUnlisted;
+    const channelDirty = this.lookChannelLevel() || tasksListing;
     this.tasksUnlisted = unlisted;
     const names = listed ?? [];
     const sameSelf = (d: string, self: number | undefined) => this.sameSelf(d, self);
@@ -258,7 +261,7 @@ export class FolderLooks {
     }
     for (const d of notLive) toLook.push([d, undefined]); // new: stored nowhere
     for (const [d, known] of toLook) if (this.lookFolder(d, known)) dirty.add(d);
-    return { dirty, channelDirty, folders: names.length };
+    return { dirty, channelDirty, folders: names.length, tasksListing };
   }
 
   /** Folders and channel level named by events (a path under tasks/<dir> marks the folder; `tasks` itself: a full look). */
@@ -273,7 +276,8 @@ export class FolderLooks {
       else if (rel === 'tasks') {
         const all = this.full();
         for (const r of all.dirty) dirty.add(r);
-        channelDirty ||= all.channelDirty;
+        // Its listability changed no channel-level stat: its problem row is read anew.
+        channelDirty ||= all.tasksListing === true;
       }
       else if (parts.length <= 2) channelDirty = true;
     }
