@@ -17,7 +17,7 @@ function ferrymanTrust(stateDir: string | undefined, pinsDir: string | undefined
     ...(pinsDir ? { pins: readFerryPins(pinsDir) } : {}),
   };
 }
-import { ChannelUnreadableError } from '../lib/index/read-channel';
+import { ChannelUnreadableError, unlistedFolders } from '../lib/index/read-channel';
 import { parseTimestamp } from '../lib/ledger/time';
 import { isSafeComponent } from '../lib/ledger/names';
 import { stateJson, stateTable } from './format';
@@ -97,6 +97,11 @@ export async function main(argv: readonly string[]): Promise<number> {
           ...ferrymanTrust(opts.ferrymanState, opts.ferrymanPins),
         });
         process.stdout.write(opts.json ? JSON.stringify(stateJson(state)) + '\n' : stateTable(state, opts.now ?? Date.now()));
+        const unlisted = unlistedFolders(state.problems);
+        if (unlisted.length > 0) {
+          process.stderr.write(`claimboard: ${unlisted.join(', ')} cannot be listed: the board is incomplete\n`);
+          code = 1;
+        }
       } catch (e) {
         if (e instanceof ChannelUnreadableError) {
           process.stderr.write(`claimboard: ${e.message}\n`);
@@ -112,7 +117,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     .command('web', { hidden: true })
     .requiredOption('--host <h>', 'address to bind')
     .requiredOption('--port <n>', 'port', (v) => Number(v))
-    .action(async (opts: { host: string; port: number }) => {
+    .option('--exit-with-stdin', 'stop when standard input closes (serve holds its other end)')
+    .action(async (opts: { host: string; port: number; exitWithStdin?: boolean }) => {
       const { webServer } = await import('./web');
       process.exit(await webServer(opts));
     });
@@ -135,6 +141,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--alert-command <cmd>', 'run this shell command for each alert, the JSON on its standard input')
     .option('--alert-after <seconds>', 'quiet period: how long an item must stay before it pages, and be gone before it is resolved (default 0)', parseSecondsOrZero)
     .option('--alert-base-url <url>', "the board's address in alert links (default http://<host>:<port>)", parseHttpUrl)
+    .option('--public-url <url>', 'an address readers reach the board at besides --host (a reverse proxy\'s); requests naming any other host are refused; repeatable', (v: string, prev: URL[]) => [...prev, parseHttpUrl(v)], [] as URL[])
     .option('--max-watches <n>', 'order folders watched for changes at most, the most recently changed (default 65536; the rest are found by the periodic looks; docs/deploy.md)', (v: string) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('a whole number, 0 or more');
@@ -144,7 +151,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   addServeLocalOptions(serveCommand).action(
       async (
         channel: string | undefined,
-        opts: { port: number; host: string; staleAfter?: number; db?: string; ferrymanState?: string; ferrymanPins?: string; alertWebhook: URL[]; alertCommand?: string; alertAfter?: number; alertBaseUrl?: URL; maxWatches?: number } & ServeLocalFlags,
+        opts: { port: number; host: string; staleAfter?: number; db?: string; ferrymanState?: string; ferrymanPins?: string; alertWebhook: URL[]; alertCommand?: string; alertAfter?: number; alertBaseUrl?: URL; publicUrl: URL[]; maxWatches?: number } & ServeLocalFlags,
       ) => {
         let local: ServeLocal;
         try {
@@ -167,6 +174,7 @@ export async function main(argv: readonly string[]): Promise<number> {
           alertCommand: opts.alertCommand,
           alertAfterS: opts.alertAfter,
           alertBaseUrl: opts.alertBaseUrl?.href.replace(/\/+$/, ''),
+          publicUrls: opts.publicUrl.map((u) => u.href),
           maxWatches: opts.maxWatches,
           local,
         });

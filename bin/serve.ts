@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { closeWriter, openWriter } from '../lib/index/db';
@@ -25,6 +26,8 @@ import { ensureReaperStory } from '../lib/demo/reaper-story';
 import { listenForNudges, nudgeSocketPath } from '../lib/index/nudge';
 import { AlertEngine, targetLabel, type AlertTarget } from '../lib/alerts/engine';
 import { clearConfig } from '../lib/alerts/store';
+import { servedHosts } from '../lib/security';
+import { portHolders } from '../lib/local/proc';
 
 /** How long the web server may take to stop after SIGTERM before it is killed, ms. */
 const WEB_STOP_GRACE_MS = 5000;
@@ -54,6 +57,8 @@ export interface ServeOptions {
   readonly alertAfterS?: number;
   /** The board's address in alert links (`--alert-base-url`, default http://<host>:<port>). */
   readonly alertBaseUrl?: string;
+  /** Addresses readers reach the board at besides host:port (`--public-url`): their hosts are answered too (lib/security.ts servedHosts). */
+  readonly publicUrls?: readonly string[];
   /** Order folders watched at most (`--max-watches`, default DEFAULT_WATCH_BUDGET in lib/index/watches.ts). */
   readonly maxWatches?: number;
   /** This machine's agents and the opt-in reaper (bin/serve-local.ts, issue 16). */
@@ -94,6 +99,26 @@ const isLoopback = (h: string) => h === '127.0.0.1' || h === 'localhost' || h ==
 export function defaultBaseUrl(host: string, port: number): string {
   const h = host === '0.0.0.0' || host === '::' ? os.hostname() : host;
   return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+}
+
+/**
+ * Why `host`:`port` cannot be served, naming what holds it, or null when it is free (tried by
+ * listening on it and closing again at once).
+ */
+export async function portHeld(host: string, port: number): Promise<string | null> {
+  const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', (e: NodeJS.ErrnoException) => resolve(e));
+    probe.listen(port, host, () => probe.close(() => resolve(null)));
+  });
+  if (!error) return null;
+  if (error.code !== 'EADDRINUSE') return `cannot listen on ${host}:${port}: ${error.message}`;
+  const holders = portHolders(port);
+  const who = holders.length
+    ? holders.map((h) => `pid ${h.pid} (${h.command || 'command unknown'})`).join(', ')
+    : 'a process this user cannot see';
+  const ours = holders.some((h) => /claimboard\.mjs web\b/.test(h.command));
+  return `port ${port} on ${host} is already in use, held by ${who}${ours ? ': a claimboard web server whose serve is gone; stop it (kill <pid>) and start again' : ''}`;
 }
 
 /** How much nicer than the web server the indexer's thread runs (Linux nice steps). */
@@ -138,6 +163,12 @@ export async function serve(opts: ServeOptions): Promise<number> {
       return 2;
     }
     console.warn(`claimboard: WARNING: serving on ${opts.host}, reachable from other machines; readers need the read token (CLAIMBOARD_READ_TOKEN).`);
+  }
+
+  const held = await portHeld(opts.host, opts.port);
+  if (held) {
+    console.error(`claimboard: ${held}`);
+    return 1;
   }
 
   let local: PreparedLocal;
@@ -267,9 +298,10 @@ export async function serve(opts: ServeOptions): Promise<number> {
   // V8 sized for memory (issue 5; measured at 100,000 orders under 20 clients, ~1,000 requests/s):
   // a smaller young generation and an old generation grown by 25% of what is live instead of up
   // to 4x: the web server's peak 309 -> 153 MB, request p95 29 -> 35 ms.
-  const web = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=25', path.join(PROJECT_DIR, 'bin', 'claimboard.mjs'), 'web', '--host', opts.host, '--port', String(opts.port)], {
+  const web = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=25', path.join(PROJECT_DIR, 'bin', 'claimboard.mjs'), 'web', '--host', opts.host, '--port', String(opts.port), '--exit-with-stdin'], {
     cwd: PROJECT_DIR,
-    stdio: ['ignore', 'inherit', 'inherit'],
+    // A pipe this process never writes: it closes when this process dies, however it dies, and the web server stops then.
+    stdio: ['pipe', 'inherit', 'inherit'],
     env: {
       ...process.env,
       NEXT_TELEMETRY_DISABLED: '1',
@@ -279,6 +311,11 @@ export async function serve(opts: ServeOptions): Promise<number> {
       ...(opts.ferrymanState ? { CLAIMBOARD_FERRYMAN_STATE: path.resolve(opts.ferrymanState) } : {}),
       ...(stopNudges ? { CLAIMBOARD_NUDGE_SOCKET: nudgeSocket } : {}),
       ...(operatorKey ? { CLAIMBOARD_DEMO_OPERATOR_KEY: operatorKey } : {}),
+      CLAIMBOARD_SERVED_HOSTS: servedHosts(opts.host, opts.port, {
+        publicUrls: [...(opts.publicUrls ?? []), ...(opts.alertBaseUrl ? [opts.alertBaseUrl] : [])],
+        interfaces: Object.values(os.networkInterfaces()).flatMap((l) => (l ?? []).map((i) => i.address)),
+        hostname: os.hostname(),
+      }).join(','),
       ...local.env,
     },
   });

@@ -8,18 +8,21 @@
 import http from 'node:http';
 import { answerFast, fastHandler } from '../lib/api/fast-path';
 import { PROJECT_DIR } from './project-dir';
+import { CLIENT_ADDRESS_HEADER, refusedAtDoor } from '../lib/security';
+import { settings } from '../lib/config';
 
 /** How long a stop lets event streams end by themselves before they are cut, ms. */
 const WEB_DRAIN_MS = 2000;
 
 /**
- * Serves the built dashboard (PROJECT_DIR/.next) on `host`:`port` until SIGTERM or SIGINT;
+ * Serves the built dashboard (PROJECT_DIR/.next) on `host`:`port` until SIGTERM or SIGINT (or,
+ * with `exitWithStdin`, until its standard input closes: serve, its parent, is gone);
  * resolves with the exit code (143, 130; 1 when it could not listen). On a stop it takes no new
  * connections and exits once the open answers have ended (the event streams end themselves on
  * the signal; a stream still open after 2 s is cut, and new ones are answered 204); serve kills
  * it should that take more than 5 s.
  */
-export async function webServer(opts: { host: string; port: number }): Promise<number> {
+export async function webServer(opts: { host: string; port: number; exitWithStdin?: boolean }): Promise<number> {
   // Next.js reads NODE_ENV to pick its production code paths, as `next start` sets it.
   (process.env as Record<string, string>).NODE_ENV = 'production';
   const { default: next } = await import('next');
@@ -29,7 +32,18 @@ export async function webServer(opts: { host: string; port: number }): Promise<n
   let stopping = false;
   // The event streams open now: cut WEB_DRAIN_MS after a stop should they still be open.
   const streams = new Set<http.ServerResponse>();
+  const allowedHosts = settings.servedHosts();
   const server = http.createServer((req, res) => {
+    const refused = refusedAtDoor(req.method, req.url, (n) => {
+      const v = req.headers[n];
+      return Array.isArray(v) ? v.join(', ') : v;
+    }, allowedHosts);
+    if (refused) {
+      res.writeHead(refused.status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'close' }).end(refused.message + '\n');
+      return;
+    }
+    // The routes' rate limits key on the address the connection comes from, never on what the client says.
+    req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? 'unknown';
     if (req.url?.startsWith('/api/events')) {
       // Once stopping, no new stream (the route module may not even be loaded to hear the signal).
       if (stopping) {
@@ -73,5 +87,22 @@ export async function webServer(opts: { host: string; port: number }): Promise<n
     };
     process.once('SIGTERM', () => stop(143));
     process.once('SIGINT', () => stop(130));
+    if (opts.exitWithStdin) {
+      // serve holds the other end of stdin: its end means serve is gone (even by SIGKILL), and
+      // this process must not keep the port serving a board nobody indexes.
+      process.stdin.on('data', () => {});
+      let gone = false;
+      const parentGone = () => {
+        if (gone) return;
+        gone = true;
+        console.error('claimboard: serve is gone: the web server stops');
+        stop(143);
+        setTimeout(() => process.exit(143), WEB_DRAIN_MS + 3000).unref();
+      };
+      process.stdin.once('end', parentGone);
+      process.stdin.once('close', parentGone);
+      process.stdin.once('error', parentGone);
+      process.stdin.resume();
+    }
   });
 }

@@ -23,6 +23,7 @@ export const SETTING_NAMES = [
   'CLAIMBOARD_READ_ONLY',
   'CLAIMBOARD_DEMO_OPERATOR_KEY',
   'CLAIMBOARD_NUDGE_SOCKET',
+  'CLAIMBOARD_SERVED_HOSTS',
   'CLAIMBOARD_PROJECT_DIR',
   'CLAIMBOARD_WORKER_SCRIPT',
   'CLAIMBOARD_SKIP_SYNCTHING',
@@ -125,6 +126,8 @@ export const settings = {
   readOnly: setting('CLAIMBOARD_READ_ONLY', () => process.env.CLAIMBOARD_READ_ONLY, flag),
   /** The demo operator's seed file (demo mode only), or undefined. */
   demoOperatorKey: setting('CLAIMBOARD_DEMO_OPERATOR_KEY', () => process.env.CLAIMBOARD_DEMO_OPERATOR_KEY, text),
+  /** The Host header values the web server answers to (set by `claimboard serve`: lib/security.ts servedHosts), or empty: not checked. */
+  servedHosts: setting('CLAIMBOARD_SERVED_HOSTS', () => process.env.CLAIMBOARD_SERVED_HOSTS, list(',')),
   /** The indexer's nudge socket (lib/index/nudge.ts), or undefined. */
   nudgeSocket: setting('CLAIMBOARD_NUDGE_SOCKET', () => process.env.CLAIMBOARD_NUDGE_SOCKET, text),
   /** The installed package or checkout (set by bin/claimboard.mjs), or undefined. */

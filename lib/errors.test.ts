@@ -8,6 +8,7 @@ describe('error codes', () => {
       forbidden: 403,
       not_found: 404,
       conflict: 409,
+      too_large: 413,
       unsupported_media_type: 415,
       refused: 422,
       too_many_requests: 429,

@@ -6,12 +6,12 @@
  */
 
 /** Every error code, as sent in an error body's `error`. */
-export const ERROR_CODES = ['bad_request', 'forbidden', 'not_found', 'conflict', 'unsupported_media_type', 'refused', 'too_many_requests', 'index_unavailable'] as const;
+export const ERROR_CODES = ['bad_request', 'forbidden', 'not_found', 'conflict', 'too_large', 'unsupported_media_type', 'refused', 'too_many_requests', 'index_unavailable'] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
  * The HTTP status of each code (DESIGN.md "HTTP"): 400 bad input, 403 not allowed, 404 no such
- * thing, 409 the folder moved on since the operator looked, 415 not JSON (the action endpoints
+ * thing, 409 the folder moved on since the operator looked, 413 a body over the limit, 415 not JSON (the action endpoints
  * take application/json only), 422 a rule of LEDGER.md refuses it, 429 too many actions, 503 no
  * index yet. The only place a code becomes a status (codeOfStatus reads it backwards).
  */
@@ -20,6 +20,7 @@ export const HTTP_STATUS = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  too_large: 413,
   unsupported_media_type: 415,
   refused: 422,
   too_many_requests: 429,

@@ -9,6 +9,8 @@ function sentence(code: HealthCode): { title: string; detail: string } {
       return { title: 'The index is being rebuilt', detail: 'its database was deleted or replaced; the board fills in again from the folder' };
     case 'folder_missing':
       return { title: 'The channel folder is missing', detail: 'this board is not the folder’s; actions are refused until it is back' };
+    case 'folder_unreadable':
+      return { title: 'A folder of the channel cannot be listed', detail: 'the board lacks what is in it (see Problems); check its permissions' };
   }
 }
 

@@ -18,7 +18,7 @@ import { parseRecord, shapeRecord, type LedgerRecord, type OrderRecord, type Sig
 import { parseTimestamp } from '../ledger/time';
 import { steadyArrival, type ClockStep } from '../ledger/clock-steps';
 import { checkSignature, isOperator, verifyRecord, type Ed25519Verify } from '../ledger/verify';
-import { assertChannelRoot, entryFromStat, statEntry, walkChannel } from '../index/read-channel';
+import { assertChannelRoot, ChannelUnreadableError, entryFromStat, listCapped, listOrderFolder, MAX_FOLDER_ENTRIES, readChannelFile, statEntry, walkChannel } from '../index/read-channel';
 import { statKey } from '../index/order-pass';
 import { appendLedgerLine, ledgerPrevOf, replaceOwnFile, writeNewFile, WriteError } from './write';
 
@@ -84,8 +84,14 @@ export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | nu
     const known = ctx.knownArrival?.(rel);
     entries.push({ ...e, arrivalMs: known && known.stat === statKey(st) ? known.arrival_ms : steadyArrival(e.arrivalMs, steps) });
   };
+  // A folder not read (not listable, too many entries) is marked on its entry: one problem row.
+  const markUnread = (rel: string, why: string) => {
+    const i = entries.findLastIndex((e) => e.path === rel);
+    const e = entries[i];
+    if (e) entries[i] = { ...e, unread: why };
+  };
   if (orderIds === null) {
-    walkChannel(ctx.root, (rel) => add(rel));
+    walkChannel(ctx.root, (rel) => add(rel), markUnread);
   } else {
     // Only real folders are listed: a symlinked agents/, retirements/, tasks/ or tasks/<id>/ is
     // never followed out of the channel (it is a `symlink` problem, LEDGER.md §2).
@@ -93,18 +99,23 @@ export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | nu
     for (const top of ['agents', 'retirements']) {
       add(top);
       if (!isDir(top)) continue;
-      walkChannel(path.join(/*turbopackIgnore: true*/ ctx.root, top), (rel) => {
-        if (!rel.includes('/')) add(`${top}/${rel}`);
-      });
+      // Capped as every folder read on a request is: a roster past it is not read, and the act is refused.
+      const listed = listCapped(path.join(/*turbopackIgnore: true*/ ctx.root, top), MAX_FOLDER_ENTRIES);
+      if ('refused' in listed) throw new ChannelUnreadableError(`${top}/ is not read (${listed.refused}): no act can be checked against it`);
+      for (const name of listed.names) if (!name.startsWith('.')) add(`${top}/${name}`);
     }
     const tasksIsDir = isDir('tasks');
     for (const id of new Set(orderIds)) {
       if (!tasksIsDir) break;
       add(`tasks/${id}`);
       if (!isDir(`tasks/${id}`)) continue;
-      walkChannel(path.join(/*turbopackIgnore: true*/ ctx.root, 'tasks', id), (rel) => {
-        if (!rel.includes('/')) add(`tasks/${id}/${rel}`);
-      });
+      // The indexer's own listing: capped, a folder it does not read is one problem row here too.
+      const listing = listOrderFolder(ctx.root, id);
+      if (listing?.refused !== undefined) {
+        markUnread(`tasks/${id}`, listing.refused);
+        continue;
+      }
+      for (const e of listing?.entries ?? []) add(e.rel);
     }
   }
   return deriveChannel(entries, { nowMs: ctx.nowMs, staleAfterMs: ctx.staleAfterMs, operators: ctx.operators, pins: ctx.pins, fleetAgents: ctx.fleetAgents, verify: ctx.verify });
@@ -273,6 +284,8 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
   const lineProblem = ledgerLineProblem(req, signer, state, ctx.verify);
   if (lineProblem) return refuse(lineProblem.code, lineProblem.reason);
   const current = ledgerPrevOf(ledgerAbs);
+  // Checked before anything is written: a ledger line that cannot be appended refuses the whole act.
+  if (current.refused) return refuse('conflict', `${current.refused}; nothing was written`);
   if (current.prev !== req.expect.ledger_prev) return refuse('conflict', `${ledgerRel} has a new line since this action was signed: sign again`);
 
   // Paths: only the operator's own, never over another writer's file.
@@ -319,15 +332,11 @@ function withSignature(r: SignedRecord): Record<string, unknown> {
 
 /** What is at `abs` now: nothing, a valid record of the same operator, or something else. */
 function inTheWay(abs: string, rel: string, operator: string): 'none' | 'own' | 'foreign' {
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(abs);
-  } catch {
-    return 'none';
-  }
-  if (!st.isFile() || st.size > 1024 * 1024) return 'foreign';
+  const read = readChannelFile(abs);
+  if ('missing' in read) return 'none';
+  if ('refused' in read) return 'foreign';
   const kind = rel.startsWith('retirements/') ? 'retirement' : (path.basename(rel).split('.')[0] as 'release' | 'reopen' | 'ack' | 'supersede' | 'order');
-  const parsed = parseRecord(kind, new Uint8Array(fs.readFileSync(abs)), path.basename(rel), rel.startsWith('tasks/') ? (rel.split('/')[1] ?? null) : null);
+  const parsed = parseRecord(kind, read.bytes, path.basename(rel), rel.startsWith('tasks/') ? (rel.split('/')[1] ?? null) : null);
   if (!parsed.ok) return 'foreign';
   const r: LedgerRecord = parsed.record;
   const by = 'signed_by' in r && r.signed_by ? canonicalName(r.signed_by) : '';

@@ -7,17 +7,21 @@ import 'server-only';
  * as ClaimboardError (lib/errors.ts), which the route answers with lib/api/http.ts.
  */
 import path from 'node:path';
-import type { DB } from '../index/db';
+import { readDb, type DB } from '../index/db';
 import { serverVerify } from '../index/verifier';
 import { readFleetRoster } from '../index/ferryman-state';
 import { nudgeIndexer } from '../index/nudge';
-import { anyUnverified, claimedOrdersOf, dependentsOf, isUnverified, pinnedKeys, progressOf, storedAgent } from '../index/queries';
+import { anyUnverified, claimedOrdersOf, dependentsOf, indexVersion, isUnverified, pinnedKeys, progressOf, rosterOf, storedAgent } from '../index/queries';
 import { readHealth } from '../index/health';
 import { indexClockSteps, indexNowMs } from '../index/steady-clock';
 import { assertChannelRoot } from '../index/read-channel';
 import { ledgerPathOf } from '../ledger/actions';
 import type { Card } from '../ledger/derive';
 import { canonicalName } from '../ledger/names';
+import { shapeRecord, type SignedRecord } from '../ledger/records';
+import { signingPayload } from '../ledger/payloads';
+import { checkSignature, isOperator, type Roster } from '../ledger/verify';
+import { CLIENT_ADDRESS_HEADER, MAX_POST_BODY_BYTES, originAllowed } from '../security';
 import { settings } from '../config';
 import { ClaimboardError, HTTP_STATUS } from '../errors';
 import { applyAction, type ApplyContext } from './apply';
@@ -31,34 +35,113 @@ export function guardRequest(req: Request): ClaimboardError | null {
   const site = req.headers.get('sec-fetch-site');
   if (site && site !== 'same-origin' && site !== 'none') return new ClaimboardError('forbidden', `cross-origin request refused (${site})`);
   const origin = req.headers.get('origin');
-  if (origin) {
-    const host = req.headers.get('host');
-    let originHost: string | null;
-    try {
-      originHost = new URL(origin).host;
-    } catch {
-      originHost = null;
-    }
-    if (!host || originHost !== host) return new ClaimboardError('forbidden', `cross-origin request refused (origin ${origin})`);
-  }
+  // Against the hosts the board answers to (serve sets them), not the request's own Host, which the client writes.
+  if (origin && !originAllowed(origin, settings.servedHosts(), req.headers.get('host'))) return new ClaimboardError('forbidden', `cross-origin request refused (origin ${origin})`);
   return null;
 }
 
 const WINDOW_MS = 60_000;
-const MAX_PER_WINDOW = 30;
+/** Verified action requests per operator a minute. */
+const MAX_PER_SIGNER = 30;
+/** Action requests refused before their signer was verified, per client address a minute; past it the address's requests are not read. */
+const MAX_UNVERIFIED_PER_ADDRESS = 120;
 const recent = new Map<string, number[]>();
 
-/** Per-operator rate limit: at most 30 action requests a minute. Returns the seconds to wait, or 0. */
-export function rateLimited(operator: string, nowMs: number): number {
-  const key = canonicalName(operator);
+/** A sliding-window limit on `key`: the seconds to wait when `max` were spent in the last minute, or 0 (and, with `spend`, one more is spent). */
+function limited(key: string, max: number, nowMs: number, spend: boolean): number {
+  // Many addresses (or names) seen once each: forget those whose minute is over.
+  if (recent.size > 10_000) for (const [k, l] of recent) if (nowMs - (l[l.length - 1] ?? 0) >= WINDOW_MS) recent.delete(k);
   const list = (recent.get(key) ?? []).filter((t) => nowMs - t < WINDOW_MS);
-  if (list.length >= MAX_PER_WINDOW) {
+  if (list.length >= max) {
     recent.set(key, list);
     return Math.ceil((WINDOW_MS - (nowMs - (list[0] ?? nowMs))) / 1000);
   }
-  list.push(nowMs);
-  recent.set(key, list);
+  if (spend) list.push(nowMs);
+  if (list.length > 0) recent.set(key, list);
+  else recent.delete(key);
   return 0;
+}
+
+/** Per-operator rate limit on verified action requests: at most 30 a minute. Returns the seconds to wait, or 0. */
+export function rateLimited(operator: string, nowMs: number): number {
+  return limited(`signer ${canonicalName(operator)}`, MAX_PER_SIGNER, nowMs, true);
+}
+
+/** The client's address as the web server saw the connection (bin/web.ts sets it), or 'unknown'. */
+function clientOf(req: Request): string {
+  return req.headers.get(CLIENT_ADDRESS_HEADER) ?? 'unknown';
+}
+
+/** The body as text, at most MAX_POST_BODY_BYTES read; over it, ClaimboardError `too_large`. */
+async function cappedBody(req: Request): Promise<string> {
+  const tooLarge = () => new ClaimboardError('too_large', `the body is over ${MAX_POST_BODY_BYTES} bytes`);
+  if (Number(req.headers.get('content-length') ?? 0) > MAX_POST_BODY_BYTES) throw tooLarge();
+  const reader = req.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.byteLength;
+    if (n > MAX_POST_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** How deep JSON may nest in an action request (a record is a few levels; the deepest legitimate request is under 10). */
+const MAX_JSON_DEPTH = 64;
+
+/** Whether `text` nests arrays and objects deeper than `max` (strings skipped), scanned without recursion. */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+const ACTION_KINDS: Readonly<Record<string, 'release' | 'retirement' | 'reopen' | 'ack' | 'supersede'>> = {
+  requeue: 'release',
+  retire: 'retirement',
+  reopen: 'reopen',
+  ack: 'ack',
+  supersede: 'supersede',
+};
+
+/** An action's signed record, shaped (no signature checked yet), or a `bad_request` error. */
+export function signedRecordOf(action: unknown): SignedRecord {
+  const a = action as { action?: unknown; record?: unknown } | null;
+  const kind = typeof a?.action === 'string' && Object.hasOwn(ACTION_KINDS, a.action) ? ACTION_KINDS[a.action] : undefined;
+  if (!kind || typeof a?.record !== 'object' || a.record === null) throw new ClaimboardError('bad_request', 'an action names its action (requeue, retire, reopen, ack, supersede) and carries its signed record');
+  const shaped = shapeRecord(kind, new TextEncoder().encode(JSON.stringify(a.record)));
+  if (!shaped.ok) throw new ClaimboardError('bad_request', `the ${kind} record is not valid: ${shaped.detail}`);
+  return shaped.record as SignedRecord;
+}
+
+/**
+ * The operator who signed `r`, checked against the index's roster (its pinned keys and
+ * operators), or a `forbidden` error: one signature check, before any work that grows with what
+ * the request names.
+ */
+export function verifiedSigner(roster: Roster, r: SignedRecord): string {
+  const signer = canonicalName(r.signed_by ?? '');
+  const check = checkSignature(r.signed_by, r.signature, () => signingPayload(r), roster, serverVerify);
+  if (check !== 'valid') throw new ClaimboardError('forbidden', `the ${r.kind} record's signature: ${check.replace('_', ' ')}${r.signed_by ? ` (signed_by ${signer})` : ''}`);
+  if (!isOperator(roster, signer)) throw new ClaimboardError('forbidden', `${signer} is not an operator of this channel`);
+  return signer;
 }
 
 /** The context of an action on the server: the channel and window from the environment, pins and related orders from the index. */
@@ -84,34 +167,52 @@ export function serverContext(db: DB, nowMs: number): ApplyContext {
   };
 }
 
-/** The operator an action request names as its signer (`record.signed_by`), or '' when it names none. */
-export function signerOfAction(action: unknown): string {
-  const by = (action as { record?: { signed_by?: unknown } } | null)?.record?.signed_by;
-  return typeof by === 'string' ? by : '';
-}
-
 /**
- * The prelude of both action endpoints, in this order: the guards (guardRequest), the body as
- * JSON, its shape (`parse`, which throws ClaimboardError `bad_request`), and the rate limit of
- * the operator `signerOf` finds in it (this machine's clock). Returns the parsed body; throws
- * ClaimboardError `forbidden`, `unsupported_media_type`, `bad_request` or `too_many_requests`
- * (with the seconds to wait).
+ * The prelude of both action endpoints, in this order: the guards (guardRequest); the client
+ * address's budget of refused requests; the body (at most MAX_POST_BODY_BYTES, nested at most
+ * MAX_JSON_DEPTH) as JSON; its shape (`parse`, which throws ClaimboardError `bad_request`); the
+ * signer of every action `actionsOf` lists, verified against the index's roster; then the
+ * verified signers' rate limits. A request refused before its signer is verified spends its
+ * address's budget, never an operator's. Returns the parsed body; throws ClaimboardError.
  */
-export async function actionRequest<T>(req: Request, parse: (body: unknown) => T, signerOf: (parsed: T) => string): Promise<T> {
+export async function actionRequest<T>(req: Request, parse: (body: unknown) => T, actionsOf: (parsed: T) => readonly unknown[]): Promise<T> {
   const guard = guardRequest(req);
   if (guard) throw guard;
+  const client = clientOf(req);
+  const addressKey = `address ${client}`;
+  const held = limited(addressKey, MAX_UNVERIFIED_PER_ADDRESS, Date.now(), false);
+  if (held > 0) throw new ClaimboardError('too_many_requests', `too many refused action requests from ${client}: wait ${held} s`, { retryAfterS: held });
   const gone = channelGone();
   if (gone) throw new ClaimboardError('index_unavailable', `the channel folder is missing (${gone}): no action is accepted until it is back and indexed again`);
-  let body: unknown;
+  let parsed: T;
+  let signers: string[];
   try {
-    body = await req.json();
-  } catch {
-    throw new ClaimboardError('bad_request', 'the body is not JSON');
+    const text = await cappedBody(req);
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new ClaimboardError('bad_request', `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ClaimboardError('bad_request', 'the body is not JSON');
+    }
+    parsed = parse(body);
+    const records = actionsOf(parsed).map(signedRecordOf);
+    let db: DB;
+    try {
+      db = readDb();
+    } catch (e) {
+      throw new ClaimboardError('index_unavailable', `the index is not available yet: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const { roster } = rosterOf(db, indexVersion(db));
+    signers = [...new Set(records.map((r) => verifiedSigner(roster, r)))];
+  } catch (e) {
+    if (e instanceof ClaimboardError && e.code !== 'index_unavailable') limited(addressKey, MAX_UNVERIFIED_PER_ADDRESS, Date.now(), true);
+    throw e;
   }
-  const parsed = parse(body);
-  const signer = signerOf(parsed);
-  const wait = signer ? rateLimited(signer, Date.now()) : 0;
-  if (wait > 0) throw new ClaimboardError('too_many_requests', `too many actions by ${signer}: wait ${wait} s`, { retryAfterS: wait });
+  for (const signer of signers) {
+    const wait = rateLimited(signer, Date.now());
+    if (wait > 0) throw new ClaimboardError('too_many_requests', `too many actions by ${signer}: wait ${wait} s`, { retryAfterS: wait });
+  }
   return parsed;
 }
 
@@ -222,6 +323,8 @@ export interface OperatorAnswer {
   readonly is_operator: boolean;
   readonly public_key: string | null;
   readonly ledger_prev: string;
+  /** Why the ledger file is not read (a symlink, not a regular file, over 1 MiB), or null: no action can chain to it. */
+  readonly ledger_problem: string | null;
   readonly actions_enabled: boolean;
   readonly demo_key_available: boolean;
 }
@@ -236,13 +339,14 @@ export function operatorInfo(db: DB, name: string): OperatorAnswer {
   const n = canonicalName(name);
   const summary = storedAgent(db, n);
   const root = settings.channel() ?? '';
-  const { prev } = ledgerPrevOf(path.join(root, ledgerPathOf(n)));
+  const { prev, refused } = ledgerPrevOf(path.join(root, ledgerPathOf(n)));
   return {
     name: n,
     in_roster: summary !== null,
     is_operator: summary?.is_operator ?? false,
     public_key: summary?.public_key ?? null,
     ledger_prev: prev,
+    ledger_problem: refused ?? null,
     actions_enabled: !settings.readOnly(),
     demo_key_available: Boolean(settings.demoOperatorKey()),
   };

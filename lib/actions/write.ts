@@ -9,11 +9,11 @@ import 'server-only';
  * (its reopen or ack, its ledger) is replaced; a ledger line is appended only when the file's
  * last line is still the one the action was signed over.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { sha256HexOfText } from '../ledger/json';
 import { splitLines } from '../ledger/ledger-file';
 import { assertPlainFolders, isSymlink, writeAtomic, WriteError } from '../fs/atomic-write';
+import { readChannelFile } from '../index/read-channel';
 
 export { WriteError } from '../fs/atomic-write';
 
@@ -37,18 +37,27 @@ export function replaceOwnFile(abs: string, bytes: Uint8Array, root?: string): v
 
 /**
  * The hash a new ledger line's `prev` must carry: hex SHA-256 of the file's last line, '' when
- * the file is missing or empty (LEDGER.md §3.2, §8).
+ * the file is missing or empty (LEDGER.md §3.2, §8). The file is read by the indexer's rules
+ * (readChannelFile): one it would not read gives `refused`, why, and no line can be chained to it.
  */
-export function ledgerPrevOf(abs: string): { readonly prev: string; readonly lastLine: string | null } {
-  let text: string;
-  try {
-    text = fs.readFileSync(abs, 'utf8');
-  } catch {
-    return { prev: '', lastLine: null };
-  }
+export function ledgerPrevOf(abs: string): { readonly prev: string; readonly lastLine: string | null; readonly refused?: string } {
+  const text = ledgerText(abs);
+  if (text instanceof WriteError) return { prev: '', lastLine: null, refused: text.message };
   const lines = splitLines(text);
   const last = lines[lines.length - 1];
   return last === undefined ? { prev: '', lastLine: null } : { prev: sha256HexOfText(last), lastLine: last };
+}
+
+/** A ledger file's text ('' when missing), or why it is not read (readChannelFile's rules). */
+function ledgerText(abs: string): string | WriteError {
+  const r = readChannelFile(abs);
+  if ('missing' in r) return '';
+  if ('refused' in r) return new WriteError('exists', `${path.basename(abs)} is not read: ${r.refused}`);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(r.bytes);
+  } catch {
+    return new WriteError('exists', `${path.basename(abs)} is not read: not valid UTF-8`);
+  }
 }
 
 /**
@@ -59,14 +68,7 @@ export function ledgerPrevOf(abs: string): { readonly prev: string; readonly las
 export function appendLedgerLine(abs: string, line: string, expectedPrev: string, root?: string): void {
   assertPlainFolders(root, abs);
   if (isSymlink(abs)) throw new WriteError('exists', `${path.basename(abs)} is a symlink; not followed`);
-  const read = (): string | WriteError => {
-    try {
-      return fs.readFileSync(abs, 'utf8');
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      return code === 'ENOENT' ? '' : new WriteError('io', `cannot read ${path.basename(abs)}: ${code ?? String(e)}`);
-    }
-  };
+  const read = () => ledgerText(abs);
   const text = read();
   if (text instanceof WriteError) throw text;
   const lines = splitLines(text);

@@ -129,6 +129,7 @@ export interface OperatorInfo {
   readonly is_operator: boolean;
   readonly public_key: string | null;
   readonly ledger_prev: string;
+  readonly ledger_problem?: string | null;
   readonly actions_enabled: boolean;
   readonly demo_key_available: boolean;
 }

@@ -15,7 +15,7 @@ import { decodeCursor, encodeCursor, indexVersion, rosterOf } from './queries';
 import { readMeta } from './meta';
 import { indexClockSteps } from './steady-clock';
 import { steadyArrival, type ClockStep } from '../ledger/clock-steps';
-import { entryFromStat, isRealDir } from './read-channel';
+import { entryFromStat, isRealDir, listCapped, MAX_FOLDER_ENTRIES } from './read-channel';
 import { statKey } from './order-pass';
 import { serverVerify } from './verifier';
 import { readEntry } from '../ledger/channel';
@@ -156,12 +156,9 @@ function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
   // Retirements are channel-level files the index keeps no rows for: listed here (a few).
   const retDir = path.join(/*turbopackIgnore: true*/ root, 'retirements');
   if (isRealDir(retDir)) {
-    let names: string[] = [];
-    try {
-      names = fs.readdirSync(retDir).sort();
-    } catch {
-      /* vanished */
-    }
+    // Capped as every folder read on a request is (read-channel.ts); past it, none is shown.
+    const listed = listCapped(retDir, MAX_FOLDER_ENTRIES);
+    const names = 'names' in listed ? listed.names : [];
     for (const name of names) {
       const rel = `retirements/${name}`;
       const c = classifyPath(rel);
@@ -181,12 +178,8 @@ function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
   const lines: ReadLine[] = [];
   const summaries: ActivityLedger[] = [];
   const indexed = new Map((db.prepare(LEDGER_SQL).all() as { path: string; intact: number; stat: string | null; keys: string | null }[]).map((r) => [r.path, r]));
-  let rootNames: string[] = [];
-  try {
-    rootNames = fs.readdirSync(root).sort();
-  } catch {
-    /* the channel is gone: no ledgers */
-  }
+  const listedRoot = listCapped(root, MAX_FOLDER_ENTRIES);
+  const rootNames = 'names' in listedRoot ? listedRoot.names : [];
   for (const name of rootNames) {
     const c = classifyPath(name);
     if (c.class !== 'record' || c.kind !== 'ledger') continue;

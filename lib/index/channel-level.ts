@@ -97,7 +97,12 @@ export class ChannelLevel {
     const s = this.o.store;
     this.files.clear();
     const entries: { rel: string; st: Stats }[] = [];
-    walkChannelLevel(this.o.root, (rel, st) => entries.push({ rel, st }));
+    const unread: Problem[] = [];
+    walkChannelLevel(
+      this.o.root,
+      (rel, st) => entries.push({ rel, st }),
+      (rel, why) => unread.push({ path: rel, problem: 'invalid', detail: why }),
+    );
     // Gone during the walk (renamed away, unmounted): what it found missing is not the channel's.
     assertChannelRoot(this.o.root);
     const arrival = arrivalsFor(this.o.clockSteps(), (rel) => this.arrivals.get(rel));
@@ -118,7 +123,7 @@ export class ChannelLevel {
     const prevRetired = new Set(this.ctx?.retirements.map((r) => r.record.agent) ?? []);
     const ch = channelContext(outcomes, this.deriveOptions());
     this.ctx = ch;
-    const problems: Problem[] = [...ch.problems];
+    const problems: Problem[] = [...ch.problems, ...unread];
     for (const o of outcomes) {
       if (isTrustPath(o.path)) continue;
       if (o.status === 'problem') problems.push({ path: o.path, problem: o.problem, detail: o.detail });

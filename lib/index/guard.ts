@@ -45,6 +45,8 @@ export interface GuardHooks {
    * that replaced ours is moved aside first, never trusted), then asks for a quick look.
    */
   readonly rebuild: (file: string, replaced: boolean) => Promise<void>;
+  /** The channel's folders that could not be listed at the last update (their problem rows' paths). */
+  readonly unlisted?: () => readonly string[];
 }
 
 /** Wraps the indexer's updates (see the module header); one per indexer. */
@@ -167,6 +169,23 @@ export class UpdateGuard {
       this.setHealth(HEALTH_OK);
     } else if (h.state === 'degraded' && h.code === 'folder_missing') {
       this.h.log(`index: the channel folder is back after ${((this.h.clock() - h.since_ms) / 1000).toFixed(1)} s; the board is what is there now`);
+      this.setHealth(HEALTH_OK);
+    }
+    this.noteUnlisted();
+  }
+
+  /** Says (health folder_unreadable) while a folder of the channel cannot be listed, and stops saying it once none is. */
+  private noteUnlisted(): void {
+    const unlisted = this.h.unlisted?.() ?? [];
+    const h = this.healthNow;
+    const saying = h.state === 'degraded' && h.code === 'folder_unreadable';
+    if (unlisted.length > 0 && (h.state === 'ok' || saying)) {
+      const reason = `${unlisted.slice(0, 5).join(', ')}${unlisted.length > 5 ? ` and ${unlisted.length - 5} more` : ''} cannot be listed: the board lacks what is in them`;
+      if (saying && h.reason === reason) return;
+      if (!saying) this.h.log(`index: ${reason}`);
+      this.setHealth({ state: 'degraded', code: 'folder_unreadable', reason, since_ms: saying ? h.since_ms : this.h.clock(), retries: 0 });
+    } else if (unlisted.length === 0 && saying) {
+      this.h.log('index: every folder of the channel can be listed again');
       this.setHealth(HEALTH_OK);
     }
   }

@@ -15,7 +15,7 @@ import type { HealthCode, IndexHealth } from './types';
 
 export type { HealthCode, IndexHealth };
 
-export const HEALTH_CODES: readonly HealthCode[] = ['index_write_failed', 'index_rebuilding', 'folder_missing'];
+export const HEALTH_CODES: readonly HealthCode[] = ['index_write_failed', 'index_rebuilding', 'folder_missing', 'folder_unreadable'];
 
 const HealthSchema = z.union([
   z.object({ state: z.literal('ok') }),

@@ -29,7 +29,7 @@ import 'server-only';
  * Its options are indexer-options.ts. About 480 lines, every one the orchestration itself (start,
  * rebuild, pump, the passes and settle, each a few calls into the parts above).
  */
-import { assertChannelRoot } from './read-channel';
+import { assertChannelRoot, NOT_LISTABLE } from './read-channel';
 import { bytesThrough, serverVerifier, type Ed25519VerifyBytes } from './verifier';
 import { MetricsRecorder } from './metrics-record';
 import type { Problem } from '../ledger/channel';
@@ -154,6 +154,7 @@ export class Indexer {
       orderCount: () => this.stored.orderCount(),
       deriveAll: () => this.passDirs(new Set(this.facts.orderDirs())),
       rebuild: (file, replaced) => this.rebuild(file, replaced),
+      unlisted: () => (this.store.db.prepare('SELECT path FROM problems WHERE detail LIKE ? ORDER BY path').pluck().all(`${NOT_LISTABLE}%`) as string[]),
     });
   }
 

@@ -32,6 +32,8 @@ export interface LookResult {
   readonly channelDirty: boolean;
   /** Order folders under tasks/ now. */
   readonly folders: number;
+  /** tasks/ became unlistable, or listable again, at this look. */
+  readonly tasksListing?: boolean;
 }
 
 /** Folders looked at per slice of the sweep at most (other work runs between slices) ... */
@@ -194,6 +196,9 @@ export class FolderLooks {
     }
   }
 
+  /** Whether tasks/ could not be listed at the last look: the channel level says so (a problem row). */
+  private tasksUnlisted = false;
+
   /**
    * The quick look (timed: see quickMs). `finished` false (a warm start, and the quick looks
    * while that sweep runs): the folders of finished orders found on disk are not looked at now
@@ -227,8 +232,13 @@ export class FolderLooks {
       this.log(`index: ${e instanceof Error ? e.message : String(e)}; keeping the last board`);
       return { dirty, channelDirty: false, folders: 0 };
     }
-    const channelDirty = this.lookChannelLevel();
-    const names = this.tasksNames() ?? [];
+    const listed = this.tasksNames();
+    const unlisted = listed === null && isRealDir(path.join(this.root, 'tasks'));
+    // tasks/ becoming unlistable (or listable again) changes no channel-level stat: its problem row is read anew.
+    const tasksListing = unlisted !== this.tasksUnlisted;
+    const channelDirty = this.lookChannelLevel() || tasksListing;
+    this.tasksUnlisted = unlisted;
+    const names = listed ?? [];
     const sameSelf = (d: string, self: number | undefined) => this.sameSelf(d, self);
     // Folders on disk that memory does not keep: finished orders' (the store's) and new ones.
     const notLive = new Set<string>();
@@ -251,7 +261,7 @@ export class FolderLooks {
     }
     for (const d of notLive) toLook.push([d, undefined]); // new: stored nowhere
     for (const [d, known] of toLook) if (this.lookFolder(d, known)) dirty.add(d);
-    return { dirty, channelDirty, folders: names.length };
+    return { dirty, channelDirty, folders: names.length, tasksListing };
   }
 
   /** Folders and channel level named by events (a path under tasks/<dir> marks the folder; `tasks` itself: a full look). */
@@ -263,7 +273,12 @@ export class FolderLooks {
       if (parts.some((p) => p.startsWith('.'))) continue;
       const d = dirOf(rel);
       if (d !== null) dirty.add(d);
-      else if (rel === 'tasks') for (const r of this.full().dirty) dirty.add(r);
+      else if (rel === 'tasks') {
+        const all = this.full();
+        for (const r of all.dirty) dirty.add(r);
+        // Its listability changed no channel-level stat: its problem row is read anew.
+        channelDirty ||= all.tasksListing === true;
+      }
       else if (parts.length <= 2) channelDirty = true;
     }
     // Which of them lost a file since their last pass (the grace, applyGrace).

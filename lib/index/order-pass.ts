@@ -137,6 +137,9 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
       : { path: relDir, problem: 'invalid', detail: 'a file where an order directory belongs' };
     return { dir, files, card: null, problems: [problem], holds: [], beats: [], next_ms: null, deferred: 0, view: null };
   }
+  if (listing.refused !== undefined) {
+    return { dir, files, card: null, problems: [{ path: relDir, problem: 'invalid', detail: listing.refused }], holds: [], beats: [], next_ms: null, deferred: 0, view: null };
+  }
   const outcomes: FileOutcome[] = [];
   const stats = new Map<string, string>();
   for (const { rel, abs, st } of listing.entries) {

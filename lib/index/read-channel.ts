@@ -54,13 +54,67 @@ export function isRealDir(abs: string): boolean {
 }
 
 /**
+ * Entries an order folder may hold and still be read: far above any real order's (a claim, a
+ * result and a heartbeat per attempt, a few decisions), low enough that a folder any machine of
+ * the fleet fills with junk costs one bounded listing, not a read of every file.
+ */
+export const MAX_FOLDER_ENTRIES = 10_000;
+
+/**
+ * The names in `absDir`, sorted, reading at most `max` + 1 of them (names starting with `.`
+ * count too: they are listed as well); or why it is not read: over `max` entries, or not listable.
+ */
+/** The start of the reason a folder that cannot be listed is not read (listCapped). */
+export const NOT_LISTABLE = 'cannot list it: ';
+
+/** The folders among `problems` that could not be listed (their contents are missing from the board). */
+export function unlistedFolders(problems: readonly { readonly path: string; readonly detail: string }[]): string[] {
+  return problems.filter((p) => p.detail.startsWith(NOT_LISTABLE)).map((p) => p.path);
+}
+
+/** Why the directory `abs` cannot be listed, or null when it can (opened and closed, nothing read). */
+export function unlistable(abs: string): string | null {
+  try {
+    fs.opendirSync(abs).closeSync();
+    return null;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    return `${NOT_LISTABLE}${(e as NodeJS.ErrnoException).code ?? String(e)}; nothing in it is read`;
+  }
+}
+
+export function listCapped(absDir: string, max: number): { readonly names: string[] } | { readonly refused: string } {
+  let dir: fs.Dir;
+  try {
+    dir = fs.opendirSync(absDir);
+  } catch (e) {
+    // Gone since it was seen (or a name that is not valid UTF-8, which cannot be opened by it): nothing in it, as before.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { names: [] };
+    return { refused: `${NOT_LISTABLE}${(e as NodeJS.ErrnoException).code ?? String(e)}; nothing in it is read` };
+  }
+  const names: string[] = [];
+  try {
+    for (let d = dir.readSync(); d !== null; d = dir.readSync()) {
+      if (names.length >= max) return { refused: `more than ${max} entries: none of them is read` };
+      names.push(d.name);
+    }
+  } catch (e) {
+    return { refused: `${NOT_LISTABLE}${(e as NodeJS.ErrnoException).code ?? String(e)}; nothing in it is read` };
+  } finally {
+    dir.closeSync();
+  }
+  return { names: names.sort() };
+}
+
+/**
  * Reads at most `limit` bytes of a regular file without following a symlink; null when
  * unreadable. Callers pass one byte more than lstat's size, to notice a file that grew since.
  */
 export function readCapped(abs: string, limit: number): Uint8Array | null {
   let fd: number;
   try {
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO swapped in after the lstat must not block the open (reads stay capped).
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch {
     return null;
   }
@@ -84,6 +138,28 @@ export function readCapped(abs: string, limit: number): Uint8Array | null {
   }
 }
 
+/**
+ * Reads one channel file on a request's path by the indexer's own rules: lstat (a symlink is not
+ * followed), regular files only, at most MAX_RECORD_BYTES (read with O_NOFOLLOW). `missing` when
+ * nothing is there; otherwise the bytes, or why the file is not read.
+ */
+export function readChannelFile(abs: string): { readonly bytes: Uint8Array } | { readonly missing: true } | { readonly refused: string } {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(abs);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? { missing: true } : { refused: `cannot read it: ${code ?? String(e)}` };
+  }
+  if (st.isSymbolicLink()) return { refused: 'a symlink; not followed' };
+  if (!st.isFile()) return { refused: 'not a regular file' };
+  if (st.size > MAX_RECORD_BYTES) return { refused: `${st.size} bytes, over the 1 MiB limit` };
+  const bytes = readCapped(abs, st.size + 1);
+  if (!bytes) return { refused: 'unreadable' };
+  if (bytes.length > MAX_RECORD_BYTES) return { refused: 'over the 1 MiB limit' };
+  return { bytes };
+}
+
 /** Lists one path (lstat) as a ChannelEntry, reading content for small regular files; null when it is gone. */
 export function statEntry(root: string, rel: string): ChannelEntry | null {
   try {
@@ -96,18 +172,20 @@ export function statEntry(root: string, rel: string): ChannelEntry | null {
 /**
  * Visits every entry of the channel at `root` that claimboard may read (LEDGER.md §2), with
  * its lstat: does not descend into names starting with `.` nor deeper than `tasks/<id>/`,
- * never follows a symlink. Unreadable directories are passed over. Never throws for content.
+ * never follows a symlink. A directory not read (not listable, or a folder two levels down with
+ * over MAX_FOLDER_ENTRIES entries) is told to `refused` with why ('' for the root) and passed
+ * over. Never throws for content.
  */
-export function walkChannel(root: string, visit: (rel: string, st: fs.Stats) => void): void {
+export function walkChannel(root: string, visit: (rel: string, st: fs.Stats) => void, refused?: (rel: string, why: string) => void): void {
   const walk = (relDir: string, depth: number) => {
     const absDir = relDir ? path.join(root, relDir) : root;
-    let names: string[];
-    try {
-      names = fs.readdirSync(absDir);
-    } catch {
-      return; // unreadable directory: nothing in it can be read
+    // A folder at the depth of tasks/<id> is listed capped; the levels above hold the layout's few folders and the orders.
+    const listed = listCapped(absDir, depth === 2 ? MAX_FOLDER_ENTRIES : Number.MAX_SAFE_INTEGER);
+    if ('refused' in listed) {
+      refused?.(relDir, listed.refused);
+      return;
     }
-    names.sort();
+    const names = listed.names;
     for (const name of names) {
       if (name.startsWith('.')) continue;
       const rel = relDir ? `${relDir}/${name}` : name;
@@ -155,9 +233,10 @@ export function lstatUndecodable(absDir: string, lossy: string): fs.Stats | null
 /**
  * Visits the channel-level entries only: everything but the contents of `tasks/<id>/` folders
  * (the names directly in `tasks/` are not visited either, nor `tasks/` when it is a folder; a
- * `tasks` that is not a folder is visited: it is a problem of the channel, never followed).
+ * `tasks` that is not a folder is visited: it is a problem of the channel, never followed). A
+ * folder that cannot be listed (`tasks/` too) is told to `refused` with why.
  */
-export function walkChannelLevel(root: string, visit: (rel: string, st: fs.Stats) => void): void {
+export function walkChannelLevel(root: string, visit: (rel: string, st: fs.Stats) => void, refused?: (rel: string, why: string) => void): void {
   let names: string[];
   try {
     names = fs.readdirSync(root).sort();
@@ -172,12 +251,20 @@ export function walkChannelLevel(root: string, visit: (rel: string, st: fs.Stats
     } catch {
       continue;
     }
-    if (name === 'tasks' && st.isDirectory()) continue;
+    if (name === 'tasks' && st.isDirectory()) {
+      const why = refused ? unlistable(path.join(root, name)) : null;
+      if (why !== null) refused?.(name, why);
+      continue;
+    }
     visit(name, st);
     if (st.isDirectory()) {
-      walkChannel(path.join(root, name), (rel, s) => {
-        if (!rel.includes('/')) visit(`${name}/${rel}`, s);
-      });
+      walkChannel(
+        path.join(root, name),
+        (rel, s) => {
+          if (!rel.includes('/')) visit(`${name}/${rel}`, s);
+        },
+        (rel, why) => refused?.(rel ? `${name}/${rel}` : name, why),
+      );
     }
   }
 }
@@ -188,6 +275,8 @@ export interface FolderListing {
   readonly self: fs.Stats;
   /** Entries directly in it, names not starting with `.`, sorted by name; empty when `self` is not a directory. */
   readonly entries: readonly { readonly rel: string; readonly abs: string; readonly st: fs.Stats }[];
+  /** Why its entries are not read (not listable, over MAX_FOLDER_ENTRIES), when so: the folder is one problem row. */
+  readonly refused?: string;
 }
 
 /**
@@ -211,12 +300,9 @@ export function listOrderFolder(root: string, dir: string): FolderListing | null
     self = st;
   }
   if (!self.isDirectory()) return { self, entries: [] };
-  let names: string[];
-  try {
-    names = fs.readdirSync(absDir).sort();
-  } catch {
-    names = [];
-  }
+  const listed = listCapped(absDir, MAX_FOLDER_ENTRIES);
+  if ('refused' in listed) return { self, entries: [], refused: listed.refused };
+  const names = listed.names;
   const entries: { rel: string; abs: string; st: fs.Stats }[] = [];
   for (const name of names) {
     if (name.startsWith('.')) continue;
@@ -262,6 +348,18 @@ export function entryFromStat(root: string, rel: string, st: fs.Stats, arrivalMs
 export function readChannel(root: string): ChannelEntry[] {
   assertChannelRoot(root);
   const out: ChannelEntry[] = [];
-  walkChannel(root, (rel, st) => out.push(entryFromStat(root, rel, st)));
+  const at = new Map<string, number>();
+  walkChannel(
+    root,
+    (rel, st) => {
+      if (st.isDirectory()) at.set(rel, out.length);
+      out.push(entryFromStat(root, rel, st));
+    },
+    (rel, why) => {
+      const i = at.get(rel);
+      const e = i === undefined ? undefined : out[i];
+      if (e) out[i as number] = { ...e, unread: why };
+    },
+  );
   return out;
 }

@@ -56,7 +56,9 @@ export type HealthCode =
   /** The database file was deleted or replaced while serving: being rebuilt from the folder. */
   | 'index_rebuilding'
   /** The channel folder is gone (renamed away, unmounted): the board is not the folder's. */
-  | 'folder_missing';
+  | 'folder_missing'
+  /** A folder of the channel cannot be listed (its permissions): the board lacks what is in it. */
+  | 'folder_unreadable';
 
 /**
  * The index's health (lib/index/health.ts, the writing process's word): `ok`, or `degraded` with

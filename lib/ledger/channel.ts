@@ -291,6 +291,9 @@ export function assembleOrder(
     conflictCount: 0,
   };
   const problems: Problem[] = [];
+  // Outcomes by path, built once: a folder of many problem files is linear, not quadratic.
+  const byPath = new Map<string, FileOutcome>();
+  for (const o of outcomes) byPath.set(o.path, o);
   const writers: [string, number][] = [];
   const interrupts: Arrived<Extract<LedgerRecord, { kind: 'interrupt' }>>[] = [];
   const recommendations: Arrived<Extract<LedgerRecord, { kind: 'recommendation' }>>[] = [];
@@ -298,7 +301,7 @@ export function assembleOrder(
     let r: LedgerRecord;
     if (f.status === 'problem') {
       problems.push({ path: f.path, problem: f.problem, detail: f.detail, order_id: orderRecord.id });
-      folder.problems.push({ path: f.path, problem: f.problem, detail: f.detail, kind: f.kind, ferry_reads: f.ferry !== undefined, signer: signerOf(outcomes, f.path) });
+      folder.problems.push({ path: f.path, problem: f.problem, detail: f.detail, kind: f.kind, ferry_reads: f.ferry !== undefined, signer: signerOf(byPath.get(f.path)) });
       if (f.problem === 'sync_conflict') folder.conflictCount++;
       else folder.problemCount++;
       if (!f.ferry) continue;
@@ -359,9 +362,8 @@ export function assembleOrder(
   return { order: { folder, files, problems, interrupts, recommendations, writers } };
 }
 
-/** Who signed the file at `path` as written (for a problem's explanation), or null. */
-function signerOf(outcomes: readonly FileOutcome[], path: string): string | null {
-  const o = outcomes.find((x) => x.path === path);
+/** Who signed a file as written (for a problem's explanation), or null. */
+function signerOf(o: FileOutcome | undefined): string | null {
   const r = o?.status === 'record' ? o.record : o?.status === 'problem' ? o.ferry : undefined;
   return r && 'signed_by' in r && r.signed_by ? canonicalName(r.signed_by) : null;
 }
@@ -384,12 +386,16 @@ export function orderDirsOf(entries: readonly { readonly path: string; readonly 
  */
 export function deriveOutcomes(
   outcomes: readonly FileOutcome[],
-  dirs: readonly { readonly path: string; readonly type: ChannelEntry['type'] }[],
+  dirs: readonly { readonly path: string; readonly type: ChannelEntry['type']; readonly unread?: string }[],
   options: DeriveOptions,
 ): ChannelState {
   const ctxChannel = channelContext(outcomes, options);
   const { roster } = ctxChannel;
   const problems: Problem[] = [...ctxChannel.problems];
+  // Folders whose entries were not read (not listable, too many entries): each is one problem row.
+  const unread = new Map<string, string>();
+  for (const d of dirs) if (d.unread !== undefined) unread.set(d.path, d.unread);
+  for (const [p, why] of unread) if (!/^tasks\/[^/]+$/.test(p)) problems.push({ path: p, problem: 'invalid', detail: why });
   const ledger: Record<string, LedgerFileReport> = {};
   const lastArrival = new Map<string, number>();
   const bump = (agent: string, ms: number) => {
@@ -417,6 +423,11 @@ export function deriveOutcomes(
 
   const folders = new Map<string, AssembledOrder>();
   for (const dir of byCanonicalDir(orderDirsOf(dirs))) {
+    const why = unread.get(`tasks/${dir}`);
+    if (why !== undefined) {
+      problems.push({ path: `tasks/${dir}`, problem: 'invalid', detail: why });
+      continue;
+    }
     const a = assembleOrder(dir, byOrder.get(dir) ?? [], roster, options);
     if ('invalid' in a) {
       problems.push(a.invalid);

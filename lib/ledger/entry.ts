@@ -32,6 +32,8 @@ export interface ChannelEntry {
   readonly arrivalMs: number;
   /** The content, for regular files of at most MAX_RECORD_BYTES; null otherwise. */
   readonly bytes: Uint8Array | null;
+  /** A directory whose entries were not read, and why (not listable, too many entries): one problem row. */
+  readonly unread?: string;
 }
 
 /** Problem codes (LEDGER.md §2). */

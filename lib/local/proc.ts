@@ -126,3 +126,59 @@ export function processFacts(pid: number): ProcessFacts {
     ppid: s1.ppid,
   };
 }
+
+/**
+ * The processes on this machine listening on TCP `port` (any address), from /proc/net/tcp{,6}
+ * and each process's descriptors: pid and command line. Empty when none is found (or /proc
+ * cannot say: another user's process may be hidden).
+ */
+export function portHolders(port: number): { readonly pid: number; readonly command: string }[] {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = fs.readFileSync(table, 'latin1');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      const local = f[1] ?? '';
+      // State 0A is LISTEN; the local address is hex ip:hex port.
+      if (f[3] === '0A' && parseInt(local.slice(local.lastIndexOf(':') + 1), 16) === port && f[9]) inodes.add(f[9]);
+    }
+  }
+  if (inodes.size === 0) return [];
+  const out: { pid: number; command: string }[] = [];
+  let pids: string[];
+  try {
+    pids = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+  } catch {
+    return [];
+  }
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    const holds = fds.some((fd) => {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+        return m !== null && inodes.has(m[1] as string);
+      } catch {
+        return false;
+      }
+    });
+    if (!holds) continue;
+    let command = '';
+    try {
+      command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+    } catch {
+      /* gone meanwhile */
+    }
+    out.push({ pid: Number(pid), command });
+  }
+  return out;
+}

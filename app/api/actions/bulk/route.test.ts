@@ -1,12 +1,13 @@
 /**
  * POST /api/actions/bulk's refusals of the whole request, through the real route handler: the
- * prelude it shares with POST /api/actions (content type, JSON, shape, rate limit). No index is
+ * prelude it shares with POST /api/actions (content type, JSON, body size and depth, shape, rate limit). No index is
  * needed for these: each is decided before the index is opened (which answers 503 here).
  */
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST } from './route';
+import { CLIENT_ADDRESS_HEADER, MAX_POST_BODY_BYTES } from '@/lib/security';
 
 const saved = { db: process.env.CLAIMBOARD_DB, token: process.env.CLAIMBOARD_READ_TOKEN, ro: process.env.CLAIMBOARD_READ_ONLY };
 beforeAll(() => {
@@ -21,8 +22,8 @@ afterAll(() => {
   }
 });
 
-const post = (body: string, type = 'application/json') =>
-  POST(new Request('http://127.0.0.1:3000/api/actions/bulk', { method: 'POST', headers: { 'content-type': type, host: '127.0.0.1:3000' }, body }));
+const post = (body: string, type = 'application/json', client = '10.9.9.9') =>
+  POST(new Request('http://127.0.0.1:3000/api/actions/bulk', { method: 'POST', headers: { 'content-type': type, host: '127.0.0.1:3000', [CLIENT_ADDRESS_HEADER]: client }, body }));
 const answer = async (r: Response) => [r.status, await r.json()] as const;
 
 describe('POST /api/actions/bulk', () => {
@@ -37,11 +38,20 @@ describe('POST /api/actions/bulk', () => {
     }
   });
 
-  it('lets 30 requests of one signer a minute through to the index and refuses the 31st with 429 and Retry-After', async () => {
-    const body = JSON.stringify({ actions: [{ record: { signed_by: 'bulk-rate' } }] });
-    for (let i = 0; i < 30; i++) expect((await post(body)).status).toBe(503);
-    const r = await post(body);
+  it('a request refused before its signer is verified spends its address\'s budget (120 a minute), never the name it claims', async () => {
+    const body = JSON.stringify({ actions: [{ record: { signed_by: 'ops' } }] });
+    for (let i = 0; i < 120; i++) expect((await post(body, 'application/json', '10.9.0.1')).status).toBe(400);
+    const r = await post(body, 'application/json', '10.9.0.1');
     const wait = Number(r.headers.get('retry-after'));
-    expect([r.status, wait >= 1 && wait <= 60, await r.json()]).toEqual([429, true, { error: 'too_many_requests', message: `too many actions by bulk-rate: wait ${wait} s` }]);
+    expect([r.status, wait >= 1 && wait <= 60, await r.json()]).toEqual([429, true, { error: 'too_many_requests', message: `too many refused action requests from 10.9.0.1: wait ${wait} s` }]);
+    // Another address is not held, and no operator's budget was spent (the signer is never read from an unverified record).
+    expect((await post(body, 'application/json', '10.9.0.2')).status).toBe(400);
+  });
+
+  it('refuses a body over the limit with 413 and JSON nested too deep with 400, reading no further', async () => {
+    const deep = `{"actions":[${'['.repeat(200_000)}${']'.repeat(200_000)}]}`;
+    expect(await answer(await post(deep, 'application/json', '10.9.0.3'))).toEqual([400, { error: 'bad_request', message: 'the body nests deeper than 64 levels' }]);
+    const big = ' '.repeat(MAX_POST_BODY_BYTES + 1);
+    expect((await post(big, 'application/json', '10.9.0.3')).status).toBe(413);
   });
 });
