@@ -181,7 +181,7 @@ for (const scheme of SCHEMES) {
 
       // One lane shown, the whole width; no sideways scroll; every tab on screen.
       const shown = () => page.locator('section[data-lane]:visible').evaluateAll((els) => els.map((e) => e.getAttribute('data-lane')));
-      expect(await shown()).toEqual(['attention']);
+      await expect.poll(shown).toEqual(['attention']);
       await expect(page.getByRole('tabpanel', { name: /^Needs attention,/ })).toBeVisible();
       expect((await lane(page, 'attention').boundingBox())!.width).toBeGreaterThan(W - 40);
       await noSideScroll(page);
@@ -204,11 +204,11 @@ for (const scheme of SCHEMES) {
       await shot(page, testInfo, `board-stale-${scheme}`);
       await page.reload();
       await expect(tab(page, 'stale')).toHaveAttribute('aria-selected', 'true');
-      expect(await shown()).toEqual(['stale']);
+      await expect.poll(shown).toEqual(['stale']);
 
       await tab(page, 'done').tap();
       await expect(page).toHaveURL(/[?&]lane=done(&|$)/);
-      expect(await shown()).toEqual(['done']);
+      await expect.poll(shown).toEqual(['done']);
       await expect(lane(page, 'done').locator('[data-order]').first()).toBeVisible();
       await noSideScroll(page);
 
@@ -222,7 +222,7 @@ for (const scheme of SCHEMES) {
       await page.keyboard.press('Home');
       await expect(tab(page, 'attention')).toHaveAttribute('aria-selected', 'true');
       await expect(page).not.toHaveURL(/lane=/);
-      expect(await shown()).toEqual(['attention']);
+      await expect.poll(shown).toEqual(['attention']);
 
       // Needs attention empty (a search nothing matches): still the first tab, selected, and it says so.
       await page.goto('/?q=phone-no-such-order');
