@@ -19,7 +19,7 @@ import { useKeyGate } from '@/lib/client/operator';
 import { formatDuration } from '@/lib/ui/time';
 import { useActions } from './context';
 import { Dialog } from './Dialog';
-import { DialogFooter, FilesToWrite, FleetEffect, GateNote, Refusal, writtenTitle } from './parts';
+import { DialogFooter, FilesToWrite, FleetEffect, GateNote, Refusal, writtenToast } from './parts';
 import { useToast } from './Toast';
 import { field, note } from './ui';
 
@@ -49,7 +49,7 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
     onWritten: (out, { key, name: sent, plan: released }) => {
       invalidateAfterAction(qc, released, sent, key.name);
       written(released);
-      toast({ tone: 'ok', title: writtenTitle(out.written), paths: out.written });
+      toast(writtenToast(out.written));
       onClose();
     },
     onRefused: (out) => {

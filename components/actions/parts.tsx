@@ -128,6 +128,11 @@ export function writtenTitle(paths: readonly string[]): string {
   return paths.length <= 3 ? `written: ${paths.join(', ')}` : `written: ${paths.length} files`;
 }
 
+/** The success toast of an act: up to three paths in its title, more as a list under "written: N files" (never both). */
+export function writtenToast(paths: readonly string[]): { tone: 'ok'; title: string; paths?: readonly string[] } {
+  return { tone: 'ok', title: writtenTitle(paths), ...(paths.length > 3 ? { paths } : {}) };
+}
+
 /** The end of an action dialog: a local error if signing failed, who signs, Cancel and the submit button. */
 export function DialogFooter({
   localError,

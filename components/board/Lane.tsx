@@ -107,9 +107,10 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
     // eslint-disable-next-line react-hooks/exhaustive-deps -- loadMore is remade every render: the effect runs when what it reads (scroll position, paging state) changes
   }, [virtual, hasMore, loading, lastVisible, cards.length]);
 
-  // Keyboard focus (j/k): bring the card into view, then focus its link.
+  // Keyboard focus (j/k): bring the card into view, then focus its link; a lane hidden at phone
+  // width (its tab not shown yet) waits until it shows, as a hidden link cannot take focus.
   useEffect(() => {
-    if (focusIndex === null) return;
+    if (focusIndex === null || focusIndex < 0 || parked) return;
     if (virtual) v.scrollToIndex(focusIndex, { align: 'auto' });
     let tries = 0;
     let raf = 0;
@@ -122,7 +123,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
     };
     raf = requestAnimationFrame(tick);
     return () => cancelAnimationFrame(raf);
-  }, [focusIndex, virtual, v]);
+  }, [focusIndex, virtual, v, parked]);
 
   const headingId = `lane-${page.lane}`;
   const renderCard = (card: Card, index: number) => (
@@ -147,9 +148,9 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
           <span
             data-lane-count={page.count}
             className={`min-w-7 rounded-full px-2 py-px text-center text-xs font-semibold tabular-nums ${page.count > 0 ? accent.count : 'bg-zinc-200/60 text-zinc-500 dark:bg-zinc-800 dark:text-zinc-400'}`}
-            aria-label={`${page.count} ${page.count === 1 ? 'order' : 'orders'}`}
           >
-            {page.count.toLocaleString('en')}
+            <span aria-hidden="true">{page.count.toLocaleString('en')}</span>
+            <span className="sr-only">{`${page.count.toLocaleString('en')} ${page.count === 1 ? 'order' : 'orders'}`}</span>
           </span>
         </h2>
         {page.lane === 'stale' ? (
