@@ -219,7 +219,7 @@ export function retireSteps(state: ChannelState, agent: string): RetireStep[] {
       const acked = card.state === 'closed' ? ', acknowledged on this board' : '';
       return { order_id: id, why: 'gave_up', effect: `${a} gave up${acked}, but ferry reads no give-up and still reads it held by ${a}: ${then}` };
     }
-    return { order_id: id, why: 'holds', effect: `${a} holds it (${card.state}): ${then}` };
+    return { order_id: id, why: 'holds', effect: `${a} holds it: ${then}` };
   });
 }
 
