@@ -22,8 +22,6 @@ const SCHEMES = ['light', 'dark'] as const;
 let server: OwnServer | null = null;
 let seed = '';
 
-test.describe.configure({ mode: 'serial' });
-
 test.beforeAll(async () => {
   test.setTimeout(150_000);
   server = await startOwnServer({
@@ -73,39 +71,45 @@ async function newPage(browser: Browser, width: number, height: number, phone = 
   return ctx.newPage();
 }
 
-test('axe finds no violation on any page, light and dark, at 1440 and the board at 390', async ({ browser }) => {
-  test.setTimeout(240_000);
+/** Every page: the board, activity, agents, two agents that hold orders and the retired moth, the first order of each lane, problems, tuning. */
+async function allPaths(): Promise<string[]> {
   const b = await board();
   const orders = b.lanes.flatMap((l) => l.cards.slice(0, 1).map((c) => `/orders/${encodeURIComponent(c.order_id)}`));
   const holders = [...new Set(b.lanes.flatMap((l) => l.cards.map((c) => c.holder)).filter((h): h is string => h !== null))].slice(0, 2);
-  const paths = ['/', '/activity', '/agents', ...holders.map((h) => `/agents/${encodeURIComponent(h)}`), '/agents/moth', ...orders, '/problems', '/tuning'];
-  const found: string[] = [];
+  return ['/', '/activity', '/agents', ...holders.map((h) => `/agents/${encodeURIComponent(h)}`), '/agents/moth', ...orders, '/problems', '/tuning'];
+}
 
-  const wide = await newPage(browser, 1440, 900);
-  await wide.goto('/');
-  await signIn(wide);
-  for (const scheme of SCHEMES) {
-    await wide.emulateMedia({ colorScheme: scheme });
-    for (const p of paths) {
-      await wide.goto(p);
-      found.push(...(await violations(wide, `${p} ${scheme} 1440`)));
+for (const scheme of SCHEMES) {
+  test(`axe finds no violation on any page at 1440, ${scheme}`, async ({ browser }) => {
+    test.setTimeout(420_000);
+    const page = await newPage(browser, 1440, 900);
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto('/');
+    await signIn(page);
+    const found: string[] = [];
+    for (const p of await allPaths()) {
+      await page.goto(p);
+      found.push(...(await violations(page, `${p} ${scheme} 1440`)));
     }
-  }
-  await wide.context().close();
+    await page.context().close();
+    expect(found).toEqual([]);
+  });
 
-  const phone = await newPage(browser, 390, 844, true);
-  await phone.goto('/');
-  await signIn(phone);
-  for (const scheme of SCHEMES) {
-    await phone.emulateMedia({ colorScheme: scheme });
+  test(`axe finds no violation on the board at 390, ${scheme}`, async ({ browser }) => {
+    test.setTimeout(180_000);
+    const page = await newPage(browser, 390, 844, true);
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto('/');
+    await signIn(page);
+    const found: string[] = [];
     for (const p of ['/', '/?lane=stale']) {
-      await phone.goto(p);
-      found.push(...(await violations(phone, `${p} ${scheme} 390`)));
+      await page.goto(p);
+      found.push(...(await violations(page, `${p} ${scheme} 390`)));
     }
-  }
-  await phone.context().close();
-  expect(found).toEqual([]);
-});
+    await page.context().close();
+    expect(found).toEqual([]);
+  });
+}
 
 test('phone: j, l, j, Enter opens the first card of the next lane', async ({ browser }) => {
   const page = await newPage(browser, 390, 844, true);
