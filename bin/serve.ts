@@ -4,6 +4,8 @@
  * whose route handlers open the index read-only. With no channel configured it creates
  * `./.claimboard/demo` once and runs a simulated fleet in it.
  */
+import { LocalOverlay } from '../lib/index/local-overlay';
+import type { LocalDeath } from '../lib/index/local-deaths';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
@@ -217,6 +219,8 @@ export async function serve(opts: ServeOptions): Promise<number> {
     onRebuilt: alerts ? (rebuilt) => alerts.useDb(rebuilt) : undefined,
     // This machine's reaper holds count as flags in the index (docs/reaper.md).
     reaperState: local.stateDir,
+    // A local agent's run whose process is gone here leaves Running at once (lib/index/local-deaths.ts).
+    ...(local.agents.engines.size > 0 ? { localDeath: localDeathOf(new LocalOverlay({ local: local.agents, stateDir: local.stateDir, channel })) } : {}),
     ...(opts.maxWatches !== undefined ? { maxWatches: opts.maxWatches } : {}),
   });
   let child: ChildProcess | null = null;
@@ -321,4 +325,9 @@ export async function serve(opts: ServeOptions): Promise<number> {
     process.once('SIGTERM', () => void shutdown(143));
     web.on('exit', (code) => void shutdown(process.exitCode !== undefined && process.exitCode !== 0 ? Number(process.exitCode) : (code ?? 1)));
   });
+}
+
+/** The indexer's question about local runs, answered by this machine's /proc (the board's own overlay). */
+function localDeathOf(overlay: LocalOverlay): LocalDeath {
+  return { agents: overlay.agents(), isDead: (db, card, nowMs) => overlay.isDead(db, card, nowMs) };
 }
