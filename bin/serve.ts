@@ -262,7 +262,18 @@ export async function serve(opts: ServeOptions): Promise<number> {
   let fleet: Fleet | null = null;
   if (demo) {
     await indexing;
-    fleet = startFleet(channel, { staleAfterMs, realProcesses: true });
+    // It keeps going for hours: a death, a give-up or a steer every few minutes at most, give-ups
+    // acknowledged by ops after a while, finished orders archived at the bound (lib/demo/fleet.ts).
+    fleet = startFleet(channel, {
+      staleAfterMs,
+      realProcesses: true,
+      maxDeaths: Infinity,
+      maxGiveups: Infinity,
+      maxSteers: Infinity,
+      archiveAtBound: true,
+      paceMs: 4 * staleAfterMs,
+      ackAfterMs: 6 * staleAfterMs,
+    });
     console.log(`claimboard: a simulated fleet is writing into the demo channel (stale after ${staleAfterMs / 1000} s)`);
     if (operatorKey) console.log(`claimboard: demo operator key (import it in the page to act as ops): ${operatorKey}`);
   }
