@@ -4,9 +4,10 @@
  * whose route handlers open the index read-only. With no channel configured it creates
  * `./.claimboard/demo` once and runs a simulated fleet in it.
  */
+import { BUILD_STEPS, buildStepLine, buildStepOf } from './build-steps';
 import { LocalOverlay } from '../lib/index/local-overlay';
 import type { LocalDeath } from '../lib/index/local-deaths';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -72,7 +73,7 @@ export function defaultDbFile(channel: string): string {
  * it) and makes sure the dashboard is built: an installed package ships its `.next` build
  * (npm pack runs `next build --webpack` first); a checkout builds it on its first start.
  */
-function ensureDashboard(): { ok: true; nextBin: string } | { ok: false; why: string } {
+async function ensureDashboard(): Promise<{ ok: true; nextBin: string } | { ok: false; why: string }> {
   let nextBin: string;
   try {
     nextBin = createRequire(path.join(PROJECT_DIR, 'package.json')).resolve('next/dist/bin/next');
@@ -83,11 +84,40 @@ function ensureDashboard(): { ok: true; nextBin: string } | { ok: false; why: st
   if (!fs.existsSync(path.join(PROJECT_DIR, 'app'))) {
     return { ok: false, why: `the package in ${PROJECT_DIR} has no built dashboard (.next/BUILD_ID): it was packed without \`npm pack\`'s prepack build; reinstall it` };
   }
-  console.log('claimboard: building the dashboard (first start only)...');
+  console.log(`claimboard: building the dashboard (first start only; ${BUILD_STEPS.length} steps, 1-3 min on 2 cores); the index is read meanwhile`);
   // Webpack, not Turbopack: Turbopack names native externals by a hash behind a symlink in
-  // .next/node_modules that a package tarball cannot carry (docs/deploy.md).
-  const b = spawnSync(process.execPath, [nextBin, 'build', '--webpack'], { cwd: PROJECT_DIR, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-  return b.status === 0 ? { ok: true, nextBin } : { ok: false, why: 'next build failed' };
+  // .next/node_modules that a package tarball cannot carry (docs/deploy.md). Not spawnSync: the
+  // indexer goes on meanwhile (its "ready in" is its own time). Next's lines become "step n of m";
+  // its route table stays out of the terminal; the whole output is shown if the build fails.
+  const started = Date.now();
+  const out: string[] = [];
+  let step = 0;
+  let stepAt = started;
+  const status = await new Promise<number | null>((resolve) => {
+    const b = spawn(process.execPath, [nextBin, 'build', '--webpack'], { cwd: PROJECT_DIR, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+    const read = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) {
+        out.push(line);
+        const n = buildStepOf(line);
+        if (n !== null && n > step) {
+          const now = Date.now();
+          console.log(`claimboard: ${buildStepLine(n, step === 0 ? null : now - stepAt)}`);
+          step = n;
+          stepAt = now;
+        }
+      }
+    };
+    b.stdout.on('data', read);
+    b.stderr.on('data', read);
+    b.on('error', () => resolve(null));
+    b.on('close', (code) => resolve(code));
+  });
+  if (status !== 0) {
+    process.stderr.write(out.join('\n') + '\n');
+    return { ok: false, why: 'next build failed (its output above)' };
+  }
+  console.log(`claimboard: dashboard built in ${Math.round((Date.now() - started) / 1000)} s`);
+  return { ok: true, nextBin };
 }
 
 const isLoopback = (h: string) => h === '127.0.0.1' || h === 'localhost' || h === '::1' || h.startsWith('127.');
@@ -235,7 +265,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
     },
   );
 
-  const built = ensureDashboard();
+  const built = await ensureDashboard();
   if (!built.ok) {
     console.error(`claimboard: ${built.why}`);
     await alerts?.stop();
