@@ -232,9 +232,11 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
       ) : null}
       <Filters filters={filters} agents={data.agents} searchRef={searchRef} />
       <LaneTabs lanes={lanes} selected={shownLane} onSelect={onSelectTab} />
-      <div className="-mx-4 overflow-x-auto px-4 pb-2" aria-busy={board.isFetching}>
-        <div className="flex items-start gap-3">
-          {lanes.map((page) => (
+      <div className="-mx-4 flex flex-col gap-3 overflow-x-auto px-4 pb-2" aria-busy={board.isFetching}>
+        {/* From md up, Needs attention spans the width above the other lanes, its cards side by side: seen at a glance. */}
+        {[lanes.filter((l) => l.lane === 'attention'), lanes.filter((l) => l.lane !== 'attention')].map((row, ri) => (
+          <div key={ri} className="flex items-start gap-3">
+          {row.map((page) => (
             <Lane
               key={`${page.lane}?${filterKey}`}
               page={page}
@@ -246,7 +248,8 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
               phone={{ shown: page.lane === shownLane, asTabPanel: phone }}
             />
           ))}
-        </div>
+          </div>
+        ))}
       </div>
     </fieldset>
   );

@@ -126,6 +126,8 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
   }, [focusIndex, virtual, v, parked]);
 
   const headingId = `lane-${page.lane}`;
+  // Needs attention takes the board's width from md up (Board.tsx), its cards in columns.
+  const wide = page.lane === 'attention';
   const renderCard = (card: Card, index: number) => (
     <OrderCard
       card={card}
@@ -140,7 +142,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
     <section
       {...(phone.asTabPanel ? { role: 'tabpanel', id: lanePanelId(page.lane), 'aria-labelledby': laneTabId(page.lane) } : { 'aria-labelledby': headingId })}
       data-lane={page.lane}
-      className={`flex max-w-[26rem] min-w-[13.5rem] flex-1 basis-0 flex-col rounded-lg border border-t-[3px] border-zinc-200 bg-zinc-50 max-md:w-full max-md:max-w-none max-md:min-w-0 max-md:flex-none dark:border-zinc-800 dark:bg-zinc-900/40 ${accent.rule} ${phone.shown ? '' : 'max-md:hidden'}`}
+      className={`flex ${wide ? '' : 'max-w-[26rem]'} min-w-[13.5rem] flex-1 basis-0 flex-col rounded-lg border border-t-[3px] border-zinc-200 bg-zinc-50 max-md:w-full max-md:max-w-none max-md:min-w-0 max-md:flex-none dark:border-zinc-800 dark:bg-zinc-900/40 ${accent.rule} ${phone.shown ? '' : 'max-md:hidden'}`}
     >
       <header className="px-3 pt-2 pb-1.5" title={LANE_HINT[page.lane]}>
         <h2 id={headingId} className={`flex items-center justify-between text-sm font-semibold ${accent.title}`}>
@@ -163,7 +165,9 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
         onScroll={(e) => {
           scrollTop.current = e.currentTarget.scrollTop;
         }}
-        className="max-h-[calc(100dvh-12.5rem)] min-h-16 overflow-y-auto px-2 pb-2"
+        // A lane scrolls inside itself only where it must: a virtualized one, or a column of the
+        // row from md up; Needs attention and a phone's lane grow with the page (no box inside a box).
+        className={`min-h-16 px-2 pb-2 ${virtual ? 'max-h-[calc(100dvh-12.5rem)] overflow-y-auto' : wide ? '' : 'md:max-h-[calc(100dvh-12.5rem)] md:overflow-y-auto'}`}
       >
         {cards.length === 0 ? (
           page.lane === 'attention' ? (
@@ -195,7 +199,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
             })}
           </ol>
         ) : (
-          <ol className="flex flex-col gap-2">
+          <ol className={wide ? 'flex flex-col gap-2 md:grid md:grid-cols-[repeat(auto-fill,minmax(19rem,1fr))] md:items-start' : 'flex flex-col gap-2'}>
             {cards.map((card, i) => (
               <li key={card.order_id} data-card-index={i}>
                 {renderCard(card, i)}
