@@ -26,10 +26,10 @@ export function RetireAction({ data }: { data: AgentResponse }) {
           Retire {a.name}…
         </button>
         <p className="text-sm text-zinc-700 dark:text-zinc-300">
+          {data.looks_alive ? 'It looks alive: a heartbeat of it arrived within the stale window. ' : ''}
           {plan.length === 0
             ? 'It holds no order by a claim without a result, and none is addressed to it: no release would be written.'
             : `Would write a retirement and ${plan.length === 1 ? 'one release' : `${plan.length.toLocaleString('en')} releases`}; what ferry then does with each order:`}
-          {data.looks_alive ? ' It looks alive: a heartbeat of it arrived within the stale window.' : ''}
         </p>
       </div>
       {plan.length > 0 ? <RetireSteps plan={plan} steps={data.retire_steps} max={PLAN_NAMED} linked /> : null}

@@ -102,9 +102,9 @@ describe('the page', () => {
   it('says which stale cards of the board the flagged runs leave out, and why', () => {
     const t = text(html(createElement(TuningReportView, { r: report({ stale_now: { total: 5, stopped: 3, no_heartbeat: 2 } }), now: 1_800_000_000_000 })));
     expect(t).toContain(
-      'The board shows 5 stale cards now, not counted above: 3 runs that stopped (the gap since their last heartbeat is still open: a gap counts here once the next heartbeat arrives) and 2 claims with no heartbeat ever (no gap to measure).',
+      "The board's Stale lane holds 5 cards now, not counted above: 3 runs that stopped (the gap since their last heartbeat is still open: a gap counts here once the next heartbeat arrives) and 2 claims with no heartbeat ever (no gap to measure).",
     );
-    expect(text(html(createElement(TuningReportView, { r: report(), now: 1_800_000_000_000 })))).not.toContain('stale cards now');
+    expect(text(html(createElement(TuningReportView, { r: report(), now: 1_800_000_000_000 })))).not.toContain('Stale lane holds');
   });
 
   it('links the example runs to their orders', () => {

@@ -85,8 +85,8 @@ function readReport(db: DB, agent: string | null, nowMs: number): TuningReport {
 
   const staleCards = (
     one
-      ? stmt(db, "SELECT card FROM cards WHERE (lane = 'stale' OR state = 'stale') AND holder = ?").pluck().all(agent)
-      : stmt(db, "SELECT card FROM cards WHERE lane = 'stale' OR state = 'stale'").pluck().all()
+      ? stmt(db, "SELECT card FROM cards WHERE lane = 'stale' AND holder = ?").pluck().all(agent)
+      : stmt(db, "SELECT card FROM cards WHERE lane = 'stale'").pluck().all()
   ) as string[];
   const noHeartbeat = staleCards.filter((c) => (JSON.parse(c) as { heartbeat?: unknown }).heartbeat == null).length;
 

@@ -85,8 +85,8 @@ export interface TuningReport {
   readonly suggestion: Suggestion;
   readonly would_flag: { readonly current: WouldFlag; readonly suggested: WouldFlag | null };
   /**
-   * The cards the board shows as stale now (the Stale lane, and stale cards a flag put in Needs
-   * attention), of the channel or held by the agent: `stopped` have a heartbeat whose gap is still
+   * The cards in the board's Stale lane now (the board's "N stale"), of the channel or held by
+   * the agent: `stopped` have a heartbeat whose gap is still
    * open (a gap counts above only once the next heartbeat arrives), `no_heartbeat` never had one.
    */
   readonly stale_now: { readonly total: number; readonly stopped: number; readonly no_heartbeat: number };

@@ -190,5 +190,5 @@ export function staleNowSentence(s: { readonly total: number; readonly stopped: 
   const parts: string[] = [];
   if (s.stopped > 0) parts.push(`${countWords(s.stopped, 'run', 'runs')} that stopped (the gap since ${s.stopped === 1 ? 'its' : 'their'} last heartbeat is still open: a gap counts here once the next heartbeat arrives)`);
   if (s.no_heartbeat > 0) parts.push(`${countWords(s.no_heartbeat, 'claim', 'claims')} with no heartbeat ever (no gap to measure)`);
-  return `The board shows ${countWords(s.total, 'stale card', 'stale cards')} now, not counted above: ${parts.join(' and ')}.`;
+  return `The board's Stale lane holds ${countWords(s.total, 'card', 'cards')} now, not counted above: ${parts.join(' and ')}.`;
 }
