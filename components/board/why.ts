@@ -44,6 +44,7 @@ export function stateSentence(card: Card & { readonly stale_detail?: 'dead_local
       switch (card.reason) {
         case 'heartbeat_lapsed': {
           const at = card.heartbeat?.arrival_ms ?? ref;
+          if (card.stale_detail === 'dead_local' && at !== null) return `${h}'s run died on this machine: its process is gone (last heartbeat arrived ${ago(at, ctx.nowMs)})`;
           return at === null
             ? `${h}'s heartbeat stopped while its other runs continue`
             : `${h}'s heartbeat stopped ${ago(at, ctx.nowMs)} while its other runs continue`;
