@@ -1,7 +1,7 @@
 /**
  * Accessibility and the phone's keyboard path, on the embedded demo channel served as a real
- * channel (`claimboard demo` into a temp folder, then `serve` on it with `--stale-after 1`, so its
- * claims go stale and every lane but Running has cards), by a server of this spec's own.
+ * channel (`claimboard demo` into a temp folder, then `serve` on it), by a server of this spec's
+ * own, its test clock moved past stale_after so that its claims go stale (Stale has cards).
  *
  * axe-core (WCAG 2.0-2.2 A and AA) finds no violation on any page, signed in as the demo
  * operator (the card menus and checkboxes show), light and dark, at 1440x900; and on the board at
@@ -27,13 +27,13 @@ test.beforeAll(async () => {
   server = await startOwnServer({
     prefix: 'cb-e2e-a11y-',
     vectors: [],
-    args: ['--stale-after', '1'],
     prepare: (channel) => {
       execFileSync(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'demo', channel], { cwd: ROOT, stdio: 'ignore' });
     },
   });
   seed = fs.readFileSync(path.join(server.dir, 'keys', 'ops.key'), 'utf8').trim();
-  // Every claim of the demo goes stale a second after its files arrived.
+  // Every claim of the demo goes stale once stale_after (300 s) has passed on the server's clock.
+  await server.letTimePass(400_000);
   await expect
     .poll(async () => ((await (await fetch(`${server!.url}/api/board`)).json()) as BoardResponse).lanes.find((l) => l.lane === 'stale')?.count ?? 0, { timeout: 30_000 })
     .toBeGreaterThan(0);
