@@ -214,7 +214,8 @@ export function retireSteps(state: ChannelState, agent: string): RetireStep[] {
     // The claim ferry counts once a's is released (ferry's own rule, holderOf).
     const next = holderOf(folder, new Set([a, ...folder.releases.map((r) => r.record.released)]));
     const then = next ? `ferry then reads it held by ${next} (the next claim)` : 'it is Open to the fleet again: the next worker that polls claims it';
-    const gaveUp = folder.giveups.some((g) => g.record.agent === a);
+    // Its give-up in force on the board (a reopened one no longer is: it holds the order again).
+    const gaveUp = (card.state === 'gave_up' || card.state === 'closed') && folder.giveups.some((g) => g.record.agent === a);
     if (gaveUp) {
       const acked = card.state === 'closed' ? ', acknowledged on this board' : '';
       return { order_id: id, why: 'gave_up', effect: `${a} gave up${acked}, but ferry reads no give-up and still reads it held by ${a}: ${then}` };
