@@ -81,7 +81,7 @@ async function allPaths(): Promise<string[]> {
 
 for (const scheme of SCHEMES) {
   test(`axe finds no violation on any page at 1440, ${scheme}`, async ({ browser }) => {
-    test.setTimeout(420_000);
+    test.setTimeout(900_000); // some 13 pages, each axe run up to a minute on a loaded 2-core machine
     const page = await newPage(browser, 1440, 900);
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto('/');
