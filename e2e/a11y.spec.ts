@@ -23,7 +23,7 @@ let server: OwnServer | null = null;
 let seed = '';
 
 test.beforeAll(async () => {
-  test.setTimeout(150_000);
+  test.setTimeout(420_000); // the server may take 5 minutes to start on a loaded machine (own-server.ts)
   server = await startOwnServer({
     prefix: 'cb-e2e-a11y-',
     vectors: [],
