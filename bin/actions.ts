@@ -9,7 +9,7 @@ import { applyAction, deriveSubset, type ApplyContext } from '../lib/actions/app
 import { ledgerPrevOf } from '../lib/actions/write';
 import { serverVerify } from '../lib/index/verifier';
 import { settings } from '../lib/config';
-import { ackRefusal, buildAction, reopenRefusal, ferryConsequence, ledgerPathOf, nextOrderId, retirePlan, type ActionInput } from '../lib/ledger/actions';
+import { ackRefusal, buildAction, reopenRefusal, ferryConsequence, ledgerPathOf, nextOrderId, retirePlan, retireSteps, type ActionInput } from '../lib/ledger/actions';
 import { naclSign, naclPublicKey } from '../lib/ledger/nacl-verify';
 import { canonicalName, isSafeComponent } from '../lib/ledger/names';
 import { isOperator } from '../lib/ledger/verify';
@@ -122,5 +122,7 @@ export function runAction(kind: ActionInput['action'], root: string, subject: st
   }
   const res = applyAction(request, ctx);
   if (res.status !== 201) throw new ActionCliError(`refused (${res.status}): ${res.reason}`);
-  return { written: [...res.written], ferry: ferryConsequence(kind, card ?? null) };
+  // A retirement: what ferry does with each order released, one line each (as the agent page says it).
+  const steps = kind === 'retire' ? retireSteps(state, id).map((st) => `\n  ${st.order_id}: ${st.effect}`) : [];
+  return { written: [...res.written], ferry: ferryConsequence(kind, card ?? null) + steps.join('') };
 }

@@ -6,6 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { channelStateOf } from '../lib/index/channel-state';
+import { DEFAULT_STALE_AFTER_MS, DEMO_STALE_AFTER_MS } from '../lib/ledger/stale-after';
+import { defaultStateDir, readHolds } from '../lib/local/reaper-state';
+import { withReaperHolds } from '../lib/local/state-holds';
 import { settings } from '../lib/config';
 import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
 
@@ -88,14 +91,30 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--stale-after <seconds>', 'heartbeat interval x multiple; decimals allowed (default 300)', parseSeconds)
     .option('--ferryman-state <dir>', "also trust this machine's ferry fleet roster (<dir>/fleet/agents; default $FERRYMAN_STATE_DIR)")
     .option('--ferryman-pins <dir>', "keys ferry pinned on this machine (<workspace>/.ferryman/agents-pinned): they override the folder's")
-    .action((channel: string, opts: { json?: boolean; now?: number; staleAfter?: number; ferrymanState?: string; ferrymanPins?: string }) => {
+    .option('--reap-state <dir>', "the reaper's state folder whose holds count, as serve's board counts them (default: the demo's beside it, else serve's default)")
+    .action((channel: string, opts: { json?: boolean; now?: number; staleAfter?: number; ferrymanState?: string; ferrymanPins?: string; reapState?: string }) => {
       try {
-        const state = channelStateOf(channel, {
-          nowMs: opts.now,
-          staleAfterMs: opts.staleAfter !== undefined ? opts.staleAfter * 1000 : undefined,
-          operators: settings.operators(),
-          ...ferrymanTrust(opts.ferrymanState, opts.ferrymanPins),
-        });
+        // The same answer as `serve` on this folder: the demo's threshold on the demo channel
+        // (its manifest beside it) and this machine's reaper holds.
+        const abs = path.resolve(channel);
+        const demo = fs.existsSync(path.join(path.dirname(abs), `${path.basename(abs)}.fleet.json`));
+        const staleAfterMs = opts.staleAfter !== undefined ? opts.staleAfter * 1000 : demo ? DEMO_STALE_AFTER_MS : DEFAULT_STALE_AFTER_MS;
+        const stateDir = path.resolve(opts.reapState ?? (demo ? path.join(path.dirname(abs), 'reaper') : (settings.reaperState() ?? defaultStateDir())));
+        const holds = readHolds(stateDir, abs);
+        const state = withReaperHolds(
+          channelStateOf(channel, {
+            nowMs: opts.now,
+            staleAfterMs,
+            operators: settings.operators(),
+            ...ferrymanTrust(opts.ferrymanState, opts.ferrymanPins),
+          }),
+          holds,
+        );
+        const held = state.orders.filter((c) => c.flags.includes('dead_run_held')).length;
+        if (!opts.json) {
+          const which = opts.staleAfter !== undefined ? '' : demo ? " (the demo's, as serve serves it)" : ' (the default; serve uses its own --stale-after)';
+          process.stderr.write(`claimboard: stale after ${staleAfterMs / 1000} s${which}; ${held} dead ${held === 1 ? 'run' : 'runs'} held for review by this machine's reaper (${stateDir})\n`);
+        }
         process.stdout.write(opts.json ? JSON.stringify(stateJson(state)) + '\n' : stateTable(state, opts.now ?? Date.now()));
         const unlisted = unlistedFolders(state.problems);
         if (unlisted.length > 0) {

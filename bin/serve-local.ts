@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { FleetAgent } from '../lib/index/ferryman-state';
 import { canonicalName, isSafeComponent } from '../lib/ledger/names';
 import { durationWords } from '../lib/ledger/liveness';
-import { localAgentsOf } from '../lib/local/liveness';
+import { localAgentsOf, type LocalAgents } from '../lib/local/liveness';
 import { reapOnce, ReapError, type ReapConfig } from '../lib/local/reap';
 import { defaultStateDir } from '../lib/local/reaper-state';
 import { readSeed } from './actions';
@@ -26,6 +26,8 @@ export interface PreparedLocal {
   /** One reaper per reaped agent, each with its own policy (empty: none). */
   readonly reaps: readonly { readonly config: ReapConfig; readonly everyMs: number }[];
   readonly lines: readonly string[];
+  /** The local agents: their runs' pids are checked here (the board and the index). */
+  readonly agents: LocalAgents;
 }
 
 /**
@@ -67,7 +69,7 @@ export function prepareLocal(
     lines.push(`reaping ${agent}'s dead runs every ${durationWords(r.everyS * 1000)} (policy ${r.policy}, stale after ${durationWords(ctx.staleAfterMs)} on this machine's clock, state in ${stateDir})`);
     return { config, everyMs: r.everyS * 1000 };
   });
-  return { env, stateDir, reaps, lines };
+  return { env, stateDir, reaps, lines, agents };
 }
 
 /**

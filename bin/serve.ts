@@ -4,7 +4,10 @@
  * whose route handlers open the index read-only. With no channel configured it creates
  * `./.claimboard/demo` once and runs a simulated fleet in it.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { BUILD_STEPS, buildStepLine, buildStepOf } from './build-steps';
+import { LocalOverlay } from '../lib/index/local-overlay';
+import type { LocalDeath } from '../lib/index/local-deaths';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -18,7 +21,7 @@ import { prepareLocal, startReaper, type PreparedLocal } from './serve-local';
 import type { ServeLocal } from './serve-local-options';
 import { settings } from '../lib/config';
 import { PROJECT_DIR } from './project-dir';
-import { DEFAULT_STALE_AFTER_MS } from '../lib/ledger/stale-after';
+import { DEFAULT_STALE_AFTER_MS, DEMO_STALE_AFTER_MS } from '../lib/ledger/stale-after';
 import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
 import { ensureDemoChannel, readDemoManifest } from '../lib/demo/scenario';
 import { startFleet, type Fleet } from '../lib/demo/fleet';
@@ -75,7 +78,7 @@ export function defaultDbFile(channel: string): string {
  * it) and makes sure the dashboard is built: an installed package ships its `.next` build
  * (npm pack runs `next build --webpack` first); a checkout builds it on its first start.
  */
-function ensureDashboard(): { ok: true; nextBin: string } | { ok: false; why: string } {
+async function ensureDashboard(): Promise<{ ok: true; nextBin: string } | { ok: false; why: string }> {
   let nextBin: string;
   try {
     nextBin = createRequire(path.join(PROJECT_DIR, 'package.json')).resolve('next/dist/bin/next');
@@ -86,11 +89,40 @@ function ensureDashboard(): { ok: true; nextBin: string } | { ok: false; why: st
   if (!fs.existsSync(path.join(PROJECT_DIR, 'app'))) {
     return { ok: false, why: `the package in ${PROJECT_DIR} has no built dashboard (.next/BUILD_ID): it was packed without \`npm pack\`'s prepack build; reinstall it` };
   }
-  console.log('claimboard: building the dashboard (first start only)...');
+  console.log(`claimboard: building the dashboard (first start only; ${BUILD_STEPS.length} steps, 1-3 min on 2 cores); the index is read meanwhile`);
   // Webpack, not Turbopack: Turbopack names native externals by a hash behind a symlink in
-  // .next/node_modules that a package tarball cannot carry (docs/deploy.md).
-  const b = spawnSync(process.execPath, [nextBin, 'build', '--webpack'], { cwd: PROJECT_DIR, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-  return b.status === 0 ? { ok: true, nextBin } : { ok: false, why: 'next build failed' };
+  // .next/node_modules that a package tarball cannot carry (docs/deploy.md). Not spawnSync: the
+  // indexer goes on meanwhile (its "ready in" is its own time). Next's lines become "step n of m";
+  // its route table stays out of the terminal; the whole output is shown if the build fails.
+  const started = Date.now();
+  const out: string[] = [];
+  let step = 0;
+  let stepAt = started;
+  const status = await new Promise<number | null>((resolve) => {
+    const b = spawn(process.execPath, [nextBin, 'build', '--webpack'], { cwd: PROJECT_DIR, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+    const read = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) {
+        out.push(line);
+        const n = buildStepOf(line);
+        if (n !== null && n > step) {
+          const now = Date.now();
+          console.log(`claimboard: ${buildStepLine(n, step === 0 ? null : now - stepAt)}`);
+          step = n;
+          stepAt = now;
+        }
+      }
+    };
+    b.stdout.on('data', read);
+    b.stderr.on('data', read);
+    b.on('error', () => resolve(null));
+    b.on('close', (code) => resolve(code));
+  });
+  if (status !== 0) {
+    process.stderr.write(out.join('\n') + '\n');
+    return { ok: false, why: 'next build failed (its output above)' };
+  }
+  console.log(`claimboard: dashboard built in ${Math.round((Date.now() - started) / 1000)} s`);
+  return { ok: true, nextBin };
 }
 
 const isLoopback = (h: string) => h === '127.0.0.1' || h === 'localhost' || h === '::1' || h.startsWith('127.');
@@ -155,7 +187,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
     channel = path.resolve(configured);
   }
   // The demo's fleet goes stale after 30 s, so its Stale lane fills within a minute.
-  const staleAfterMs = opts.staleAfterS !== undefined ? opts.staleAfterS * 1000 : demo ? 30_000 : DEFAULT_STALE_AFTER_MS;
+  const staleAfterMs = opts.staleAfterS !== undefined ? opts.staleAfterS * 1000 : demo ? DEMO_STALE_AFTER_MS : DEFAULT_STALE_AFTER_MS;
   const dbFile = path.resolve(opts.db ?? settings.dbFile() ?? defaultDbFile(channel));
   if (!isLoopback(opts.host)) {
     if (!settings.readToken()) {
@@ -248,6 +280,8 @@ export async function serve(opts: ServeOptions): Promise<number> {
     onRebuilt: alerts ? (rebuilt) => alerts.useDb(rebuilt) : undefined,
     // This machine's reaper holds count as flags in the index (docs/reaper.md).
     reaperState: local.stateDir,
+    // A local agent's run whose process is gone here leaves Running at once (lib/index/local-deaths.ts).
+    ...(local.agents.engines.size > 0 ? { localDeath: localDeathOf(new LocalOverlay({ local: local.agents, stateDir: local.stateDir, channel })) } : {}),
     ...(opts.maxWatches !== undefined ? { maxWatches: opts.maxWatches } : {}),
   });
   let child: ChildProcess | null = null;
@@ -262,7 +296,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
     },
   );
 
-  const built = ensureDashboard();
+  const built = await ensureDashboard();
   if (!built.ok) {
     console.error(`claimboard: ${built.why}`);
     await alerts?.stop();
@@ -289,7 +323,18 @@ export async function serve(opts: ServeOptions): Promise<number> {
   let fleet: Fleet | null = null;
   if (demo) {
     await indexing;
-    fleet = startFleet(channel, { staleAfterMs, realProcesses: true });
+    // It keeps going for hours: a death, a give-up or a steer every few minutes at most, give-ups
+    // acknowledged by ops after a while, finished orders archived at the bound (lib/demo/fleet.ts).
+    fleet = startFleet(channel, {
+      staleAfterMs,
+      realProcesses: true,
+      maxDeaths: Infinity,
+      maxGiveups: Infinity,
+      maxSteers: Infinity,
+      archiveAtBound: true,
+      paceMs: 4 * staleAfterMs,
+      ackAfterMs: 6 * staleAfterMs,
+    });
     console.log(`claimboard: a simulated fleet is writing into the demo channel (stale after ${staleAfterMs / 1000} s)`);
     if (operatorKey) console.log(`claimboard: demo operator key (import it in the page to act as ops): ${operatorKey}`);
   }
@@ -358,4 +403,9 @@ export async function serve(opts: ServeOptions): Promise<number> {
     process.once('SIGTERM', () => void shutdown(143));
     web.on('exit', (code) => void shutdown(process.exitCode !== undefined && process.exitCode !== 0 ? Number(process.exitCode) : (code ?? 1)));
   });
+}
+
+/** The indexer's question about local runs, answered by this machine's /proc (the board's own overlay). */
+function localDeathOf(overlay: LocalOverlay): LocalDeath {
+  return { agents: overlay.agents(), isDead: (db, card, nowMs) => overlay.isDead(db, card, nowMs) };
 }

@@ -69,7 +69,7 @@ test.afterAll(async () => {
 
 test('no heartbeat gap yet: "Not enough data yet" instead of the gaps chart; three runs are too few for a chart but have their figures', async ({ page }, testInfo) => {
   await page.goto(`${URL}/tuning`);
-  await expect(page.getByRole('heading', { level: 1, name: 'Stale threshold' })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: 'Threshold' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'Threshold', exact: true })).toHaveAttribute('aria-current', 'page');
   // The threshold in force, in words: --stale-after 2000.
   await expect(page.locator('[data-threshold]')).toHaveText('33 min');

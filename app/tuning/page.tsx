@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { TuningView } from '@/components/tuning/TuningView';
 
-export const metadata: Metadata = { title: 'Stale threshold' };
+export const metadata: Metadata = { title: 'Threshold' };
 
 /** Whether the stale threshold fits the fleet: heartbeat gaps, run durations, time in lane (issue 12, item 3). */
 export default function TuningPage() {

@@ -18,7 +18,7 @@ import { ledgerPathOf } from '@/lib/ledger/actions';
 import { LANE_TITLE } from '@/lib/ui/labels';
 import { useActions } from './context';
 import { Dialog } from './Dialog';
-import { FilesToWrite, FleetEffect, GateNote, SignerLine, writtenTitle } from './parts';
+import { FilesToWrite, FleetEffect, GateNote, SignerLine, writtenToast } from './parts';
 import { useToast } from './Toast';
 import { btn, field, note } from './ui';
 
@@ -51,7 +51,7 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
       if (ids.length > 0) {
         invalidateAfterAction(qc, ids, undefined, key.name);
         written(ids);
-        toast({ tone: 'ok', title: writtenTitle([...new Set(paths)]), paths: [...new Set(paths)] });
+        toast(writtenToast([...new Set(paths)]));
       }
     },
   });

@@ -68,7 +68,7 @@ export function Dialog({
           <button
             type="button"
             onClick={() => ref.current?.close()}
-            className="-mt-1 -mr-1 inline-flex shrink-0 items-center justify-center rounded-md px-2 py-1 text-xl leading-none pointer-coarse:-mt-2.5 pointer-coarse:-mr-2.5 pointer-coarse:size-11 text-zinc-500 hover:bg-zinc-100 hover:text-zinc-900 dark:hover:bg-zinc-800 dark:hover:text-white"
+            className="-mt-1 -mr-1 inline-flex shrink-0 items-center justify-center rounded-md px-2 py-1 text-xl leading-none pointer-coarse:-mt-2.5 pointer-coarse:-mr-2.5 pointer-coarse:size-11 text-zinc-500 dark:text-zinc-400 hover:bg-zinc-100 hover:text-zinc-900 dark:hover:bg-zinc-800 dark:hover:text-white"
             aria-label="Close"
           >
             ×

@@ -21,7 +21,7 @@ import { StateBadge } from '@/components/ui/badges';
 import { FERRY_STATE_LABEL } from '@/lib/ui/labels';
 import { useActions, type OrderActionKind } from './context';
 import { Dialog } from './Dialog';
-import { DialogFooter, FilesToWrite, FleetEffect, GateNote, Refusal, writtenTitle } from './parts';
+import { DialogFooter, FilesToWrite, FleetEffect, GateNote, Refusal, writtenToast } from './parts';
 import { useToast } from './Toast';
 import { btn, field, note } from './ui';
 
@@ -76,7 +76,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
     onWritten: (out, { key, card: sent }) => {
       invalidateAfterAction(qc, [sent.order_id], sent.holder ?? undefined, key.name);
       written([sent.order_id]);
-      toast({ tone: 'ok', title: writtenTitle(out.written), paths: out.written });
+      toast(writtenToast(out.written));
       onClose();
     },
     onRefused: (out) => {

@@ -4,7 +4,7 @@ import type { AgentResponse } from '@/lib/api/types';
 import { retireCheck } from '@/lib/client/action-plan';
 import { useKeyGate } from '@/lib/client/operator';
 import { useActions } from './context';
-import { GateLine } from './parts';
+import { GateLine, RetireSteps } from './parts';
 import { btn } from './ui';
 
 /** Orders named in the line before the dialog; the rest are counted (an agent of a big channel can hold hundreds). */
@@ -26,14 +26,13 @@ export function RetireAction({ data }: { data: AgentResponse }) {
           Retire {a.name}…
         </button>
         <p className="text-sm text-zinc-700 dark:text-zinc-300">
+          {data.looks_alive ? 'It looks alive: a heartbeat of it arrived within the stale window. ' : ''}
           {plan.length === 0
-            ? 'It holds no order by an active claim without a result: nothing would be released.'
-            : plan.length <= PLAN_NAMED
-              ? `Would release its claim on ${plan.join(', ')}.`
-              : `Would release its claim on ${plan.length.toLocaleString('en')} orders: ${plan.slice(0, PLAN_NAMED).join(', ')} and ${(plan.length - PLAN_NAMED).toLocaleString('en')} more (the dialog lists them all).`}
-          {data.looks_alive ? ' It looks alive: a heartbeat of it arrived within the stale window.' : ''}
+            ? 'It holds no order by a claim without a result, and none is addressed to it: no release would be written.'
+            : `Would write a retirement and ${plan.length === 1 ? 'one release' : `${plan.length.toLocaleString('en')} releases`}; what ferry then does with each order:`}
         </p>
       </div>
+      {plan.length > 0 ? <RetireSteps plan={plan} steps={data.retire_steps} max={PLAN_NAMED} linked /> : null}
       {!gate.ok ? (
         <GateLine className="mt-1.5 text-sm text-zinc-700 dark:text-zinc-300" />
       ) : null}

@@ -19,7 +19,7 @@ import { useKeyGate } from '@/lib/client/operator';
 import { formatDuration } from '@/lib/ui/time';
 import { useActions } from './context';
 import { Dialog } from './Dialog';
-import { DialogFooter, FilesToWrite, FleetEffect, GateNote, Refusal, writtenTitle } from './parts';
+import { DialogFooter, FilesToWrite, FleetEffect, GateNote, Refusal, RetireSteps, writtenToast } from './parts';
 import { useToast } from './Toast';
 import { field, note } from './ui';
 
@@ -49,7 +49,7 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
     onWritten: (out, { key, name: sent, plan: released }) => {
       invalidateAfterAction(qc, released, sent, key.name);
       written(released);
-      toast({ tone: 'ok', title: writtenTitle(out.written), paths: out.written });
+      toast(writtenToast(out.written));
       onClose();
     },
     onRefused: (out) => {
@@ -107,16 +107,12 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
 
       <section aria-label="orders it will release" className="text-sm">
         <h3 className="font-semibold">
-          {plan.length === 0 ? `${name} holds no order by an active claim without a result` : `It releases ${name}'s claim on ${plan.length === 1 ? 'this order' : `these ${plan.length} orders`}`}
+          {plan.length === 0 ? `${name} holds no order by a claim without a result, and none is addressed to it` : `It releases ${name}'s claim on ${plan.length === 1 ? 'this order' : `these ${plan.length} orders`}; what ferry then does with each`}
         </h3>
         {plan.length > 0 ? (
-          <ul className="mt-1 flex max-h-40 flex-wrap gap-1.5 overflow-y-auto" data-retire-plan="">
-            {plan.map((id) => (
-              <li key={id} className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-xs dark:bg-zinc-800">
-                {id}
-              </li>
-            ))}
-          </ul>
+          <div className="max-h-56 overflow-y-auto">
+            <RetireSteps plan={plan} steps={samePlan((seen.retire_steps ?? []).map((x) => x.order_id).sort(), plan) ? seen.retire_steps : undefined} />
+          </div>
         ) : null}
       </section>
 

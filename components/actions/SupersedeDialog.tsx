@@ -26,7 +26,7 @@ import { FERRY_STATE_LABEL } from '@/lib/ui/labels';
 import { StateBadge } from '@/components/ui/badges';
 import { useActions } from './context';
 import { Dialog } from './Dialog';
-import { DialogFooter, FilesToWrite, FleetEffect, GateNote, Refusal, writtenTitle } from './parts';
+import { DialogFooter, FilesToWrite, FleetEffect, GateNote, Refusal, writtenToast } from './parts';
 import { useToast } from './Toast';
 import { field, note } from './ui';
 
@@ -68,7 +68,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
     onWritten: (out, { key, card: sent, newId: issued }) => {
       invalidateAfterAction(qc, [sent.order_id, issued], sent.holder ?? undefined, key.name);
       written([sent.order_id]);
-      toast({ tone: 'ok', title: writtenTitle(out.written), paths: out.written });
+      toast(writtenToast(out.written));
       onClose();
     },
     onRefused: (out, { newId: refusedId }) => {

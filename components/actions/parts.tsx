@@ -2,6 +2,8 @@
 /** Pieces every action dialog shows: the files it writes, what the fleet does, who signs, refusals. */
 import { useEffect, useRef, type ReactNode } from 'react';
 import type { PlannedFile } from '@/lib/client/action-plan';
+import type { RetireStep } from '@/lib/ledger/actions';
+import { OrderLink } from '@/components/ui/links';
 import { useKeyGate } from '@/lib/client/operator';
 import { useActions } from './context';
 import { btn, note } from './ui';
@@ -31,6 +33,28 @@ export function FilesToWrite({ files, title = 'It will write these files in the 
       </ul>
       <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">Nothing else is written, and nothing is deleted. Each file is signed with your key in this browser.</p>
     </section>
+  );
+}
+
+/**
+ * A retirement's releases, one row per order: the order and what ferry then does with it
+ * (`steps`, the act's own reading); the bare ids when the server could not read the folder.
+ */
+export function RetireSteps({ plan, steps, max, linked = false }: { plan: readonly string[]; steps?: readonly RetireStep[]; max?: number; linked?: boolean }) {
+  const rows = steps ?? plan.map((order_id) => ({ order_id, effect: null }));
+  const shown = max === undefined ? rows : rows.slice(0, max);
+  return (
+    <ul className="mt-1 divide-y divide-zinc-100 rounded-md border border-zinc-200 text-sm dark:divide-zinc-800 dark:border-zinc-800" data-retire-plan="">
+      {shown.map((s) => (
+        <li key={s.order_id} className="px-2.5 py-1" data-retire-order={s.order_id}>
+          {linked ? <OrderLink id={s.order_id} className="text-[13px]" /> : <code className="font-mono text-[13px]">{s.order_id}</code>}
+          {s.effect ? <span className="text-zinc-700 dark:text-zinc-300" data-retire-effect="">{`: ${s.effect}`}</span> : null}
+        </li>
+      ))}
+      {shown.length < rows.length ? (
+        <li className="px-2.5 py-1 text-zinc-600 dark:text-zinc-400">and {(rows.length - shown.length).toLocaleString('en')} more (the dialog lists them all)</li>
+      ) : null}
+    </ul>
   );
 }
 
@@ -126,6 +150,11 @@ export function Block({ label, children }: { label: string; children: ReactNode 
 /** Toast title for written paths: "written: a, b" (a count when there are many). */
 export function writtenTitle(paths: readonly string[]): string {
   return paths.length <= 3 ? `written: ${paths.join(', ')}` : `written: ${paths.length} files`;
+}
+
+/** The success toast of an act: up to three paths in its title, more as a list under "written: N files" (never both). */
+export function writtenToast(paths: readonly string[]): { tone: 'ok'; title: string; paths?: readonly string[] } {
+  return { tone: 'ok', title: writtenTitle(paths), ...(paths.length > 3 ? { paths } : {}) };
 }
 
 /** The end of an action dialog: a local error if signing failed, who signs, Cancel and the submit button. */

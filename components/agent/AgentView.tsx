@@ -85,7 +85,7 @@ function AgentDetail({ data, now }: { data: AgentResponse; now: number }) {
         <Facts>
           <Fact term="role">{a.role}</Fact>
           <Fact term="operator">{a.is_operator ? 'yes: its signed decisions count' : 'no'}</Fact>
-          <Fact term="capabilities">{a.capabilities.length === 0 ? <span className="text-zinc-500">none listed</span> : a.capabilities.join(', ')}</Fact>
+          <Fact term="capabilities">{a.capabilities.length === 0 ? <span className="text-zinc-500 dark:text-zinc-400">none listed</span> : a.capabilities.join(', ')}</Fact>
           <Fact term="pinned key">
             <ShortKey hex={a.public_key} />
           </Fact>

@@ -38,7 +38,7 @@ export function AgentsTable() {
           </thead>
           <tbody>
             {agents.map((a) => (
-              <tr key={a.name} data-agent={a.name} className={a.retired ? 'text-zinc-500 dark:text-zinc-500' : undefined}>
+              <tr key={a.name} data-agent={a.name} className={a.retired ? 'text-zinc-500 dark:text-zinc-400' : undefined}>
                 <td className={tdClass}>
                   <span className="flex flex-wrap items-center gap-1.5">
                     <AgentLink name={a.name} className="font-medium" />
@@ -48,8 +48,8 @@ export function AgentsTable() {
                 </td>
                 <td className={tdClass}>{a.role}</td>
                 <td className={`${tdClass} text-right tabular-nums`}>{a.holding}</td>
-                <td className={`${tdClass} whitespace-nowrap`}>{a.last_arrival_ms === null ? <span className="text-zinc-500">never</span> : <Ago ms={a.last_arrival_ms} now={now} />}</td>
-                <td className={`${tdClass} text-xs`}>{a.clock_offset_ms === null ? <span className="text-zinc-500">unknown</span> : clockOffsetSentence(a.clock_offset_ms).replace(/^its clock /, '')}</td>
+                <td className={`${tdClass} whitespace-nowrap`}>{a.last_arrival_ms === null ? <span className="text-zinc-500 dark:text-zinc-400">never</span> : <Ago ms={a.last_arrival_ms} now={now} />}</td>
+                <td className={`${tdClass} text-xs`}>{a.clock_offset_ms === null ? <span className="text-zinc-500 dark:text-zinc-400">unknown</span> : clockOffsetSentence(a.clock_offset_ms).replace(/^its clock /, '')}</td>
                 <td className={tdClass}>
                   <span className="flex flex-wrap items-center gap-2">
                     <ShortKey hex={a.public_key} />

@@ -12,7 +12,7 @@ import { DEFAULT_STALE_AFTER_MS } from '@/lib/ledger/stale-after';
 import { laneFromParams, withLane } from '@/lib/ui/lane-param';
 import { Filters } from './Filters';
 import { Lane } from './Lane';
-import { LaneTabs } from './LaneTabs';
+import { LaneTabs, laneTabId } from './LaneTabs';
 import type { WhyContext } from '@/lib/ui/why';
 
 /** The board the page was rendered with on the server, for the filters whose query string is `key`. */
@@ -23,6 +23,7 @@ export interface BoardInitial {
 
 interface FocusPos {
   readonly lane: LaneName;
+  /** The card's index in its lane; -1: the lane itself (on a phone, its tab), before its first card. */
   readonly index: number;
   /** Moved by j/k/h/l (the lane then focuses the card and brings it into view), not by a focus inside the card. */
   readonly byKey?: boolean;
@@ -77,6 +78,12 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
   }, []);
   const laneOrder = useMemo(() => (board.data?.lanes ?? []).map((l) => l.lane), [board.data]);
 
+  const phoneRef = useRef(phone);
+  const shownRef = useRef(shownLane);
+  useEffect(() => {
+    phoneRef.current = phone;
+    shownRef.current = shownLane;
+  }, [phone, shownLane]);
   useEffect(() => {
     const count = (l: LaneName) => loaded.current.get(l) ?? 0;
     const nonEmpty = () => laneOrder.filter((l) => count(l) > 0);
@@ -84,11 +91,17 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
       setFocus((cur) => {
         const lanes = nonEmpty();
         if (lanes.length === 0) return null;
-        if (!cur || !lanes.includes(cur.lane)) return { lane: lanes[0]!, index: 0, byKey: true };
+        if (!cur || !lanes.includes(cur.lane)) {
+          // On a phone, from the lane shown.
+          const start = phoneRef.current && lanes.includes(shownRef.current) ? shownRef.current : lanes[0]!;
+          return { lane: start, index: 0, byKey: true };
+        }
         const li = lanes.indexOf(cur.lane);
         if (byLane) {
           const next = lanes[li + dir];
-          return next ? { lane: next, index: Math.min(cur.index, count(next) - 1), byKey: true } : cur;
+          if (!next) return cur;
+          // On a phone the lane's tab takes the focus (the lane it showed is hidden): j then goes to its first card.
+          return { lane: next, index: phoneRef.current ? -1 : Math.min(Math.max(cur.index, 0), count(next) - 1), byKey: true };
         }
         const index = cur.index + dir;
         if (index >= 0 && index < count(cur.lane)) return { lane: cur.lane, index, byKey: true };
@@ -130,10 +143,13 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
 
   // On a phone, h/l (or j/k past a lane's end) to another lane shows that lane's tab.
   useEffect(() => {
-    if (phone && focus?.byKey && focus.lane !== shownLane) showLane(focus.lane);
+    if (!phone || !focus?.byKey) return;
+    if (focus.lane !== shownLane) showLane(focus.lane);
+    if (focus.index < 0) document.getElementById(laneTabId(focus.lane))?.focus();
   }, [phone, focus, shownLane, showLane]);
   const onSelectTab = (lane: LaneName) => {
-    setFocus(null);
+    // j then goes to the tab's lane's first card.
+    setFocus({ lane, index: -1 });
     showLane(lane);
   };
 
@@ -216,9 +232,11 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
       ) : null}
       <Filters filters={filters} agents={data.agents} searchRef={searchRef} />
       <LaneTabs lanes={lanes} selected={shownLane} onSelect={onSelectTab} />
-      <div className="-mx-4 overflow-x-auto px-4 pb-2" aria-busy={board.isFetching}>
-        <div className="flex items-start gap-3">
-          {lanes.map((page) => (
+      <div className="-mx-4 flex flex-col gap-3 overflow-x-auto px-4 pb-2" aria-busy={board.isFetching}>
+        {/* From md up, Needs attention spans the width above the other lanes, its cards side by side: seen at a glance. */}
+        {[lanes.filter((l) => l.lane === 'attention'), lanes.filter((l) => l.lane !== 'attention')].map((row, ri) => (
+          <div key={ri} className="flex items-start gap-3">
+          {row.map((page) => (
             <Lane
               key={`${page.lane}?${filterKey}`}
               page={page}
@@ -230,7 +248,8 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
               phone={{ shown: page.lane === shownLane, asTabPanel: phone }}
             />
           ))}
-        </div>
+          </div>
+        ))}
       </div>
     </fieldset>
   );

@@ -131,7 +131,7 @@ export function Filters({
             inputRef={searchRef}
             invalid={error !== null}
             describedBy="board-query-help"
-            className={`${box} ${error ? 'border-red-500 dark:border-red-400' : 'border-zinc-300 dark:border-zinc-700'} w-full font-mono text-[13px] placeholder:font-sans placeholder:text-zinc-500 dark:placeholder:text-zinc-500`}
+            className={`${box} ${error ? 'border-red-500 dark:border-red-400' : 'border-zinc-300 dark:border-zinc-700'} w-full font-mono text-[13px] placeholder:font-sans placeholder:text-zinc-500 dark:placeholder:text-zinc-400`}
           />
           <p id="board-query-help" className="text-xs text-zinc-600 dark:text-zinc-400" aria-live="polite">
             {error ? (

@@ -107,9 +107,10 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
     // eslint-disable-next-line react-hooks/exhaustive-deps -- loadMore is remade every render: the effect runs when what it reads (scroll position, paging state) changes
   }, [virtual, hasMore, loading, lastVisible, cards.length]);
 
-  // Keyboard focus (j/k): bring the card into view, then focus its link.
+  // Keyboard focus (j/k): bring the card into view, then focus its link; a lane hidden at phone
+  // width (its tab not shown yet) waits until it shows, as a hidden link cannot take focus.
   useEffect(() => {
-    if (focusIndex === null) return;
+    if (focusIndex === null || focusIndex < 0 || parked) return;
     if (virtual) v.scrollToIndex(focusIndex, { align: 'auto' });
     let tries = 0;
     let raf = 0;
@@ -122,9 +123,11 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
     };
     raf = requestAnimationFrame(tick);
     return () => cancelAnimationFrame(raf);
-  }, [focusIndex, virtual, v]);
+  }, [focusIndex, virtual, v, parked]);
 
   const headingId = `lane-${page.lane}`;
+  // Needs attention takes the board's width from md up (Board.tsx), its cards in columns.
+  const wide = page.lane === 'attention';
   const renderCard = (card: Card, index: number) => (
     <OrderCard
       card={card}
@@ -139,7 +142,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
     <section
       {...(phone.asTabPanel ? { role: 'tabpanel', id: lanePanelId(page.lane), 'aria-labelledby': laneTabId(page.lane) } : { 'aria-labelledby': headingId })}
       data-lane={page.lane}
-      className={`flex max-w-[26rem] min-w-[13.5rem] flex-1 basis-0 flex-col rounded-lg border border-t-[3px] border-zinc-200 bg-zinc-50 max-md:w-full max-md:max-w-none max-md:min-w-0 max-md:flex-none dark:border-zinc-800 dark:bg-zinc-900/40 ${accent.rule} ${phone.shown ? '' : 'max-md:hidden'}`}
+      className={`flex ${wide ? '' : 'max-w-[26rem]'} min-w-[13.5rem] flex-1 basis-0 flex-col rounded-lg border border-t-[3px] border-zinc-200 bg-zinc-50 max-md:w-full max-md:max-w-none max-md:min-w-0 max-md:flex-none dark:border-zinc-800 dark:bg-zinc-900/40 ${accent.rule} ${phone.shown ? '' : 'max-md:hidden'}`}
     >
       <header className="px-3 pt-2 pb-1.5" title={LANE_HINT[page.lane]}>
         <h2 id={headingId} className={`flex items-center justify-between text-sm font-semibold ${accent.title}`}>
@@ -147,9 +150,9 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
           <span
             data-lane-count={page.count}
             className={`min-w-7 rounded-full px-2 py-px text-center text-xs font-semibold tabular-nums ${page.count > 0 ? accent.count : 'bg-zinc-200/60 text-zinc-500 dark:bg-zinc-800 dark:text-zinc-400'}`}
-            aria-label={`${page.count} ${page.count === 1 ? 'order' : 'orders'}`}
           >
-            {page.count.toLocaleString('en')}
+            <span aria-hidden="true">{page.count.toLocaleString('en')}</span>
+            <span className="sr-only">{`${page.count.toLocaleString('en')} ${page.count === 1 ? 'order' : 'orders'}`}</span>
           </span>
         </h2>
         {page.lane === 'stale' ? (
@@ -162,7 +165,9 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
         onScroll={(e) => {
           scrollTop.current = e.currentTarget.scrollTop;
         }}
-        className="max-h-[calc(100dvh-12.5rem)] min-h-16 overflow-y-auto px-2 pb-2"
+        // A lane scrolls inside itself only where it must: a virtualized one, or a column of the
+        // row from md up; Needs attention and a phone's lane grow with the page (no box inside a box).
+        className={`min-h-16 px-2 pb-2 ${virtual ? 'max-h-[calc(100dvh-12.5rem)] overflow-y-auto' : wide ? '' : 'md:max-h-[calc(100dvh-12.5rem)] md:overflow-y-auto'}`}
       >
         {cards.length === 0 ? (
           page.lane === 'attention' ? (
@@ -194,7 +199,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
             })}
           </ol>
         ) : (
-          <ol className="flex flex-col gap-2">
+          <ol className={wide ? 'flex flex-col gap-2 md:grid md:grid-cols-[repeat(auto-fill,minmax(19rem,1fr))] md:items-start' : 'flex flex-col gap-2'}>
             {cards.map((card, i) => (
               <li key={card.order_id} data-card-index={i}>
                 {renderCard(card, i)}

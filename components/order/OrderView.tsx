@@ -9,7 +9,7 @@ import { AgentLink, OrderLink } from '@/components/ui/links';
 import { Crumb, Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';
 import { Ago, WriterClock } from '@/components/ui/time';
 import { LocalLine } from '@/components/ui/local';
-import { FERRY_STATE_LABEL, PROBLEM_LABEL } from '@/lib/ui/labels';
+import { FERRY_STATE_LABEL, PROBLEM_LABEL, targetWords } from '@/lib/ui/labels';
 import { utcClock } from '@/lib/ui/time';
 import { OrderActions } from '@/components/actions/OrderActions';
 import { LinkedText, linkedIds, SupersedeLinks } from './Supersede';
@@ -106,9 +106,9 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
           {card.target ? (
             <>
               {' · an operator decision on it names '}
-              <code className="font-mono text-xs" title={card.target}>
-                {card.target.length > 24 ? `${card.target.slice(0, 24)}…` : card.target}
-              </code>
+              <span title={card.target} data-target={card.target}>
+                {targetWords(card.target, card.holder)}
+              </span>
             </>
           ) : null}
         </p>
@@ -122,9 +122,9 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
           <Fact term="issued by">
             <AgentLink name={order.issued_by} />
           </Fact>
-          <Fact term="assigned to">{order.assigned_to ? <AgentLink name={order.assigned_to} /> : <span className="text-zinc-500">anyone (first claim)</span>}</Fact>
+          <Fact term="assigned to">{order.assigned_to ? <AgentLink name={order.assigned_to} /> : <span className="text-zinc-500 dark:text-zinc-400">anyone (first claim)</span>}</Fact>
           <Fact term="created">
-            <WriterClock text={order.created_at} date /> <span className="text-xs text-zinc-500">(issuer&apos;s clock)</span>
+            <WriterClock text={order.created_at} date /> <span className="text-xs text-zinc-500 dark:text-zinc-400">(issuer&apos;s clock)</span>
           </Fact>
           <Fact term="review">
             {order.requires_review ? 'required' : 'not required'}
@@ -135,7 +135,7 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
               {FERRY_STATE_LABEL[card.ferry.state]}
               {card.ferry.holder ? ` (${card.ferry.holder})` : ''}
             </span>
-            {card.ferry_note ? <span className="text-xs text-zinc-500"> (claimboard differs: see above)</span> : null}
+            {card.ferry_note ? <span className="text-xs text-zinc-500 dark:text-zinc-400"> (claimboard differs: see above)</span> : null}
           </Fact>
           <Fact term="latest result">{card.latest_revision === null ? 'none' : `revision ${card.latest_revision}`}</Fact>
           <Fact term="depends on">
@@ -143,7 +143,7 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
           </Fact>
           <Fact term="needed by">
             {data.dependents.length === 0 ? (
-              <span className="text-zinc-500">no order depends on it</span>
+              <span className="text-zinc-500 dark:text-zinc-400">no order depends on it</span>
             ) : (
               <ul className="flex flex-wrap gap-x-3 gap-y-1">
                 {data.dependents.map((d) => (
@@ -184,7 +184,7 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
                   <tr key={`${r.agent}:${r.run}`}>
                     <td className={tdClass}>
                       <AgentLink name={r.agent} />
-                      {r.agent === card.holder ? <span className="ml-1 text-xs text-zinc-500">(holder)</span> : null}
+                      {r.agent === card.holder ? <span className="ml-1 text-xs text-zinc-500 dark:text-zinc-400">(holder)</span> : null}
                     </td>
                     <td className={`${tdClass} font-mono text-xs`} title={r.run}>
                       {r.run.length > 12 ? `${r.run.slice(0, 12)}…` : r.run}
@@ -259,7 +259,7 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
 function Dependencies({ ids, missing }: { ids: readonly string[]; missing: readonly string[] }) {
   const present = useMemo(() => ids.filter((d) => !missing.includes(d)), [ids, missing]);
   const results = useOrders(present);
-  if (ids.length === 0) return <span className="text-zinc-500">nothing</span>;
+  if (ids.length === 0) return <span className="text-zinc-500 dark:text-zinc-400">nothing</span>;
   const stateOf = new Map<string, OrderState | 'unknown' | 'missing'>();
   present.forEach((d, i) => {
     const r = results[i];
@@ -279,7 +279,7 @@ function Dependencies({ ids, missing }: { ids: readonly string[]; missing: reado
             ) : (
               <>
                 <OrderLink id={d} />
-                {s === 'unknown' ? <span className="text-xs text-zinc-500">…</span> : <StateBadge state={s} />}
+                {s === 'unknown' ? <span className="text-xs text-zinc-500 dark:text-zinc-400">…</span> : <StateBadge state={s} />}
               </>
             )}
           </li>
@@ -301,7 +301,7 @@ function Payload({ payload }: { payload: unknown }) {
   return (
     <details className="mt-4 rounded-md border border-zinc-200 dark:border-zinc-800" open={lines <= 12}>
       <summary className="cursor-pointer px-3 py-1.5 text-sm font-medium select-none">
-        Payload <span className="text-xs font-normal text-zinc-500">({lines} {lines === 1 ? 'line' : 'lines'})</span>
+        Payload <span className="text-xs font-normal text-zinc-500 dark:text-zinc-400">({lines} {lines === 1 ? 'line' : 'lines'})</span>
       </summary>
       <pre className="max-h-[28rem] overflow-auto border-t border-zinc-200 bg-zinc-50 px-3 py-2 font-mono text-xs leading-relaxed text-zinc-800 dark:border-zinc-800 dark:bg-zinc-900/60 dark:text-zinc-200">
         {text}

@@ -57,7 +57,7 @@ export function SupersedeLinks({ card }: { card: Card }) {
 }
 
 function OtherState({ card }: { card: Card | undefined }) {
-  if (!card) return <span className="text-xs text-zinc-500">…</span>;
+  if (!card) return <span className="text-xs text-zinc-500 dark:text-zinc-400">…</span>;
   return (
     <>
       <StateBadge state={card.state} />

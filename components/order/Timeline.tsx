@@ -84,7 +84,7 @@ export function Timeline({ events, now }: { events: readonly TimelineEvent[]; no
                   <ul className="mt-1 flex flex-wrap gap-x-3 gap-y-0.5 text-xs text-zinc-600 dark:text-zinc-400">
                     {details.map(([k, v]) => (
                       <li key={k}>
-                        <span className="text-zinc-500">{k.replaceAll('_', ' ')}</span>{' '}
+                        <span className="text-zinc-500 dark:text-zinc-400">{k.replaceAll('_', ' ')}</span>{' '}
                         {ORDER_FIELDS.has(k) && typeof v === 'string' ? (
                           <OrderLink id={v} className="break-all text-zinc-800 dark:text-zinc-200" />
                         ) : (
@@ -94,7 +94,7 @@ export function Timeline({ events, now }: { events: readonly TimelineEvent[]; no
                     ))}
                   </ul>
                 ) : null}
-                <p className="mt-0.5 font-mono text-[11px] break-all text-zinc-500 dark:text-zinc-500">{ev.path}</p>
+                <p className="mt-0.5 font-mono text-[11px] break-all text-zinc-500 dark:text-zinc-400">{ev.path}</p>
               </div>
             </div>
           </li>

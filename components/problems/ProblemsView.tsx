@@ -50,7 +50,7 @@ export function ProblemsView() {
                     </td>
                     <td className={`${tdClass} text-sm text-zinc-700 dark:text-zinc-300`}>{p.detail}</td>
                     <td className={`${tdClass} text-right tabular-nums`}>{p.line ?? ''}</td>
-                    <td className={tdClass}>{p.order_id ? <OrderLink id={p.order_id} /> : <span className="text-xs text-zinc-500">channel</span>}</td>
+                    <td className={tdClass}>{p.order_id ? <OrderLink id={p.order_id} /> : <span className="text-xs text-zinc-500 dark:text-zinc-400">channel</span>}</td>
                   </tr>
                 ))}
               </tbody>

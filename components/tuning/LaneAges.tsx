@@ -51,7 +51,7 @@ export function LaneAges({ lanes }: { lanes: readonly LaneAge[] }) {
                     <OrderLink id={l.oldest.order_id} /> <span className="text-zinc-600 dark:text-zinc-400">for {durationWords(l.oldest.age_ms)}</span>
                   </>
                 ) : (
-                  <span className="text-zinc-500">–</span>
+                  <span className="text-zinc-500 dark:text-zinc-400">–</span>
                 )}
               </td>
               <td className={`${tdClass} tabular-nums`}>{l.time_in_lane.p50_ms === null ? '–' : durationWords(l.time_in_lane.p50_ms)}</td>

@@ -11,7 +11,7 @@ import { useTuning } from '@/lib/client/tuning';
 import { useServerNow } from '@/lib/client/clock';
 import { Loading, QueryError, Section } from '@/components/ui/page';
 import { Ago } from '@/components/ui/time';
-import { beyondSentence, durationWords } from '@/lib/ui/tuning';
+import { beyondSentence, durationWords, staleNowSentence } from '@/lib/ui/tuning';
 import { DurationHistogram } from './DurationHistogram';
 import { LaneAges } from './LaneAges';
 import { gapsNotEnough, NotEnough, Percentiles, runsNotEnough, SuggestionBlock, thresholdMarks, WouldFlagBlock } from './parts';
@@ -32,9 +32,10 @@ export function TuningView() {
 export function TuningReportView({ r, now }: { r: TuningReport; now: number }) {
   const gapsWhy = gapsNotEnough(r.gaps);
   const runsWhy = runsNotEnough(r.runs);
+  const staleNow = staleNowSentence(r.stale_now);
   return (
     <div className="mx-auto max-w-6xl px-4 py-5 sm:px-6">
-      <h1 className="text-lg font-semibold tracking-tight">Stale threshold</h1>
+      <h1 className="text-lg font-semibold tracking-tight">Threshold</h1>
       <p className="mt-1 max-w-3xl text-sm text-zinc-600 dark:text-zinc-400">
         Whether the stale threshold fits what this fleet really does. A claim counts as stale when its run&apos;s heartbeat has not
         arrived here for <strong className="font-semibold text-zinc-900 dark:text-zinc-100" data-threshold="">{durationWords(r.stale_after_ms)}</strong>{' '}
@@ -74,6 +75,11 @@ export function TuningReportView({ r, now }: { r: TuningReport; now: number }) {
           A run counts when its longest observed heartbeat gap was longer than the threshold: it would have shown as stale at least once.
         </p>
         <WouldFlagBlock wf={r.would_flag} />
+        {staleNow ? (
+          <p className="mt-3 text-sm" data-stale-now="">
+            {staleNow}
+          </p>
+        ) : null}
       </Section>
 
       <Section title="Run durations" id="runs">

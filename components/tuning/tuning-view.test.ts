@@ -44,6 +44,7 @@ function report(over: Partial<TuningReport> = {}): TuningReport {
       current: { threshold_ms: 5 * M, runs: 2, of_runs: 9, examples: [{ order_id: 'ord-17', agent: 'fang', run: 'r17', max_gap_ms: 9.5 * M }, { order_id: 'ord-4', agent: 'wisp', run: 'r4', max_gap_ms: 8.2 * M }] },
       suggested: { threshold_ms: 27 * M, runs: 0, of_runs: 9, examples: [] },
     },
+    stale_now: { total: 0, stopped: 0, no_heartbeat: 0 },
     lanes: LANES.map((lane) => ({ lane, count: 0, oldest: null, time_in_lane: EMPTY })),
     ...over,
   };
@@ -96,6 +97,14 @@ describe('the page', () => {
     expect(t).toContain('At the threshold in force (5 min) 2 of 9 runs would have shown as stale at least once.');
     expect(t).toContain('At the suggested threshold (27 min) 0 of 9 runs would have shown as stale at least once.');
     expect(t).toContain('observed by this index since 1 h ago');
+  });
+
+  it('says which stale cards of the board the flagged runs leave out, and why', () => {
+    const t = text(html(createElement(TuningReportView, { r: report({ stale_now: { total: 5, stopped: 3, no_heartbeat: 2 } }), now: 1_800_000_000_000 })));
+    expect(t).toContain(
+      "The board's Stale lane holds 5 cards now, not counted above: 3 runs that stopped (the gap since their last heartbeat is still open: a gap counts here once the next heartbeat arrives) and 2 claims with no heartbeat ever (no gap to measure).",
+    );
+    expect(text(html(createElement(TuningReportView, { r: report(), now: 1_800_000_000_000 })))).not.toContain('Stale lane holds');
   });
 
   it('links the example runs to their orders', () => {

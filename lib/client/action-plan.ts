@@ -216,7 +216,7 @@ export function fleetEffect(input: PlanInput): string[] {
     case 'retire':
       return [
         input.orders.length > 0
-          ? `ferry honours the release${input.orders.length === 1 ? '' : 's'} of ${input.orders.join(', ')}: an order held by claim is Open again; one addressed to ${input.agent} stays offered to it in ferry (supersede it).`
+          ? `ferry honours each release as listed above, order by order.`
           : `${input.agent} holds no order without a result: no release is written.`,
         'ferry does not read the retirement record itself (it is claimboard’s); nothing stops a machine still running as this identity.',
       ];

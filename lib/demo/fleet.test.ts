@@ -6,7 +6,8 @@ import { channelStateOf } from '../index/channel-state';
 import { LANES, type Lane } from '../ledger/derive';
 import { compareTimestamps } from '../ledger/time';
 import { demoKeysDir, writeDemoChannel, writeDemoManifest } from './scenario';
-import { startFleet, type FleetEvent } from './fleet';
+import { archiveCandidate, startFleet, type FleetEvent } from './fleet';
+import { ChannelBuilder } from '../testing/channel-builder';
 import { generateSeed, publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeInterrupt, writeKeyFile, writeOrder, type Identity } from './write';
 
 let tmp: string;
@@ -195,6 +196,52 @@ describe('startFleet', () => {
     // a2 is done although killed (whether that is flagged is the derivation's call); the steered a3 is plainly done
     expect(s.orders.find((c) => c.order_id === 'a2')).toMatchObject({ state: 'done' });
     expect(s.orders.find((c) => c.order_id === 'a3')).toMatchObject({ state: 'done', flags: [] });
+  });
+
+  it('keeps going at the bound: a finished order is archived beside the channel and a new one issued', async () => {
+    writeDemoChannel(dir);
+    const events: FleetEvent[] = [];
+    const fleet = startFleet(dir, {
+      staleAfterMs: 200,
+      tickMs: 20,
+      seed: 3,
+      maxOrders: 39,
+      archiveAtBound: true,
+      maxGiveups: Infinity,
+      ackAfterMs: 0,
+      onEvent: (e) => events.push(e),
+      onError: (e) => {
+        throw e;
+      },
+    });
+    try {
+      // However slow this machine: up to a minute for the first archive and the issue after it.
+      for (let i = 0; i < 600 && !(events.some((e) => e.kind === 'archive') && events.some((e) => e.kind === 'issue')); i++) await sleep(100);
+    } finally {
+      await fleet.stop();
+    }
+    const archived = events.filter((e) => e.kind === 'archive').map((e) => e.order_id);
+    expect(archived.length).toBeGreaterThan(0);
+    for (const id of archived) {
+      expect(fs.existsSync(path.join(`${dir}.archive`, 'tasks', id, 'order.json'))).toBe(true);
+      expect(fs.existsSync(path.join(dir, 'tasks', id))).toBe(false);
+    }
+    expect(fs.readdirSync(path.join(dir, 'tasks')).length).toBeLessThanOrEqual(39);
+    expect(channelStateOf(dir, { staleAfterMs: 200 }).problems).toEqual([]);
+  });
+
+  it('archives only a finished order with no flag, no story run and nothing depending on it, the longest untouched first', () => {
+    const b = new ChannelBuilder().roster();
+    b.order('d1').claim('d1', 'fang').result('d1', 'fang', 1);
+    b.order('d2').claim('d2', 'fang').result('d2', 'fang', 1);
+    b.order('d3').claim('d3', 'fang').result('d3', 'fang', 1);
+    b.order('needs', { depends_on: ['d3'] });
+    b.order('run').claim('run', 'wisp');
+    const s = b.derive();
+    const touched: Record<string, number> = { d1: 5, d2: 1, d3: 0 };
+    expect(archiveCandidate(s, () => false, (id) => touched[id] ?? 9)).toBe('d2');
+    expect(archiveCandidate(s, (id) => id === 'd2', (id) => touched[id] ?? 9)).toBe('d1');
+    expect(archiveCandidate(s, (id) => id !== 'd3', (id) => touched[id] ?? 9)).toBeNull();
   });
 
   it('stays bounded by maxOrders and refuses a folder that is not a demo channel', async () => {

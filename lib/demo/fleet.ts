@@ -31,7 +31,10 @@ import 'server-only';
  * files named with the acting identity (or write-once files that do not exist yet), never
  * rewrites another writer's file, deletes only what ferry deletes of its own (a worker's claim on
  * a kill or pause, its heartbeat when a run ends), honours releases and retirements made by an
- * operator from the dashboard, and stays bounded (at most `maxOrders` orders; revisions capped).
+ * operator from the dashboard, and stays bounded (at most `maxOrders` orders; revisions capped):
+ * with `archiveAtBound` (serve's demo), before it issues a new order at the bound, it moves the finished order longest untouched out of
+ * the channel into `<dir>.archive/` (an operator's clean-up; no order depends on it), so a demo
+ * left open keeps working for hours with the folder the same size.
  *
  * Timers: one `setTimeout` chain; a tick is synchronous, so `stop()` never interrupts a write
  * (and every write is a dot-temp file renamed into place anyway).
@@ -39,6 +42,7 @@ import 'server-only';
  * Just over 500 lines: the fleet's step machine (claim, beat, finish, give up, die) reads as one loop.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { deriveChannel, type ChannelState } from '../ledger/channel';
 import type { Card } from '../ledger/derive';
 import type { Ed25519Verify } from '../ledger/verify';
@@ -47,6 +51,7 @@ import { readChannel } from '../index/read-channel';
 import { DEFAULT_STALE_AFTER_MS } from '../ledger/channel';
 import {
   appendLedgerLine,
+  writeAck,
   writeGiveup,
   writeHeartbeat,
   writeInterrupt,
@@ -78,6 +83,8 @@ export interface FleetOptions {
   readonly clockOffsets?: Readonly<Record<string, number>>;
   /** The fleet issues no order once the channel holds this many (default 80). */
   readonly maxOrders?: number;
+  /** At maxOrders, archive the finished order longest untouched (into `<dir>.archive/`) before issuing a new one (default false: stop issuing). */
+  readonly archiveAtBound?: boolean;
   /** Runs the fleet itself lets die over its life (default 2); the manifest's abandoned runs are extra. */
   readonly maxDeaths?: number;
   /** The share of runs a worker that may die lets die, until maxDeaths (default 0.25; a test that waits for a death raises it). */
@@ -86,6 +93,10 @@ export interface FleetOptions {
   readonly maxGiveups?: number;
   /** Steers ops writes over the fleet's life on orders still in the queue (default 2). */
   readonly maxSteers?: number;
+  /** At least this long between two deaths, two give-ups or two steers the fleet writes, ms (default 0: only the caps above). */
+  readonly paceMs?: number;
+  /** ops acknowledges a give-up left in Needs attention this long, ms (default: never). */
+  readonly ackAfterMs?: number;
   /** A worker that died starts again after this many ms (default between 1.5 and 3 x staleAfterMs). */
   readonly restartAfterMs?: number;
   /** Called with every error a tick meets (the tick is skipped, the fleet goes on); default: one line on stderr. */
@@ -116,7 +127,11 @@ export interface FleetEvent {
     /** A run's start acknowledged interrupts; `detail`: `kill`/`pause` (the run stopped) or `steer`. */
     | 'interrupt'
     /** ops steered an order still in the queue. */
-    | 'steer';
+    | 'steer'
+    /** At the bound: a finished order moved out of the channel into `<dir>.archive/`. */
+    | 'archive'
+    /** ops acknowledged a give-up that waited ackAfterMs. */
+    | 'ack';
   readonly agent: string;
   readonly order_id: string;
   readonly detail?: string;
@@ -185,6 +200,44 @@ function runnable(c: Card, agent: string): boolean {
 }
 
 /**
+ * The finished order to archive at the bound ({@link archiveCandidate}), moved into
+ * `<dir>.archive/tasks/`; its id, or null when none may go.
+ */
+function archiveOne(dir: string, state: ChannelState, story: (id: string) => boolean): string | null {
+  const id = archiveCandidate(state, story, (d) => fs.statSync(path.join(dir, 'tasks', d)).mtimeMs);
+  if (id === null) return null;
+  const to = path.join(`${dir}.archive`, 'tasks');
+  fs.mkdirSync(to, { recursive: true });
+  fs.renameSync(path.join(dir, 'tasks', id), path.join(to, id));
+  return id;
+}
+
+/** The ids of the orders archived beside the channel (`<dir>.archive/tasks/`). */
+function archivedIds(dir: string): string[] {
+  try {
+    return fs.readdirSync(path.join(`${dir}.archive`, 'tasks'));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Which finished order may leave the channel: done or accepted with no flag, no story run on it,
+ * no order depending on it; the one whose folder changed longest ago (`touchedMs`). Pure but for
+ * `touchedMs`.
+ */
+export function archiveCandidate(state: ChannelState, story: (id: string) => boolean, touchedMs: (id: string) => number): string | null {
+  const needed = new Set(state.orders.flatMap((c) => c.depends_on));
+  let best: { id: string; t: number } | null = null;
+  for (const c of state.orders) {
+    if ((c.state !== 'done' && c.state !== 'accepted') || c.flags.length > 0 || story(c.order_id) || needed.has(c.order_id)) continue;
+    const t = touchedMs(c.order_id);
+    if (!best || t < best.t) best = { id: c.order_id, t };
+  }
+  return best?.id ?? null;
+}
+
+/**
  * Starts the simulated fleet on the demo channel at `dir` (written by scenario.ts). Reads the
  * manifest (`<parent>/<name>.fleet.json`) and the seeds in `<parent>/keys/`; throws Error when
  * either is missing. Returns at once; the first tick runs after `tickMs`.
@@ -209,7 +262,11 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
 
   const abandoned = new Set(manifest.abandoned);
   /** Orders with a run the story left to go stale (`<order>/<agent>` keys): the fleet claims none of them. */
-  const pinned = new Set(manifest.abandoned.map((k) => k.slice(0, k.lastIndexOf('/'))));
+  const pinnedBy = new Map<string, string[]>();
+  for (const k of manifest.abandoned) {
+    const order = k.slice(0, k.lastIndexOf('/'));
+    pinnedBy.set(order, [...(pinnedBy.get(order) ?? []), k.slice(k.lastIndexOf('/') + 1)]);
+  }
   const runs = new Map<string, Run>();
   const engines = options.realProcesses ? new DemoEngines() : null;
   /** A run is over (ended, died, given up, taken away): its process goes too. */
@@ -223,6 +280,10 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
   let deaths = 0;
   let giveups = 0;
   let steers = 0;
+  const paceMs = options.paceMs ?? 0;
+  let lastDeath = -Infinity;
+  let lastGiveup = -Infinity;
+  const giveupSeen = new Map<string, number>();
   let lastIssue = Date.now();
   let lastReview = 0;
   let lastSteer = Date.now();
@@ -240,12 +301,15 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
    */
   const newFate = (mayDie: boolean): RunFate => {
     const r = random();
-    if (r < (options.dieChance ?? 0.25) && mayDie && deaths < (options.maxDeaths ?? 2)) {
+    const now = Date.now();
+    if (r < (options.dieChance ?? 0.25) && mayDie && deaths < (options.maxDeaths ?? 2) && now - lastDeath >= paceMs) {
       deaths++;
+      lastDeath = now;
       return 'die';
     }
-    if (r > 0.95 && giveups < (options.maxGiveups ?? 1)) {
+    if (r > 0.95 && giveups < (options.maxGiveups ?? 1) && now - lastGiveup >= paceMs) {
       giveups++;
+      lastGiveup = now;
       return 'giveup';
     }
     return 'finish';
@@ -305,6 +369,8 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
     const claimedBy = (order: string, agent: string) =>
       state.views.get(order)?.folder.claims.some((c) => c.record.agent === agent) ?? false;
     /** A worker may die when its restart would release none of the story's pinned runs, and it runs no double run. */
+    /** The story's order whose abandoned run stands (not released, by a re-queue or a restart): left as it is. */
+    const pinned = (order: string) => (pinnedBy.get(order) ?? []).some((a) => !releasedOn(order, a));
     const mayDie = (name: string) =>
       !state.orders.some((c) => c.holder === name && abandoned.has(keyOf(c.order_id, name))) &&
       ![...runs.values()].some((r) => r.agent === name && r.fate === 'linger');
@@ -395,7 +461,7 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
       // again); the story's pinned orders are left as they are.
       const candidates = state.orders.filter(
         (c) =>
-          !pinned.has(c.order_id) &&
+          !pinned(c.order_id) &&
           !taken.has(c.order_id) &&
           !resolved.has(c.order_id) &&
           !abandoned.has(keyOf(c.order_id, name)) &&
@@ -437,14 +503,30 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
       }
     }
 
+    // 4b. ops acknowledges a give-up left in Needs attention long enough (ackAfterMs): the order is closed
+    const gaveUp = state.orders.filter((c) => c.state === 'gave_up' && c.target?.startsWith('giveup:'));
+    for (const id of [...giveupSeen.keys()]) if (!gaveUp.some((c) => c.order_id === id)) giveupSeen.delete(id);
+    for (const c of gaveUp) if (!giveupSeen.has(c.order_id)) giveupSeen.set(c.order_id, now);
+    const acked = options.ackAfterMs === undefined ? undefined : gaveUp.find((c) => now - (giveupSeen.get(c.order_id) ?? now) >= (options.ackAfterMs ?? Infinity));
+    if (acked?.target) {
+      writeAck(dir, ops, acked.order_id, acked.target, 'seen; the fleet moves on', { atMs: now });
+      appendLedgerLine(dir, ops, { kind: 'ack', summary: `acknowledged ${acked.order_id}'s give-up`, reference: acked.order_id }, { atMs: now });
+      giveupSeen.delete(acked.order_id);
+      emit({ kind: 'ack', agent: ops.name, order_id: acked.order_id });
+    }
+
     // 5. ops issues a new order now and then, while the channel is under maxOrders
     const open = state.orders.filter((c) => c.lane === 'queue' && c.state === 'open').length;
-    if (state.orders.length < maxOrders && open < 3 && now - lastIssue >= 3 * hb) {
+    const due = open < 3 && now - lastIssue >= 3 * hb;
+    const archived = due && options.archiveAtBound && state.orders.length >= maxOrders ? archiveOne(dir, state, (id) => pinnedBy.has(id)) : null;
+    if (archived) emit({ kind: 'archive', agent: ops.name, order_id: archived });
+    if (due && state.orders.length - (archived ? 1 : 0) < maxOrders) {
       const t = pick(TEMPLATES);
       if (t) {
         let n = t.base;
-        for (const c of state.orders) {
-          const m = c.order_id.startsWith(`${t.prefix}-`) ? /^(\d+)$/.exec(c.order_id.slice(t.prefix.length + 1)) : null;
+        // An archived order's id is never issued again.
+        for (const id of [...state.orders.map((c) => c.order_id), ...archivedIds(dir)]) {
+          const m = id.startsWith(`${t.prefix}-`) ? /^(\d+)$/.exec(id.slice(t.prefix.length + 1)) : null;
           if (m) n = Math.max(n, Number(m[1]) + 1);
         }
         const id = `${t.prefix}-${n}`;
@@ -471,7 +553,7 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
     }
 
     // 6. ops steers an order still waiting in the queue, rarely: its claimant acknowledges it when its run starts
-    if (steers < (options.maxSteers ?? 2) && now - lastSteer >= 8 * hb) {
+    if (steers < (options.maxSteers ?? 2) && now - lastSteer >= Math.max(8 * hb, paceMs)) {
       const waiting = state.orders.filter(
         (c) => c.lane === 'queue' && c.state === 'open' && c.assigned_to === null && !taken.has(c.order_id) && (state.views.get(c.order_id)?.folder.interrupts.length ?? 0) === 0,
       );

@@ -13,6 +13,7 @@
  *
  * Arrivals are ms on this machine's clock (file ctimes, LEDGER.md §6).
  */
+import { withLocalDeath } from './local-deaths';
 import { canonicalName } from '../ledger/names';
 import { withChannelFacts, type Card, type Lane, type OrderState } from '../ledger/derive';
 import type { CardInfoRow } from './store';
@@ -298,7 +299,11 @@ export class ChannelFacts {
    * heartbeat_lapsed to agent_silent gets that moment as its `next_ms`. `holdOf`: the reaper
    * holds' flag (derive.ts withChannelFacts).
    */
-  settle(all: boolean, ctx: { readonly nowMs: number; readonly staleAfterMs: number; readonly holdOf?: (card: Card) => string | undefined }, cards: SettleCards): SettleOutcome {
+  settle(
+    all: boolean,
+    ctx: { readonly nowMs: number; readonly staleAfterMs: number; readonly holdOf?: (card: Card) => string | undefined; readonly deadOf?: (card: Card) => boolean },
+    cards: SettleCards,
+  ): SettleOutcome {
     const facts = {
       nowMs: ctx.nowMs,
       staleAfterMs: ctx.staleAfterMs,
@@ -322,7 +327,8 @@ export class ChannelFacts {
         const row = cards.read(id);
         if (!row) continue;
         const c = JSON.parse(row.card) as Card;
-        const fixed = withChannelFacts(c, facts);
+        // A local agent's run whose process is gone here leaves Running at once (local-deaths.ts).
+        const fixed = ctx.deadOf ? withLocalDeath(withChannelFacts(c, facts), ctx.deadOf) : withChannelFacts(c, facts);
         let next = row.next_ms;
         if ((fixed.state === 'stale' || fixed.run_lane === 'stale') && fixed.reason === 'heartbeat_lapsed' && fixed.holder) {
           const t = (this.lastArrival.get(fixed.holder) ?? 0) + ctx.staleAfterMs;

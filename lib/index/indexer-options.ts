@@ -1,5 +1,6 @@
 import 'server-only';
 /** The Indexer's options (indexer.ts): what it indexes, its clock, its periods, and what it tells. */
+import type { LocalDeath } from './local-deaths';
 import type { DB } from './db';
 import type { Ed25519Verify } from '../ledger/verify';
 import type { FleetAgent } from './ferryman-state';
@@ -73,4 +74,6 @@ export interface IndexerOptions {
   readonly onCheckHeld?: () => void;
   /** The reaper's state folder on this machine (serve's): its holds raise `dead_run_held` (local-holds.ts). None: no holds. */
   readonly reaperState?: string;
+  /** This machine's verdict on local agents' runs: a run whose process is gone leaves Running at once (local-deaths.ts). */
+  readonly localDeath?: LocalDeath;
 }

@@ -53,6 +53,7 @@ import { bootClockMs } from './steady-clock';
 import { arrivalsFor, type ArrivalOf } from '../ledger/clock-steps';
 import { openWriter } from './db';
 import { LocalHolds } from './local-holds';
+import { LocalDeaths } from './local-deaths';
 import { StoredIndex } from './stored';
 import type { IndexerOptions } from './indexer-options';
 
@@ -86,6 +87,8 @@ export class Indexer {
   private readonly guard: UpdateGuard;
   /** This machine's reaper holds, folded into the cards when they settle (local-holds.ts). */
   private readonly holds: LocalHolds | null;
+  /** This machine's dead local runs, folded into the cards when they settle (local-deaths.ts). */
+  private readonly deaths: LocalDeaths | null;
 
   constructor(private readonly opts: IndexerOptions) {
     const wall = opts.clock ?? Date.now;
@@ -107,6 +110,7 @@ export class Indexer {
     this.stored = new StoredIndex(opts.db);
     this.facts = new ChannelFacts(this.stored.orders);
     this.holds = opts.reaperState ? new LocalHolds(opts.reaperState, opts.root) : null;
+    this.deaths = opts.localDeath ? new LocalDeaths(opts.localDeath, () => this.clock()) : null;
     this.looks = this.makeLooks();
     this.level = this.makeLevel();
     this.watches = new OrderWatches(
@@ -352,7 +356,7 @@ export class Indexer {
       this.store.addChange('*', this.clock());
     }
     // A hold that began or ended settles its order again, with no file changed.
-    const held = this.touchHolds();
+    const held = this.touchHolds() || this.touchDeaths();
     this.passDirs(dirty);
     if (held && dirty.size === 0) this.settle(false);
     this.timers.staleChanged();
@@ -363,6 +367,13 @@ export class Indexer {
   private passDue(): void {
     const due = this.store.dueDirs(this.clock());
     if (due.length > 0) this.passDirs(new Set(due));
+  }
+
+  /** Marks the running orders of local agents whose process died (local-deaths.ts); true when there are any. */
+  private touchDeaths(): boolean {
+    const ids = this.deaths?.take(this.store.db) ?? [];
+    for (const id of ids) this.facts.touchOrder(id);
+    return ids.length > 0;
   }
 
   /** Marks the orders whose reaper holds changed (local-holds.ts); true when there are any. */
@@ -462,7 +473,14 @@ export class Indexer {
       if (cold) f.setLastArrivals(s.latestArrivals());
       else f.updateTouchedWriters((w) => s.latestArrivalOf(w));
       const holds = this.holds;
-      const ctx = { nowMs: this.clock(), staleAfterMs: this.opts.staleAfterMs, ...(holds ? { holdOf: (c: Card) => holds.textFor(c) } : {}) };
+      const deaths = this.deaths;
+      const nowMs = this.clock();
+      const ctx = {
+        nowMs,
+        staleAfterMs: this.opts.staleAfterMs,
+        ...(holds ? { holdOf: (c: Card) => holds.textFor(c) } : {}),
+        ...(deaths ? { deadOf: (c: Card) => deaths.isDead(s.db, c, nowMs) } : {}),
+      };
       const out = f.settle(cold, ctx, { read: (id) => s.cardRow(id), write: (c, dir, next) => this.writer.writeCard(c, dir, next) });
       if (out.unsettled.length > 0) {
         this.log(`index: settle stopped after ${MAX_SETTLE_ROUNDS} rounds with ${out.unsettled.length} orders still changing (${out.unsettled.slice(0, 5).join(', ')}); their cards stay as last written`);

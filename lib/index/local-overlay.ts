@@ -47,6 +47,17 @@ export class LocalOverlay {
     return this.cfg.local.engines.size > 0;
   }
 
+  /** The local agents' names (canonical). */
+  agents(): string[] {
+    return [...this.cfg.local.engines.keys()];
+  }
+
+  /** Whether `card`'s run is known gone here: its process dead, or its pid now another process's. */
+  isDead(db: DB, card: Card, nowMs: number): boolean {
+    const v = this.verdictOf(db, card, nowMs)?.verdict;
+    return v === 'dead' || v === 'reused';
+  }
+
   /** The earliest arrival of (order, agent, run) the index saw, ms (this machine's clock), or undefined. */
   private indexFirstArrival(db: DB, orderId: string, agent: string, run: string): number | undefined {
     let s = this.firstRuns.get(db);

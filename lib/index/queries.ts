@@ -339,7 +339,13 @@ export function agent(db: DB, name: string, nowMs: number): AgentResponse | null
       retirement,
     },
     holds,
-    retire_plan: history.filter((h) => h.ended === null || h.ended === 'lost' || h.ended === 'gave_up').map((h) => h.order_id).sort(),
+    retire_plan: [
+      ...new Set([
+        ...history.filter((h) => h.ended === null || h.ended === 'lost' || h.ended === 'gave_up').map((h) => h.order_id),
+        // Addressed to it with no result (ferry's holder() is the assignee), unless it released it.
+        ...holds.filter((c) => c.assigned_to === n && c.latest_revision === null && !history.some((h) => h.order_id === c.order_id && h.ended === 'released')).map((c) => c.order_id),
+      ]),
+    ].sort(),
     looks_alive:
       ((stmt(db, 'SELECT MAX(last_arrival_ms) AS t FROM runs WHERE agent = ?').get(n) as { t: number | null }).t ?? -Infinity) >=
       nowMs - staleAfterMsOf(db),
@@ -398,9 +404,10 @@ export function dependentsOf(db: DB, id: string): string[] {
   return stmt(db, 'SELECT order_id FROM deps WHERE dep = ? ORDER BY order_id').pluck().all(id) as string[];
 }
 
-/** The orders `agent` ever claimed (its holds, ended or not), each once. */
+/** The orders `agent` ever claimed (its holds, ended or not) and those addressed to it, each once. */
 export function claimedOrdersOf(db: DB, agent: string): string[] {
-  return stmt(db, 'SELECT DISTINCT order_id FROM holds WHERE agent = ?').pluck().all(agent) as string[];
+  // Its claims, and the orders addressed to it (their holder is the assignee): a retirement releases both.
+  return stmt(db, 'SELECT order_id FROM holds WHERE agent = ? UNION SELECT order_id FROM cards WHERE holder = ?').pluck().all(agent, agent) as string[];
 }
 
 /** The agents row of a canonical name (a roster entry), or null when the roster has none. */

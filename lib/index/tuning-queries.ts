@@ -83,6 +83,13 @@ function readReport(db: DB, agent: string | null, nowMs: number): TuningReport {
   const beyond = countBeyond(gaps.histogram, staleAfterMs, maxGap);
   const suggestion = suggestThreshold(gaps, observed.length);
 
+  const staleCards = (
+    one
+      ? stmt(db, "SELECT card FROM cards WHERE lane = 'stale' AND holder = ?").pluck().all(agent)
+      : stmt(db, "SELECT card FROM cards WHERE lane = 'stale'").pluck().all()
+  ) as string[];
+  const noHeartbeat = staleCards.filter((c) => (JSON.parse(c) as { heartbeat?: unknown }).heartbeat == null).length;
+
   const runMs = (
     one ? stmt(db, 'SELECT run_ms FROM holds WHERE agent = ? AND run_ms IS NOT NULL').pluck().all(agent) : stmt(db, 'SELECT run_ms FROM holds WHERE run_ms IS NOT NULL').pluck().all()
   ) as number[];
@@ -104,6 +111,7 @@ function readReport(db: DB, agent: string | null, nowMs: number): TuningReport {
       current: wouldFlag(observed, staleAfterMs),
       suggested: suggestion.suggested_ms === null ? null : wouldFlag(observed, suggestion.suggested_ms),
     },
+    stale_now: { total: staleCards.length, stopped: staleCards.length - noHeartbeat, no_heartbeat: noHeartbeat },
     lanes: one ? [] : LANES.map((lane) => laneAge(db, lane, staleAfterMs, nowMs)),
   };
 }

@@ -6,6 +6,7 @@
  * `since`); all times named `writer_*` or `at`/`*_at` strings are RFC 3339 as the writer's
  * clock wrote them (display only, never compared with ours: LEDGER.md §1.3).
  */
+import type { RetireStep } from '../ledger/actions';
 import type { Card, Lane, OrderState } from '../ledger/derive';
 import type { ProblemCode } from '../ledger/channel';
 import type { TimelineEvent } from '../ledger/timeline';
@@ -204,8 +205,16 @@ export interface AgentResponse {
     readonly detail: string;
     readonly state: OrderState;
   }[];
-  /** Orders a retirement would release now (active claim, no result of its own; LEDGER.md §8). */
+  /**
+   * Orders a retirement would release now, the act's own rule (lib/ledger/actions.ts retirePlan:
+   * a claim with no result of its own, or addressed to it with no result; not released already).
+   */
   readonly retire_plan: readonly string[];
+  /**
+   * The same orders with what ferry then does with each (retireSteps), read from the folder as
+   * the act reads it; absent when the folder could not be read (then retire_plan is the index's).
+   */
+  readonly retire_steps?: readonly RetireStep[];
   /** Whether any heartbeat of it arrived within stale_after (retiring it needs two confirmations). */
   readonly looks_alive: boolean;
   readonly stale_after_ms: number;

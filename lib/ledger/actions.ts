@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { ChannelState, OrderView } from './channel';
-import type { Card, OrderState } from './derive';
+import { holderOf, type Card, type OrderState } from './derive';
 import type { OrderRecord } from './records';
 import { canonicalName, isSafeComponent } from './names';
 import { signFields, signLedgerLineAfter, type Signer } from './sign';
@@ -178,6 +178,50 @@ export function retirePlan(state: ChannelState, agent: string): string[] {
     if (byClaim || byAddress) out.push(id);
   }
   return out.sort();
+}
+
+/** Why an order is in a retirement's plan: the agent holds it, lost a race for it, gave up on it, or it is addressed to the agent. */
+export type RetireWhy = 'holds' | 'lost' | 'gave_up' | 'addressed';
+
+/** One release a retirement writes, and what ferry then does with the order, in words. */
+export interface RetireStep {
+  readonly order_id: string;
+  readonly why: RetireWhy;
+  /** What ferry does with the order once the release is written (docs/channel-format.md). */
+  readonly effect: string;
+}
+
+/**
+ * The retirement's plan ({@link retirePlan}, the same orders in the same order) with each
+ * order's consequence in ferry: an addressed order stays offered to the agent; a claim that lost
+ * (ferry reads another holder, or the order finished) changes nothing; the order ferry reads as
+ * the agent's (a run, or a give-up, acknowledged or not: ferry reads no give-up) passes to the
+ * next claim ferry counts, or is Open to the fleet again.
+ */
+export function retireSteps(state: ChannelState, agent: string): RetireStep[] {
+  const a = canonicalName(agent);
+  return retirePlan(state, a).map((id): RetireStep => {
+    const view = state.views.get(id);
+    if (!view) return { order_id: id, why: 'holds', effect: 'its claim is released' };
+    const { card, folder } = view;
+    if (folder.order.record.assigned_to === a) {
+      return { order_id: id, why: 'addressed', effect: `addressed to ${a}: ferry keeps offering it to ${a} alone after the release; supersede it to give the work to another agent` };
+    }
+    if (card.ferry.holder !== a) {
+      const reads = card.ferry.state === 'done' || card.ferry.state === 'accepted' ? `finished (${card.ferry.state})` : card.ferry.holder ? `held by ${card.ferry.holder}` : card.ferry.state;
+      return { order_id: id, why: 'lost', effect: `${a}'s claim lost: ferry reads it ${reads}; the release changes nothing` };
+    }
+    // The claim ferry counts once a's is released (ferry's own rule, holderOf).
+    const next = holderOf(folder, new Set([a, ...folder.releases.map((r) => r.record.released)]));
+    const then = next ? `ferry then reads it held by ${next} (the next claim)` : 'it is Open to the fleet again: the next worker that polls claims it';
+    // Its give-up in force on the board (a reopened one no longer is: it holds the order again).
+    const gaveUp = (card.state === 'gave_up' || card.state === 'closed') && folder.giveups.some((g) => g.record.agent === a);
+    if (gaveUp) {
+      const acked = card.state === 'closed' ? ', acknowledged on this board' : '';
+      return { order_id: id, why: 'gave_up', effect: `${a} gave up${acked}, but ferry reads no give-up and still reads it held by ${a}: ${then}` };
+    }
+    return { order_id: id, why: 'holds', effect: `${a} holds it: ${then}` };
+  });
 }
 
 /**

@@ -6,3 +6,6 @@
 
 /** The default `stale_after`: ferryman's 30 s heartbeat x 10 (LEDGER.md §6), in ms. */
 export const DEFAULT_STALE_AFTER_MS = 300_000;
+
+/** The embedded demo's `stale_after` (serve and state on the demo channel), ms: its Stale lane fills within a minute. */
+export const DEMO_STALE_AFTER_MS = 30_000;

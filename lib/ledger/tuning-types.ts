@@ -84,6 +84,12 @@ export interface TuningReport {
   readonly runs: Distribution;
   readonly suggestion: Suggestion;
   readonly would_flag: { readonly current: WouldFlag; readonly suggested: WouldFlag | null };
+  /**
+   * The cards in the board's Stale lane now (the board's "N stale"), of the channel or held by
+   * the agent: `stopped` have a heartbeat whose gap is still
+   * open (a gap counts above only once the next heartbeat arrives), `no_heartbeat` never had one.
+   */
+  readonly stale_now: { readonly total: number; readonly stopped: number; readonly no_heartbeat: number };
   /** Every lane, in LANES order (channel report only; empty for an agent). */
   readonly lanes: readonly LaneAge[];
 }

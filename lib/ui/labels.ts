@@ -92,3 +92,27 @@ export const LANE_TONE: Record<Lane, Tone> = {
   queue: 'neutral',
   done: 'done',
 };
+
+/**
+ * What an operator decision on the order's current state names (Card.target), in words: "gave up
+ * (file dc2bb0a1)", "the result at revision 2", "revision 2's review", "late results by wisp at
+ * revision 1". The raw target is for a tooltip; unknown forms come back as they are.
+ */
+export function targetWords(target: string, holder: string | null): string {
+  const [kind = '', ...rest] = target.split(':');
+  const arg = rest.join(':');
+  switch (kind) {
+    case 'giveup':
+      return `${holder ? `${holder}'s` : 'the'} give-up (file ${arg.slice(0, 8)})`;
+    case 'result':
+      return `the result at revision ${arg}`;
+    case 'review':
+      return `the review of revision ${arg}`;
+    case 'late': {
+      const [rev, agents] = rest;
+      return `late results by ${(agents ?? '').split(',').join(', ')} at revision ${rev}`;
+    }
+    default:
+      return target;
+  }
+}

@@ -179,3 +179,16 @@ export function placeMarkLabels(marks: readonly { readonly x: number; readonly w
   const rows = marks.map((_, i) => i).sort((a, b) => (crossings[b] ?? 0) - (crossings[a] ?? 0) || a - b);
   return marks.map((_, i) => ({ anchor: anchors[i] ?? 'start', row: rows.indexOf(i) }));
 }
+
+/**
+ * What "would have flagged" leaves out of the stale cards the board shows now, and why: a run
+ * that stopped has a gap still open (counted once a next heartbeat arrives, if ever), a claim
+ * with no heartbeat has no gap at all. Null when the board shows none.
+ */
+export function staleNowSentence(s: { readonly total: number; readonly stopped: number; readonly no_heartbeat: number }): string | null {
+  if (s.total === 0) return null;
+  const parts: string[] = [];
+  if (s.stopped > 0) parts.push(`${countWords(s.stopped, 'run', 'runs')} that stopped (the gap since ${s.stopped === 1 ? 'its' : 'their'} last heartbeat is still open: a gap counts here once the next heartbeat arrives)`);
+  if (s.no_heartbeat > 0) parts.push(`${countWords(s.no_heartbeat, 'claim', 'claims')} with no heartbeat ever (no gap to measure)`);
+  return `The board's Stale lane holds ${countWords(s.total, 'card', 'cards')} now, not counted above: ${parts.join(' and ')}.`;
+}

@@ -55,6 +55,13 @@ describe('why: stale reasons (LEDGER.md §6)', () => {
     expect(why({ ...c, stale_detail: 'alive_local' } as Card, ctx)).toBe("nothing from wisp for 20 min, though its run's process is alive here");
   });
 
+  it('a running card whose process is gone on this machine says so first, whatever its heartbeat’s age', () => {
+    const c = card({ holder: 'wisp', state: 'claimed', lane: 'stale', run_lane: 'stale', heartbeat: hb(NOW - 2000) });
+    expect(why({ ...c, stale_detail: 'dead_local' } as Card, ctx)).toBe("wisp's run died on this machine: its process is gone (last heartbeat arrived just now)");
+    const lapsed = card({ state: 'stale', lane: 'stale', reason: 'heartbeat_lapsed', since_ms: NOW - 7 * MIN, heartbeat: hb(NOW - 12 * MIN) });
+    expect(why({ ...lapsed, stale_detail: 'dead_local' } as Card, ctx)).toBe("fang's run died on this machine: its process is gone (last heartbeat arrived 12 min ago)");
+  });
+
   it('no_heartbeat counts from the claim’s arrival (since - stale_after)', () => {
     const c = card({ state: 'stale', lane: 'stale', reason: 'no_heartbeat', since_ms: NOW - 50 * MIN });
     expect(why(c, ctx)).toBe('claimed by fang 55 min ago; no heartbeat was ever written');

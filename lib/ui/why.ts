@@ -43,6 +43,7 @@ export function stateSentence(card: Card & { readonly stale_detail?: 'dead_local
       switch (card.reason) {
         case 'heartbeat_lapsed': {
           const at = card.heartbeat?.arrival_ms ?? ref;
+          if (card.stale_detail === 'dead_local' && at !== null) return `${h}'s run died on this machine: its process is gone (last heartbeat arrived ${ago(at, ctx.nowMs)})`;
           return at === null
             ? `${h}'s heartbeat stopped while its other runs continue`
             : `${h}'s heartbeat stopped ${ago(at, ctx.nowMs)} while its other runs continue`;
@@ -69,6 +70,8 @@ export function stateSentence(card: Card & { readonly stale_detail?: 'dead_local
     case 'gave_up':
       return `${h} gave up: ${card.reason?.trim() || 'no reason given'}`;
     case 'claimed':
+      // A local agent's run whose process is gone here: dead for certain, whatever its heartbeat's age.
+      if (card.stale_detail === 'dead_local' && card.heartbeat) return `${h}'s run died on this machine: its process is gone (last heartbeat arrived ${ago(card.heartbeat.arrival_ms, ctx.nowMs)})`;
       return card.heartbeat
         ? `${h} is running it; last heartbeat arrived ${ago(card.heartbeat.arrival_ms, ctx.nowMs)}`
         : `claimed by ${h}; no heartbeat yet`;

@@ -1,5 +1,6 @@
 import { errorResponse, json, withDb, withReadToken } from '@/lib/api/http';
 import { agent } from '@/lib/index/queries';
+import { retirePreview } from '@/lib/actions/retire-preview';
 import { isSafeComponent } from '@/lib/ledger/names';
 import { indexNowMs } from '@/lib/index/steady-clock';
 
@@ -11,8 +12,12 @@ async function get(_req: Request, { params }: { params: Promise<{ name: string }
   const { name } = await params;
   if (!isSafeComponent(name)) return errorResponse('bad_request', `"${name}" is not an agent name`);
   return withDb((db) => {
-    const a = agent(db, name, indexNowMs(db));
-    return a ? json(a) : errorResponse('not_found', `no agent ${name} in this channel`);
+    const now = indexNowMs(db);
+    const a = agent(db, name, now);
+    if (!a) return errorResponse('not_found', `no agent ${name} in this channel`);
+    // The retirement's plan as the act reads it (the folder), each order with what ferry then does.
+    const steps = a.agent.retired ? null : retirePreview(db, a.agent.name, now);
+    return json(steps ? { ...a, retire_plan: steps.map((s) => s.order_id), retire_steps: steps } : a);
   });
 }
 

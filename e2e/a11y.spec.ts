@@ -1,0 +1,139 @@
+/**
+ * Accessibility and the phone's keyboard path, on the embedded demo channel served as a real
+ * channel (`claimboard demo` into a temp folder, then `serve` on it), by a server of this spec's
+ * own, its test clock moved past stale_after so that its claims go stale (Stale has cards).
+ *
+ * axe-core (WCAG 2.0-2.2 A and AA) finds no violation on any page, signed in as the demo
+ * operator (the card menus and checkboxes show), light and dark, at 1440x900; and on the board at
+ * 390x844. On the phone, `j` `l` `j` Enter opens the first card of the lane after the first one:
+ * `l` shows the next lane's tab and focuses it (never the page body), `j` its first card.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import type { BoardResponse } from '../lib/api/types';
+import { ROOT, startOwnServer, type OwnServer } from './own-server';
+
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa'];
+const SCHEMES = ['light', 'dark'] as const;
+
+let server: OwnServer | null = null;
+let seed = '';
+
+test.beforeAll(async () => {
+  test.setTimeout(420_000); // the server may take 5 minutes to start on a loaded machine (own-server.ts)
+  server = await startOwnServer({
+    prefix: 'cb-e2e-a11y-',
+    vectors: [],
+    prepare: (channel) => {
+      execFileSync(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'demo', channel], { cwd: ROOT, stdio: 'ignore' });
+    },
+  });
+  seed = fs.readFileSync(path.join(server.dir, 'keys', 'ops.key'), 'utf8').trim();
+  // Every claim of the demo goes stale once stale_after (300 s) has passed on the server's clock.
+  await server.letTimePass(400_000);
+  await expect
+    .poll(async () => ((await (await fetch(`${server!.url}/api/board`)).json()) as BoardResponse).lanes.find((l) => l.lane === 'stale')?.count ?? 0, { timeout: 30_000 })
+    .toBeGreaterThan(0);
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+async function board(): Promise<BoardResponse> {
+  return (await (await fetch(`${server!.url}/api/board`)).json()) as BoardResponse;
+}
+
+async function signIn(page: Page) {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /Sign in as operator/ }).click();
+  const panel = page.getByRole('dialog', { name: 'Operator key' });
+  await panel.getByLabel('Operator name').fill('ops');
+  await panel.getByLabel('Seed (64 hex digits)').fill(seed);
+  await panel.getByRole('button', { name: 'Import' }).click();
+  await expect(panel.getByRole('status')).toContainText('signed in as ops — operator of this channel ✓');
+  await page.keyboard.press('Escape');
+  await expect(panel).toBeHidden();
+}
+
+/** The page's violations, one line each (rule, impact, the first nodes), after its content came. */
+async function violations(page: Page, where: string): Promise<string[]> {
+  await expect(page.locator('main h1').first()).toBeVisible();
+  await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
+  const r = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+  return r.violations.map((v) => `${where}: ${v.id} (${v.impact}, ${v.nodes.length}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+}
+
+async function newPage(browser: Browser, width: number, height: number, phone = false): Promise<Page> {
+  const ctx = await browser.newContext({ baseURL: server!.url, viewport: { width, height }, ...(phone ? { hasTouch: true, isMobile: true } : {}) });
+  return ctx.newPage();
+}
+
+/** Every page: the board, activity, agents, two agents that hold orders and the retired moth, the first order of each lane, problems, tuning. */
+async function allPaths(): Promise<string[]> {
+  const b = await board();
+  const orders = b.lanes.flatMap((l) => l.cards.slice(0, 1).map((c) => `/orders/${encodeURIComponent(c.order_id)}`));
+  const holders = [...new Set(b.lanes.flatMap((l) => l.cards.map((c) => c.holder)).filter((h): h is string => h !== null))].slice(0, 2);
+  return ['/', '/activity', '/agents', ...holders.map((h) => `/agents/${encodeURIComponent(h)}`), '/agents/moth', ...orders, '/problems', '/tuning'];
+}
+
+for (const scheme of SCHEMES) {
+  test(`axe finds no violation on any page at 1440, ${scheme}`, async ({ browser }) => {
+    test.setTimeout(900_000); // some 13 pages, each axe run up to a minute on a loaded 2-core machine
+    const page = await newPage(browser, 1440, 900);
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto('/');
+    await signIn(page);
+    const found: string[] = [];
+    for (const p of await allPaths()) {
+      await page.goto(p);
+      found.push(...(await violations(page, `${p} ${scheme} 1440`)));
+    }
+    await page.context().close();
+    expect(found).toEqual([]);
+  });
+
+  test(`axe finds no violation on the board at 390, ${scheme}`, async ({ browser }) => {
+    test.setTimeout(180_000);
+    const page = await newPage(browser, 390, 844, true);
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto('/');
+    await signIn(page);
+    const found: string[] = [];
+    for (const p of ['/', '/?lane=stale']) {
+      await page.goto(p);
+      found.push(...(await violations(page, `${p} ${scheme} 390`)));
+    }
+    await page.context().close();
+    expect(found).toEqual([]);
+  });
+}
+
+test('phone: j, l, j, Enter opens the first card of the next lane', async ({ browser }) => {
+  const page = await newPage(browser, 390, 844, true);
+  await page.goto('/');
+  await expect(page.locator('fieldset[data-hydrated="yes"]')).toBeVisible();
+  const lanes = (await board()).lanes.filter((l) => l.count > 0);
+  const [first, next] = [lanes[0]!, lanes[1]!];
+
+  await page.keyboard.press('j');
+  await expect(page.locator(`section[data-lane="${first.lane}"] [data-card-index="0"] [data-card-link]`)).toBeFocused();
+  await page.keyboard.press('l');
+  const tab = page.locator(`[data-lane-tab="${next.lane}"]`);
+  await expect(tab).toHaveAttribute('aria-selected', 'true');
+  await expect(tab).toBeFocused();
+  await page.keyboard.press('j');
+  const card = page.locator(`section[data-lane="${next.lane}"] [data-card-index="0"]`);
+  const id = await card.locator('[data-order]').getAttribute('data-order');
+  await expect(card.locator('[data-card-link]')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`/orders/${encodeURIComponent(id!)}$`));
+  await page.context().close();
+});
+
+test('/favicon.ico is served', async () => {
+  const r = await fetch(`${server!.url}/favicon.ico`);
+  expect(r.status).toBe(200);
+});
