@@ -1,6 +1,6 @@
 /**
  * `node --conditions=react-server --import tsx bench/board-first.ts <channel> [--rounds R] [--ways derive,sigs,spill,send]`:
- * how soon a board shown before anything is stored could be there (issue 14's board visible,
+ * how soon a board shown before anything is stored could be there (the board visible,
  * 1.5x the read floor), against the read floor measured in the same run. Every order folder is
  * passed as a cold index's first pass passes it (passOrder, every signature taken unchecked) on
  * every core: worker threads and this thread, in chunks, as lib/index/worker-pool.ts hands them

@@ -1,5 +1,5 @@
 /**
- * The read floor (issue 5): a plain Node loop on one thread, readdir + lstat + readFile of every
+ * The read floor: a plain Node loop on one thread, readdir + lstat + readFile of every
  * file under `root`, nothing parsed. What a cold index is measured against. Wall ms
  * (performance.now), files read, their bytes. Throws what the reads throw.
  */

@@ -1,6 +1,6 @@
 /**
  * `npm run fuzz [-- --seed S --seconds T --files N --per-round K --keep]`: the hostile-folder
- * fuzzer (issue 6.1). Builds folders on disk in a temp dir from the seed, runs the real reader,
+ * fuzzer. Builds folders on disk in a temp dir from the seed, runs the real reader,
  * derivation and Indexer on them, and checks the invariants of lib/fuzz/harness.ts. Prints the
  * files fuzzed, the distinct problem codes seen, invariant violations and crashes; exits 1 when
  * any invariant broke.

@@ -1,5 +1,5 @@
 /**
- * A realistic synthetic channel for benchmarks (issue 5, "scale and speed"): N orders, about
+ * A realistic synthetic channel for benchmarks: N orders, about
  * six files each, signed with node:crypto (fast; identical signatures to tweetnacl).
  *
  * - Deterministic: every order draws from its own seeded PRNG (order i looks the same in every
@@ -9,7 +9,7 @@
  *   `channel-v2-<N>.plan.json` (what the bench needs: live heartbeats, open and running
  *   orders) beside it. A generation that was interrupted resumes from
  *   `channel-v2-<N>.progress`.
- * - Arrivals are file ctimes (LEDGER.md §6), which only "now" can set. Every file is written
+ * - Arrivals are file ctimes, which only "now" can set. Every file is written
  *   at generation time; `refreshLiveHeartbeats` rewrites the live runs' heartbeats (temp +
  *   rename, new ctime) just before a measurement, so with `stale_after` shorter than the age
  *   of the generation the board shows a realistic mix: running, stale (heartbeat_lapsed, and

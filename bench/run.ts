@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --orders N]` (issue 5): on a generated channel of N orders (cached), measures
+ * `npm run bench [-- --orders N]`: on a generated channel of N orders (cached), measures
  * side by side the read floor, the cold index, the warm start, incremental latency, API
  * latency under load, peak RSS of the server (indexer process and next-server child), and the
  * board's first paint in Chromium. Prints a table and, last, one `bench ...` line.
@@ -740,7 +740,7 @@ async function firstPaint(port: number, runs: number): Promise<{ cardMs: number[
 // ---- the run -------------------------------------------------------------------------
 
 /**
- * `claimboard state <channel> --json` as a script calls it (issue 11: <= 0.3 s on a small
+ * `claimboard state <channel> --json` as a script calls it (<= 0.3 s on a small
  * channel): a fresh `node bin/claimboard.mjs` process per call, wall milliseconds from spawn to
  * exit, on a 20-file channel made of two conformance vectors (11's folder and 04's order t1,
  * signed by the same keys). One call first, not counted (it builds dist/ if a source changed).
@@ -847,7 +847,7 @@ async function main(): Promise<void> {
   }
 
   // The floor with the cryptography: the read floor plus every signature of the channel verified
-  // on all cores with the chosen verifier and nothing else (issue 14's floor_verified_s).
+  // on all cores with the chosen verifier and nothing else.
   const cores = os.availableParallelism();
   const allCores = await verifyOnAllCores(g.signed, cores, verifySample(), settings.verifier());
   const floorVerifiedS = sec(floor.ms) + allCores.s;

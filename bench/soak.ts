@@ -1,5 +1,5 @@
 /**
- * `npm run soak [-- --minutes M]` (issue 15): the real `claimboard serve` on a temp channel that a
+ * `npm run soak [-- --minutes M]`: the real `claimboard serve` on a temp channel that a
  * simulated fleet writes at 20+ files a second (lib/testing/soak/fleet.ts), with 50 event streams
  * and 10 clients polling the board and order pages, for M minutes (default 30). Prints, each
  * minute, the RSS and open descriptors of every claimboard process, and at the end: growth after

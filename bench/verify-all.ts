@@ -1,5 +1,5 @@
 /**
- * The cryptography floor of a cold index (issue 14, `floor_verified_s`): `count` Ed25519
+ * The cryptography floor of a cold index: `count` Ed25519
  * verifications with the verifier the server would choose, spread over `threads` worker threads
  * (one per core), nothing else. Wall seconds from the moment every thread is loaded and warm to
  * the last one done (thread start-up is not counted: the indexer's workers start once too).

@@ -1,5 +1,5 @@
 /**
- * `claimboard requeue|retire|reopen|ack` (DESIGN.md "CLI"): the operator actions from a
+ * `claimboard requeue|retire|reopen|ack`: the operator actions from a
  * terminal, through the same rules and writer as the web page (lib/actions/apply.ts), with no
  * server running. The operator decides on the board as derived right now from the folder.
  */

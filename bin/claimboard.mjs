@@ -2,7 +2,7 @@
 // claimboard's command line. Runs the CLI bundle under dist/ (plain JavaScript built once by
 // scripts/build-cli.mjs at install or pack time): no bundler and no transpiler at run time,
 // which keeps a `claimboard state` call short and a 100,000-order index within its memory
-// budget (issues 5 and 11). In a checkout whose sources are newer than the bundle, it is
+// budget. In a checkout whose sources are newer than the bundle, it is
 // rebuilt first (esbuild is a dev dependency there); where that cannot be done, the sources
 // run through tsx.
 import fs from 'node:fs';
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 
-// Memory over speed for a long-running indexer (issue 5, measured at 100,000 orders): a small
+// Memory over speed for a long-running indexer: a small
 // young generation, and an old generation that grows by 25% of what is live after each full
 // collection instead of V8's default factor (up to 4x): the cold index peaked at 473 MB with
 // the small young generation alone, 269 MB with both, and took no longer. (V8 reads these when

@@ -1,4 +1,4 @@
-/** `claimboard state` as other tools call it (DESIGN.md "CLI"), through the real launcher. */
+/** `claimboard state` as other tools call it, through the real launcher. */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { folderSnapshot } from '../lib/testing/folder';
@@ -24,7 +24,7 @@ function freshCopy(name: string): string {
 }
 
 describe('claimboard state', () => {
-  it('prints cards spelled as LEDGER.md (vector 11, give-up / ack / reopen)', () => {
+  it('prints cards spelled as docs/channel-format.md (vector 11, give-up / ack / reopen)', () => {
     const out = execFileSync(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'state', freshCopy('11-give-up-ack-reopen'), '--json'], { encoding: 'utf8' });
     const got = JSON.parse(out) as { orders: { order_id: string; state: string; lane: string; holder: string | null; flags: string[]; reason?: string }[]; problems: unknown[]; ledger: object };
     const pick = got.orders.map(({ order_id, state, lane, holder, flags, reason }) => ({ order_id, state, lane, holder, flags, reason }));
@@ -103,7 +103,7 @@ describe('claimboard requeue | retire | reopen | ack', () => {
     refused(root, ['ack', root, 'g1', '--key', path.join(keysDir, 'fang.key')], /^claimboard: fang is not an operator of this channel$/m);
     // a key that is not the named operator's (a forgery)
     refused(root, ['ack', root, 'g1', '--key', path.join(keysDir, 'fang.key'), '--as', 'ops'], /is not ops's key in the roster/);
-    // a rule of LEDGER.md (and its extension): only a give-up or a late result can be acknowledged
+    // a rule of docs/channel-format.md (and its extension): only a give-up or a late result can be acknowledged
     refused(root, ['reopen', root, 'g1', '--key', path.join(keysDir, 'ops.key'), '--reason', 'x'], /refused \(422\): g1 is gave_up: only done, accepted or closed orders can be reopened/);
     // an order naming nothing to reopen: the same rule's words
     refused(root, ['reopen', root, 'g3', '--key', path.join(keysDir, 'ops.key'), '--reason', 'x'], /refused \(422\): g3 is (claimed|stale): only done, accepted or closed orders can be reopened/);

@@ -1,5 +1,5 @@
 /**
- * `claimboard <command>`: the command-line contract of DESIGN.md ("CLI").
+ * `claimboard <command>`: the command-line contract of the design ("CLI").
  * Exit codes: 0 done; 1 the folder could not be read or an action was refused; 2 bad usage.
  */
 import fs from 'node:fs';
@@ -166,7 +166,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('a whole number, 0 or more');
       return n;
     });
-  // This machine's agents and the opt-in reaper (issue 16): bin/serve-local.ts.
+  // This machine's agents and the opt-in reaper: bin/serve-local.ts.
   addServeLocalOptions(serveCommand).action(
       async (
         channel: string | undefined,
@@ -310,7 +310,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       }
     });
 
-  // `claimboard reap` (issue 16): bin/reap.ts.
+  // `claimboard reap`: bin/reap.ts.
   addReapCommand(program, (c) => (code = c), { operators: () => settings.operators(), staleAfterMs: () => settings.staleAfterMs() });
 
   try {

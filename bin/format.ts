@@ -1,4 +1,4 @@
-/** How `claimboard state` prints a derived channel (DESIGN.md "CLI"). */
+/** How `claimboard state` prints a derived channel. */
 import type { ChannelState } from '../lib/ledger/channel';
 import { LANES, type Card } from '../lib/ledger/derive';
 

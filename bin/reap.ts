@@ -1,5 +1,5 @@
 /**
- * `claimboard reap` (issue 16, docs/reaper.md): on the machine that runs `--agent`, release
+ * `claimboard reap`: on the machine that runs `--agent`, release
  * (`--policy reset`) or hold for review (`--policy hold`, the default) that agent's runs whose
  * heartbeat is stale on this machine's clock AND whose pid is gone here. Registered by
  * bin/cli.ts; the work is lib/local/reap.ts, loaded only when the command runs.

@@ -1,5 +1,5 @@
 /**
- * `serve`'s local options as the CLI parses them (issue 16): `--local-agent`, `--ferryman-workspace`
+ * `serve`'s local options as the CLI parses them: `--local-agent`, `--ferryman-workspace`
  * (repeatable) and the opt-in reaper: `--reap <agent>:<policy>:<key-file>` (repeatable, one policy
  * per agent) and the older single-agent `--reap-agent --reap-key [--reap-policy]`, with
  * `--reap-every` and `--reap-state` for all. Only commander here, so the CLI starts fast;

@@ -1,5 +1,5 @@
 /**
- * serve's local options (issue 16): parsing (repeatable --local-agent / --ferryman-workspace, the
+ * serve's local options: parsing (repeatable --local-agent / --ferryman-workspace, the
  * reaper off unless --reap or --reap-agent with --reap-key is given; several agents each with its
  * own policy; hold by default for --reap-agent, 60 s), the web server's environment, and the
  * refusals serve turns into exit 2.

@@ -1,5 +1,5 @@
 /**
- * `serve`'s local options (issue 16, docs/reaper.md "In serve"): which agents are local to this
+ * `serve`'s local options: which agents are local to this
  * machine (`--local-agent`, `--ferryman-workspace`, both repeatable; `--ferryman-state`'s keys
  * too), passed to the web server so the board shows the liveness verdicts; and the opt-in reaper
  * (`--reap <agent>:<policy>:<key-file>`, repeatable, or `--reap-agent --reap-key [--reap-policy]`;

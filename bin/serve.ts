@@ -1,5 +1,5 @@
 /**
- * `claimboard serve [channel]` and `npm start`: the dashboard (DESIGN.md "The embedded
+ * `claimboard serve [channel]` and `npm start`: the dashboard (the design "The embedded
  * default"). This process owns the index (the one writer); it runs the web server (bin/web.ts: Next.js behind a fast path) as a child
  * whose route handlers open the index read-only. With no channel configured it creates
  * `./.claimboard/demo` once and runs a simulated fleet in it.
@@ -64,7 +64,7 @@ export interface ServeOptions {
   readonly publicUrls?: readonly string[];
   /** Order folders watched at most (`--max-watches`, default DEFAULT_WATCH_BUDGET in lib/index/watches.ts). */
   readonly maxWatches?: number;
-  /** This machine's agents and the opt-in reaper (bin/serve-local.ts, issue 16). */
+  /** This machine's agents and the opt-in reaper (bin/serve-local.ts). */
   readonly local?: ServeLocal;
 }
 
@@ -312,7 +312,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
     return null;
   });
 
-  // The opt-in reaper (issue 16), one per reaped agent: after the first index, so its first pass is not raced by the cold start.
+  // The opt-in reaper, one per reaped agent: after the first index, so its first pass is not raced by the cold start.
   const stopReapers: (() => void)[] = [];
   if (local.reaps.length > 0) {
     void indexing.then(() => {
@@ -340,7 +340,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
   }
 
   // The web process (bin/web.ts): Next.js behind a fast path for the polled read endpoints.
-  // V8 sized for memory (issue 5; measured at 100,000 orders under 20 clients, ~1,000 requests/s):
+  // V8 sized for memory:
   // a smaller young generation and an old generation grown by 25% of what is live instead of up
   // to 4x: the web server's peak 309 -> 153 MB, request p95 29 -> 35 ms.
   const web = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=25', path.join(PROJECT_DIR, 'bin', 'claimboard.mjs'), 'web', '--host', opts.host, '--port', String(opts.port), '--exit-with-stdin'], {

@@ -1,5 +1,5 @@
 /**
- * Operator activity (issue 12) in the browser, on the actions fixture (e2e/actions-fixture.ts:
+ * Operator activity in the browser, on the actions fixture (e2e/actions-fixture.ts:
  * vectors 06 + 11 + 15). The spec adds two orders of its own and a second operator,
  * lead, who released act-2 (a record and a ledger line signed with lead's key, written as another
  * machine's claimboard would); ops acknowledges fang's give-up on act-1 through the board. /activity then lists both

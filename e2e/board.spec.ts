@@ -32,7 +32,7 @@ test('every order of the vectors is in its expected lane, with the lane counts',
   await openBoard(page);
   await expect(page.getByRole('heading', { level: 1, name: 'Board' })).toBeVisible();
 
-  // Lanes left to right in LEDGER.md §7 order.
+  // Lanes left to right in docs/channel-format.md order.
   const order = await page.locator('section[data-lane]').evaluateAll((els) => els.map((e) => e.getAttribute('data-lane')));
   expect(order).toEqual(['attention', 'stale', 'running', 'review', 'queue', 'done']);
 

@@ -1,5 +1,5 @@
 /**
- * The header's index health banner (components/shell/IndexHealthBanner.tsx, issue 15) through
+ * The header's index health banner (components/shell/IndexHealthBanner.tsx) through
  * the production build, on a server of this spec's own (a free port, started here and stopped
  * by its pid) serving a fresh temp copy of vector 03-claimed-fresh. The state is a real one, not
  * forced: the channel folder is renamed away while the board is open, so the indexer says

@@ -1,5 +1,5 @@
 /**
- * This machine's verdict on a run's pid, as the board and the order page word it (issue 16), through
+ * This machine's verdict on a run's pid, as the board and the order page word it, through
  * the production build on a server of this spec's own (`--local-agent fang --stale-after 3600`
  * on the test clock, started here and stopped by its pid) serving a fresh temp copy of vectors
  * 04-stale-heartbeat-lapsed (t1, t2: claimed by fang, with heartbeats) and 11-give-up-ack-reopen

@@ -1,5 +1,5 @@
 /**
- * GET /metrics as a Prometheus server scrapes it from `claimboard serve` (issue 12, item 2):
+ * GET /metrics as a Prometheus server scrapes it from `claimboard serve`:
  * through the production build, past the proxy, parsed with a text-format parser.
  *
  * - On the 3123 fixture: 200 without a token (none is configured, loopback), no page headers

@@ -1,5 +1,5 @@
 /**
- * On a phone (issue 12, item 6): 390×844, touch, light and dark, against the actions server
+ * On a phone: 390×844, touch, light and dark, against the actions server
  * (e2e/actions-fixture.ts). The board shows one lane at a time with the lanes as tabs whose
  * counts are /api/board's, the selected lane in the URL, and no sideways scroll; the header fits
  * with "Sign in as operator" a 44 px tap target; an alert's link (`<base>/orders/<id>`, as

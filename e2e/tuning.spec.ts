@@ -1,5 +1,5 @@
 /**
- * The stale-threshold page (/tuning) and the agent page's plots (issue 12, item 3), through the
+ * The stale-threshold page (/tuning) and the agent page's plots, through the
  * production build on a server of this spec's own (`--stale-after 2000` on the test clock,
  * e2e/test-clock.ts, started here and stopped by its pid) serving a fresh temp copy of vectors 03-claimed-fresh (t1, claimed by
  * fang, with a heartbeat) and 10-review-states (ra, rb, rc: claimed 09:05, result 09:30, so three

@@ -1,5 +1,5 @@
 /**
- * Keeps the layout's dependencies pointing inward (issue 13, item 7; the rules and the checker:
+ * Keeps the layout's dependencies pointing inward (the rules and the checker:
  * lib/testing/boundaries.ts): the pure core imports no fs, SQLite, Next, React or outer layer;
  * components import no server code; the index imports neither the actions nor the HTTP layer.
  * lib/alerts imports nothing from components/. Every source file of lib/ledger, components,

@@ -81,7 +81,7 @@ export const settings = {
   channel: setting('CLAIMBOARD_CHANNEL', () => process.env.CLAIMBOARD_CHANNEL, text),
   /** The index database file, or undefined (the web server then has no index). */
   dbFile: setting('CLAIMBOARD_DB', () => process.env.CLAIMBOARD_DB, text),
-  /** stale_after, ms (LEDGER.md §6); default DEFAULT_STALE_AFTER_MS (300 000). */
+  /** stale_after, ms; default DEFAULT_STALE_AFTER_MS (300 000). */
   staleAfterMs: setting(
     'CLAIMBOARD_STALE_AFTER_MS',
     () => process.env.CLAIMBOARD_STALE_AFTER_MS,
@@ -91,7 +91,7 @@ export const settings = {
       .transform((v) => (v === undefined ? DEFAULT_STALE_AFTER_MS : Number(v)))
       .pipe(z.number({ error: 'expected a number of milliseconds' }).positive()),
   ),
-  /** Configured operators (`CLAIMBOARD_OPERATORS=name,name`, LEDGER.md §5); empty: roster roles decide. */
+  /** Configured operators (`CLAIMBOARD_OPERATORS=name,name`); empty: roster roles decide. */
   operators: setting(
     'CLAIMBOARD_OPERATORS',
     () => process.env.CLAIMBOARD_OPERATORS,
@@ -107,7 +107,7 @@ export const settings = {
   ),
   /** ferry's state directory on this machine (`--ferryman-state`), or undefined. */
   ferrymanState: setting('CLAIMBOARD_FERRYMAN_STATE', () => process.env.CLAIMBOARD_FERRYMAN_STATE, text),
-  /** Agents local to this machine (`serve --local-agent`, comma-separated; issue 16), or empty. */
+  /** Agents local to this machine (`serve --local-agent`, comma-separated), or empty. */
   localAgents: setting('CLAIMBOARD_LOCAL_AGENTS', () => process.env.CLAIMBOARD_LOCAL_AGENTS, list(',')),
   /** Local agents' ferry workspaces (`serve --ferryman-workspace`, separated by `:` as PATH is), or empty. */
   ferrymanWorkspaces: setting('CLAIMBOARD_FERRYMAN_WORKSPACES', () => process.env.CLAIMBOARD_FERRYMAN_WORKSPACES, list(':')),

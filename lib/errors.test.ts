@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ClaimboardError, codeOfStatus, ERROR_CODES, HTTP_STATUS, isErrorCode } from './errors';
 
 describe('error codes', () => {
-  it('each code has the status DESIGN.md "HTTP" and the action endpoints answer it with', () => {
+  it('each code has the status the design of "HTTP" and the action endpoints answer it with', () => {
     expect(HTTP_STATUS).toEqual({
       bad_request: 400,
       forbidden: 403,

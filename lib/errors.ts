@@ -10,9 +10,9 @@ export const ERROR_CODES = ['bad_request', 'forbidden', 'not_found', 'conflict',
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
- * The HTTP status of each code (DESIGN.md "HTTP"): 400 bad input, 403 not allowed, 404 no such
+ * The HTTP status of each code: 400 bad input, 403 not allowed, 404 no such
  * thing, 409 the folder moved on since the operator looked, 413 a body over the limit, 415 not JSON (the action endpoints
- * take application/json only), 422 a rule of LEDGER.md refuses it, 429 too many actions, 503 no
+ * take application/json only), 422 a rule of docs/channel-format.md refuses it, 429 too many actions, 503 no
  * index yet. The only place a code becomes a status (codeOfStatus reads it backwards).
  */
 export const HTTP_STATUS = {

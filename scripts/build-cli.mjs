@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds the CLI (bin/cli.ts) and the index worker thread (lib/index/order-worker.ts) into plain
 // JavaScript under dist/, once: before `npm pack` (`prepack`, with --clean: dist/ from nothing),
-// and by bin/claimboard.mjs in a checkout where the bundle is missing or its sources are newer. A claimboard start then loads one file and no bundler (issue 11: `state` on a
+// and by bin/claimboard.mjs in a checkout where the bundle is missing or its sources are newer. A claimboard start then loads one file and no bundler (`state` on a
 // small channel spent 0.7-1.0 s of every call in esbuild). dist/inputs.json lists the source
 // files each bundle was built from, so the freshness check stats exactly those.
 import fs from 'node:fs';

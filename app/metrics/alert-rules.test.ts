@@ -2,7 +2,7 @@
  * docs/alert-rules.yml, the example alerting rules for Alertmanager users: YAML that parses
  * (the `yaml` package, duplicate keys refused), in the shape Prometheus loads (a rule file's
  * groups and rules, no unknown keys, durations and names as Prometheus spells them), with the
- * rules issue 12 asks for, and naming only metrics a real scrape of GET /metrics exposes.
+ * rules an operator needs, and naming only metrics a real scrape of GET /metrics exposes.
  * (promtool is not a dependency; `promtool check rules docs/alert-rules.yml` checks it fully.)
  */
 import fs from 'node:fs';
@@ -73,7 +73,7 @@ describe('docs/alert-rules.yml', () => {
     expect(RuleFile.safeParse({ groups: [{ name: 'g', rules: [{ alert: 'A', expr: 'up == 0', fore: '5m' }] }] }).success).toBe(false);
   });
 
-  it('has the rules issue 12 asks for: attention for 5m, a stale claim over an hour, problems, index lag, scrape down', () => {
+  it('has the rules an operator needs: attention for 5m, a stale claim over an hour, problems, index lag, scrape down', () => {
     const all = rules().groups.flatMap((g) => g.rules);
     const using = (metric: string) => all.filter((r) => r.expr.includes(metric));
     expect(using('claimboard_lane_orders{lane="attention"}').map((r) => r.for)).toEqual(['5m']);

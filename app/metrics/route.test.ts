@@ -1,5 +1,5 @@
 /**
- * GET /metrics (issue 12, item 2), through the real route handlers in this process on indexes
+ * GET /metrics, through the real route handlers in this process on indexes
  * the real Indexer builds from copies of conformance channels (conformance/vectors): the answer
  * parses as the Prometheus text format (lib/testing/prometheus.ts), its lane gauges equal
  * GET /api/board's counts and the lanes each vector's expect.json says, its problems per code

@@ -3,7 +3,7 @@ import { TuningView } from '@/components/tuning/TuningView';
 
 export const metadata: Metadata = { title: 'Threshold' };
 
-/** Whether the stale threshold fits the fleet: heartbeat gaps, run durations, time in lane (issue 12, item 3). */
+/** Whether the stale threshold fits the fleet: heartbeat gaps, run durations, time in lane. */
 export default function TuningPage() {
   return <TuningView />;
 }

@@ -1,6 +1,6 @@
 'use client';
 /**
- * The operator key (LEDGER.md §8: actions are signed in the operator's browser). Import it by
+ * The operator key. Import it by
  * pasting the hex seed, by choosing a `<name>.key` file (ferryman's convention: the name comes
  * from the file name, else it is asked), or, on the demo, with the demo operator key. The seed
  * stays in this browser: sessionStorage by default, localStorage when "remember on this

@@ -1,6 +1,6 @@
 'use client';
 /**
- * Re-queue, reopen and acknowledge (LEDGER.md §8) on one order, from the card the operator saw
+ * Re-queue, reopen and acknowledge on one order, from the card the operator saw
  * when opening the dialog: what it decides on, the reason, the files it writes, what the fleet
  * will do. Pre-checked with the same rules the server applies; the server's refusal is shown
  * verbatim. A 409 offers to reload the card and decide again.
@@ -144,7 +144,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
 
       {rule ? (
         <div className={note.error} role="note" data-precheck="">
-          <p className="font-semibold">Not allowed now (LEDGER.md §8):</p>
+          <p className="font-semibold">Not allowed now:</p>
           <p className="mt-0.5">{rule}</p>
         </div>
       ) : null}

@@ -1,5 +1,5 @@
 'use client';
-/** "Retire <agent>…" on the agent page (LEDGER.md §8): what it would release, disabled with the reason when not allowed. */
+/** "Retire <agent>…" on the agent page: what it would release, disabled with the reason when not allowed. */
 import type { AgentResponse } from '@/lib/api/types';
 import { retireCheck } from '@/lib/client/action-plan';
 import { useKeyGate } from '@/lib/client/operator';

@@ -1,6 +1,6 @@
 'use client';
 /**
- * Retire an identity (LEDGER.md §4, §8): a retirement plus one release (reason `retired`) per
+ * Retire an identity: a retirement plus one release (reason `retired`) per
  * order it holds by an active claim with no result, as the agent page listed them
  * (`retire_plan`). When a heartbeat of it arrived within the stale window it "looks alive":
  * the operator confirms twice (a checkbox, then typing its name), and the request carries

@@ -45,7 +45,7 @@ function CellLabel({ children }: { children: string }) {
 const cell = 'block px-2 py-0.5 md:table-cell md:border-b md:border-zinc-100 md:py-1.5 md:align-top md:dark:border-zinc-800/70';
 
 /**
- * Every operator act of the channel (issue 12), newest arrival here first, from the signed
+ * Every operator act of the channel, newest arrival here first, from the signed
  * decision records and ledger lines: who, what, on which order or agent, the reason, and whether
  * its signature and ledger chain verify. Filters (operator, act, order) live in the URL.
  */

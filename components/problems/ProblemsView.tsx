@@ -6,7 +6,7 @@ import { Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/co
 import { PROBLEM_LABEL } from '@/lib/ui/labels';
 
 /**
- * Every problem row of the channel (LEDGER.md §1.6: bad input is data, not a crash) and the
+ * Every problem row of the channel and the
  * ledger files with their chains.
  */
 export function ProblemsView() {

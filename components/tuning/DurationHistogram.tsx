@@ -1,7 +1,7 @@
 'use client';
 /**
  * A histogram of durations on a log-scaled x axis, with labelled vertical lines (the stale
- * threshold in force, the suggested one dashed), drawn with visx (issue 12, item 3).
+ * threshold in force, the suggested one dashed), drawn with visx.
  *
  * Why visx and not uPlot: visx is React components that output plain SVG, so a chart renders
  * on the server or the client alike with no canvas; it injects no `<style>` element and

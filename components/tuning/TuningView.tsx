@@ -1,6 +1,6 @@
 'use client';
 /**
- * The stale-threshold page (`/tuning`, issue 12 item 3): whether `--stale-after` fits what the
+ * The stale-threshold page (`/tuning`): whether `--stale-after` fits what the
  * fleet really does. Heartbeat gaps (arrivals here, this machine's clock) with the threshold in
  * force and the suggested one drawn as lines, the share beyond it, the suggestion's rule, what
  * each threshold would have flagged; run durations (claim to result, the holder's clock); time

@@ -1,7 +1,7 @@
 import type { BoardCard, CardLocal } from '@/lib/api/types';
 
 /**
- * This machine's verdict on a run's pid (issue 16), as one line: dead (or the pid reused) in the
+ * This machine's verdict on a run's pid, as one line: dead (or the pid reused) in the
  * attention tone, alive in a calm one, unknown in grey. Absent on other machines: nothing shown.
  * `onlyWhenItMatters` (the board's cards): only a gone run's, or any on a stale run, since a fresh
  * run's living pid says nothing the card does not; and not a gone run's on a card held for review

@@ -1,5 +1,5 @@
 /**
- * Operator actions end to end on real folders (LEDGER.md §8): each action on its vector writes
+ * Operator actions end to end on real folders: each action on its vector writes
  * the expected files, signed so they verify, and the card moves as §7 says; every refusal
  * leaves the folder byte-for-byte unchanged.
  */

@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * Server side of operator actions (LEDGER.md §8): verify, check the precondition against a
+ * Server side of operator actions: verify, check the precondition against a
  * fresh derivation of the current folder, write atomically, append the ledger line. The web
  * endpoint and the CLI both call `applyAction`, so both refuse exactly the same things.
  */
@@ -94,7 +94,7 @@ export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | nu
     walkChannel(ctx.root, (rel) => add(rel), markUnread);
   } else {
     // Only real folders are listed: a symlinked agents/, retirements/, tasks/ or tasks/<id>/ is
-    // never followed out of the channel (it is a `symlink` problem, LEDGER.md §2).
+    // never followed out of the channel (it is a `symlink` problem).
     const isDir = (rel: string) => statEntry(ctx.root, rel)?.type === 'dir';
     for (const top of ['agents', 'retirements']) {
       add(top);
@@ -139,10 +139,10 @@ function kindOf(action: ActionRequest['action']): 'release' | 'retirement' | 're
 const bytesOf = (o: Record<string, unknown>) => new TextEncoder().encode(JSON.stringify(o, null, 2) + '\n');
 
 /**
- * Applies one operator action (LEDGER.md §8). Returns 201 with the channel-relative paths
+ * Applies one operator action. Returns 201 with the channel-relative paths
  * written and the order's card after the write, or a refusal: `bad_request` (400) bad input,
  * `forbidden` (403) not an operator or a bad signature, `conflict` (409) the folder no longer
- * matches what the operator saw (with the current card), `refused` (422) a rule of LEDGER.md
+ * matches what the operator saw (with the current card), `refused` (422) a rule of docs/channel-format.md
  * refuses it. On any refusal nothing is written.
  * Throws only for programming errors.
  */

@@ -1,5 +1,5 @@
 /**
- * Every operator act moves the real fleet (issue 10): on a copy of channel alpha (written by the
+ * Every operator act moves the real fleet: on a copy of channel alpha (written by the
  * real ferry, conformance/ferry/alpha) an operator re-queues a stale claim, supersedes an order
  * addressed to a retired name, and retires a worker, through the same code as the CLI and the
  * page. claimboard's own reading afterwards is checked always; when the real ferry is beside the

@@ -1,5 +1,5 @@
 /**
- * Writes that cannot hurt the fleet (issue 6.3; LEDGER.md §1.1, §8): writeNewFile,
+ * Writes that cannot hurt the fleet: writeNewFile,
  * replaceOwnFile and appendLedgerLine against a folder that changes underneath them, a leftover
  * temp file from a crash, a full disk and a read-only folder. Whatever happens: never a partial
  * record at the final path, never another writer's file overwritten, never a delete, and every

@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * The operator actions' writes into a channel folder (LEDGER.md §1.1, §8): into the acting
+ * The operator actions' writes into a channel folder: into the acting
  * operator's own paths, never over another writer's file, never a delete. Every byte goes through
  * lib/fs/atomic-write.ts, the one atomic writer (temp file with a leading dot, fsync, link for a
  * new file, rename over the operator's own, the directory fsynced).
@@ -18,7 +18,7 @@ import { readChannelFile } from '../index/read-channel';
 export { WriteError } from '../fs/atomic-write';
 
 /**
- * Writes `bytes` at `abs`, which must not exist (LEDGER.md §8: "refuse if a file it did not
+ * Writes `bytes` at `abs`, which must not exist (docs/channel-format.md: "refuse if a file it did not
  * write is in the way"). Creates missing parent directories (and removes them again if the write
  * fails). Throws WriteError('exists') when something is there, WriteError('io') when the disk
  * refuses (full, read-only, ...). With `root`, never writes through a symlinked folder below it.
@@ -37,7 +37,7 @@ export function replaceOwnFile(abs: string, bytes: Uint8Array, root?: string): v
 
 /**
  * The hash a new ledger line's `prev` must carry: hex SHA-256 of the file's last line, '' when
- * the file is missing or empty (LEDGER.md §3.2, §8). The file is read by the indexer's rules
+ * the file is missing or empty. The file is read by the indexer's rules
  * (readChannelFile): one it would not read gives `refused`, why, and no line can be chained to it.
  */
 export function ledgerPrevOf(abs: string): { readonly prev: string; readonly lastLine: string | null; readonly refused?: string } {

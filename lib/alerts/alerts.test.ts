@@ -1,5 +1,5 @@
 /**
- * Alerts end to end (issue 12): a real Indexer on a temp copy of a conformance channel, the
+ * Alerts end to end: a real Indexer on a temp copy of a conformance channel, the
  * AlertEngine hooked to it as `claimboard serve` hooks it, real HTTP receivers on 127.0.0.1:0,
  * the real action writer for the re-queue. Stale after 1.5 s: ichabod-1650 (vector 06, a claim
  * with no heartbeat, arriving now) goes stale 1.5 s after the copy.

@@ -1,5 +1,5 @@
 /**
- * The alert decision (issue 12): the items paging now against the sent set, and what to send.
+ * The alert decision: the items paging now against the sent set, and what to send.
  * Pure; times are this machine's clock, ms.
  *
  * - An item seen for the first time is remembered (`first_seen_ms`); once it has been there for

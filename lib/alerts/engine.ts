@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * Alerts in the serve process (issue 12; docs/alerts.md): after each index pass the indexer
+ * Alerts in the serve process: after each index pass the indexer
  * pokes the engine (IndexerOptions.onSettled), which, on the next turn of the event loop and
  * never inside the pass, reads the Needs attention and Stale lanes and the paging problems from
  * the index, decides against the sent set (decide.ts) and stores the decision with the messages

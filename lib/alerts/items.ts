@@ -1,5 +1,5 @@
 /**
- * What pages someone (issue 12, alerts), read off the board as the index stores it: an order in
+ * What pages someone, read off the board as the index stores it: an order in
  * Needs attention (one item per attention flag), an order in Stale (one item, its stale reason),
  * and a channel problem that means someone may be forging or breaking trust (a forged record, a
  * key change, a broken ledger). Each item has a key (item and reason: a new reason for the same

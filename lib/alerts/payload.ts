@@ -1,5 +1,5 @@
 /**
- * The alert payload (issue 12, docs/alerts.md): one JSON object per message, with a `text` line
+ * The alert payload: one JSON object per message, with a `text` line
  * Slack and Mattermost incoming webhooks post as it is; and how targets are shown without their
  * secrets. Pure.
  */

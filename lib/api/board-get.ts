@@ -76,7 +76,7 @@ function get(req: ReadRequest): Answer {
     const { lane, cursor, limit, terms } = parsed.data;
     const c = cursor ? decodeCursor(cursor) : null;
     if (cursor && !c) return errorAnswer('bad_request', 'cursor: not a cursor from this API');
-    // This machine's facts (issue 16): nothing changes where no agent is local and nothing is held.
+    // This machine's facts: nothing changes where no agent is local and nothing is held.
     const overlay = serverOverlay();
     const body = JSON.stringify(
       lane ? overlay.lanePage(db, lanePage(db, lane as (typeof LANES)[number], terms, c, limit ?? PAGE_SIZE, now), now) : overlay.board(db, board(db, terms, now, actionsEnabled()), now),

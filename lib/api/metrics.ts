@@ -87,7 +87,7 @@ function indexMetrics(f: IndexFigures, nowMs: number, gauge: GaugeMaker, reg: Re
     "Seconds since the indexer first stored the oldest order now in Needs attention in that lane, this machine's clock; 0 when the lane is empty.",
   ).set(f.oldestAttentionSinceMs === null ? 0 : seconds(nowMs - f.oldestAttentionSinceMs));
 
-  const problems = gauge('claimboard_problems', 'Problem rows per problem code (files the index could not use, and why: LEDGER.md section 2).', ['code']);
+  const problems = gauge('claimboard_problems', 'Problem rows per problem code (files the index could not use, and why: docs/channel-format.md).', ['code']);
   for (const code of PROBLEM_CODES) problems.set({ code }, f.problems.get(code) ?? 0);
   for (const [code, n] of f.problems) if (!(PROBLEM_CODES as readonly string[]).includes(code)) problems.set({ code }, n);
 

@@ -15,7 +15,7 @@ function get(_req: ReadRequest, id: string): Answer {
   return withDbAnswer((db) => {
     const now = indexNowMs(db);
     const raw = orderJson(db, id, now, cache);
-    // This machine's facts (issue 16), after the cache: a pid can die while the index rows stay the same.
+    // This machine's facts, after the cache: a pid can die while the index rows stay the same.
     const body = raw !== null ? serverOverlay().orderJson(db, raw, now) : null;
     return body !== null ? jsonAnswer(Buffer.from(body, 'utf8')) : errorAnswer('not_found', `no order ${id} in this channel`);
   });

@@ -1,5 +1,5 @@
 /**
- * Shapes of the HTTP API (DESIGN.md "HTTP"), shared by route handlers and the pages. The
+ * Shapes of the HTTP API, shared by route handlers and the pages. The
  * answers are the index's read models (lib/index/types.ts) and the core's types, re-exported
  * here so the pages have one place to import them from; only the request side lives here.
  */

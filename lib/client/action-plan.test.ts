@@ -33,7 +33,7 @@ function card(over: Partial<Card> = {}): Card {
   };
 }
 
-describe('re-queue from the card (LEDGER.md §8)', () => {
+describe('re-queue from the card', () => {
   it('is allowed on a stale or given-up order whose holder is not fresh', () => {
     expect(requeueCheck(card())).toBeNull();
     expect(requeueCheck(card({ state: 'gave_up', flags: ['gave_up'], holder_fresh: null }))).toBeNull();

@@ -1,5 +1,5 @@
 /**
- * Operator actions as the page presents them (LEDGER.md §8): whether each is allowed on what the
+ * Operator actions as the page presents them: whether each is allowed on what the
  * operator sees (the same rules the server applies, from the card alone), the exact files each
  * will write, what the fleet will do with them, ledger chaining for bulk actions, and the words
  * of the server's refusals. Pure; unit-tested. The server checks everything again
@@ -34,7 +34,7 @@ export function requeueRelevant(card: Card): boolean {
 }
 
 /**
- * LEDGER.md §8 re-queue, from the card (lib/ledger/actions.ts `requeueRefusal` needs the order's
+ * docs/channel-format.md re-queue, from the card (lib/ledger/actions.ts `requeueRefusal` needs the order's
  * folder; the card carries nearly all of it): the holder has a claim (an `offered` order's
  * assignee has none; the server checks the claim itself), the order is `stale` or `gave_up` or flagged
  * `retired_holder` (and not finished), and the holder's heartbeat is not fresh. Null when allowed.
@@ -47,7 +47,7 @@ export function requeueCheck(card: Card): string | null {
   return `${card.order_id} is ${card.state}: re-queue is for stale or given-up orders, or orders held by a retired agent`;
 }
 
-/** LEDGER.md §8 acknowledge: a give-up, or (claimboard's extension) a late result not yet acknowledged. */
+/** docs/channel-format.md acknowledge: a give-up, or (claimboard's extension) a late result not yet acknowledged. */
 export const ackCheck = (card: Card): string | null => ackRefusal(card);
 
 /** What an ack of this card acknowledges, in words for its button and dialog. */
@@ -71,7 +71,7 @@ export function ackPlan(card: Card, operator: string): PlanInput | null {
 export const reopenRelevant = (card: Card): boolean => TERMINAL.has(card.state);
 
 /**
- * LEDGER.md §8 reopen (lib/ledger/actions.ts `reopenRefusal`, with the dependents as the order
+ * docs/channel-format.md reopen (lib/ledger/actions.ts `reopenRefusal`, with the dependents as the order
  * page lists them): terminal, and no order that depends on it is in a working state.
  */
 export function reopenCheck(card: Card, dependents: readonly { readonly order_id: string; readonly state: OrderState }[]): string | null {
@@ -84,7 +84,7 @@ export function reopenCheck(card: Card, dependents: readonly { readonly order_id
   return null;
 }
 
-/** LEDGER.md §8 retire: the agent is in the roster and not retired. */
+/** docs/channel-format.md retire: the agent is in the roster and not retired. */
 export function retireCheck(agent: { readonly name: string; readonly retired: boolean }): string | null {
   return agent.retired ? `${agent.name} is already retired` : null;
 }
@@ -94,7 +94,7 @@ const NAMED = 5;
 const named = (ids: readonly string[]) => (ids.length > NAMED ? `${ids.slice(0, NAMED).join(', ')} and ${ids.length - NAMED} more` : ids.join(', '));
 
 /**
- * How an agent's retire plan (the orders a retirement releases, LEDGER.md §8) moved from `before`
+ * How an agent's retire plan (the orders a retirement releases) moved from `before`
  * to `now`, in words for the retire dialog: the count now, then what it took on and what it let
  * go, each naming at most five ids. An agent holding hundreds is told in one line, not hundreds of ids.
  */
@@ -108,7 +108,7 @@ export function planChange(before: readonly string[], now: readonly string[]): s
   return parts.length ? `${holds}: ${parts.join(', ')}` : holds;
 }
 
-// ---- the files each action writes (LEDGER.md §2, §4, §8) --------------------------------------
+// ---- the files each action writes --------------------------------------
 
 /** One file an action will write: the channel-relative path and what happens to it. */
 export interface PlannedFile {
@@ -170,7 +170,7 @@ export function plannedFiles(input: PlanInput, operator: string): PlannedFile[] 
   }
 }
 
-/** What the fleet will do with the files (LEDGER.md §8, last paragraph), in plain words. */
+/** What the fleet will do with the files, in plain words. */
 export function fleetEffect(input: PlanInput): string[] {
   switch (input.action) {
     case 'requeue':

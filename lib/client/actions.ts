@@ -1,6 +1,6 @@
 'use client';
 /**
- * Sending operator actions (LEDGER.md §8): sign in this browser with the operator's seed
+ * Sending operator actions: sign in this browser with the operator's seed
  * (tweetnacl), chain the ledger line to the operator's ledger file as the server reads it right
  * now, POST the signed request. Only the signed request leaves the browser; the seed never does.
  * After a success the board, the order(s) and the agents are invalidated so the card moves at

@@ -1,6 +1,6 @@
 'use client';
 /**
- * Typed fetchers for the HTTP API (lib/api/types.ts, DESIGN.md "HTTP") and the TanStack Query
+ * Typed fetchers for the HTTP API (lib/api/types.ts) and the TanStack Query
  * hooks the pages use. Query keys:
  *
  * - `['board', filters]`                       the board (first page of every lane)

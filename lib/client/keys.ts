@@ -1,5 +1,5 @@
 /**
- * The operator's key in the browser (LEDGER.md §8: actions are signed in the operator's
+ * The operator's key in the browser (docs/channel-format.md: actions are signed in the operator's
  * browser; the secret key never reaches the server). Pure parts: what a seed is, the name a key
  * file gives, where the key is kept, and whether actions may be offered with it. The React
  * side is lib/client/operator.ts; the panel is components/actions/KeyPanel.tsx.
@@ -154,7 +154,7 @@ export function publicKeyOf(seed: string): string | null {
 }
 
 /**
- * Whether actions may be offered (LEDGER.md §5, §8): signed in, the server accepts actions,
+ * Whether actions may be offered: signed in, the server accepts actions,
  * the name is in the roster and an operator of this channel, and the key's public half is the
  * name's pinned key (else the server would refuse every signature). `publicKey` is
  * `publicKeyOf(key.seed)`, passed in so a render does not derive it again.

@@ -1,6 +1,6 @@
 'use client';
 /**
- * Live updates: one `EventSource('/api/events')` for the whole app (DESIGN.md "Live": a change
+ * Live updates: one `EventSource('/api/events')` for the whole app (the design of "Live": a change
  * in the folder shows within a second, without a reload). On `changed` it invalidates queries:
  * the board (every lane) always, `['order', id]` for each named order, agents and problems
  * and the activity (only the ones on screen refetch), and everything when `all` is set or when

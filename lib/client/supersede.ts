@@ -24,7 +24,7 @@ export function supersedeRelevant(card: Card): boolean {
   return supersedeRefusal(card) === null || card.flags.includes('retired_holder') || card.flags.includes('released_assignee') || card.flags.includes('no_worker_left') || isFinished(card);
 }
 
-/** LEDGER.md-style refusal of a supersede, from the card alone (the same rule the server applies); null when allowed. */
+/** docs/channel-format.md-style refusal of a supersede, from the card alone (the same rule the server applies); null when allowed. */
 export const supersedeCheck = (card: Card): string | null => supersedeRefusal(card);
 
 /** The menu item's and the button's words. */

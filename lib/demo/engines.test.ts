@@ -1,5 +1,5 @@
 /**
- * The demo's runs as real processes (issue 16, item 3): with realProcesses, each fleet run's
+ * The demo's runs as real processes: with realProcesses, each fleet run's
  * heartbeat names a living child of this process while it runs; a run that died with its worker
  * names a pid that is gone here; once the fleet stops, none of its processes is left. The runs
  * the demo's story wrote (made-up pids) are started again here when the fleet adopts them.

@@ -1,5 +1,5 @@
 /**
- * Real processes for the demo's runs (issue 16, item 3): each run the fleet starts gets a child
+ * Real processes for the demo's runs: each run the fleet starts gets a child
  * process (`sleep`) whose pid its heartbeats carry, so that on the demo machine the board's
  * liveness check is true: a run that dies with its worker has its process killed ("dead: pid N is
  * gone on this machine"), a slow one keeps it ("alive: ... running here"). A run that ends stops

@@ -1,13 +1,13 @@
 import 'server-only';
 /**
- * A small simulated fleet writing into a demo channel (DESIGN.md "The embedded default"), with
+ * A small simulated fleet writing into a demo channel, with
  * ferryman's formats and signatures (write.ts) and what the real ferry writes at each step
  * (ferry.ts), on timers:
  *
  * - workers (fang, wisp, nebra, kestrel) claim open orders and orders offered to them (an order
  *   addressed to a worker is claimed and run even after the worker released it itself: ferry's
  *   holder is the assignee), heartbeat every `staleAfterMs / 10` (a temp+rename rewrite of
- *   `heartbeat.<agent>.json`, which gives it a new ctime, LEDGER.md §6), and finish (result),
+ *   `heartbeat.<agent>.json`, which gives it a new ctime), and finish (result),
  *   give up (giveup), or die;
  * - a run's start acknowledges the order's interrupts (`interrupt.<issuer>.<agent>.acked.json`);
  *   a kill or pause deletes the worker's own claim and the run does not happen, a steer is folded in;
@@ -27,7 +27,7 @@ import 'server-only';
  *
  * What it decides from: the channel itself, derived every tick exactly as the board derives it
  * (this machine's clock, file ctimes), plus the demo manifest (scenario.ts) that lists the runs
- * to keep alive and the ones never to touch. Ground rules kept (LEDGER.md §1): it only writes
+ * to keep alive and the ones never to touch. Ground rules kept: it only writes
  * files named with the acting identity (or write-once files that do not exist yet), never
  * rewrites another writer's file, deletes only what ferry deletes of its own (a worker's claim on
  * a kill or pause, its heartbeat when a run ends), honours releases and retirements made by an

@@ -1,5 +1,5 @@
 /**
- * The demo's reaper story (issue 16 item 3): written into a real demo channel, its two runs name
+ * The demo's reaper story: written into a real demo channel, its two runs name
  * pids that were real processes here and are gone (kill(pid, 0) says ESRCH); the fleet is told to
  * leave them (the manifest's abandoned); a second start writes nothing. Then the reaper's own pass
  * (lib/local/reap.ts, as serve runs it) resets heron's run (heron's release verifies, the order is

@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * The demo's reaper story (issue 16, docs/reaper.md "In the demo"): two workers of the demo
+ * The demo's reaper story: two workers of the demo
  * machine, `heron` and `lynx`, each with one run whose process really died here, so that `serve`'s
  * reaper shows both policies on them: heron's run is reset (heron's own signed release; the order
  * goes back to Open) and lynx's is held for review (Needs attention, "dead run held for review").

@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * The embedded demo channel (DESIGN.md "The embedded default"): a ferryman channel whose
+ * The embedded demo channel: a ferryman channel whose
  * board, right after it is written, has cards in every lane a newcomer should see, and whose
  * identities' seeds sit OUTSIDE the synced folder so the dashboard can offer the operator key
  * for import.
@@ -13,7 +13,7 @@ import 'server-only';
  * <parent>/<name>.fleet.json       the demo manifest: which runs the simulated fleet keeps alive
  * ```
  *
- * Staleness is measured on file ctimes (LEDGER.md §6), which cannot be backdated: every file
+ * Staleness is measured on file ctimes, which cannot be backdated: every file
  * written here arrives "now". The runs meant to look dead (ghost's, a lapsed run of fang's, a
  * claim of nebra's that never heartbeated) are listed in the manifest as `abandoned`: the
  * simulated fleet (fleet.ts) never touches them, so they turn stale once `stale_after` has
@@ -58,7 +58,7 @@ import {
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
-/** The demo's operator (role `operator`, LEDGER.md §5). */
+/** The demo's operator (role `operator`). */
 export const DEMO_OPERATOR = 'ops';
 /** The fleet's orchestrator (role `orchestrator`): issues some orders and runs `ferry channel retire`. */
 export const DEMO_ORCHESTRATOR = 'orchestrator';
@@ -71,7 +71,7 @@ export const DEMO_RETIRED: readonly string[] = ['moth'];
 
 /**
  * Each identity's clock minus this machine's clock, ms: wisp runs 3 h ahead, nebra 2 h behind,
- * so writer times differ from local arrival times (LEDGER.md §1.3).
+ * so writer times differ from local arrival times.
  */
 export const DEMO_CLOCK_OFFSETS_MS: Readonly<Record<string, number>> = {
   ops: 0,
@@ -242,7 +242,7 @@ interface Step {
 }
 
 /**
- * Writes the demo channel at `dir` (LEDGER.md §2-§4): a roster of `ops` (operator) and the
+ * Writes the demo channel at `dir`: a roster of `ops` (operator) and the
  * orchestrator and the workers fang, wisp, nebra, kestrel, ghost (silent) and moth (retired),
  * 39 orders whose cards
  * fill every lane, signed records, and ledger lines. Seeds are generated fresh into

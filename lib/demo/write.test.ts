@@ -178,7 +178,7 @@ describe('what only ferry writes', () => {
   });
 });
 
-describe('sequences derive as LEDGER.md §7 predicts', () => {
+describe('sequences derive as docs/channel-format.md predicts', () => {
   it('claim without heartbeat: claimed, then stale no_heartbeat after stale_after', () => {
     order('t1');
     writeClaim(root, fang, 't1');
@@ -234,7 +234,7 @@ describe('sequences derive as LEDGER.md §7 predicts', () => {
     expect(card(clean(derive()), 't1')).toMatchObject({ state: 'claimed', lane: 'running', holder: 'fang' });
     writeResult(root, fang, 't1', 1, { summary: 'done' });
     expect(card(clean(derive()), 't1')).toMatchObject({ state: 'done', target: 'result:1' });
-    // One reopen file per operator per order (LEDGER.md §4): reopening result:1 REPLACES the
+    // One reopen file per operator per order: reopening result:1 REPLACES the
     // reopen of the give-up, so the acked give-up holds again and the order reads `closed`.
     writeReopen(root, ops, 't1', 'result:1', 'broke prod');
     expect(card(clean(derive()), 't1')).toMatchObject({ state: 'closed', holder: 'fang' });

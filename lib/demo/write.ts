@@ -1,7 +1,7 @@
 import 'server-only';
 /**
- * A small channel writer: builds ferryman records exactly as LEDGER.md §3 describes them and
- * writes them the way ferryman does (LEDGER.md §8): a temp file named with a leading dot in the
+ * A small channel writer: builds ferryman records exactly as docs/channel-format.md describes them and
+ * writes them the way ferryman does: a temp file named with a leading dot in the
  * same directory, fsync, then rename (or link, for write-once kinds) into place.
  *
  * Used by the embedded demo (scenario.ts, fleet.ts) and by tests; the bytes go through
@@ -13,14 +13,14 @@ import 'server-only';
  * default `Date.now()`). A record's timestamps are the WRITER's clock: `atMs +
  * identity.clockOffsetMs`, rendered as RFC 3339 UTC with `Z` and milliseconds
  * (`2026-11-20T09:05:00.000Z`). A simulated agent with a skewed clock passes its skew as
- * `clockOffsetMs`; nothing here ever compares clocks (LEDGER.md §1.3).
+ * `clockOffsetMs`; nothing here ever compares clocks.
  *
- * Signing (LEDGER.md §3.1). A signed kind is built as a plain object, serialized to JSON,
+ * Signing. A signed kind is built as a plain object, serialized to JSON,
  * parsed back with `parseRecord` (the reader's own parser: shape, names, timestamps, file name),
  * and its payload computed by `signingPayload` (the verifier's own function), so the payload
  * logic lives in one place and a record written here verifies by construction.
  *
- * Ownership (LEDGER.md §1.1). Every path written carries the writer's name (except
+ * Ownership. Every path written carries the writer's name (except
  * `review.<rev>.json` and `order.json`, which are write-once). Write-once kinds (order, claim,
  * result, review, recommendation, release, retirement) refuse to replace an existing file
  * (`ChannelWriteError` code `exists`); kinds ferryman rewrites (agent, heartbeat, interrupt,
@@ -51,7 +51,7 @@ import { hexToBytes } from '../ledger/hex';
 
 /** Someone who writes into the channel: a worker agent or an operator. */
 export interface Identity {
-  /** The name as written in records and file names; must be a safe component (LEDGER.md §2). */
+  /** The name as written in records and file names; must be a safe component. */
   readonly name: string;
   /** Ed25519 seed, 64 hex digits (what ferryman stores in `keys/<name>.key`). */
   readonly seedHex: string;
@@ -87,7 +87,7 @@ export interface Written {
   readonly path: string;
   /** The exact bytes written (for a ledger file: the whole file). */
   readonly bytes: Uint8Array;
-  /** Lowercase hex SHA-256 of `bytes`: a give-up's digest for `giveup:<digest>` targets (LEDGER.md §4). */
+  /** Lowercase hex SHA-256 of `bytes`: a give-up's digest for `giveup:<digest>` targets. */
   readonly digest: string;
 }
 
@@ -155,11 +155,11 @@ export function readKeyFile(file: string): string {
 const enc = new TextEncoder();
 
 /**
- * Writes `bytes` at `abs` atomically (LEDGER.md §8) through lib/fs/atomic-write.ts, the one
- * writer: `.<base>.<random>.tmp` in the same directory (skipped by every reader, LEDGER.md §2),
+ * Writes `bytes` at `abs` atomically through lib/fs/atomic-write.ts, the one
+ * writer: `.<base>.<random>.tmp` in the same directory (skipped by every reader),
  * fsync, then `rename` (replace) or `link` (write-once: fails with ChannelWriteError `exists` if
  * the path is taken, leaving it untouched; where the file system has no hard links, checked and
- * renamed, since the demo is alone on its paths, LEDGER.md §1.1). The temp file is removed on
+ * renamed, since the demo is alone on its paths). The temp file is removed on
  * every path out. Other refusals are lib/fs's WriteError (`io`: the disk's errno in the message).
  */
 export function writeFileAtomic(abs: string, bytes: Uint8Array, mode: 'replace' | 'once'): void {
@@ -246,19 +246,19 @@ const signedRecord = (
   mode?: 'replace' | 'once',
 ) => writeRecord(root, kind, rel, fields, signer, mode);
 
-// ---- record writers (LEDGER.md §3, §4) ------------------------------------------------------------
+// ---- record writers ------------------------------------------------------------
 
-/** A roster entry's fields (LEDGER.md §3 `agent`, §5). */
+/** A roster entry's fields. */
 export interface AgentFields {
   readonly name: string;
-  /** `operator` / `master` make an operator when none is configured (LEDGER.md §5); else e.g. `worker`. */
+  /** `operator` / `master` make an operator when none is configured; else e.g. `worker`. */
   readonly role: string;
   readonly capabilities?: readonly string[];
   /** 64 hex digits; absent: an entry without a key (its signed records are `unknown_signer`). */
   readonly publicKey?: string | null;
 }
 
-/** Writes `agents/<name>.json` (unsigned; pinned on first use, LEDGER.md §5). Replaces the writer's own entry. */
+/** Writes `agents/<name>.json` (unsigned; pinned on first use). Replaces the writer's own entry. */
 export function writeAgent(root: string, agent: AgentFields): Written {
   requireName('agent name', agent.name);
   return writeRecord(
@@ -275,12 +275,12 @@ export function writeAgent(root: string, agent: AgentFields): Written {
   );
 }
 
-/** An order's own fields (LEDGER.md §3 `order`); `issued_by` and `created_at` come from the writer. */
+/** An order's own fields; `issued_by` and `created_at` come from the writer. */
 export interface OrderFields {
   readonly id: string;
   readonly project_id: string;
   readonly assigned_to?: string | null;
-  /** Any JSON value; its digest D(x) is signed (LEDGER.md §3.1). */
+  /** Any JSON value; its digest D(x) is signed. */
   readonly payload: unknown;
   readonly requires_review?: boolean;
   readonly requires_approval?: boolean;
@@ -289,7 +289,7 @@ export interface OrderFields {
 }
 
 /**
- * Writes `tasks/<id>/order.json`, signed by the issuer (LEDGER.md §3 `order`), creating the
+ * Writes `tasks/<id>/order.json`, signed by the issuer, creating the
  * order's directory. Write-once: `exists` if the order is already there.
  */
 export function writeOrder(root: string, issuer: Identity, order: OrderFields, opts: At = {}): Written {
@@ -314,7 +314,7 @@ export function writeOrder(root: string, issuer: Identity, order: OrderFields, o
   );
 }
 
-/** Writes `tasks/<order>/claim.<agent>.json` (unsigned by design, LEDGER.md §3). Write-once. */
+/** Writes `tasks/<order>/claim.<agent>.json` (unsigned by design). Write-once. */
 export function writeClaim(root: string, agent: Identity, orderId: string, opts: At = {}): Written {
   requireName('agent', agent.name);
   requireName('order id', orderId);
@@ -336,8 +336,8 @@ export interface RunFields {
 }
 
 /**
- * Rewrites `tasks/<order>/heartbeat.<agent>.json` (unsigned, LEDGER.md §3) atomically: the
- * rename gives the file a new ctime, which is what staleness measures (LEDGER.md §6).
+ * Rewrites `tasks/<order>/heartbeat.<agent>.json` (unsigned) atomically: the
+ * rename gives the file a new ctime, which is what staleness measures.
  */
 export function writeHeartbeat(root: string, agent: Identity, orderId: string, run: RunFields, opts: At = {}): Written {
   requireName('agent', agent.name);
@@ -351,7 +351,7 @@ export function writeHeartbeat(root: string, agent: Identity, orderId: string, r
   );
 }
 
-/** Writes `tasks/<order>/result.<agent>.<rev:03>.json`, signed by the agent (LEDGER.md §3 `result`). Write-once. */
+/** Writes `tasks/<order>/result.<agent>.<rev:03>.json`, signed by the agent. Write-once. */
 export function writeResult(
   root: string,
   agent: Identity,
@@ -372,7 +372,7 @@ export function writeResult(
 }
 
 /**
- * Writes `tasks/<order>/review.<rev:03>.json`, signed by the reviewer (LEDGER.md §3 `review`):
+ * Writes `tasks/<order>/review.<rev:03>.json`, signed by the reviewer:
  * `accepted` true accepts revision `revision`, false sends it back. Write-once.
  */
 export function writeReview(
@@ -423,7 +423,7 @@ export function writeRecommendation(
 }
 
 /**
- * Writes a release of `released`'s claim, signed by the releaser (LEDGER.md §3 `release`, §4).
+ * Writes a release of `released`'s claim, signed by the releaser.
  * `fileName`: `claimboard` (default) writes `release.<releaser>.<released>.json`, write-once;
  * `ferryman` writes ferry's own `release.<releaser>.json` and, as ferry's `write_release` does
  * (C/lib.rs `write_task_file`), rewrites it when it is already there (a worker's second restart
@@ -537,7 +537,7 @@ export function removeOwnHeartbeat(root: string, agent: Identity, orderId: strin
   return removeOwn(root, `tasks/${orderId}/heartbeat.${agent.name}.json`);
 }
 
-/** A give-up's fields (LEDGER.md §4). */
+/** A give-up's fields. */
 export interface GiveupFields {
   /** The run that gave up (the heartbeat's `run`). */
   readonly run: string;
@@ -547,7 +547,7 @@ export interface GiveupFields {
 }
 
 /**
- * Writes `tasks/<order>/giveup.<agent>.json`, signed by the holder (LEDGER.md §4, extension).
+ * Writes `tasks/<order>/giveup.<agent>.json`, signed by the holder.
  * Rewriting it replaces it. The returned `digest` is what `giveup:<digest>` targets name.
  */
 export function writeGiveup(root: string, agent: Identity, orderId: string, giveup: GiveupFields, opts: At = {}): Written {
@@ -571,7 +571,7 @@ export function writeGiveup(root: string, agent: Identity, orderId: string, give
 
 /**
  * Writes `tasks/<order>/ack.<operator>.json` acknowledging the give-up named by `target`
- * (`giveup:<digest>`), signed by an operator (LEDGER.md §4, extension): the order is closed.
+ * (`giveup:<digest>`), signed by an operator: the order is closed.
  * One per operator per order: a later ack rewrites it.
  */
 export function writeAck(root: string, operator: Identity, orderId: string, target: string, note: string, opts: At = {}): Written {
@@ -589,7 +589,7 @@ export function writeAck(root: string, operator: Identity, orderId: string, targ
 /**
  * Writes `tasks/<order>/reopen.<operator>.json`: the terminal named by `target`
  * (`result:<rev>`, `review:<rev>` or `giveup:<digest>`) no longer holds; signed by an operator
- * (LEDGER.md §4, extension). One per operator per order: a later reopen rewrites it.
+ *. One per operator per order: a later reopen rewrites it.
  */
 export function writeReopen(root: string, operator: Identity, orderId: string, target: string, reason: string, opts: At = {}): Written {
   requireName('operator', operator.name);
@@ -604,7 +604,7 @@ export function writeReopen(root: string, operator: Identity, orderId: string, t
 }
 
 /**
- * Writes `retirements/<agent>.<operator>.json`, signed by an operator (LEDGER.md §4,
+ * Writes `retirements/<agent>.<operator>.json`, signed by an operator (docs/channel-format.md,
  * extension). The caller also writes a release (reason `retired`) for each order the agent
  * holds by an active claim with no result, as `ferry channel retire` does. Write-once.
  */
@@ -620,7 +620,7 @@ export function writeRetirement(root: string, operator: Identity, agent: string,
   );
 }
 
-// ---- ledger lines (LEDGER.md §3.2) ---------------------------------------------------------------
+// ---- ledger lines ---------------------------------------------------------------
 
 /** A ledger line's own fields; `actor` defaults to the signer, `created_at` to the writer's clock. */
 export interface LedgerLineFields {
@@ -633,7 +633,7 @@ export interface LedgerLineFields {
 }
 
 /**
- * Appends one signed line to `ledger.<signer>.jsonl` (LEDGER.md §3.2): `prev` is the hex
+ * Appends one signed line to `ledger.<signer>.jsonl`: `prev` is the hex
  * SHA-256 of the file's last line's exact text (empty for the first line), the signature
  * covers `ledgerLinePayload`. The whole file is rewritten through a dot-temp file and a rename,
  * so a reader never sees half a line. Only the signer's own file is ever written.

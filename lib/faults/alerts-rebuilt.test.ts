@@ -1,5 +1,5 @@
 /**
- * Fault (issue 15 item 2, the index database deleted while serving) as the serve process's
+ * Fault as the serve process's
  * alerts meet it. Before: the indexer rebuilt the index into a new file, but the alert engine
  * kept the connection it was given at start, on the deleted file nobody wrote any more: it read
  * the board as it was before the rebuild, so an order needing attention after it was never
@@ -10,7 +10,7 @@
  *
  * The real Indexer on a real channel and index file, the real engine with a command target
  * (each payload appended to a file). The orders: a give-up nobody acknowledged (Needs attention,
- * flag gave_up, LEDGER.md) before the rebuild, another after it.
+ * flag gave_up) before the rebuild, another after it.
  */
 import fs from 'node:fs';
 import os from 'node:os';

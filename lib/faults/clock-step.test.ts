@@ -1,5 +1,5 @@
 /**
- * Fault (issue 15 item 2): this machine's wall clock steps back, and forward, by an hour. The
+ * Fault: this machine's wall clock steps back, and forward, by an hour. The
  * boundary where claimboard reads time is faked: the indexer's `clock` (Date.now by default) is
  * the real clock plus the step, and `ctimeSkew` adds the step to the ctimes of files the fleet
  * writes meanwhile, as the kernel would have stamped them on the stepped clock (the real kernel's

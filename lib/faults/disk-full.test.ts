@@ -1,5 +1,5 @@
 /**
- * Fault (issue 15 item 2): the index database's disk fills up. The reported bug: `serve --db`
+ * Fault: the index database's disk fills up. The reported bug: `serve --db`
  * on a 3 MB tmpfs, the disk filled, twenty new order folders written into the channel, the
  * space freed: the new orders never reached the board. The cause: a pass that failed with
  * SQLITE_FULL rolled its transaction back, but the indexer had already remembered the folders'

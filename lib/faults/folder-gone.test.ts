@@ -1,5 +1,5 @@
 /**
- * Fault (issue 15 item 2): the channel folder disappears (renamed away) and comes back later,
+ * Fault: the channel folder disappears (renamed away) and comes back later,
  * then a different folder appears at the same path. Meanwhile: no crash, the board is kept but
  * its answer says the folder is missing (index_health folder_missing; the header shows it), and
  * POST /api/actions refuses with that reason (503 index_unavailable) before reading the body.

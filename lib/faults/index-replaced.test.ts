@@ -1,5 +1,5 @@
 /**
- * Fault (issue 15 item 2): the index database is deleted, or replaced by another file, while
+ * Fault: the index database is deleted, or replaced by another file, while
  * serving. Before: nothing noticed. The writer kept writing into the file it had open (deleted:
  * an inode no path names; replaced: the file moved away), the web server's kept connection read
  * it too, and any connection opened afresh (a restarted web server, `claimboard` tools) found no

@@ -1,5 +1,5 @@
 /**
- * Fault (issue 15 item 2): inotify watches run out. `claimboard serve` runs in a user namespace
+ * Fault: inotify watches run out. `claimboard serve` runs in a user namespace
  * of its own (`unshare -U -r`) whose `/proc/sys/user/max_inotify_watches` is 6: the channel
  * level, tasks/ and a few order folders get watches, the next `fs.watch` fails with ENOSPC. The
  * namespace's limit binds only processes inside it (the kernel counts watches per user per
@@ -34,7 +34,7 @@ afterAll(async () => {
 describe.skipIf(!built || !namespaces)('inotify watches run out', () => {
   it(`with ${WATCHES} watches allowed: said once, every write still shown, the board equal to a fresh index`, async () => {
     // Reruns never hang here: a card stale by its run keeps a stale reason its holder's activity
-    // elsewhere changed (lib/index/facts.ts, issue 15's soak finding), which this test is not about.
+    // elsewhere changed (lib/index/facts.ts, the soak finding), which this test is not about.
     h = await SoakHarness.start({
       workers: 16,
       streams: 10,

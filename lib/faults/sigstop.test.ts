@@ -1,5 +1,5 @@
 /**
- * Fault (issue 15 item 2): claimboard stopped (SIGSTOP) while the fleet writes, then continued:
+ * Fault: claimboard stopped (SIGSTOP) while the fleet writes, then continued:
  * it catches up without a restart. The issue says two minutes; this test stops it for 20 s each
  * time (bounded test time; 20 s is already 30 stale_after-long silences of nothing arriving and
  * ~500 files written meanwhile; `npm run soak` runs the long figures):
@@ -43,7 +43,7 @@ async function caughtUp(hh: SoakHarness, t: number, boundMs: number): Promise<nu
 describe.skipIf(!built)('SIGSTOP while the fleet writes', () => {
   it('catches up after SIGCONT, the indexer alone and the whole group, without a restart', async () => {
     // Reruns never hang here: a card stale by its run keeps a stale reason its holder's activity
-    // elsewhere changed (lib/index/facts.ts, issue 15's soak finding), which this test is not about.
+    // elsewhere changed (lib/index/facts.ts, the soak finding), which this test is not about.
     h = await SoakHarness.start({ workers: 16, streams: 10, pollers: 3, staleAfterS: 10, maxOrders: 200, hangs: { rerun: 0 }, log: (l) => console.log(`sigstop: ${l}`) });
     const serve = h.serve;
     if (!serve) throw new Error('no serve process');

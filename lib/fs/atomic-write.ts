@@ -1,12 +1,12 @@
 import 'server-only';
 /**
- * The only code that writes files into a channel folder (LEDGER.md §1.1, §8). Its two callers:
+ * The only code that writes files into a channel folder. Its two callers:
  * lib/actions/write.ts (operator actions, from the page and the CLI) and lib/demo/write.ts (the
  * embedded demo's simulated fleet, and the tests' channels). Never a delete: the demo's own
  * claim and heartbeat removals are its own code.
  *
  * Every write goes through a temp file with a leading dot in the target's directory (every
- * reader skips dot files, LEDGER.md §2), written whole and fsynced, then put in place:
+ * reader skips dot files), written whole and fsynced, then put in place:
  * - `new`: hard-linked into place. link fails when anything is at the path (a file, a symlink,
  *   dangling or not), so another writer's file is never replaced, even one that appears between
  *   the check and the link. Only the demo, alone on its paths, may fall back to check-then-rename

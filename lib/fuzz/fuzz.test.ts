@@ -1,5 +1,5 @@
 /**
- * The hostile-folder fuzzer inside the test command (issue 6.1): a short bounded run on fixed
+ * The hostile-folder fuzzer inside the test command: a short bounded run on fixed
  * seeds, the fixed-seed regressions of what it found, and an exhaustive truncation sweep.
  * `npm run fuzz` runs the same rounds for longer (bench/fuzz.ts).
  */
@@ -64,7 +64,7 @@ describe('fixed-seed regressions', () => {
   }
 });
 
-describe('case-variant order folders (LEDGER.md §2: names compare case-insensitively)', () => {
+describe('case-variant order folders', () => {
   const copy = (b: ChannelBuilder, from: string, to: string) => {
     for (const [p, e] of [...b.files]) if (p.startsWith(`tasks/${from}/`)) b.raw(`tasks/${to}/${p.slice(from.length + 7)}`, e.bytes ?? '');
   };
@@ -171,7 +171,7 @@ describe('case-variant order folders (LEDGER.md §2: names compare case-insensit
   });
 });
 
-describe('roster case variants (LEDGER.md §5)', () => {
+describe('roster case variants', () => {
   it('a file name in other case never wins over the canonical entry: its key and role are not taken', () => {
     const b = new ChannelBuilder().roster().order('t1').claim('t1', 'fang').result('t1', 'fang', 1);
     const clean = b.derive();

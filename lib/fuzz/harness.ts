@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * The fuzzer's rounds on a real disk (issue 6.1): places the base channel and a hostile plan
+ * The fuzzer's rounds on a real disk: places the base channel and a hostile plan
  * (lib/fuzz/mutate.ts) in a temp folder, with real files, real symlinks to a sibling folder
  * outside the channel, FIFOs and names that are not UTF-8; runs the real reader and
  * derivation (channelStateOf) and the real Indexer (a cold index, and an incremental one that
@@ -10,7 +10,7 @@ import 'server-only';
  * 2. every record that is valid without the hostile files is still read as a record, and every
  *    card derives as it does without them, except for the `bad_record`/`sync_conflict` flags
  *    (and the lane those flags move it to); the roster and retirements are unchanged;
- * 3. every hostile entry is skipped silently where LEDGER.md §2 says so, or is exactly one
+ * 3. every hostile entry is skipped silently where docs/channel-format.md says so, or is exactly one
  *    problem row with an allowed code of §2 (ledger files: a report, `ledger_broken` when broken);
  *    no other problem appears;
  * 4. nothing outside the channel is ever opened or listed (checked on the file descriptors the
@@ -416,7 +416,7 @@ export async function fuzzRound(seed: number, workDir: string, opts: RoundOption
     const key = (p: Problem) => `${p.path}\u0000${p.problem}\u0000${p.line ?? ''}`;
     const hProblems = new Map<string, Problem[]>();
     for (const p of hostileState.problems) {
-      if (!LEDGER_PROBLEM_CODES.has(p.problem)) violate('problem codes are from LEDGER.md §2', `${p.path}: ${p.problem}`);
+      if (!LEDGER_PROBLEM_CODES.has(p.problem)) violate('problem codes are from docs/channel-format.md', `${p.path}: ${p.problem}`);
       const list = hProblems.get(p.path) ?? [];
       list.push(p);
       hProblems.set(p.path, list);

@@ -1,8 +1,8 @@
 /**
- * Hostile-folder corpus for the fuzzer (issue 6.1): a seeded PRNG, a rich valid channel built
+ * Hostile-folder corpus for the fuzzer: a seeded PRNG, a rich valid channel built
  * with ChannelBuilder, and pure mutation operators that turn its records into hostile entries
  * (bad bytes, bad names, bad shapes, bad signatures, links out of the folder, temp and conflict
- * files), each with what LEDGER.md §2 says must become of it.
+ * files), each with what docs/channel-format.md says must become of it.
  *
  * Pure: nothing here touches the filesystem. `lib/fuzz/harness.ts` places a plan on disk.
  *
@@ -139,7 +139,7 @@ export function baseChannel(): BaseChannel {
 
 // ---- hostile entries ------------------------------------------------------------------------
 
-/** What LEDGER.md §2 says must become of a hostile entry. */
+/** What docs/channel-format.md says must become of a hostile entry. */
 export type Expect =
   /** Not a record (dot and temp names, names outside the layout): never read, no problem row. */
   | { readonly kind: 'skip'; readonly why: string }
@@ -203,7 +203,7 @@ const PROBLEM_CODES: readonly ProblemCode[] = [
   'key_changed',
   'ledger_broken',
 ];
-/** Every problem code of LEDGER.md §2. */
+/** Every problem code of docs/channel-format.md */
 export const LEDGER_PROBLEM_CODES: ReadonlySet<ProblemCode> = new Set(PROBLEM_CODES);
 
 const SIGNATURE_CODES: ReadonlySet<ProblemCode> = new Set(['unsigned', 'unknown_signer', 'invalid_signature', 'unauthorized_signer']);
@@ -404,7 +404,7 @@ export function mutateContent(rng: Rng, bytes: Uint8Array): ContentMutation {
       return { op: `unicode-${name}`, bytes: enc.encode(objectText(e)) };
     }
     case 10:
-      // Over the 1 MiB limit (LEDGER.md §2: `too_large`, not parsed).
+      // Over the 1 MiB limit.
       return { op: 'too-large', bytes: concat(bytes, new Uint8Array(MIB + 1 - bytes.length + rng.int(2048)).fill(0x20)) };
     case 11:
       // Not JSON at all.
@@ -600,7 +600,7 @@ function opLayoutDir(ctx: Ctx): void {
 
 /**
  * A roster entry again under a file name in other case, its name written in lowercase, with
- * another key: folded away; the entry whose file name is already canonical is kept (LEDGER.md §5).
+ * another key: folded away; the entry whose file name is already canonical is kept.
  */
 function opCaseAgentFile(ctx: Ctx): void {
   const name = ctx.rng.pick(['fang', 'wisp', 'nebra', 'ops']);
@@ -958,7 +958,7 @@ function opCase(ctx: Ctx): void {
   }
   const name = ctx.rng.pick(['fang', 'wisp', 'nebra', 'ops']);
   if (ctx.taken.has(`agents/${name}.json`)) return; // replaced in place: the variant would be the entry
-  // The name written in upper case with another key: folded away, the lowercase entry is kept (LEDGER.md §5).
+  // The name written in upper case with another key: folded away, the lowercase entry is kept.
   add(ctx, {
     op: 'case:agent',
     type: 'file',
@@ -1048,7 +1048,7 @@ function plan(seed: number, count: number): Plan {
   // Entries inside a directory that is not an order (no readable order.json of its own) are
   // covered by that directory's one `invalid` problem; skipped names stay skipped.
   // A roster entry replaced in place takes its signer out of the roster: what it signed is
-  // then `unknown_signer` first (LEDGER.md §2 order).
+  // then `unknown_signer` first.
   const rosterHit = ctx.out.some((h) => h.replaces && h.path.startsWith('agents/'));
   // A case-variant copy of an order whose own order.json was replaced would rightly hold the order.
   const brokenOrders = new Set(ctx.out.filter((h) => h.replaces && h.path.endsWith('/order.json')).map((h) => h.path.split('/')[1]));

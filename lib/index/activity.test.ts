@@ -1,5 +1,5 @@
 /**
- * The operator activity read from an indexed folder (issue 12): acts performed with the real
+ * The operator activity read from an indexed folder: acts performed with the real
  * action code (applyAction, as the page and the CLI do) by two operators show as rows with the
  * right operator, act, subject and reason, newest arrival first, each with its record and its
  * ledger line; the folder's own older records show without a ledger line; the filters and the

@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * Read side of the operator activity (GET /api/activity, issue 12): the index names the decision
+ * Read side of the operator activity (GET /api/activity): the index names the decision
  * records (its `files` rows: kind, writer, stat identity, remembered signature check) and the
  * ledger files (`ledger_files`: which chains it found intact); their content is read fresh from
  * the folder, as an order's timeline is, and paired into acts by lib/ledger/acts.ts. Never writes.

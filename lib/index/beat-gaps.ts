@@ -2,7 +2,7 @@ import 'server-only';
 /**
  * Heartbeat gaps as the indexer observes them (the stale-threshold report, docs/tuning.md):
  * when a run's heartbeat arrives again, the time since its previous arrival. Both arrivals are
- * file ctimes on this machine, the clock staleness is measured on (LEDGER.md §6).
+ * file ctimes on this machine, the clock staleness is measured on.
  *
  * A gap counts only when the previous arrival was itself seen by this process while it ran
  * (arrival ≥ the moment this indexer started): a gap spanning a time claimboard was not looking

@@ -3,7 +3,7 @@ import 'server-only';
 /**
  * The channel level as the indexer knows it: the files beside tasks/ (agents/, retirements/,
  * grants/, master.json, ledger files), the roster and retirements they make with the pinned
- * keys (LEDGER.md §5), the ledger files' reports (§3.2, remembered per file while its stat
+ * keys, the ledger files' reports (§3.2, remembered per file while its stat
  * identity and the keys it verifies against stay the same), and the context an order folder is
  * passed in. Reads the folder; writes through the store.
  */
@@ -147,7 +147,7 @@ export class ChannelLevel {
         this.rosterSig = sig;
         s.writeMeta('roster_sig', sig);
       }
-      // Ledger files count as files of their signer (LEDGER.md §6).
+      // Ledger files count as files of their signer.
       for (const o of outcomes) {
         if (o.status === 'ledger' && o.signer) {
           s.addLedgerFile(o.path, this.o.statOf(o.path), o.arrivalMs, this.o.clock(), o.signer);

@@ -1,7 +1,7 @@
 import 'server-only';
 /**
  * One-shot derivation of a folder on disk (what `claimboard state` prints): reads the folder
- * with ctimes as arrivals and derives it with node:crypto verification (LEDGER.md §2-§7).
+ * with ctimes as arrivals and derives it with node:crypto verification.
  */
 import { deriveChannel, type ChannelState } from '../ledger/channel';
 import { serverVerify } from './verifier';

@@ -1,5 +1,5 @@
 /**
- * The board before the signatures (issue 14, cold-pass.ts): a cold index on worker threads shows
+ * The board before the signatures: a cold index on worker threads shows
  * every card first as derived with each signature taken as valid, marked unverified, actions on
  * it refused; then checks them behind the board. A forged record the first view showed ends as a
  * problem, and the board ends equal to an index that verified everything as it read.

@@ -1,7 +1,7 @@
 import { ordersChanged } from '../ledger/ledger-facts';
 import 'server-only';
 /**
- * A cold index of a large folder on every core, in two passes (issue 14):
+ * A cold index of a large folder on every core, in two passes:
  *
  * 1. **Read, unverified.** Worker threads (and this thread between storing) read and derive
  *    every order folder taking each signature as valid unchecked (PassContext.defer). The

@@ -1,5 +1,5 @@
 /**
- * Crash safety of the index (issue 6.2; LEDGER.md §1.2: the index is a cache of the folder).
+ * Crash safety of the index.
  *
  * A child process (lib/testing/index-worker.ts) indexes a generated channel of 300 orders into
  * a database file while this test keeps changing the folder; the child is killed with SIGKILL

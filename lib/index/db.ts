@@ -1,7 +1,7 @@
 import 'server-only';
 /**
  * The SQLite index: one better-sqlite3 connection per process, pragmas set once, numbered
- * migrations. The index is a cache of the folder (LEDGER.md §1.2): deleting it and indexing
+ * migrations. The index is a cache of the folder: deleting it and indexing
  * again gives the same board.
  */
 import Database from 'better-sqlite3';
@@ -211,7 +211,7 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
     name: 'folder_listing_memo',
     // Per order folder, fingerprints of its own stat identity and of its whole listing: a warm
     // start and the periodic looks compare one number per folder instead of every entry's
-    // identity (issue 5). The card's fingerprint is stored so a warm start need not parse cards.
+    // identity. The card's fingerprint is stored so a warm start need not parse cards.
     // Folders without a row are looked at once more (a database from before reads them again).
     sql: `
       CREATE TABLE dirs (dir TEXT PRIMARY KEY, self REAL NOT NULL, listing REAL NOT NULL);
@@ -299,7 +299,7 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
   {
     id: 10,
     name: 'unverified_cards',
-    // A cold index shows the board before it checks signatures (issue 14): the orders whose card
+    // A cold index shows the board before it checks signatures: the orders whose card
     // was derived from records not yet verified. The checking pass deletes each row it confirms;
     // a start that finds rows left (a process killed while checking) passes those folders again,
     // verifying everything.
@@ -310,7 +310,7 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
     name: 'card_retires_column',
     // The names a card's ferry retire releases retire (Card.retires, JSON), in a column of their
     // own with a partial index over the few cards that have any: every settle asks for them, and
-    // reading them out of every card's JSON cost a scan of the whole table (issue 14, 1M orders).
+    // reading them out of every card's JSON cost a scan of the whole table.
     sql: `
       ALTER TABLE cards ADD COLUMN retires TEXT;
       UPDATE cards SET retires = json_extract(card, '$.retires') WHERE json_type(card, '$.retires') = 'array';
@@ -321,7 +321,7 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
     id: 12,
     name: 'lane_counts',
     // How many cards each lane has, kept by triggers whatever writes the cards: the unfiltered
-    // board reads six rows instead of counting every card at every request (issue 14, 1M orders).
+    // board reads six rows instead of counting every card at every request.
     // A card is written by INSERT OR REPLACE, which fires no delete trigger (recursive triggers
     // are off): the BEFORE INSERT trigger takes out the row about to be replaced.
     sql: `
@@ -384,7 +384,7 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
 ];
 
 /**
- * What a bulk load (a cold index into empty tables, issue 14) does without: the secondary
+ * What a bulk load (a cold index into empty tables) does without: the secondary
  * indexes whose keys arrive in random order and the card_agents triggers. Each row inserted
  * into an index costs a B-tree descent; made once at the end, an index is one sort. The
  * primary keys, files_order_dir and cards_dir stay (the load reads by them), and so do

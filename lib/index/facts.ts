@@ -8,10 +8,10 @@
  *
  * Only the orders not finished (any lane but Done) are kept in memory: finished orders, most of
  * a channel's history, are read from the index when asked for (StoredOrders: a primary-key or
- * indexed lookup), so memory grows with the work in flight, not with history (issue 14). Who
+ * indexed lookup), so memory grows with the work in flight, not with history. Who
  * depends on an order is read from the stored dependencies, when a settle needs it.
  *
- * Arrivals are ms on this machine's clock (file ctimes, LEDGER.md §6).
+ * Arrivals are ms on this machine's clock (file ctimes).
  */
 import { withLocalDeath } from './local-deaths';
 import { canonicalName } from '../ledger/names';
@@ -375,7 +375,7 @@ export class ChannelFacts {
   }
 
   /**
-   * `dirs` with every known folder whose name folds to the same id as one of them (LEDGER.md §2:
+   * `dirs` with every known folder whose name folds to the same id as one of them (docs/channel-format.md:
    * names compare case-insensitively), `listed(d)` saying whether a folder is known on disk.
    */
   withCaseSiblings(dirs: ReadonlySet<string>, listed: (dir: string) => boolean): Set<string> {

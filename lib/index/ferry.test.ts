@@ -1,5 +1,5 @@
 /**
- * claimboard against the real ferry (issue 10): on every channel ferry 0.4.1 wrote
+ * claimboard against the real ferry: on every channel ferry 0.4.1 wrote
  * (conformance/ferry), each order's state and holder equal ferry's own verdict up to the two
  * documented differences (Stale by arrival here; blocked is ferry's Open), and the
  * Needs-attention lane holds exactly the orders a person marked as needing a human.

@@ -110,7 +110,7 @@ export async function firstIndex(h: FirstIndexHost): Promise<boolean> {
     for (const d of look.dirty) dirty.add(d);
     seen += look.folders;
     h.looks.begin();
-    // The latest arrival of every writer, as remembered (LEDGER.md §6).
+    // The latest arrival of every writer, as remembered.
     h.facts.setLastArrivals(s.latestArrivals());
     // Cards shown unverified by a cold index that was stopped while checking: passed again, every signature checked.
     for (const d of s.unverifiedDirs()) dirty.add(d);

@@ -1,11 +1,11 @@
 import 'server-only';
 /**
- * Folder events as hints (DESIGN.md "Shape"): one inotify watch per watched directory through
+ * Folder events as hints: one inotify watch per watched directory through
  * node's fs.watch, nothing kept per file. The indexer decides which directories to watch (the
  * channel level, `tasks/`, and the folders of orders not finished); everything else, and every
  * dropped event, is found by its periodic looks (the truth).
  *
- * Why not @parcel/watcher (issue 5): its inotify backend keeps a tree of every file below the
+ * Why not @parcel/watcher: its inotify backend keeps a tree of every file below the
  * root in native memory and crawls it on subscribe; at 100,000 order folders (690,000 entries)
  * that was ~330 MB and 13 s, against a 400 MB budget for the whole server.
  */

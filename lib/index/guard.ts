@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * The faults an update can meet (issue 15), kept out of the indexer's orchestration: a write
+ * The faults an update can meet, kept out of the indexer's orchestration: a write
  * into the index that fails (its disk full), the index database deleted or replaced while
  * serving, the channel folder gone, this machine's wall clock stepped. `UpdateGuard.run` wraps
  * every update; the indexer gives it what it must do in each case (the hooks) and keeps the

@@ -9,7 +9,7 @@ export interface IndexerOptions {
   /** The channel root. */
   readonly root: string;
   readonly db: DB;
-  /** stale_after, ms (LEDGER.md §6). */
+  /** stale_after, ms. */
   readonly staleAfterMs: number;
   /** Configured operators (CLAIMBOARD_OPERATORS); empty: roster roles. */
   readonly operators?: readonly string[];

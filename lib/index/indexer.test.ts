@@ -1,5 +1,5 @@
 /**
- * The index equals the folder (LEDGER.md §1.2): after any sequence of changes, the board an
+ * The index equals the folder: after any sequence of changes, the board an
  * incrementally updated index holds equals a fresh index of the final folder, and deleting
  * the database and indexing again gives the same cards.
  */

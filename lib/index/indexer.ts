@@ -2,7 +2,7 @@ import { ordersChanged } from '../ledger/ledger-facts';
 import 'server-only';
 /**
  * The indexer: keeps the SQLite index equal to what the pure core derives from the folder
- * (DESIGN.md "Shape"; LEDGER.md §1.2, §6), one order folder at a time. This module decides
+ *, one order folder at a time. This module decides
  * what happens when; the parts it orchestrates:
  *
  * - looks.ts (FolderLooks): what changed on disk. Folder events (watches.ts: the channel

@@ -1,5 +1,5 @@
 /**
- * The reaper's holds in the index (issue 16): a real Indexer over a real folder, with a hold
+ * The reaper's holds in the index: a real Indexer over a real folder, with a hold
  * written into the reaper's state folder (writeReaperState, as the reaper does). The held order
  * counts as every other flagged card: in Needs attention's count and its keyset pages (here on
  * page 2: 31 given-up orders sort before it), found by `flag:dead_run_held` and nothing else,

@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * The reaper's holds in the index (issue 16): a dead run held for review (`--policy hold`,
+ * The reaper's holds in the index: a dead run held for review (`--policy hold`,
  * lib/local/reaper-state.ts) is this machine's fact, not the channel's, but it counts as every
  * other attention flag does: the indexer folds `dead_run_held` into the card when it settles it
  * (derive.ts withChannelFacts `holdOf`), so the lane, its count, keyset pages, `flag:` filters,

@@ -1,5 +1,5 @@
 /**
- * The local overlay (issue 16) against real processes: a card held by a local agent gets this
+ * The local overlay against real processes: a card held by a local agent gets this
  * machine's verdict on its heartbeat's pid (alive while the child runs, dead once it is killed and
  * collected), and the Stale reason's detail on a stale card; another machine's agent gets no
  * `local` field; with no local agent the answers are the very same bytes. (The reaper's holds are

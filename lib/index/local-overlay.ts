@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * This machine's certainty on the board and order answers (issue 16): for a card whose holder is
+ * This machine's certainty on the board and order answers: for a card whose holder is
  * an agent local to the server's machine, the verdict on its heartbeat's pid (`local`: dead,
  * alive, reused, unknown, with the sentence) and the Stale reason's detail (`stale_detail`).
  *

@@ -50,10 +50,10 @@ describe('the looks behind folder events', () => {
     await ix.start();
     expect(q.order(db, 'rb', Date.now())?.card.lane).toBe('done');
     expect(ix.watched).toEqual(['', 'agents', 'tasks', 'tasks/ra', 'tasks/rc']);
-    // Memory keeps the unfinished orders and their folders; rb's are the index's (issue 14).
+    // Memory keeps the unfinished orders and their folders; rb's are the index's.
     expect(ix.memory).toEqual({ orders: 2, folders: 2 });
     // A malformed claim lands in rb's folder: a problem row, so rb is flagged bad_record and
-    // leaves the Done lane (LEDGER.md §7); no event tells of it, the quick look does.
+    // leaves the Done lane; no event tells of it, the quick look does.
     fs.writeFileSync(path.join(root, 'tasks/rb/claim.zed.json'), '{');
     expect(await until(() => q.order(db, 'rb', Date.now())?.card.flags.includes('bad_record') ?? false)).toBe(true);
     expect(q.order(db, 'rb', Date.now())?.card.lane).toBe('attention');
@@ -78,7 +78,7 @@ describe('the looks behind folder events', () => {
     const warm = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify, rescanMs: 60_000 });
     cleanup.push(() => warm.stop());
     await warm.start();
-    // The malformed claim is a problem row: nobody holds t2 and it is flagged (LEDGER.md §2, §7).
+    // The malformed claim is a problem row: nobody holds t2 and it is flagged.
     expect(await until(() => q.order(db, 't2', Date.now())?.card.holder === null)).toBe(true);
     expect(q.order(db, 't2', Date.now())?.card.flags).toContain('bad_record');
   });
@@ -89,7 +89,7 @@ describe('the looks behind folder events', () => {
     const first = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await first.start();
     await first.stop();
-    // While nothing runs, a malformed claim lands in rb's folder and in rc's (LEDGER.md §7: bad_record).
+    // While nothing runs, a malformed claim lands in rb's folder and in rc's.
     fs.writeFileSync(path.join(root, 'tasks/rb/claim.zed.json'), '{');
     fs.writeFileSync(path.join(root, 'tasks/rc/claim.zed.json'), '{');
     const said: string[] = [];
@@ -132,7 +132,7 @@ describe('the looks behind folder events', () => {
     fs.writeFileSync(path.join(root, 'tasks/rc/claim.zed.json'), '{');
     expect(await until(() => q.order(db, 'rc', Date.now())?.card.flags.includes('bad_record') ?? false, 60_000)).toBe(true);
   });
-  it('a tasks/ replaced by a symlink is never followed: no orders, one symlink problem, live and after a fresh start (LEDGER.md §2)', async () => {
+  it('a tasks/ replaced by a symlink is never followed: no orders, one symlink problem, live and after a fresh start', async () => {
     const root = channelCopy('10-review-states');
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-looks-elsewhere-'));
     cleanup.push(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
@@ -154,7 +154,7 @@ describe('the looks behind folder events', () => {
     expect(symlinkProblem(fresh)).toEqual(['symlink']);
   });
   it('a start after a run killed between storing cards and settling them settles every card', async () => {
-    // Vector 20: b is blocked on a (LEDGER.md §7), a fact settle() applies after the folder pass.
+    // Vector 20: b is blocked on a, a fact settle() applies after the folder pass.
     const root = channelCopy('20-dependencies');
     const db = openMemory();
     const first = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });

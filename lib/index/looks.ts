@@ -18,7 +18,7 @@ import 'server-only';
  * Memory keeps the fingerprints of the folders whose order is not finished (or that hold none);
  * a finished order's folder is the store's (StoredFolders, the index's `dirs` table, written
  * with every pass): the quick look reads those fingerprints in one go, the sweep a slice at a
- * time, so memory does not grow with history (issue 14).
+ * time, so memory does not grow with history.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -27,7 +27,7 @@ export interface StoredClock {
 export interface MetaValues {
   /** The channel root the index was built from (absolute path); written at each start. */
   readonly channel: string;
-  /** stale_after in force (ms, LEDGER.md §6); written at each start. */
+  /** stale_after in force (ms); written at each start. */
   readonly stale_after_ms: number;
   /** Progress of the first index (the board's "reading…" line). */
   readonly progress: IndexProgress;

@@ -1,7 +1,7 @@
 /**
  * tweetnacl (what the browser signs with) and node:crypto (what the server verifies with)
  * agree: the same seed gives the same signature bytes, and each verifies the other's
- * (LEDGER.md §3.1; STACK.md).
+ *.
  */
 import { createPrivateKey, sign as cryptoSign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 import 'server-only';
 /**
  * Ed25519 verification with node:crypto, one cached KeyObject per public key
- * (LEDGER.md §3.1; STACK.md: ~16,000/s cached vs ~190/s for tweetnacl), under ferry's rule:
+ *, under ferry's rule:
  * ed25519-dalek's `verify_strict`, which libsodium's `crypto_sign_verify_detached` follows too.
  *
  * OpenSSL alone is laxer: it takes a key or an R that is a point of small order (C2SP's

@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * One order folder, from disk to its card (LEDGER.md §2-§7): list `tasks/<dir>/`, read each
+ * One order folder, from disk to its card: list `tasks/<dir>/`, read each
  * file (lstat, capped read), verify (remembered outcomes first), assemble and derive. Runs in
  * the indexer's main thread for incremental updates and in worker threads for a cold index;
  * its result is plain data.
@@ -55,7 +55,7 @@ export interface FileRow {
   readonly kind: string | null;
   readonly status: string;
   readonly problem: string | null;
-  /** Who wrote it, for "files of h" (LEDGER.md §6), or null. */
+  /** Who wrote it, for "files of h", or null. */
   readonly writer: string | null;
   readonly sig_key: string | null;
   readonly sig_ok: number | null;
@@ -105,14 +105,14 @@ export interface PassContext {
   /**
    * Take each signature as valid without checking it, handing it here to be checked later
    * (`folder` is the directory under tasks/), and count it in the result's `deferred`: a cold
-   * index's first look (cold-pass.ts, issue 14: the board before the cryptography). One it
+   * index's first look (cold-pass.ts: the board before the cryptography). One it
    * returns false for is verified now. Nothing taken unchecked is remembered as checked: those
    * files' rows carry no signature outcome.
    */
   readonly defer?: (folder: string, publicKeyHex: string, message: string, signatureHex: string) => boolean;
 }
 
-/** The writer of a file for "files of h" (LEDGER.md §6), or null. */
+/** The writer of a file for "files of h", or null. */
 function fileWriter(o: FileOutcome): string | null {
   return o.status === 'record' ? writerOf(o.record) : null;
 }
@@ -131,7 +131,7 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
   const dirKey = statKey(dirSt);
   files.push({ path: relDir, order_dir: dir, stat: dirKey, type: dirSt.isDirectory() ? 'dir' : 'file', arrival_ms: arrivalOf(relDir, dirKey, dirSt), kind: null, status: 'dir', problem: null, writer: null, sig_key: null, sig_ok: null });
   if (!dirSt.isDirectory()) {
-    // A file or symlink where an order directory belongs (LEDGER.md §2): a problem, never followed.
+    // A file or symlink where an order directory belongs: a problem, never followed.
     const problem = dirSt.isSymbolicLink()
       ? { path: relDir, problem: 'symlink', detail: 'a symlink where an order directory belongs; not followed' }
       : { path: relDir, problem: 'invalid', detail: 'a file where an order directory belongs' };

@@ -2,7 +2,7 @@ import 'server-only';
 /**
  * Passing order folders in groups: on this thread in chunks, or on every core for a cold index
  * (worker-pool.ts), with the folders whose names fold to one order id (`tasks/T1` beside
- * `tasks/t1`; names compare case-insensitively, LEDGER.md §2) always decided together.
+ * `tasks/t1`; names compare case-insensitively) always decided together.
  */
 import { byCanonicalDir, duplicateOrderDir } from '../ledger/channel';
 import { canonicalName } from '../ledger/names';

@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * Read side of the index (DESIGN.md "HTTP"): what the route handlers and the action endpoints
+ * Read side of the index: what the route handlers and the action endpoints
  * (lib/actions/server.ts) ask, on the read-only connection they open (db.ts `readDb`); never
  * writes. Keyset pagination over (sort_ms, order_id) within a lane, stable under updates. The
  * writer's SQL is store.ts; the meta keys meta.ts; an order page's read of its folder
@@ -394,7 +394,7 @@ export function latestSeq(db: DB): number {
 
 // --- what the action endpoints ask (lib/actions/server.ts) ---
 
-/** The pinned keys by canonical name (LEDGER.md §5): what an action's signatures are checked against. */
+/** The pinned keys by canonical name: what an action's signatures are checked against. */
 export function pinnedKeys(db: DB): Map<string, string> {
   return new Map((stmt(db, 'SELECT name, public_key FROM pins').all() as { name: string; public_key: string }[]).map((r) => [r.name, r.public_key]));
 }

@@ -1,4 +1,4 @@
-/** The filesystem reader on real folders (LEDGER.md §2, §6). */
+/** The filesystem reader on real folders. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,8 +1,8 @@
 import 'server-only';
 /**
- * Reads a channel folder from disk into the pure core's entries (LEDGER.md §2, §6).
+ * Reads a channel folder from disk into the pure core's entries.
  *
- * Walks without following symlinks (lstat), does not descend into what LEDGER.md skips
+ * Walks without following symlinks (lstat), does not descend into what docs/channel-format.md skips
  * (names starting with `.`), reads at most MAX_RECORD_BYTES + 1 bytes of a file (opened with
  * O_NOFOLLOW so a symlink swapped in after the lstat is not followed either), and takes each
  * file's ctime as its arrival on this machine's clock.
@@ -170,7 +170,7 @@ export function statEntry(root: string, rel: string): ChannelEntry | null {
 }
 
 /**
- * Visits every entry of the channel at `root` that claimboard may read (LEDGER.md §2), with
+ * Visits every entry of the channel at `root` that claimboard may read, with
  * its lstat: does not descend into names starting with `.` nor deeper than `tasks/<id>/`,
  * never follows a symlink. A directory not read (not listable, or a folder two levels down with
  * over MAX_FOLDER_ENTRIES entries) is told to `refused` with why ('' for the root) and passed
@@ -195,7 +195,7 @@ export function walkChannel(root: string, visit: (rel: string, st: fs.Stats) => 
       } catch {
         // Vanished between readdir and lstat, or a name that is not valid UTF-8: it reads back
         // with U+FFFD and cannot be reached by that string. Such an entry is listed by its bytes
-        // (reading it by its lossy name finds nothing: a problem, LEDGER.md §1.6), never dropped.
+        // (reading it by its lossy name finds nothing: a problem), never dropped.
         st = name.includes('\uFFFD') ? lstatUndecodable(absDir, name) : null;
         if (!st) continue;
         visit(rel, st);
@@ -269,7 +269,7 @@ export function walkChannelLevel(root: string, visit: (rel: string, st: fs.Stats
   }
 }
 
-/** One order folder's listing: the folder's own lstat and its entries (LEDGER.md §2). */
+/** One order folder's listing: the folder's own lstat and its entries. */
 export interface FolderListing {
   /** lstat of `tasks/<dir>` itself (not followed). */
   readonly self: fs.Stats;
@@ -283,7 +283,7 @@ export interface FolderListing {
  * Lists `tasks/<dir>/` without reading content: the folder's lstat, then each entry's lstat
  * in name order (names starting with `.` skipped; a name that is not valid UTF-8 is listed by
  * its bytes, see lstatUndecodable). Null when the folder is gone, or when `tasks/` itself is not
- * a folder (a symlink there is never followed, LEDGER.md §2). Never throws for content.
+ * a folder (a symlink there is never followed). Never throws for content.
  * The same listing passOrder reads, and the one the indexer's looks compare (stat identities).
  */
 export function listOrderFolder(root: string, dir: string): FolderListing | null {
@@ -341,7 +341,7 @@ export function entryFromStat(root: string, rel: string, st: fs.Stats, arrivalMs
 
 /**
  * Walks the channel at `root` and returns every entry claimboard may read, with bytes for
- * regular files up to 1 MiB (LEDGER.md §2); lists directories as entries so that `tasks/<id>`
+ * regular files up to 1 MiB; lists directories as entries so that `tasks/<id>`
  * without order.json can be reported. Throws ChannelUnreadableError when `root` is not a
  * readable channel; never throws for content inside it.
  */

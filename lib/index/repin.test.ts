@@ -1,4 +1,4 @@
-/** Key trust (LEDGER.md §5): a changed key is a problem until an operator re-pins it on this machine. */
+/** Key trust: a changed key is a problem until an operator re-pins it on this machine. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

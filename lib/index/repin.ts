@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * Re-pinning a key deliberately (LEDGER.md §5): the index pins the first key seen for a name
+ * Re-pinning a key deliberately: the index pins the first key seen for a name
  * and never replaces it from the folder; a `key_changed` problem stays until an operator, on
  * this machine, runs `claimboard repin`. Never a click in the page: the folder is not trusted
  * to say which key is right.

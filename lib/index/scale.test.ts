@@ -2,7 +2,7 @@
  * Correctness at scale: on a generated channel of 2,000 orders (10,000 under
  * CLAIMBOARD_TEST_FULL=1, ~59,000 files; bench/generate.ts), the board of an index kept up to date through 600 changes (some told by
  * path, as folder events do; some found by full looks, as the periodic looks do) equals the
- * board of a fresh index of the final folder (LEDGER.md §1.2: the index is a cache of the
+ * board of a fresh index of the final folder (docs/channel-format.md: the index is a cache of the
  * folder). The cold indexes run on a worker thread besides this one, as at this size in
  * production.
  */

@@ -1,5 +1,5 @@
 /**
- * IndexStore.latestArrivals (LEDGER.md §6: a writer's latest arrival here): one seek of the
+ * IndexStore.latestArrivals: one seek of the
  * writer index per writer, or one pass over the files while a cold bulk load has dropped it.
  */
 import { describe, expect, it } from 'vitest';

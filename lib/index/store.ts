@@ -6,7 +6,7 @@ import 'server-only';
  * modules). Nothing here decides anything: the indexer says what to store, this says how.
  *
  * Times are ms on this machine's clock: arrivals are file ctimes here, the rest the indexer's
- * own clock (LEDGER.md §6).
+ * own clock.
  */
 import type { Statement } from 'better-sqlite3';
 import { bulkLoadOpen, type DB } from './db';
@@ -203,7 +203,7 @@ export class IndexStore {
     };
   }
 
-  // --- pins (LEDGER.md §5): first key seen, replaced only by `claimboard repin` ---
+  // --- pins: first key seen, replaced only by `claimboard repin` ---
 
   /** Pinned keys by name. */
   pins(): Map<string, string> {
@@ -245,7 +245,7 @@ export class IndexStore {
     return this.s.ledgerMemos.all() as LedgerFileRow[];
   }
 
-  /** The latest arrival of every writer's files (LEDGER.md §6). */
+  /** The latest arrival of every writer's files. */
   latestArrivals(): { writer: string; t: number }[] {
     // A cold index's bulk load has dropped files_writer: there, one pass over the files is the way.
     const bulk = bulkLoadOpen(this.db);
@@ -318,7 +318,7 @@ export class IndexStore {
     }
   }
 
-  /** A ledger file as a file of its signer (LEDGER.md §6), at the channel level. */
+  /** A ledger file as a file of its signer, at the channel level. */
   addLedgerFile(path: string, stat: string, arrivalMs: number, firstSeenMs: number, signer: string): void {
     this.s.addLedgerFile.run(path, stat, arrivalMs, firstSeenMs, signer);
   }

@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * What memory does not keep, read from the index (issue 14: history costs disk, not memory).
+ * What memory does not keep, read from the index.
  * The indexer keeps in memory only the orders not finished and their folders (facts.ts,
  * looks.ts); a finished order's facts and its folder's fingerprints are read from the `cards`,
  * `deps` and `dirs` tables through these two views, each call a primary-key or indexed lookup

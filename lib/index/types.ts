@@ -4,7 +4,7 @@
  * re-exports them for the pages). Types only, so the browser may import them.
  * All times named `*_ms` are milliseconds since the epoch on THIS machine's clock (arrivals,
  * `since`); all times named `writer_*` or `at`/`*_at` strings are RFC 3339 as the writer's
- * clock wrote them (display only, never compared with ours: LEDGER.md §1.3).
+ * clock wrote them (display only, never compared with ours: docs/channel-format.md).
  */
 import type { RetireStep } from '../ledger/actions';
 import type { Card, Lane, OrderState } from '../ledger/derive';
@@ -14,7 +14,7 @@ import type { Act } from '../ledger/acts';
 import type { LivenessVerdict } from '../ledger/liveness';
 
 /**
- * What THIS machine knows of a card's run (issue 16, lib/index/local-overlay.ts): present only when
+ * What THIS machine knows of a card's run: present only when
  * the holder is an agent local to the server's machine and has a heartbeat; a pid means nothing
  * anywhere else, so other machines' answers never carry it.
  */
@@ -83,7 +83,7 @@ export interface BoardResponse {
   readonly problem_count: number;
   /** Canonical names of the roster, for the agent filter. */
   readonly agents: readonly string[];
-  /** Names whose key in the folder differs from the pinned key (LEDGER.md §5 `key_changed`). */
+  /** Names whose key in the folder differs from the pinned key. */
   readonly key_changes: readonly string[];
   /** Whether the board is current (GET /api/board adds it; absent: nothing was reported). */
   readonly index_health?: IndexHealth;
@@ -176,7 +176,7 @@ export interface AgentSummary {
   readonly clock_offset_ms: number | null;
 }
 
-/** An agents row of the index: the summary plus what the agent page shows (LEDGER.md §4, §5). */
+/** An agents row of the index: the summary plus what the agent page shows. */
 export type StoredAgent = AgentSummary & {
   readonly capabilities: readonly string[];
   readonly folder_key: string | null;

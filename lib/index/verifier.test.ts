@@ -24,7 +24,7 @@ function signWith(seedHex: string, message: string): string {
   const key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, Buffer.from(seedHex, 'hex')]), format: 'der', type: 'pkcs8' });
   return cryptoSign(null, Buffer.from(message, 'utf8'), key).toString('hex');
 }
-/** OpenSSL's answer alone, without the strict rule (what nodeVerify asked before issue 14). */
+/** OpenSSL's answer alone, without the strict rule (what a plain OpenSSL verify asks). */
 function opensslAlone(keyHex: string, message: string, sigHex: string): boolean {
   const key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, Buffer.from(keyHex, 'hex')]), format: 'der', type: 'spki' });
   return cryptoVerify(null, Buffer.from(message, 'utf8'), key, Buffer.from(sigHex, 'hex'));
@@ -274,7 +274,7 @@ describe("the server's SHA-256 (installed by verifier.ts for json.ts)", () => {
     const abc = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad';
     expect(sha256HexOfText('abc')).toBe(abc);
     expect(sha256Hex(new TextEncoder().encode('abc'))).toBe(abc);
-    // D({}) as LEDGER.md §3.1 gives it (json.test.ts holds the same constant).
+    // D({}) as docs/channel-format.md gives it (json.test.ts holds the same constant).
     const empty = parseStrictJsonText('{}');
     if (!empty.ok) throw new Error(empty.reason);
     expect(payloadDigest(empty.node)).toBe('44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');

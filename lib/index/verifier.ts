@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * The Ed25519 verifier the server uses (issue 14): libsodium's `crypto_sign_verify_detached`
+ * The Ed25519 verifier the server uses: libsodium's `crypto_sign_verify_detached`
  * through sodium-native (a registry package with its own prebuilt binaries) when it loads here,
  * node:crypto otherwise. Both follow ferry's strict rule (ed25519-dalek's `verify_strict`, see
  * node-verify.ts) and give the same answer for every input (verifier.test.ts runs both on the

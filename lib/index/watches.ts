@@ -9,7 +9,7 @@ import 'server-only';
  * find the change later: a poll of the unwatched unfinished orders' folders, a slice every
  * 200 ms (scheduler.ts, looks.ts pollSlice), and the quick look of every folder.
  *
- * Why a budget (issue 14): a watch costs about 1.5 KB of this process's memory (measured with
+ * Why a budget: a watch costs about 1.5 KB of this process's memory (measured with
  * 20,000) and one of the user's inotify watches, which Syncthing on the same machine needs too
  * (fs.inotify.max_user_watches; docs/deploy.md). A generated channel of a million orders keeps
  * 301,000 unfinished: 450 MB, and past this machine's limit. A fleet's working set (the orders

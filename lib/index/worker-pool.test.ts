@@ -1,5 +1,5 @@
 /**
- * The worker pool ends a run as a whole (issue 14): a cold pass whose storing fails, or whose
+ * The worker pool ends a run as a whole: a cold pass whose storing fails, or whose
  * own pass on this thread throws, must not leave workers reading and results arriving after it
  * rejected, and a failure in the caller's hands must reject the run, not end the process.
  */

@@ -1,7 +1,7 @@
 import type { LedgerFactsWire } from '../ledger/ledger-facts';
 import 'server-only';
 /**
- * Worker threads for a cold index (issue 5): the order folders are handed to workers in
+ * Worker threads for a cold index: the order folders are handed to workers in
  * chunks, each worker reading and deriving a chunk with passOrder, its signatures kept to check
  * later (a cold index's pass 1), or checking segments of those signatures (pass 2);
  * results stream back to the indexer, which alone writes the database. A worker has at most

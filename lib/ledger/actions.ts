@@ -1,5 +1,5 @@
 /**
- * Operator actions (LEDGER.md §8): what each may write, when it is allowed, and how the
+ * Operator actions: what each may write, when it is allowed, and how the
  * browser (and the CLI) builds the signed records. Pure: used by the browser to build and
  * sign, and by the server (lib/actions) to check against a fresh derivation.
  */
@@ -12,13 +12,13 @@ import { signFields, signLedgerLineAfter, type Signer } from './sign';
 import type { ErrorCode } from '../errors';
 
 /**
- * The operator actions (LEDGER.md §8), plus supersede: a new signed order that does an old one's
+ * The operator actions, plus supersede: a new signed order that does an old one's
  * work, the act that moves work in ferry where a release cannot (docs/channel-format.md).
  */
 export type ActionKind = 'requeue' | 'retire' | 'reopen' | 'ack' | 'supersede';
 export const ACTION_KINDS: readonly ActionKind[] = ['requeue', 'retire', 'reopen', 'ack', 'supersede'];
 
-/** The ledger line kind each action appends (LEDGER.md §8). */
+/** The ledger line kind each action appends. */
 export const LEDGER_KIND: Record<ActionKind, 'release' | 'retire' | 'reopen' | 'ack' | 'supersede'> = {
   requeue: 'release',
   retire: 'retire',
@@ -54,10 +54,10 @@ export function ferryConsequence(action: ActionKind, card: Card | null): string 
   }
 }
 
-/** States in which an order's result has been consumed by work in progress (LEDGER.md §8 reopen). */
+/** States in which an order's result has been consumed by work in progress. */
 export const WORKING_STATES: ReadonlySet<OrderState> = new Set<OrderState>(['claimed', 'stale', 'changes_requested', 'awaiting_review', 'gave_up']);
 
-/** What the operator saw of one order when deciding (LEDGER.md §8 `expect`). */
+/** What the operator saw of one order when deciding. */
 export interface OrderExpect {
   readonly order_id: string;
   readonly state: OrderState;
@@ -82,7 +82,7 @@ export interface Expect {
   readonly ledger_prev: string;
 }
 
-/** POST /api/actions body (DESIGN.md: `{record, expect}`; plus the releases of a retirement and the signed ledger line). */
+/** POST /api/actions body. */
 export interface ActionRequest {
   readonly action: ActionKind;
   /** The decision record: release (requeue), retirement (retire), reopen, ack. */
@@ -122,7 +122,7 @@ export const ActionRequestSchema = z.object({
 /**
  * Why an action is refused: `bad_request` the request or its records are malformed or do not say
  * what the operator saw, `forbidden` not an operator or a bad signature, `conflict` the folder no
- * longer matches what the operator saw, `refused` a rule of LEDGER.md refuses it. Only the HTTP
+ * longer matches what the operator saw, `refused` a rule of docs/channel-format.md refuses it. Only the HTTP
  * layer turns a code into a status (lib/errors.ts HTTP_STATUS).
  */
 export type RefusalCode = Extract<ErrorCode, 'bad_request' | 'forbidden' | 'conflict' | 'refused'>;
@@ -144,7 +144,7 @@ export function holderClaimActive(view: OrderView): boolean {
 }
 
 /**
- * LEDGER.md §8 re-queue: allowed when the holder's claim is active and the order is `stale`
+ * docs/channel-format.md re-queue: allowed when the holder's claim is active and the order is `stale`
  * or `gave_up`, or flagged `retired_holder` (and not finished: releasing the holder of a
  * finished order would reopen it, which is what reopen is for). Refused while the holder's
  * heartbeat is fresh. Returns null when allowed, else the reason.
@@ -162,7 +162,7 @@ export function requeueRefusal(view: OrderView): string | null {
 }
 
 /**
- * LEDGER.md §8 retire, as `ferry channel retire` does it: the orders `agent` holds by an active
+ * docs/channel-format.md retire, as `ferry channel retire` does it: the orders `agent` holds by an active
  * claim with no result of its own, and the orders addressed to it with no result at all (ferry's
  * holder() is the assignee), each of which gets a release (reason `retired`) unless it already
  * has one. Sorted by order id.
@@ -268,7 +268,7 @@ export function nextOrderId(id: string, taken: (id: string) => boolean): string 
   return `${stem}-${n}`;
 }
 
-/** Whether any heartbeat of `agent` anywhere is fresh (LEDGER.md §8 retire: "it looks alive"). */
+/** Whether any heartbeat of `agent` anywhere is fresh. */
 export function agentLooksAlive(state: ChannelState, agent: string, nowMs: number, staleAfterMs: number): boolean {
   const a = canonicalName(agent);
   for (const v of state.views.values()) {
@@ -277,7 +277,7 @@ export function agentLooksAlive(state: ChannelState, agent: string, nowMs: numbe
   return false;
 }
 
-/** LEDGER.md §8 retire: refused when the agent is not in the roster or already retired. */
+/** docs/channel-format.md retire: refused when the agent is not in the roster or already retired. */
 export function retireRefusal(state: ChannelState, agent: string): string | null {
   const a = canonicalName(agent);
   if (!state.roster.entries.has(a)) return `${a} is not in the roster`;
@@ -286,7 +286,7 @@ export function retireRefusal(state: ChannelState, agent: string): string | null
 }
 
 /**
- * LEDGER.md §8 reopen: allowed on `done`, `accepted`, `closed`; refused while an order that
+ * docs/channel-format.md reopen: allowed on `done`, `accepted`, `closed`; refused while an order that
  * depends on it is in a working state. `dependents` are those orders' cards.
  */
 export function reopenRefusal(card: Card, dependents: readonly Card[]): string | null {
@@ -309,7 +309,7 @@ const joinTargets = (first: string | undefined, extra: readonly (string | null |
 
 /**
  * What `operator`'s ack of this card names: everything the operator's current ack file on the
- * order names (Card.decided), then the give-up (`giveup:<digest>`, LEDGER.md §8) when the order
+ * order names (Card.decided), then the give-up (`giveup:<digest>`) when the order
  * gave up and its late results (Card.late_target, a claimboard extension, docs/channel-format.md)
  * while flagged, space-separated (derive.ts namesTarget). An operator has one ack file per order
  * and a new one replaces it: naming again all it named, it undoes nothing, whoever holds the
@@ -332,7 +332,7 @@ export function reopenTargetOf(card: Card, operator: string): string | null {
 }
 
 /**
- * LEDGER.md §8 acknowledge: allowed on `gave_up`, and (claimboard's extension) while a late result
+ * docs/channel-format.md acknowledge: allowed on `gave_up`, and (claimboard's extension) while a late result
  * is flagged. Null when allowed, else the reason.
  */
 export function ackRefusal(card: Card): string | null {
@@ -342,7 +342,7 @@ export function ackRefusal(card: Card): string | null {
   return `${card.order_id} is ${card.state}: only a give-up or a late result can be acknowledged`;
 }
 
-/** Channel-relative path of a decision record written by claimboard (LEDGER.md §2, §4). */
+/** Channel-relative path of a decision record written by claimboard. */
 export function decisionPath(kind: 'release' | 'retirement' | 'reopen' | 'ack' | 'supersede' | 'order', f: Record<string, unknown>): string | null {
   const s = (k: string) => (typeof f[k] === 'string' ? canonicalName(f[k]) : '');
   const safe = (...v: string[]) => v.every(isSafeComponent);
@@ -362,7 +362,7 @@ export function decisionPath(kind: 'release' | 'retirement' | 'reopen' | 'ack' |
   }
 }
 
-/** The ledger file of an operator (LEDGER.md §3.2). */
+/** The ledger file of an operator. */
 export function ledgerPathOf(operator: string): string {
   return `ledger.${canonicalName(operator)}.jsonl`;
 }
@@ -388,7 +388,7 @@ export type ActionInput =
   | { readonly action: 'retire'; readonly agent: string; readonly orders: readonly string[]; readonly reason: string; readonly confirmAlive: number };
 
 /**
- * Builds and signs an action request (LEDGER.md §8) as the operator `operator` with `sign`
+ * Builds and signs an action request as the operator `operator` with `sign`
  * (tweetnacl in the browser, the key file in the CLI). `nowIso` is the operator's clock
  * (RFC 3339) and `ledgerPrev` the hash of the last line of the operator's ledger file as the
  * page read it ('' when there is none). Throws Error when a field would make an invalid

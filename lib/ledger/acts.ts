@@ -1,5 +1,5 @@
 /**
- * Operator activity (issue 12): every deliberate act of an authority (operator, master,
+ * Operator activity: every deliberate act of an authority (operator, master,
  * orchestrator) in the channel, from its decision records and its signed ledger lines, each act
  * one row with both sides when both are there. Pure: the records and lines come read and
  * verified (lib/index/activity.ts reads them).

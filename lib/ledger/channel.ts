@@ -1,5 +1,5 @@
 /**
- * A whole channel, from its files to its board (LEDGER.md §2-§7).
+ * A whole channel, from its files to its board.
  *
  * Pure: the caller lists the folder (lib/index/read-channel.ts does it on a real disk) and
  * passes every entry with its bytes and its arrival on this machine's clock.
@@ -44,7 +44,7 @@ import {
 
 export { readEntry, type ChannelEntry, type ProblemCode, type Problem, type FileOutcome } from './entry';
 
-/** Options of a derivation (LEDGER.md §5, §6). */
+/** Options of a derivation. */
 export interface DeriveOptions {
   /** This machine's clock, ms. */
   readonly nowMs: number;
@@ -83,7 +83,7 @@ export interface OrderView {
   readonly recommendations: readonly Arrived<Extract<LedgerRecord, { kind: 'recommendation' }>>[];
 }
 
-/** The derived channel (DESIGN.md `claimboard state --json` plus what the pages need). */
+/** The derived channel. */
 export interface ChannelState {
   /** Cards sorted by order id. */
   readonly orders: readonly Card[];
@@ -97,7 +97,7 @@ export interface ChannelState {
   readonly lastArrivalByAgent: ReadonlyMap<string, number>;
   /**
    * The next local time (ms) at which some card may change with no file changing: the earliest
-   * `arrival + stale_after` still in the future, or null (LEDGER.md §6: staleness moves with the clock).
+   * `arrival + stale_after` still in the future, or null.
    */
   readonly nextChangeMs: number | null;
 }
@@ -113,7 +113,7 @@ export function isTrustPath(path: string): boolean {
   return path.startsWith('agents/') || path.startsWith('retirements/') || path.startsWith('grants/') || path === 'master.json';
 }
 
-/** The writer of a record for "files of h" (LEDGER.md §6), or null when it does not count. */
+/** The writer of a record for "files of h", or null when it does not count. */
 export function writerOf(r: LedgerRecord): string | null {
   switch (r.kind) {
     case 'claim':
@@ -141,7 +141,7 @@ export function writerOf(r: LedgerRecord): string | null {
 }
 
 /**
- * Derives the whole channel (LEDGER.md §2-§7): reads every entry, builds the roster, verifies
+ * Derives the whole channel: reads every entry, builds the roster, verifies
  * every signed record, reads the ledger files, and derives every order's card. Never throws on
  * folder content: every bad file becomes a Problem and the rest is derived as if it were absent.
  */
@@ -149,7 +149,7 @@ export function deriveChannel(entries: readonly ChannelEntry[], options: DeriveO
   return deriveOutcomes(entries.map(readEntry), entries, options);
 }
 
-/** The channel-level part of a derivation: roster, retirements and their problems (LEDGER.md §4, §5). */
+/** The channel-level part of a derivation: roster, retirements and their problems. */
 export interface ChannelContext {
   readonly roster: Roster;
   readonly keyChanges: readonly KeyChange[];
@@ -161,7 +161,7 @@ export interface ChannelContext {
 }
 
 /**
- * Builds the roster from `agents/` outcomes and verifies `retirements/` (LEDGER.md §4, §5).
+ * Builds the roster from `agents/` outcomes and verifies `retirements/`.
  * `outcomes` may contain anything; only agent and retirement files are used.
  */
 export function channelContext(outcomes: readonly FileOutcome[], options: DeriveOptions): ChannelContext {
@@ -203,7 +203,7 @@ export function channelContext(outcomes: readonly FileOutcome[], options: Derive
   return { roster, keyChanges, newPins, retirements, problems };
 }
 
-/** One ledger file's report, remembered through `options.ledgerMemo` when given (LEDGER.md §3.2). */
+/** One ledger file's report, remembered through `options.ledgerMemo` when given. */
 export function ledgerReportOf(o: Extract<FileOutcome, { status: 'ledger' }>, roster: Roster, options: DeriveOptions): LedgerFileReport {
   if (o.text === null) return { entries: 0, intact: false, broken_at: 1, reason: 'not valid UTF-8', lines: [] };
   const keys =
@@ -216,7 +216,7 @@ export function ledgerReportOf(o: Extract<FileOutcome, { status: 'ledger' }>, ro
   return report;
 }
 
-/** One order's folder, assembled from its files' outcomes and verified (LEDGER.md §2, §3.1). */
+/** One order's folder, assembled from its files' outcomes and verified. */
 export interface AssembledOrder {
   readonly folder: OrderFolder;
   /** Every outcome of the folder after verification. */
@@ -225,12 +225,12 @@ export interface AssembledOrder {
   readonly problems: readonly Problem[];
   readonly interrupts: OrderView['interrupts'];
   readonly recommendations: OrderView['recommendations'];
-  /** (writer, arrival ms) of every file of the folder that counts as written by an agent (LEDGER.md §6). */
+  /** (writer, arrival ms) of every file of the folder that counts as written by an agent. */
   readonly writers: readonly (readonly [string, number])[];
 }
 
 /**
- * Verifies and assembles one `tasks/<dir>` folder (LEDGER.md §2, §3.1). Returns the order, or
+ * Verifies and assembles one `tasks/<dir>` folder. Returns the order, or
  * the one `invalid` problem at `tasks/<dir>` when it has no readable order.json (its files are
  * then not read). `outcomes` are the folder's files as readEntry made them.
  */
@@ -510,7 +510,7 @@ export function workersOf(roster: Roster, retired: ReadonlySet<string>): Set<str
 
 /**
  * Order directories in the order their claims on an id are settled: directories whose names
- * fold to the same id (`tasks/T1`, `tasks/t1`: names compare case-insensitively, LEDGER.md §2)
+ * fold to the same id (`tasks/T1`, `tasks/t1`: names compare case-insensitively)
  * are adjacent, the one already written in canonical form first, then by name. The first with
  * a readable order keeps the id (as the roster keeps the lowercase entry, §5).
  */

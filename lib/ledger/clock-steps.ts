@@ -1,7 +1,7 @@
 /**
- * This machine's wall clock, made steady across its steps (issue 15: "nothing turns stale or
+ * This machine's wall clock, made steady across its steps ("nothing turns stale or
  * fresh by the step alone"). Arrivals are file ctimes, which the kernel writes on the wall clock,
- * and staleness is `now − arrival > stale_after` (LEDGER.md §6): a step of the wall clock (NTP, an
+ * and staleness is `now − arrival > stale_after`: a step of the wall clock (NTP, an
  * operator, a resumed VM) moves `now` and every later ctime by the step, but not the ctimes
  * written before it. The indexer notices each step (the wall clock against the boot clock) and
  * keeps the list; here, both terms are put on one steady timeline, the wall clock as it read

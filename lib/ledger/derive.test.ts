@@ -1,5 +1,5 @@
 /**
- * Derived state, staleness, flags and lanes (LEDGER.md §6, §7) on small folders built in
+ * Derived state, staleness, flags and lanes on small folders built in
  * memory. Each expectation is read off the rule it cites.
  */
 import { describe, expect, it } from 'vitest';
@@ -122,7 +122,7 @@ describe('acknowledging a late result (claimboard extension, docs/channel-format
     expect(late().ack('t1', 'late:1:wisp:open').card('t1').flags).toEqual(['late_result']);
     expect(late().ack('t1', 'late:2:fang:open').card('t1').flags).toEqual(['late_result']);
     expect(late().ack('t1', 'late:1:fang').card('t1').flags).toEqual(['late_result']);
-    // A worker may not sign an ack (LEDGER.md §3.1): the file is a problem row, the flag stays.
+    // A worker may not sign an ack: the file is a problem row, the flag stays.
     expect(late().ack('t1', 'late:1:fang:open', { operator: 'wisp' }).card('t1').flags).toEqual(['late_result', 'bad_record']);
   });
   it('a further late result at that revision raises the flag again, with a target naming both', () => {

@@ -1,5 +1,5 @@
 /**
- * One entry of a channel folder into what it is (LEDGER.md §2, §3): a record, a problem row, a
+ * One entry of a channel folder into what it is: a record, a problem row, a
  * ledger file, or nothing claimboard reads. Pure: bytes in, outcome out; the roster's checks
  * (signatures, authority) come later, in channel.ts.
  */
@@ -28,7 +28,7 @@ export interface ChannelEntry {
   readonly type: 'file' | 'symlink' | 'dir' | 'other';
   /** Size in bytes (files). */
   readonly size: number;
-  /** When the current content arrived here: the file's ctime, ms, this machine's clock (LEDGER.md §6). */
+  /** When the current content arrived here: the file's ctime, ms, this machine's clock. */
   readonly arrivalMs: number;
   /** The content, for regular files of at most MAX_RECORD_BYTES; null otherwise. */
   readonly bytes: Uint8Array | null;
@@ -36,7 +36,7 @@ export interface ChannelEntry {
   readonly unread?: string;
 }
 
-/** Problem codes (LEDGER.md §2). */
+/** Problem codes. */
 export type ProblemCode =
   | 'symlink'
   | 'too_large'
@@ -50,7 +50,7 @@ export type ProblemCode =
   | 'key_changed'
   | 'ledger_broken';
 
-/** A problem row (DESIGN.md "Problem"). */
+/** A problem row. */
 export interface Problem {
   readonly path: string;
   readonly problem: ProblemCode;
@@ -61,7 +61,7 @@ export interface Problem {
 }
 
 /**
- * What one file is after reading it without the roster (LEDGER.md §2, §3): a record, a
+ * What one file is after reading it without the roster: a record, a
  * problem, or nothing claimboard reads.
  */
 export type FileOutcome =
@@ -88,7 +88,7 @@ export type FileOutcome =
 export const baseName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
 /**
- * Reads one entry into a FileOutcome (LEDGER.md §2 problem order: `symlink`, `too_large`,
+ * Reads one entry into a FileOutcome (docs/channel-format.md problem order: `symlink`, `too_large`,
  * `sync_conflict`, `invalid`, `name_mismatch`; signature codes come later with the roster).
  * Never throws.
  */

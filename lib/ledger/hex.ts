@@ -1,4 +1,4 @@
-/** Hex encoding for keys and signatures (LEDGER.md §3: keys and signatures are hex). */
+/** Hex encoding for keys and signatures. */
 
 /** Decodes hex (either case, even length) to bytes; null when it is not hex. */
 export function hexToBytes(hex: string): Uint8Array | null {

@@ -1,4 +1,4 @@
-// Tests for lib/ledger/json.ts (LEDGER.md §3.1). Every expected value below was derived by hand
+// Tests for lib/ledger/json.ts. Every expected value below was derived by hand
 // from the rules (serde_json + ryu's format64), not by running the code under test.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -177,7 +177,7 @@ describe('the ferryman-signed vectors', () => {
     );
   });
 
-  // The signatures are Ed25519 over LEDGER.md §3.1's signing strings, so they verify only if
+  // The signatures are Ed25519 over docs/channel-format.md's signing strings, so they verify only if
   // D(payload) is exactly ferryman's digest. T(x) values are worked out by hand here.
   function verify(agentFile: string, message: string, signatureHex: string): boolean {
     const agent = JSON.parse(readFileSync(VECTORS + 'agents/' + agentFile, 'utf8')) as { public_key: string };

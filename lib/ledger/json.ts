@@ -1,5 +1,5 @@
 /**
- * Strict, lossless JSON for ferryman records and ferryman's `payload_digest` (LEDGER.md §3.1).
+ * Strict, lossless JSON for ferryman records and ferryman's `payload_digest`.
  *
  * Pure and framework-free: no `fs`, no `node:` imports, no Buffer; runs in the browser too.
  *
@@ -465,7 +465,7 @@ function parseText(text: string): StrictParse {
 }
 
 /**
- * Strict parse of a record file's bytes (LEDGER.md §3.1): refuses a UTF-8 BOM, invalid UTF-8,
+ * Strict parse of a record file's bytes: refuses a UTF-8 BOM, invalid UTF-8,
  * anything that is not RFC 8259 JSON (whitespace only space/tab/LF/CR, no trailing commas,
  * comments, NaN/Infinity, leading zeros, `+1`, `.5`, `5.`, unescaped control characters,
  * malformed or lone surrogate `\u` escapes, trailing non-whitespace), nesting deeper than 127
@@ -489,7 +489,7 @@ export function parseStrictJson(bytes: Uint8Array): StrictParse {
 
 /**
  * Same rules as `parseStrictJson`, for a string already decoded (used for ledger lines;
- * LEDGER.md §3.1/§3.2). A leading U+FEFF is refused (it is not JSON whitespace) and so is an
+ * docs/channel-format.md/§3.2). A leading U+FEFF is refused (it is not JSON whitespace) and so is an
  * unpaired surrogate code unit (not representable in UTF-8). Byte offsets in `reason` are
  * offsets into the string's UTF-8 encoding. Never throws.
  */
@@ -498,7 +498,7 @@ export function parseStrictJsonText(text: string): StrictParse {
 }
 
 /**
- * Plain JS value for schema validation (LEDGER.md §3.1 records): objects become plain objects
+ * Plain JS value for schema validation: objects become plain objects
  * whose keys are all own enumerable properties (a `"__proto__"` key is defined with
  * `Object.defineProperty`, so it is data, not a prototype change), numbers become JS numbers
  * (`Number(text)`; integers past 2^53 lose precision, use the node for exact values), arrays
@@ -654,7 +654,7 @@ function writeCanonical(node: JsonNode): string {
 }
 
 /**
- * serde_json's compact serialization of a node as a `serde_json::Value` (LEDGER.md §3.1, D(x)):
+ * serde_json's compact serialization of a node as a `serde_json::Value` (docs/channel-format.md, D(x)):
  * no whitespace; object keys sorted by UTF-8 bytes (code point order); strings escaped as
  * `JSON.stringify` does (same as serde_json: `"`, `\`, and controls < 0x20 only); an integer
  * token that fits u64 or i64 printed exactly (`-0` is the float `-0.0`); every other number
@@ -667,7 +667,7 @@ export function canonicalJson(node: JsonNode): string {
 }
 
 /**
- * D(x), ferryman's `payload_digest` (LEDGER.md §3.1): lowercase hex SHA-256 (64 chars) of
+ * D(x), ferryman's `payload_digest`: lowercase hex SHA-256 (64 chars) of
  * `canonicalJson(node)`'s UTF-8 bytes. Throws RangeError only as `canonicalJson` does.
  */
 export function payloadDigest(node: JsonNode): string {
@@ -676,7 +676,7 @@ export function payloadDigest(node: JsonNode): string {
 
 /**
  * Lowercase hex SHA-256 (64 chars) of raw bytes, used for give-up digests (`giveup:<hex>`
- * targets) and ledger chains (`prev`) (LEDGER.md §3.1/§3.2/§4). Never throws.
+ * targets) and ledger chains (`prev`). Never throws.
  */
 export function sha256Hex(bytes: Uint8Array): string {
   return fastSha256 ? fastSha256(bytes) : bytesToHex(sha256(bytes));
@@ -696,7 +696,7 @@ export function installSha256(f: Sha256Hex | null): void {
 }
 
 /**
- * Lowercase hex SHA-256 (64 chars) of a string's UTF-8 bytes (LEDGER.md §3.1/§3.2).
+ * Lowercase hex SHA-256 (64 chars) of a string's UTF-8 bytes.
  * An unpaired surrogate is encoded as U+FFFD (TextEncoder's rule). Never throws.
  */
 export function sha256HexOfText(text: string): string {
@@ -704,7 +704,7 @@ export function sha256HexOfText(text: string): string {
 }
 
 /**
- * The value of an object node's entry with exactly this key (LEDGER.md §3.1 records), or
+ * The value of an object node's entry with exactly this key, or
  * undefined when the node is not an object or has no such key. Never throws.
  */
 export function objectGet(node: JsonNode, key: string): JsonNode | undefined {

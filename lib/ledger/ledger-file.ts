@@ -1,5 +1,5 @@
 /**
- * Ledger files (LEDGER.md §3.2): `ledger.<signer>.jsonl` and the legacy `ledger.jsonl`, each
+ * Ledger files: `ledger.<signer>.jsonl` and the legacy `ledger.jsonl`, each
  * its own hash chain, read as ferryman's `read_ledger` reads them.
  */
 import { z } from 'zod';
@@ -9,7 +9,7 @@ import { ledgerLinePayload } from './payloads';
 import { parseTimestamp, type Timestamp } from './time';
 import { checkSignature, type Ed25519Verify, type Roster, type SignatureCheck } from './verify';
 
-/** One ledger entry as read (LEDGER.md §3). */
+/** One ledger entry as read. */
 export interface LedgerEntry {
   /** 1-based line number in its file. */
   readonly line: number;
@@ -28,7 +28,7 @@ export interface LedgerEntry {
   readonly ok: boolean;
 }
 
-/** The integrity report of one ledger file (DESIGN.md `ledger` object). */
+/** The integrity report of one ledger file. */
 export interface LedgerFileReport {
   /** Lines read: reading stops at the first line that does not parse as an entry. */
   readonly entries: number;
@@ -76,7 +76,7 @@ export function splitLines(text: string): string[] {
 }
 
 /**
- * Reads one ledger file (LEDGER.md §3.2). `signer` is the file's signer (canonical) or null
+ * Reads one ledger file. `signer` is the file's signer (canonical) or null
  * for the legacy file. Each line must parse, carry `prev` = hex SHA-256 of the previous line's
  * exact text (empty on the first), and verify as signed by `signed_by`, who must be the
  * file's signer. Reading stops at the first line that does not parse; `entries` counts the

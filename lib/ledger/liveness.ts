@@ -1,5 +1,5 @@
 /**
- * Local certainty (ferry's ADR 0011 part 3, issue 16): on the machine that wrote a heartbeat,
+ * Local certainty (ferry's ADR 0011 part 3): on the machine that wrote a heartbeat,
  * whether the run's process is dead, alive, or another process now, and what the reaper does
  * with each of an agent's orders (the two gates: stale on this machine's clock AND the pid
  * confirmed gone here; then the policy).
@@ -97,7 +97,7 @@ export function matchesEngine(argv: readonly string[], comm: string | null, engi
 }
 
 /**
- * The verdict on one heartbeat's pid (issue 16): `dead` when the process is gone, or a zombie whose
+ * The verdict on one heartbeat's pid: `dead` when the process is gone, or a zombie whose
  * parent is pid 1 (its worker died before it); `reused` when a process has the pid but started
  * more than `slackMs` (default START_SLACK_MS) after the run's first heartbeat arrived here, so it
  * is not the run's (the run's process is gone); `alive` when it started before (within the slack)
@@ -179,7 +179,7 @@ export function runIsGone(v: LivenessVerdict): boolean {
   }
 }
 
-/** The Stale reason's local detail for the board (issue 16): `dead_local`, `alive_local`, or null for unknown. */
+/** The Stale reason's local detail for the board: `dead_local`, `alive_local`, or null for unknown. */
 export function staleDetailOf(v: LivenessVerdict): 'dead_local' | 'alive_local' | null {
   switch (v) {
     case 'dead':
@@ -222,11 +222,11 @@ export function durationWords(ms: number): string {
 }
 
 /**
- * The reaper's decision for one order held by `agent` (issue 16), gate by gate: the order must be
+ * The reaper's decision for one order held by `agent`, gate by gate: the order must be
  * a run of the agent's (claimed or stale, or the run of a changes-requested revision or of an
  * assignee after its own release), with its claim not released and no own release already there;
  * its heartbeat must exist (a pid to check: never on staleness alone) and be stale on this
- * machine's clock (`nowMs − arrival > staleAfterMs`, LEDGER.md §6); then `livenessOf` (called
+ * machine's clock (`nowMs − arrival > staleAfterMs`); then `livenessOf` (called
  * only past those gates) must say the run's process is gone (`dead` or `reused`; never `alive` or
  * `unknown`). Then `reset` releases and `hold` holds. `workerPid` is a ferry worker for the agent
  * alive here (its worker lock), which recovers its own runs: then nothing is done.

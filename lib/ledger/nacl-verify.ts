@@ -1,6 +1,6 @@
 /**
  * Ed25519 with tweetnacl: the primitive the browser signs with, and a reference verifier for
- * tests (LEDGER.md §3.1). About 190 verifications/s: the server uses node:crypto instead
+ * tests. About 190 verifications/s: the server uses node:crypto instead
  * (lib/index/node-verify.ts); both give identical answers.
  */
 import nacl from 'tweetnacl';

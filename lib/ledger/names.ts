@@ -1,15 +1,15 @@
 /**
- * Names and file-kind rules of the channel layout (LEDGER.md §2).
+ * Names and file-kind rules of the channel layout.
  *
  * Pure: works on relative paths ("tasks/t1/claim.fang.json", always `/`-separated), never on
  * the filesystem.
  */
 
-/** Largest file claimboard parses, in bytes (LEDGER.md §2: larger is `too_large`). */
+/** Largest file claimboard parses, in bytes. */
 export const MAX_RECORD_BYTES = 1024 * 1024;
 
 /**
- * Ferryman's "safe component" (LEDGER.md §2): non-empty, not `.` or `..`, only ASCII
+ * Ferryman's "safe component": non-empty, not `.` or `..`, only ASCII
  * letters, digits, `.`, `-`, `_`.
  */
 export function isSafeComponent(name: string): boolean {
@@ -31,7 +31,7 @@ export function isSafeComponent(name: string): boolean {
 const HAS_UPPER = /[A-Z]/;
 
 /**
- * The canonical form of a name (LEDGER.md §2): ferryman folds with trim + ASCII lowercase.
+ * The canonical form of a name: ferryman folds with trim + ASCII lowercase.
  * Non-ASCII letters are left alone (they can never be part of a safe component anyway).
  */
 export function canonicalName(name: string): string {
@@ -40,12 +40,12 @@ export function canonicalName(name: string): string {
   return HAS_UPPER.test(t) ? t.replace(/[A-Z]/g, (c) => c.toLowerCase()) : t;
 }
 
-/** Two names are the same identity when their canonical forms are equal (LEDGER.md §2). */
+/** Two names are the same identity when their canonical forms are equal. */
 export function sameName(a: string, b: string): boolean {
   return canonicalName(a) === canonicalName(b);
 }
 
-/** Record kinds that live in `tasks/<order_id>/` (LEDGER.md §2). */
+/** Record kinds that live in `tasks/<order_id>/`. */
 export const TASK_RECORD_KINDS = [
   'order',
   'claim',
@@ -64,7 +64,7 @@ export const TASK_RECORD_KINDS = [
 export type TaskRecordKind = (typeof TASK_RECORD_KINDS)[number];
 
 /**
- * Every record kind claimboard reads (LEDGER.md §3). `interrupt_ack`, `master` and `grant` are
+ * Every record kind claimboard reads. `interrupt_ack`, `master` and `grant` are
  * what the real ferry writes beside the claim records (docs/channel-format.md).
  */
 export const RECORD_KINDS = [...TASK_RECORD_KINDS, 'agent', 'retirement', 'ledger', 'master', 'grant'] as const;
@@ -83,7 +83,7 @@ export function isInterruptAckName(base: string): boolean {
 }
 
 /**
- * Where a path sits in the layout, decided from the path alone (LEDGER.md §2).
+ * Where a path sits in the layout, decided from the path alone.
  *
  * - `skip`: not a record (dot files and dirs, Syncthing and other temp files, `.git/`, and
  *   anything outside the layout, such as files of kinds ferryman has and claimboard does not read).
@@ -101,7 +101,7 @@ export type PathClass =
   | { readonly class: 'task_dir_file' }
   | { readonly class: 'layout_dir' };
 
-/** True for names Syncthing and writers use for files that are not records (LEDGER.md §2). */
+/** True for names Syncthing and writers use for files that are not records. */
 export function isNotARecordName(base: string): boolean {
   return (
     base.startsWith('.') ||
@@ -112,14 +112,14 @@ export function isNotARecordName(base: string): boolean {
 
 /**
  * True for a Syncthing conflict copy name: `<stem>.sync-conflict-<date>-<time>-<device>[.<ext>]`
- * (LEDGER.md §2).
+ *.
  */
 export function isSyncConflictName(base: string): boolean {
   return /\.sync-conflict-\d{8}-\d{6}-[A-Za-z0-9]+(\.|$)/.test(base);
 }
 
 /**
- * Classifies a channel-relative path (LEDGER.md §2). `isDir` says whether the path is a
+ * Classifies a channel-relative path. `isDir` says whether the path is a
  * directory (used for `tasks/<id>` itself, which is classified by the caller).
  */
 export function classifyPath(rel: string): PathClass {
@@ -167,7 +167,7 @@ export function revisionComponent(revision: number): string {
 
 /**
  * True when a file's base name equals one of the names computed from its record's fields,
- * compared case-insensitively (LEDGER.md §2, `name_mismatch`).
+ * compared case-insensitively.
  */
 export function fileNameMatches(base: string, expected: readonly string[]): boolean {
   const folded = canonicalName(base);

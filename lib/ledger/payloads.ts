@@ -1,5 +1,5 @@
 /**
- * Signing payloads (LEDGER.md §3.1): the exact UTF-8 strings a signature covers.
+ * Signing payloads: the exact UTF-8 strings a signature covers.
  *
  * Built from the fields exactly as written (`record.raw`: names are NOT case-folded here, the
  * writer signed what it wrote), timestamps through T(x) (`rfc3339`), payloads through D(x)
@@ -12,7 +12,7 @@ const B = (b: boolean): string => (b ? 'true' : 'false');
 const S = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /**
- * The string a record's signature covers (LEDGER.md §3.1), lines joined with `\n`.
+ * The string a record's signature covers, lines joined with `\n`.
  * Pure; never throws for a record produced by `parseRecord`.
  */
 export function signingPayload(record: SignedRecord): string {
@@ -114,7 +114,7 @@ export function signingPayload(record: SignedRecord): string {
   }
 }
 
-/** Fields of a ledger line that its signature covers (LEDGER.md §3.1, §3.2). */
+/** Fields of a ledger line that its signature covers. */
 export interface LedgerLineFields {
   readonly kind: string;
   readonly actor: string;
@@ -124,7 +124,7 @@ export interface LedgerLineFields {
   readonly prev: string;
 }
 
-/** `ferryman-ledger-v1 | kind | actor | summary | reference | T(created_at) | prev` (LEDGER.md §3.1). */
+/** `ferryman-ledger-v1 | kind | actor | summary | reference | T(created_at) | prev`. */
 export function ledgerLinePayload(line: LedgerLineFields): string {
   return [
     'ferryman-ledger-v1',

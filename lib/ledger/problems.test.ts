@@ -1,5 +1,5 @@
 /**
- * Bad input is data (LEDGER.md §1.6, §2, §3.1, §3.2, §5): every bad file is one problem row
+ * Bad input is data: every bad file is one problem row
  * with the first code that applies, and the rest of the folder derives as if it were absent.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The parsed record of each kind (LEDGER.md §3, §4): what records.ts's schemas produce from a
+ * The parsed record of each kind: what records.ts's schemas produce from a
  * record file, names canonical and timestamps parsed. Types only, and the value lists they use;
  * records.ts re-exports them.
  */
@@ -17,7 +17,7 @@ export interface AgentRecord {
   readonly kind: 'agent';
   /** Canonical name. */
   readonly name: string;
-  /** The name exactly as written (case variants are folded by the roster, LEDGER.md §5). */
+  /** The name exactly as written (case variants are folded by the roster). */
   readonly name_as_written: string;
   readonly role: string;
   readonly capabilities: readonly string[];
@@ -111,7 +111,7 @@ export interface GiveupRecord extends Signed {
   readonly reason: string;
   readonly attempts: number;
   readonly at: Timestamp;
-  /** sha256 hex of the file's bytes: what `giveup:<digest>` targets name (LEDGER.md §4). */
+  /** sha256 hex of the file's bytes: what `giveup:<digest>` targets name. */
   readonly file_digest: string;
 }
 export interface ReopenRecord extends Signed {

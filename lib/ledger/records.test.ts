@@ -115,7 +115,7 @@ describe('what the schemas produce', () => {
     expect(o.created_at.epochMs).toBe(Date.parse('2026-11-20T09:00:00Z'));
     const bytes = enc({ order_id: 't1', agent: 'fang', run: 'r', reason: 'x', attempts: 2, at: '2026-11-20T09:00:00Z' });
     const g = shapeRecord('giveup', bytes) as { record: GiveupRecord };
-    // sha256 of the exact bytes, as `giveup:<digest>` targets name it (LEDGER.md §4).
+    // sha256 of the exact bytes, as `giveup:<digest>` targets name it.
     expect(g.record.file_digest).toMatch(/^[0-9a-f]{64}$/);
     expect(g.record.file_digest).not.toBe((shapeRecord('giveup', enc(new TextDecoder().decode(bytes) + ' ')) as { record: GiveupRecord }).record.file_digest);
   });

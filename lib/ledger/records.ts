@@ -1,5 +1,5 @@
 /**
- * Record schemas and strict parsing (LEDGER.md §3, §4): one zod schema per kind, producing
+ * Record schemas and strict parsing: one zod schema per kind, producing
  * the records of record-types.ts.
  *
  * A record file is strict JSON (json.ts), then checked against its kind's shape with zod, its
@@ -8,7 +8,7 @@
  * file name checked against the one its fields compute. Unknown extra fields are ignored, as
  * serde does. Each refusal is one problem detail, worded as it always was.
  *
- * Over 500 lines on purpose: one schema per record kind, all kinds in one place (issue 13, item 5), so a kind's whole shape reads in one screen and no kind is missed.
+ * Over 500 lines on purpose: one schema per record kind, all kinds in one place, so a kind's whole shape reads in one screen and no kind is missed.
  */
 import { z } from 'zod';
 import { type JsonNode, objectGet, parseStrictJson, toPlain, payloadDigest, sha256Hex } from './json';
@@ -80,12 +80,12 @@ const bool = z.boolean();
 const strList = z.array(z.string());
 /** serde's u32: a JSON number whose token is a plain integer 0..2^32-1 (checked on the tree: `1.0` is not one). */
 const u32 = z.number();
-/** A name or id: must be a safe component once trimmed (LEDGER.md §2); the record carries its canonical form. */
+/** A name or id: must be a safe component once trimmed; the record carries its canonical form. */
 const safeName = z.string();
 const optSafeName = z.string().nullish();
 /** Names (an order's `depends_on`): each entry a safe component, canonical in the record. */
 const safeNames = z.array(z.string()).optional();
-/** A writer's timestamp (LEDGER.md §3.1), parsed losslessly by time.ts. Branded (types only) so `times` is typed per kind. */
+/** A writer's timestamp, parsed losslessly by time.ts. Branded (types only) so `times` is typed per kind. */
 const timestamp = z.string().brand<'Timestamp'>();
 const sig = { signed_by: optStr, signature: optStr };
 const jsonTree = z.custom<JsonNode>();
@@ -437,7 +437,7 @@ export function describeIssue(issue: z.core.$ZodIssue | undefined, pathFrom: 0 |
 }
 
 /**
- * The file names a record should have, computed from its fields (LEDGER.md §2, §4). Release
+ * The file names a record should have, computed from its fields. Release
  * has two accepted names: ferryman's own `release.<releaser>.json` and claimboard's
  * `release.<releaser>.<released>.json`.
  */
@@ -481,7 +481,7 @@ export function expectedFileNames(record: LedgerRecord): readonly string[] {
 }
 
 /**
- * Strict JSON, shape, u32 fields, safe names and timestamps of one record (LEDGER.md §3),
+ * Strict JSON, shape, u32 fields, safe names and timestamps of one record,
  * without the checks that need its place in the folder (directory, file name). Never throws.
  */
 export function shapeRecord(
@@ -496,7 +496,7 @@ export function shapeRecord(
 }
 
 /**
- * Parses one record file (LEDGER.md §3). `kind` comes from the path (names.classifyPath),
+ * Parses one record file. `kind` comes from the path (names.classifyPath),
  * `dirOrderId` is the order directory's name for task records (null otherwise), `base` the
  * file's name. Never throws: every refusal is `invalid` or `name_mismatch` with a reason.
  * Signatures are not checked here (verify.ts).
@@ -511,7 +511,7 @@ export function parseRecord(
   if (!shaped.ok) return { ok: false, problem: 'invalid', detail: shaped.detail };
   const record = shaped.record;
 
-  // The order a record belongs to is its directory; a mismatch is `invalid` (LEDGER.md §3).
+  // The order a record belongs to is its directory; a mismatch is `invalid`.
   if (dirOrderId !== null) {
     const own = record.kind === 'order' ? record.id : 'order_id' in record ? record.order_id : null;
     if (own !== null && own !== canonicalName(dirOrderId)) {

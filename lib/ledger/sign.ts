@@ -1,5 +1,5 @@
 /**
- * Building signed records (LEDGER.md §3.1): one implementation for the browser (operator
+ * Building signed records: one implementation for the browser (operator
  * actions, tweetnacl), the demo fleet and tests. The payload is computed by the same code that
  * verifies it (records.shapeRecord + payloads.signingPayload), so a record signed here verifies
  * on the server by construction.
@@ -34,7 +34,7 @@ export function signFields(
   return { ...own, signed_by: signerName, signature: sign(payload) };
 }
 
-/** A ledger line's own fields (LEDGER.md §3.2), before signing. */
+/** A ledger line's own fields, before signing. */
 export interface LedgerLineInput {
   readonly kind: string;
   readonly actor: string;
@@ -45,7 +45,7 @@ export interface LedgerLineInput {
 }
 
 /**
- * The next line of a ledger file (LEDGER.md §3.2): `prev` = hex SHA-256 of `previousLine`'s
+ * The next line of a ledger file: `prev` = hex SHA-256 of `previousLine`'s
  * exact text (empty when null), signed by `signerName`. Returns the JSON text of the line
  * without a newline. Throws Error for an unparseable `created_at`.
  */

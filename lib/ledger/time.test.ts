@@ -1,4 +1,4 @@
-// Tests for lib/ledger/time.ts (LEDGER.md §3.1 T(x), §6 local instants).
+// Tests for lib/ledger/time.ts (docs/channel-format.md T(x), §6 local instants).
 // Every expected value below is worked out by hand from the rules; the arithmetic is in
 // the comments where it is not obvious. The only comparisons against another
 // implementation are the property checks at the end (against `Date` at ms precision).
@@ -23,7 +23,7 @@ function reasonOf(text: string): string {
   return r.reason;
 }
 
-describe('T(x): the examples quoted in LEDGER.md §3.1', () => {
+describe('T(x): the examples quoted in docs/channel-format.md', () => {
   it.each([
     ['2026-08-20T10:11:12Z', '2026-08-20T10:11:12+00:00'],
     ['2026-08-20T10:11:12.5Z', '2026-08-20T10:11:12.500+00:00'],

@@ -1,10 +1,10 @@
 /**
- * Writer timestamps of the channel ledger (LEDGER.md §3.1) and local instants (§6).
+ * Writer timestamps of the channel ledger and local instants (§6).
  *
  * Pure and framework-free: no `fs`, no `node:` imports, no `Date` for parsing
  * (a `Date` loses every digit beyond milliseconds and accepts garbage). The
  * grammar is exactly what chrono's `DateTime<Utc>` deserializer accepts, as
- * LEDGER.md §3.1 specifies it:
+ * docs/channel-format.md specifies it:
  *
  * ```text
  * YYYY-MM-DD ( "T" | " " ) HH:MM:SS [ "." digit+ ] ( "Z" | "z" | ("+" | "-") HH:MM )
@@ -119,7 +119,7 @@ function expectChar(s: string, i: number, code: number, what: string): string | 
 
 /**
  * Parses an RFC 3339 timestamp as chrono's `DateTime<Utc>` deserializer accepts it
- * (LEDGER.md §3.1) and converts it to UTC, keeping every nanosecond digit written.
+ * and converts it to UTC, keeping every nanosecond digit written.
  * Never throws: a refused text (bad syntax, impossible date or time such as `2023-02-29`,
  * hour 24 or minute 60, an offset of 24 hours or more, a UTC year outside 0001..9999,
  * surrounding whitespace, a non-string) gives `{ ok: false, reason }`, the record is `invalid`.
@@ -258,7 +258,7 @@ function pad(v: number, width: number): string {
 }
 
 /**
- * T(x) of LEDGER.md §3.1: chrono's `to_rfc3339()` rendering of the UTC time,
+ * T(x) of docs/channel-format.md: chrono's `to_rfc3339()` rendering of the UTC time,
  * `YYYY-MM-DDTHH:MM:SS[.f]+00:00`, e.g. "2026-08-20T10:11:12.500+00:00".
  * The fraction has 0 digits when nanos is 0, else 3 when it is whole milliseconds,
  * else 6 when whole microseconds, else 9. A leap second renders as second 60.
@@ -279,7 +279,7 @@ export function rfc3339(ts: Timestamp): string {
 
 /**
  * Compare two timestamps chronologically (writer clocks; for tie-breaks such as the
- * smallest claimed_at, LEDGER.md §3.1): negative, 0 or positive. Compares
+ * smallest claimed_at): negative, 0 or positive. Compares
  * (epoch seconds, nanos), not text: equal instants written with different offsets or
  * fraction lengths compare 0. A leap second `:60` sorts as chrono orders it, after `:59.999…`
  * of its minute and before the next minute (the UTC fields are compared in order, which is
@@ -303,7 +303,7 @@ const MAX_INSTANT_MS = 8.64e15;
 /**
  * Render a local epoch-milliseconds instant as RFC 3339 UTC with millisecond precision and
  * "Z" (e.g. "2026-11-30T08:00:00.000Z"): for `since` times on this machine's clock
- * (LEDGER.md §6, `since = arrival + stale_after`). `ms` is milliseconds since the Unix epoch;
+ *. `ms` is milliseconds since the Unix epoch;
  * a fractional part is truncated toward zero. The output equals `new Date(ms).toISOString()`:
  * years outside 0000..9999 render as `±YYYYYY`.
  * Throws RangeError when `ms` is not finite or beyond ±8.64e15 (a `Date`'s range).

@@ -1,7 +1,7 @@
 /**
- * An order's story as a team lead reads it (DESIGN.md "Order page"): every valid record of its
+ * An order's story as a team lead reads it: every valid record of its
  * folder as one event, with its writer, the writer's clock and the local arrival side by side.
- * Ordered by local arrival (this machine's clock), never by writer clocks (LEDGER.md §1.3).
+ * Ordered by local arrival (this machine's clock), never by writer clocks.
  */
 import type { OrderView } from './channel';
 import type { Card, OrderState } from './derive';
@@ -184,7 +184,7 @@ export function orderTimeline(view: OrderView): TimelineEvent[] {
   return ev;
 }
 
-/** A decision target in words (LEDGER.md §4 "target"). */
+/** A decision target in words. */
 export function describeTarget(target: string): string {
   // An ack or a reopen may name several targets (derive.ts namesTarget): each in words.
   const all = target.trim().toLowerCase().split(/\s+/);
@@ -211,7 +211,7 @@ export function describeTarget(target: string): string {
   }
 }
 
-/** How an agent's claim on an order ended, for its agent page (DESIGN.md "Agent page"). */
+/** How an agent's claim on an order ended, for its agent page. */
 export interface HoldHistory {
   readonly order_id: string;
   readonly agent: string;

@@ -1,5 +1,5 @@
 /**
- * The shapes of the stale-threshold tuning report (issue 12, item 3): the distributions that
+ * The shapes of the stale-threshold tuning report: the distributions that
  * say whether the channel's stale threshold fits what its fleet really does. Pure types; the
  * rule and the histogram math live in `tuning.ts`, the reading in `lib/index/tuning-queries.ts`.
  *

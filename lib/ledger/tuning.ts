@@ -1,5 +1,5 @@
 /**
- * The arithmetic of the stale-threshold report (issue 12, item 3; docs/tuning.md): log-scaled
+ * The arithmetic of the stale-threshold report: log-scaled
  * histograms, percentiles, the suggested threshold and what a threshold would have flagged.
  * Pure: numbers in, numbers and words out; no clock is read here. Every duration is in ms.
  *

@@ -1,6 +1,6 @@
 /**
  * Trust: the roster, pinned keys, signature checks and who may sign what
- * (LEDGER.md §3.1 "Verification", §5 "Trust").
+ *.
  *
  * Pure. The Ed25519 primitive is a parameter (`Ed25519Verify`): the server passes
  * `node:crypto` (fast), the browser and tests may pass tweetnacl; both give identical answers.
@@ -16,7 +16,7 @@ import type { AgentRecord, GrantRecord, MasterRecord, SignedRecord } from './rec
  */
 export type Ed25519Verify = (publicKeyHex: string, message: string, signatureHex: string) => boolean;
 
-/** Outcome of ferryman's `check_signature` (LEDGER.md §3.1). */
+/** Outcome of ferryman's `check_signature`. */
 export type SignatureCheck = 'valid' | 'unsigned' | 'unknown_signer' | 'invalid_signature';
 
 /**
@@ -29,7 +29,7 @@ export interface SignatureMemo {
   set(path: string, publicKey: string, valid: boolean): void;
 }
 
-/** One identity of the roster after case folding and key pinning (LEDGER.md §5). */
+/** One identity of the roster after case folding and key pinning. */
 export interface RosterEntry {
   /** Canonical name. */
   readonly name: string;
@@ -43,7 +43,7 @@ export interface RosterEntry {
   readonly path: string;
 }
 
-/** The roster with its operators (LEDGER.md §5). */
+/** The roster with its operators. */
 export interface Roster {
   readonly entries: ReadonlyMap<string, RosterEntry>;
   /** Canonical names whose signed actions count as an operator's. */
@@ -83,7 +83,7 @@ const HEX = /^[0-9a-fA-F]*$/;
  * Builds the roster from the agent records of `agents/*.json` (conflict copies already
  * excluded), folding case variants as ferryman does: for one canonical name keep the entry
  * with a key, then the one already written in lowercase (its name, then its file name), then
- * the first by path (LEDGER.md §5). `pins` maps canonical names to pinned keys (hex); a folder key that
+ * the first by path. `pins` maps canonical names to pinned keys (hex); a folder key that
  * differs from its pin is reported as a `KeyChange` and does not replace the pin.
  * `operators` is the configured operator list (`CLAIMBOARD_OPERATORS`); when empty or absent,
  * roster entries whose role is `operator` or `master` are the operators.
@@ -179,7 +179,7 @@ export function withMasterAndGrants(
 }
 
 /**
- * Ferryman's `check_signature` (LEDGER.md §3.1): no `signed_by` or no `signature` is
+ * Ferryman's `check_signature`: no `signed_by` or no `signature` is
  * `unsigned`; a signer not in the roster, or in it without a key, is `unknown_signer`; bad
  * hex, wrong lengths, or a failed strict Ed25519 check is `invalid_signature`. Signer names
  * match case-insensitively.
@@ -206,13 +206,13 @@ export function checkSignature(
   return ok ? 'valid' : 'invalid_signature';
 }
 
-/** Whether `name` is an operator of this channel (LEDGER.md §5). */
+/** Whether `name` is an operator of this channel. */
 export function isOperator(roster: Roster, name: string): boolean {
   return roster.operators.has(canonicalName(name));
 }
 
 /**
- * Who may sign what (LEDGER.md §3.1): order by anyone in the roster; result, giveup by its
+ * Who may sign what: order by anyone in the roster; result, giveup by its
  * `agent`; review, recommendation by its `reviewer`; release by its `releaser`, who is the
  * released agent itself or an operator; interrupt, reopen, ack, retirement by an operator
  * who is also the record's `issued_by` / `operator`. `signer` is canonical.
@@ -246,12 +246,12 @@ export function maySign(record: SignedRecord, signer: string, roster: Roster): b
   }
 }
 
-/** Problem codes a signed record can earn after it parsed (LEDGER.md §2, in order). */
+/** Problem codes a signed record can earn after it parsed. */
 export type SignatureProblem = 'unsigned' | 'unknown_signer' | 'invalid_signature' | 'unauthorized_signer';
 
 /**
  * Verifies a parsed signed record: signature first, then who may sign it
- * (LEDGER.md §3.1). Returns null when the record is valid, else the problem and a reason.
+ *. Returns null when the record is valid, else the problem and a reason.
  */
 export function verifyRecord(
   record: SignedRecord,

@@ -1,7 +1,7 @@
 import 'server-only';
 /**
  * What ferry keeps on this machine about its own agents (never synced), as the liveness check and
- * the reaper read it (issue 16):
+ * the reaper read it:
  * - a workspace's `agent.toml` (`<workspace>/.ferryman/agent.toml`, O/agent.rs `AgentConfig`):
  *   the agent's name and the engine ferry starts for it (`command`, or podman/docker when
  *   `sandbox` names an image), which is the process a heartbeat's pid names;

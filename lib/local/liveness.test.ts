@@ -1,5 +1,5 @@
 /**
- * localLivenessOf, the call the board makes for a card (issue 16), against real processes: a
+ * localLivenessOf, the call the board makes for a card, against real processes: a
  * card held by a local agent gets a verdict on its heartbeat's pid; any other card gets none.
  */
 import { spawn } from 'node:child_process';

@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * The liveness gate on this machine (issue 16): which agents are local here, and for a card whose
+ * The liveness gate on this machine: which agents are local here, and for a card whose
  * holder is one of them, the verdict on its heartbeat's pid (lib/ledger/liveness.ts decides, from
  * the facts lib/local/proc.ts reads). On every other machine a pid means nothing: a card whose
  * holder is not local gets no verdict at all.

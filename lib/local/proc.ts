@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * One pid on this machine, from Linux's process table (issue 16): whether it exists, when it
+ * One pid on this machine, from Linux's process table: whether it exists, when it
  * started, what it runs. Read only; sends no signal but the null one.
  *
  * - Exists: `kill(pid, 0)`. ESRCH is "no such process" in this pid namespace, whoever owns it;

@@ -1,5 +1,5 @@
 /**
- * The reaper against the real ferry worker (issue 16): a hub issues an order, fang's real worker
+ * The reaper against the real ferry worker: a hub issues an order, fang's real worker
  * (`ferry agent run --once`, engine `fake-engine`, ../shared/ferryman) claims it and writes its
  * heartbeat with the engine's pid; while the worker runs the reaper leaves it, then worker and
  * engine are killed with SIGKILL (a crashed service) and `reset` releases the run. ferry reads the

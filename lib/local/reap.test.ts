@@ -1,5 +1,5 @@
 /**
- * The reaper with real processes (issue 16): a worker child started and killed, a living child,
+ * The reaper with real processes: a worker child started and killed, a living child,
  * a pid taken by a process started after the run's first heartbeat, another agent's claim, a dry
  * run. Channels are real folders written with the demo's writer (lib/demo/write.ts: the records
  * ferry writes, really signed); stale_after is 1 s and the waits are real. Every release written is

@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * `claimboard reap` (issue 16): on the machine that runs an agent, release (policy `reset`) or
+ * `claimboard reap`: on the machine that runs an agent, release (policy `reset`) or
  * hold for review (policy `hold`) that agent's runs whose heartbeat is stale on this machine's
  * clock AND whose pid is confirmed gone here, which is what ferry's worker does for itself at its
  * next start (O/agent.rs `release_own_dead_runs`, ADR 0011 part 3) when nothing restarts it.
@@ -53,7 +53,7 @@ export interface ReapConfig {
   readonly seedHex: string;
   readonly policy: ReapPolicy;
   readonly dryRun: boolean;
-  /** The board's stale_after, ms (LEDGER.md §6): the TTL, never a guess. */
+  /** The board's stale_after, ms: the TTL, never a guess. */
   readonly staleAfterMs: number;
   /** The reaper's state folder (lib/local/reaper-state.ts). */
   readonly stateDir: string;

@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * The reaper's own state on this machine (issue 16), never in the channel: one JSON file per
+ * The reaper's own state on this machine, never in the channel: one JSON file per
  * channel and agent, `<stateDir>/reaper/<channel key>.<agent>.json`, written only by the reaper
  * for that agent (one writer per path) through a dot temp file, fsync and rename. It holds
  * - `runs`: the first arrival here of each run's heartbeat the reaper has seen (a heartbeat file

@@ -8,7 +8,7 @@
  * that lands in between (the unlink's own folder event when the rename is late, or a pass for
  * another reason: the clock wake-up at the claim's stale time, the periodic rescan) finds no
  * heartbeat, and a fresh claim whose own arrival is older than stale_after shows `stale`
- * (`no_heartbeat`, `heartbeat: null`) until the rename's event brings it back. LEDGER.md §6
+ * (`no_heartbeat`, `heartbeat: null`) until the rename's event brings it back. docs/channel-format.md
  * says a fresh claim must not show stale; the same gap would briefly drop a rewritten roster
  * entry (agents/<name>.json), making that agent's signed records unknown_signer.
  *
@@ -35,7 +35,7 @@ afterEach(async () => {
 });
 
 describe('a file replaced as Syncthing replaces it on the receiving side (unlink, then rename)', () => {
-  it('never shows a heartbeating claim as stale while its heartbeat file is briefly gone (LEDGER.md §6)', async () => {
+  it('never shows a heartbeating claim as stale while its heartbeat file is briefly gone', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-gap-'));
     cleanup.push(() => fs.rmSync(root, { recursive: true, force: true }));
     const ops = { name: 'ops', seedHex: seedOf('ops') };

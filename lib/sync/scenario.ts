@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * claimboard over real Syncthing (issue 6, item 6): the scenario that runs inside a pair of
+ * claimboard over real Syncthing: the scenario that runs inside a pair of
  * Syncthing instances started by `scripts/syncthing-pair.sh BASE -- CMD`.
  *
  * Side A is a fleet: scripted workers write roster entries, orders, claims, heartbeats,
@@ -72,7 +72,7 @@ export interface SyncReport {
     readonly b_mtime_ms: number;
     readonly a_ctime_ms: number;
     readonly b_ctime_ms: number;
-    /** The heartbeat arrival B's index holds on the card (LEDGER.md §6: B's ctime). */
+    /** The heartbeat arrival B's index holds on the card. */
     readonly b_index_arrival_ms: number | null;
   } | null;
   /** Phase 2: a live worker heartbeating on A, B's cards sampled continuously. */

@@ -1,5 +1,5 @@
 /**
- * claimboard over real Syncthing (issue 6, item 6). Two real Syncthing instances share one
+ * claimboard over real Syncthing. Two real Syncthing instances share one
  * folder over loopback in a private network namespace (scripts/syncthing-pair.sh);
  * lib/sync/scenario.ts runs inside the pair: scripted workers write on side A as ferryman
  * does, a real Indexer (folder events on) indexes side B, and claimboard's operator releases

@@ -1,5 +1,5 @@
 /**
- * The dependency rules of the layout (README "Layout", issue 13) as a checker over source text,
+ * The dependency rules of the layout (README "Layout") as a checker over source text,
  * for lib/boundaries.test.ts: which modules the pure core, the presentational components and
  * the index may import. Imports are read with TypeScript's own pre-processor (static imports,
  * `import type`, `export ... from`, `import('…')`, `require('…')`; never what sits in a comment
@@ -68,7 +68,7 @@ const packageIn = (t: Target, names: readonly string[]): string | undefined => (
 /** Code that touches the disk, SQLite, the environment or the server (the outer layers). */
 const SERVER_CODE = ['lib/index', 'lib/actions', 'lib/alerts', 'lib/fs', 'lib/demo', 'lib/config.ts'];
 
-/** The rules of issue 13 item 7, and the one of item 3 that the index does not import the HTTP layer. */
+/** The layering rules (docs/architecture.md), and that the index does not import the HTTP layer. */
 export const RULES: readonly Rule[] = [
   {
     name: 'lib/ledger is pure (no fs, SQLite, Next, React, environment, or outer layer)',

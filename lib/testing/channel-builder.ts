@@ -1,7 +1,7 @@
 /**
  * Builds channel folders in memory for tests of the pure core: real records, really signed
  * (node:crypto, the vector identities' seeds; other names get a seed derived from the name),
- * each with an arrival `age` in seconds before `now` (LEDGER.md §6).
+ * each with an arrival `age` in seconds before `now`.
  */
 import { deriveChannel, type ChannelEntry, type ChannelState } from '../ledger/channel';
 import { sha256HexOfText } from '../ledger/json';

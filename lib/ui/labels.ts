@@ -1,5 +1,5 @@
 /**
- * Words for the names of LEDGER.md §6-§7 as the pages show them. Exhaustive maps
+ * Words for the names of docs/channel-format.md as the pages show them. Exhaustive maps
  * (`Record<Union, ...>`), so a new state, flag or lane fails to compile until it has words.
  */
 import { ATTENTION_FLAGS as FLAG_LIST, ORDER_STATES as STATE_LIST, type AttentionFlag, type Lane, type OrderState } from '../ledger/derive';

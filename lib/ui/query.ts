@@ -1,5 +1,5 @@
 /**
- * The board's query language (issue 12, item 5): what the query bar, the URL's `?q=` and
+ * The board's query language: what the query bar, the URL's `?q=` and
  * GET /api/board's `q` say. Pure: no React, no fetch; the server validates with the same parser.
  *
  * Terms are separated by spaces. A term is `key:value` or free text; a `-` right before a term

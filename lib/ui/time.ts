@@ -1,5 +1,5 @@
 /**
- * Time as the pages show it. Two clocks never mix (LEDGER.md §1.3):
+ * Time as the pages show it. Two clocks never mix:
  *
  * - local instants (`*_ms`: arrivals, `since`, `now_ms`) are THIS machine's clock: they are
  *   shown relative ("12 min ago") against the server's `now_ms` advanced by the time elapsed
@@ -54,7 +54,7 @@ export function utcClock(ms: number, opts: { date?: boolean } = {}): string {
   return `${pad4(dt.getUTCFullYear())}-${pad2(dt.getUTCMonth() + 1)}-${pad2(dt.getUTCDate())} ${time}`;
 }
 
-/** A writer's RFC 3339 text parsed (lossless grammar of LEDGER.md §3.1), or null when it is not one. */
+/** A writer's RFC 3339 text parsed (lossless grammar of docs/channel-format.md), or null when it is not one. */
 export interface WriterTime {
   /** As written. */
   readonly text: string;

@@ -1,5 +1,5 @@
 /**
- * Words and axis arithmetic for the stale-threshold plots (components/tuning, issue 12 item 3).
+ * Words and axis arithmetic for the stale-threshold plots (components/tuning).
  * Pure: durations in, numbers and words out; no clock is read here.
  *
  * Every duration is in ms. The histograms' x axis is logarithmic: heartbeat gaps and run

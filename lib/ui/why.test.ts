@@ -35,7 +35,7 @@ function card(over: Partial<Card>): Card {
 
 const hb = (arrivalMs: number, at = '2026-11-30T09:06:00Z') => ({ arrival_ms: arrivalMs, at, run: 'r1', pid: 42 });
 
-describe('why: stale reasons (LEDGER.md §6)', () => {
+describe('why: stale reasons', () => {
   it('heartbeat_lapsed says when the heartbeat stopped, on our clock', () => {
     const c = card({ state: 'stale', lane: 'stale', reason: 'heartbeat_lapsed', since_ms: NOW - 7 * MIN, heartbeat: hb(NOW - 12 * MIN) });
     expect(why(c, ctx)).toBe("fang's heartbeat stopped 12 min ago while its other runs continue");
@@ -49,7 +49,7 @@ describe('why: stale reasons (LEDGER.md §6)', () => {
     );
   });
 
-  it("agent_silent on the agent's own machine says what its pid check found instead of guessing (issue 16)", () => {
+  it("agent_silent on the agent's own machine says what its pid check found instead of guessing", () => {
     const c = card({ holder: 'wisp', state: 'stale', lane: 'stale', reason: 'agent_silent', since_ms: NOW - 15 * MIN, heartbeat: hb(NOW - 20 * MIN) });
     expect(why({ ...c, stale_detail: 'dead_local' } as Card, ctx)).toBe("nothing from wisp for 20 min: its run's process died on this machine");
     expect(why({ ...c, stale_detail: 'alive_local' } as Card, ctx)).toBe("nothing from wisp for 20 min, though its run's process is alive here");
@@ -68,7 +68,7 @@ describe('why: stale reasons (LEDGER.md §6)', () => {
   });
 });
 
-describe('why: flags (LEDGER.md §7)', () => {
+describe('why: flags', () => {
   it('gave_up leads with the give-up reason', () => {
     const c = card({ state: 'gave_up', lane: 'attention', flags: ['gave_up'], reason: 'run pruned; delivery unknown' });
     expect(why(c, ctx)).toBe('fang gave up: run pruned; delivery unknown');

@@ -1,8 +1,8 @@
 /**
- * A card in words: why the order is where it is (DESIGN.md "What good looks like in the
+ * A card in words: why the order is where it is (the design "What good looks like in the
  * browser"), built only from the card and this machine's clock. Pure; unit-tested.
  *
- * Every time here is a local instant (arrival on this machine, LEDGER.md §6); writer clocks
+ * Every time here is a local instant (arrival on this machine); writer clocks
  * appear only as "its clock said ..." beside an arrival, never subtracted from ours.
  */
 import type { AttentionFlag, Card } from '@/lib/ledger/derive';
@@ -52,7 +52,7 @@ export function stateSentence(card: Card & { readonly stale_detail?: 'dead_local
           const known = card.holder !== null ? ctx.lastSeenMs?.(card.holder) : undefined;
           const seen = known ?? ref;
           const silent = seen === null || seen === undefined ? `nothing from ${h}` : `nothing from ${h} for ${formatDuration(ctx.nowMs - seen)}`;
-          // On the agent's own machine the pid was checked (issue 16): the cause is known, not guessed.
+          // On the agent's own machine the pid was checked: the cause is known, not guessed.
           const detail = card.stale_detail;
           if (detail === 'dead_local') return `${silent}: its run's process died on this machine`;
           if (detail === 'alive_local') return `${silent}, though its run's process is alive here`;
@@ -137,7 +137,7 @@ export function heartbeatNote(card: Card, nowMs: number): string | null {
   return `last heartbeat arrived ${ago(hb.arrival_ms, nowMs)} (its clock said ${writerShort(hb.at)})`;
 }
 
-/** Whether the card carries the advisory stale note (LEDGER.md §1.4: stale is advisory). */
+/** Whether the card carries the advisory stale note. */
 export function isAdvisory(card: Card): boolean {
   return card.state === 'stale';
 }

@@ -1,5 +1,5 @@
 /**
- * GET /api/board says whether its board is current (issue 15 item 2): the writing process's
+ * GET /api/board says whether its board is current: the writing process's
  * health file (lib/index/health.ts) is read on every answer, cached or not, since it changes
  * with no change of the index (a full disk writes nothing).
  */

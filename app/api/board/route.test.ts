@@ -1,5 +1,5 @@
 /**
- * GET /api/board with a query (issue 12, item 5), through the real route handler on an index the
+ * GET /api/board with a query, through the real route handler on an index the
  * real Indexer builds from the end-to-end fixture's vectors (10, 11, 20; every file arrives as it
  * is copied, within their stale_after): `q` filters in SQL, the old parameters still work as
  * terms, a lane's next page keeps the query, and a query that does not parse is a 400 saying why.

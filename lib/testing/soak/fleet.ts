@@ -1,5 +1,5 @@
 /**
- * The soak's simulated fleet (issue 15): many workers writing into a channel at 20+ files a
+ * The soak's simulated fleet: many workers writing into a channel at 20+ files a
  * second with ferryman's formats and real signatures (lib/demo/write.ts, the ferry steps of
  * lib/demo/ferry.ts), bounded in size so the index reaches a steady state:
  *
