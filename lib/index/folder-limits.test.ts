@@ -63,13 +63,14 @@ describe('an order folder over MAX_FOLDER_ENTRIES', () => {
 });
 
 /**
- * Runs `claimboard state --json` as a user the folder's modes apply to: as root (who reads any
- * folder) through setpriv as nobody, otherwise as this user.
+ * Runs `claimboard state --json` as a process the folder's modes apply to: as root (who reads any
+ * folder) through setpriv without any capability (still uid 0, so the checkout stays readable
+ * wherever it lies, but a mode of 000 holds), otherwise as this user.
  */
 function stateAsUser(root: string): { status: number | null; json: { orders: { order_id: string }[]; problems: { path: string; problem: string; detail: string }[] }; stderr: string } {
   const cli = [process.execPath, path.join(REPO, 'bin', 'claimboard.mjs'), 'state', root, '--json'];
   const asRoot = process.getuid?.() === 0;
-  const [cmd, ...args] = asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...cli] : cli;
+  const [cmd, ...args] = asRoot ? ['setpriv', '--bounding-set=-all', '--inh-caps=-all', '--ambient-caps=-all', '--', ...cli] : cli;
   const r = spawnSync(cmd as string, args, { encoding: 'utf8', env: { ...process.env, HOME: os.tmpdir() }, timeout: 120_000 });
   return { status: r.status, json: JSON.parse(r.stdout || '{"orders":[],"problems":[]}') as never, stderr: r.stderr };
 }
@@ -77,7 +78,7 @@ function stateAsUser(root: string): { status: number | null; json: { orders: { o
 describe('a folder that cannot be listed', () => {
   it('is a problem row, not an empty folder, and `claimboard state` says the board is incomplete with a non-zero exit', () => {
     const root = channel();
-    // The CLI bundle is built (or found fresh) as this user first: the other user cannot write it.
+    // The CLI bundle is built (or found fresh) first, with every capability.
     expect(spawnSync(process.execPath, [path.join(REPO, 'bin', 'claimboard.mjs'), 'state', root, '--json'], { encoding: 'utf8', timeout: 120_000 }).status).toBe(0);
 
     fs.chmodSync(path.join(root, 'tasks', 'g1'), 0o000);
