@@ -7,3 +7,4 @@ export interface E2ERun {
 export declare function chooseRun(): E2ERun;
 export declare function e2eRun(): E2ERun;
 export declare function fixtureDir(name: Fixture): string;
+export declare function passStop(child: import('node:child_process').ChildProcess): void;

@@ -16,7 +16,10 @@ export function chooseRun() {
     const script = `const net=require('node:net');const n=${FIXTURES.length};const s=[];let done=0;
 for(let i=0;i<n;i++){const v=net.createServer();s.push(v);v.listen(0,'127.0.0.1',()=>{if(++done===n){process.stdout.write(s.map(x=>x.address().port).join(','));s.forEach(x=>x.close());}});}`;
     process.env.CB_E2E_PORTS = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim();
-    process.env.CB_E2E_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'claimboard-e2e-'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'claimboard-e2e-'));
+    process.env.CB_E2E_DIR = dir;
+    // The runner process exits after its web servers are stopped: the run's folder goes then.
+    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   }
   return e2eRun();
 }
@@ -34,4 +37,14 @@ export function e2eRun() {
 /** A fixture's folder (its channel, index and test clock live there). */
 export function fixtureDir(name) {
   return path.join(e2eRun().dir, name);
+}
+
+/**
+ * A fixture server's script stands for its child `claimboard serve`: Playwright's stop signal is
+ * passed on, and this process exits with the child's code. The run's folder is removed by the
+ * runner (chooseRun) once every server has stopped.
+ */
+export function passStop(child) {
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code) => process.exit(code ?? 1));
 }

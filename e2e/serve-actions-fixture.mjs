@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { e2eRun, fixtureDir } from './run.mjs';
+import { e2eRun, fixtureDir, passStop } from './run.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dir = fixtureDir('actions');
@@ -28,14 +28,4 @@ const child = spawn(
   [path.join(root, 'bin/claimboard.mjs'), 'serve', channel, '--port', String(e2eRun().ports.actions), '--stale-after', '3600', '--db', path.join(dir, 'index.sqlite')],
   { stdio: 'inherit', cwd: root, env: { ...process.env, CLAIMBOARD_DEMO_OPERATOR_KEY: demoKey, CLAIMBOARD_TEST_CLOCK_FILE: path.join(dir, 'clock') } },
 );
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
-child.on('exit', (code) => {
-  // This fixture's folder goes with its server; the run's folder with the last of them.
-  fs.rmSync(dir, { recursive: true, force: true });
-  try {
-    fs.rmdirSync(path.dirname(dir));
-  } catch {
-    // Another fixture's folder is still there.
-  }
-  process.exit(code ?? 1);
-});
+passStop(child);
