@@ -12,9 +12,11 @@ import path from 'node:path';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { naclSign } from '../lib/ledger/nacl-verify';
 import { signFields } from '../lib/ledger/sign';
-import { ACTIONS_CHANNEL, ACTIONS_URL, KEYS, letClaimsGoStale } from './actions-fixture';
+import { actionsServer, KEYS, letClaimsGoStale } from './actions-fixture';
+import { serveThisFile } from './fixture-server';
 
-test.use({ baseURL: ACTIONS_URL });
+const server = actionsServer();
+serveThisFile(server);
 
 const lane = (page: Page, name: string) => page.locator(`section[data-lane="${name}"]`);
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
@@ -47,7 +49,7 @@ async function signInAsOps(page: Page, opts: { remember?: boolean } = {}) {
 
 /** Writes a file the way Syncthing does: a dotted temp name, then a rename. */
 function writeChannelFile(rel: string, content: unknown) {
-  const abs = path.join(ACTIONS_CHANNEL, rel);
+  const abs = path.join(server.channel, rel);
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tmp`);
   fs.writeFileSync(tmp, JSON.stringify(content, null, 2) + '\n');
@@ -139,7 +141,7 @@ test('a non-operator key is explained and offers no action', async ({ page }, te
 });
 
 test('re-queue the stale ichabod-1650: it moves to Queue; a page that still saw it stale is refused', async ({ context }, testInfo) => {
-  await letClaimsGoStale();
+  await letClaimsGoStale(server);
   const requests: string[] = [];
   context.on('request', (r) => requests.push(`${r.url()} ${r.postData() ?? ''}`));
   const a = await context.newPage();
@@ -176,7 +178,7 @@ test('re-queue the stale ichabod-1650: it moves to Queue; a page that still saw 
   await expect(a.locator('[data-toast="ok"]')).toContainText('written: tasks/ichabod-1650/release.ops.fang.json, ledger.ops.jsonl');
   await expect(lane(a, 'queue').locator('[data-order="ichabod-1650"]')).toBeVisible({ timeout: 30_000 });
   await expect(lane(a, 'stale').locator('[data-order="ichabod-1650"]')).toHaveCount(0);
-  const release = JSON.parse(fs.readFileSync(path.join(ACTIONS_CHANNEL, 'tasks/ichabod-1650/release.ops.fang.json'), 'utf8')) as Record<string, string>;
+  const release = JSON.parse(fs.readFileSync(path.join(server.channel, 'tasks/ichabod-1650/release.ops.fang.json'), 'utf8')) as Record<string, string>;
   expect(release).toMatchObject({ order_id: 'ichabod-1650', released: 'fang', releaser: 'ops', reason: 'requeued: machine rebooted', signed_by: 'ops' });
 
   // The second tab signs what it saw: the server refuses it, verbatim, and nothing is written.
@@ -224,7 +226,7 @@ test('acknowledge the late result on t1 from its order page: it leaves Needs att
   await dialog.getByRole('button', { name: 'Sign and acknowledge' }).click();
   await expect(dialog).toBeHidden();
   await expect(page.locator('[data-toast="ok"]')).toContainText('written: tasks/t1/ack.ops.json, ledger.ops.jsonl');
-  const ack = JSON.parse(fs.readFileSync(path.join(ACTIONS_CHANNEL, 'tasks/t1/ack.ops.json'), 'utf8')) as Record<string, string>;
+  const ack = JSON.parse(fs.readFileSync(path.join(server.channel, 'tasks/t1/ack.ops.json'), 'utf8')) as Record<string, string>;
   expect(ack).toMatchObject({ order_id: 't1', operator: 'ops', target: 'late:1:fang:open', note: 'redo it: the result predates the new schema', signed_by: 'ops' });
   await page.goto('/');
   await expect(lane(page, 'queue').locator('[data-order="t1"]')).toBeVisible({ timeout: 30_000 });
@@ -245,11 +247,11 @@ test('reopen the closed g2 (its target is the give-up): it leaves Done', async (
   await dialog.getByRole('button', { name: 'Sign and reopen' }).click();
   await expect(dialog).toBeHidden();
   await expect(page.locator('[data-toast="ok"]')).toContainText('written: tasks/g2/reopen.ops.json, ledger.ops.jsonl');
-  const reopen = JSON.parse(fs.readFileSync(path.join(ACTIONS_CHANNEL, 'tasks/g2/reopen.ops.json'), 'utf8')) as Record<string, string>;
+  const reopen = JSON.parse(fs.readFileSync(path.join(server.channel, 'tasks/g2/reopen.ops.json'), 'utf8')) as Record<string, string>;
   expect(reopen.target).toMatch(/^giveup:[0-9a-f]{64}$/);
   // wisp's claim holds again, with no heartbeat: stale once time passes.
   await expect.poll(async () => ((await (await page.request.get('/api/orders/g2')).json()) as { card: { state: string } }).card.state).not.toBe('closed');
-  await letClaimsGoStale();
+  await letClaimsGoStale(server);
   await page.goto('/');
   await expect(lane(page, 'stale').locator('[data-order="g2"]')).toBeVisible({ timeout: 30_000 });
   await expect(lane(page, 'done').locator('[data-order="g2"]')).toHaveCount(0);
@@ -301,7 +303,7 @@ test('bulk re-queue over a selection: a refusal stops the chain, "retry the ones
     writeChannelFile(`tasks/${id}/claim.fang.json`, { order_id: id, agent: 'fang', claimed_at: now });
   }
   for (const id of ids) await expect.poll(async () => (await page.request.get(`/api/orders/${id}`)).status()).toBe(200);
-  await letClaimsGoStale();
+  await letClaimsGoStale(server);
   await page.goto('/');
   await signInAsOps(page);
   const stale = lane(page, 'stale');
@@ -335,5 +337,5 @@ test('bulk re-queue over a selection: a refusal stops the chain, "retry the ones
     stop();
   }
   for (const id of ['bulk-2', 'bulk-3']) await expect(lane(page, 'queue').locator(`[data-order="${id}"]`)).toBeVisible({ timeout: 30_000 });
-  expect(fs.existsSync(path.join(ACTIONS_CHANNEL, 'tasks/bulk-1/release.ops.fang.json'))).toBe(false);
+  expect(fs.existsSync(path.join(server.channel, 'tasks/bulk-1/release.ops.fang.json'))).toBe(false);
 });

@@ -14,9 +14,11 @@ import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { naclPublicKey, naclSign } from '../lib/ledger/nacl-verify';
 import { signFields, signLedgerLineAfter } from '../lib/ledger/sign';
 import { sha256HexOfText } from '../lib/ledger/json';
-import { ACTIONS_CHANNEL, ACTIONS_URL, KEYS } from './actions-fixture';
+import { actionsServer, KEYS } from './actions-fixture';
+import { serveThisFile } from './fixture-server';
 
-test.use({ baseURL: ACTIONS_URL });
+const server = actionsServer();
+serveThisFile(server);
 
 /** lead's seed: any 32 bytes; its public key goes into the roster. */
 const LEAD_SEED = sha256HexOfText('e2e activity: lead');
@@ -32,7 +34,7 @@ async function shot(page: Page, testInfo: TestInfo, name: string) {
 
 /** Writes a file the way Syncthing does: a dotted temp name, then a rename. */
 function writeChannelFile(rel: string, content: string) {
-  const abs = path.join(ACTIONS_CHANNEL, rel);
+  const abs = path.join(server.channel, rel);
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tmp`);
   fs.writeFileSync(tmp, content);
@@ -146,7 +148,7 @@ test('the activity lists the acts performed with their operator and reason; filt
   await expect(page.getByText(/^ops acknowledged .*: the tests need a faster runner$/)).toBeVisible();
 
   // A line forged into lead's ledger (it chains, but ops's key signed it) shows, not verified, saying why.
-  const ledgerText = fs.readFileSync(path.join(ACTIONS_CHANNEL, 'ledger.lead.jsonl'), 'utf8');
+  const ledgerText = fs.readFileSync(path.join(server.channel, 'ledger.lead.jsonl'), 'utf8');
   const forged = signLedgerLineAfter(
     { kind: 'ack', actor: 'lead', summary: 'acknowledged the give-up on g1', reference: 'g1', created_at: new Date().toISOString() },
     sha256HexOfText(ledgerText.trimEnd().split('\n').at(-1) ?? ''),

@@ -8,7 +8,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { EXPECTED_LANES, FIXTURE_CHANNEL } from './fixture';
+import { EXPECTED_LANES, mainServer } from './fixture';
+import { serveThisFile } from './fixture-server';
+
+const server = mainServer();
+serveThisFile(server);
 
 const LANE_TITLES: Record<string, string> = {
   attention: 'Needs attention',
@@ -155,7 +159,7 @@ test('a change in the folder shows on the board without a reload', async ({ page
   await expect(lane(page, 'queue').locator('[data-order="a"]')).toBeVisible();
   await expect(page.locator('[data-live="on"]')).toBeVisible({ timeout: 30_000 });
   // wisp claims `a` (claims are unsigned): written the way Syncthing does, temp name then rename.
-  const dir = path.join(FIXTURE_CHANNEL, 'tasks', 'a');
+  const dir = path.join(server.channel, 'tasks', 'a');
   const tmp = path.join(dir, '.claim.wisp.json.tmp');
   fs.writeFileSync(tmp, JSON.stringify({ order_id: 'a', agent: 'wisp', claimed_at: new Date().toISOString() }));
   fs.renameSync(tmp, path.join(dir, 'claim.wisp.json'));

@@ -1,17 +1,41 @@
 /**
- * The channel the ferry end-to-end server serves (e2e/serve-ferry-fixture.mjs): a fresh copy of
- * conformance/ferry/alpha (written by the real ferry) with one operator of our own, `cbops`, whose
- * key the tests hold, added to its roster. At start: a-wisp-offered is addressed to wisp, which a
- * `ferry channel retire` released (Needs attention, retired_holder); a-killed and a-paused were
- * stopped and acknowledged, but ferry offers them to fang again (stop_not_holding).
+ * The ferry fixture: a fresh copy of conformance/ferry/alpha (written by the real ferry) with one
+ * operator of our own, `cbops`, whose key the tests hold, added to its roster; served with a
+ * stale threshold far beyond any run, on the test clock. At start: a-wisp-offered is addressed to
+ * wisp, which a `ferry channel retire` released (Needs attention, retired_holder); a-killed and
+ * a-paused were stopped and acknowledged, but ferry offers them to fang again (stop_not_holding).
  */
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
-import { e2eRun, fixtureDir } from './run.mjs';
+import { fixtureServer, type FixtureServer } from './fixture-server';
+import { ROOT } from './own-server';
 
-/** Keep in step with e2e/serve-ferry-fixture.mjs. */
-export const FERRY_E2E_DIR = fixtureDir('ferry');
-export const FERRY_E2E_CHANNEL = path.join(FERRY_E2E_DIR, 'channel');
-export const FERRY_E2E_PORT = e2eRun().ports.ferry;
-export const FERRY_E2E_URL = `http://127.0.0.1:${FERRY_E2E_PORT}`;
-/** cbops's seed (hex); its public key is in the copy's agents/cbops.json. Keep in step with the server script. */
+/** cbops's seed (hex); its public key goes into the copy's agents/cbops.json. */
 export const CBOPS_SEED = 'c0'.repeat(32);
+
+/** cbops's public key (hex): an Ed25519 key from CBOPS_SEED (node:crypto, PKCS#8 prefix + seed). */
+function cbopsPublicKey(): string {
+  const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(CBOPS_SEED, 'hex')]);
+  return createPublicKey(createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' })).export({ format: 'der', type: 'spki' }).subarray(-32).toString('hex');
+}
+
+/** Every file and folder of the copy writable (the committed case keeps ferry's modes). */
+function writable(p: string): void {
+  const dir = fs.statSync(p).isDirectory();
+  fs.chmodSync(p, dir ? 0o755 : 0o644);
+  if (dir) for (const e of fs.readdirSync(p)) writable(path.join(p, e));
+}
+
+/** A spec file's server on the ferry fixture (call serveThisFile(server) at the top of the file). */
+export const ferryServer = (): FixtureServer =>
+  fixtureServer({
+    prefix: 'cb-e2e-ferry-',
+    vectors: [],
+    args: ['--stale-after', '86400'],
+    prepare: (channel) => {
+      fs.cpSync(path.join(ROOT, 'conformance/ferry/alpha/channel'), channel, { recursive: true });
+      writable(channel);
+      fs.writeFileSync(path.join(channel, 'agents', 'cbops.json'), JSON.stringify({ name: 'cbops', role: 'operator', capabilities: [], public_key: cbopsPublicKey() }, null, 2));
+    },
+  });

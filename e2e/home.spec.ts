@@ -1,5 +1,9 @@
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { mainServer } from './fixture';
+import { serveThisFile } from './fixture-server';
+
+serveThisFile(mainServer());
 
 test('the home page is the board, with the navigation and the channel', async ({ page }, testInfo) => {
   const response = await page.goto('/');
@@ -10,7 +14,7 @@ test('the home page is the board, with the navigation and the channel', async ({
   await expect(page).toHaveTitle(/claimboard/);
   const nav = page.getByRole('navigation', { name: 'Main' });
   for (const name of ['Board', 'Agents', 'Problems']) await expect(nav.getByRole('link', { name: new RegExp(`^${name}`) })).toBeVisible();
-  await expect(nav.getByText(/claimboard-e2e-.*channel/)).toBeVisible();
+  await expect(nav.getByText(/cb-e2e-main-.*channel/)).toBeVisible();
 
   // A fixed place, test-results/home.png, so a reviewer finds it without searching.
   const shot = path.join(testInfo.project.outputDir, 'home.png');

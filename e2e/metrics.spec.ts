@@ -2,7 +2,7 @@
  * GET /metrics as a Prometheus server scrapes it from `claimboard serve`:
  * through the production build, past the proxy, parsed with a text-format parser.
  *
- * - On the 3123 fixture: 200 without a token (none is configured, loopback), no page headers
+ * - On the main fixture: 200 without a token (none is configured, loopback), no page headers
  *   (the proxy skips it), and the lane gauges equal /api/board's counts read at the same time.
  * - On a server of its own (CLAIMBOARD_READ_TOKEN set, a fresh copy of vector 17,
  *   started here and stopped by its pid): without the token 401, with `Authorization: Bearer`
@@ -15,13 +15,17 @@ import { expect, test } from '@playwright/test';
 import { parseMetrics, sampleValue } from '../lib/testing/prometheus';
 import type { BoardResponse } from '../lib/api/types';
 import { ROOT, startOwnServer, type OwnServer } from './own-server';
+import { mainServer } from './fixture';
+import { serveThisFile } from './fixture-server';
+
+serveThisFile(mainServer());
 
 const TOKEN = 'metrics-e2e-7c41';
 let TOKEN_URL = '';
 
 test('/metrics on the fixture: parsed, not behind the page proxy, lane gauges equal /api/board', async ({ request }) => {
-  // Board and metrics read one after the other; nothing writes the fixture meanwhile, but an
-  // earlier spec's change may still be settling: read both again until they agree (at most 10 s).
+  // Board and metrics read one after the other: read both again until they agree (nothing
+  // writes the fixture meanwhile).
   await expect(async () => {
     const res = await request.get('/metrics');
     expect(res.status()).toBe(200);

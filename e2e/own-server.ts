@@ -38,7 +38,8 @@ export interface OwnServerOptions {
   readonly vectors: readonly string[];
   /** Extra `serve` arguments (e.g. ['--stale-after', '2']), or made from the temp folder. */
   readonly args?: readonly string[] | ((dir: string) => readonly string[]);
-  readonly env?: Readonly<Record<string, string>>;
+  /** Extra environment of the server, or made from the temp folder. */
+  readonly env?: Readonly<Record<string, string>> | ((dir: string) => Readonly<Record<string, string>>);
   /** Headers of the readiness requests (e.g. the read token). */
   readonly headers?: Readonly<Record<string, string>>;
   /** Runs after the channel is copied and before the server starts (e.g. writes more files). */
@@ -56,7 +57,7 @@ export async function startOwnServer(o: OwnServerOptions): Promise<OwnServer> {
   const stderr: string[] = [];
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'serve', channel, '--port', String(port), '--host', '127.0.0.1', '--db', path.join(dir, 'index.sqlite'), ...(typeof o.args === 'function' ? o.args(dir) : (o.args ?? []))], {
     cwd: ROOT,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', CLAIMBOARD_TEST_CLOCK_FILE: path.join(dir, 'clock'), ...o.env },
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', CLAIMBOARD_TEST_CLOCK_FILE: path.join(dir, 'clock'), ...(typeof o.env === 'function' ? o.env(dir) : o.env) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.stderr?.on('data', (b: Buffer) => stderr.push(b.toString()));

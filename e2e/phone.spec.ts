@@ -16,11 +16,14 @@ import { expect, test, type Locator, type Page, type TestInfo } from '@playwrigh
 import type { BoardResponse, OrderResponse } from '../lib/api/types';
 import { naclSign } from '../lib/ledger/nacl-verify';
 import { signFields } from '../lib/ledger/sign';
-import { ACTIONS_CHANNEL, ACTIONS_URL, KEYS, letClaimsGoStale } from './actions-fixture';
+import { actionsServer, KEYS, letClaimsGoStale } from './actions-fixture';
+import { serveThisFile } from './fixture-server';
 
 const W = 390;
 const H = 844;
-test.use({ baseURL: ACTIONS_URL, viewport: { width: W, height: H }, deviceScaleFactor: 2, hasTouch: true, isMobile: true });
+const server = actionsServer();
+serveThisFile(server);
+test.use({ viewport: { width: W, height: H }, deviceScaleFactor: 2, hasTouch: true, isMobile: true });
 
 const SCHEMES = ['light', 'dark'] as const;
 type Scheme = (typeof SCHEMES)[number];
@@ -97,7 +100,7 @@ async function dialogFits(page: Page, dialog: Locator, button: Locator) {
 
 /** Writes a file the way Syncthing does (a dotted temp name, then a rename); returns its bytes' SHA-256. */
 function writeChannelFile(rel: string, content: unknown): string {
-  const abs = path.join(ACTIONS_CHANNEL, rel);
+  const abs = path.join(server.channel, rel);
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   const text = JSON.stringify(content, null, 2) + '\n';
   const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tmp`);
@@ -287,7 +290,7 @@ for (const scheme of SCHEMES) {
       await expect.poll(() => stateOf(page, closed), { timeout: 30_000 }).toBe('closed');
       for (const id of [a, b]) await expect.poll(() => stateOf(page, id), { timeout: 30_000 }).toBe('claimed');
       await expect.poll(() => stateOf(page, gaveUp), { timeout: 30_000 }).toBe('gave_up');
-      await letClaimsGoStale();
+      await letClaimsGoStale(server);
       await expect.poll(() => stateOf(page, b), { timeout: 30_000 }).toBe('stale');
 
       await page.goto('/?lane=stale');
@@ -357,7 +360,7 @@ test.describe('a virtualized lane in the one-lane view', () => {
   const N = 100;
   const ids = Array.from({ length: N }, (_, i) => `phone-q-${String(i).padStart(3, '0')}`);
   test.afterAll(() => {
-    for (const id of ids) fs.rmSync(path.join(ACTIONS_CHANNEL, 'tasks', id), { recursive: true, force: true });
+    for (const id of ids) fs.rmSync(path.join(server.channel, 'tasks', id), { recursive: true, force: true });
   });
 
   test('a lane of more than 80 cards scrolls inside its panel, shown again after another tab', async ({ page }, testInfo) => {

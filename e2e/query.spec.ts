@@ -18,15 +18,18 @@ import { expect, test, type APIRequestContext, type Page, type TestInfo } from '
 import { naclSign } from '../lib/ledger/nacl-verify';
 import { signFields } from '../lib/ledger/sign';
 import type { BoardResponse, Card } from '../lib/api/types';
-import { ACTIONS_CHANNEL, ACTIONS_URL, KEYS, letClaimsGoStale } from './actions-fixture';
+import { actionsServer, KEYS, letClaimsGoStale } from './actions-fixture';
+import { serveThisFile } from './fixture-server';
 
-test.use({ baseURL: ACTIONS_URL, viewport: { width: 1440, height: 900 } });
+const server = actionsServer();
+serveThisFile(server);
+test.use({ viewport: { width: 1440, height: 900 } });
 
 const OURS = { 'q-fang': 'fang', 'q-wisp': 'wisp' } as const;
 
 /** Writes a file the way Syncthing does: a dotted temp name, then a rename. */
 function writeChannelFile(rel: string, content: unknown) {
-  const abs = path.join(ACTIONS_CHANNEL, rel);
+  const abs = path.join(server.channel, rel);
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tmp`);
   fs.writeFileSync(tmp, JSON.stringify(content, null, 2) + '\n');
@@ -60,7 +63,7 @@ const shownIds = (page: Page) => page.locator('main [data-order]').evaluateAll((
 test.beforeAll(async ({ request }) => {
   const now = new Date().toISOString();
   for (const [id, agent] of Object.entries(OURS)) {
-    if (fs.existsSync(path.join(ACTIONS_CHANNEL, 'tasks', id))) continue;
+    if (fs.existsSync(path.join(server.channel, 'tasks', id))) continue;
     writeChannelFile(
       `tasks/${id}/order.json`,
       signFields('order', { id, project_id: 'query', issued_by: 'ops', created_at: now, payload: { n: id }, requires_review: false, requires_approval: false, depends_on: [] }, 'ops', (p) =>
@@ -71,7 +74,7 @@ test.beforeAll(async ({ request }) => {
   }
   // Both on the board, then stale (no heartbeat) once time passes, before the tests start.
   await expect.poll(async () => (await allCards(request)).filter((c) => c.order_id in OURS).length, { timeout: 30_000 }).toBe(2);
-  await letClaimsGoStale();
+  await letClaimsGoStale(server);
   await expect
     .poll(async () => (await allCards(request)).filter((c) => c.order_id in OURS && c.lane === 'stale').length, { timeout: 30_000 })
     .toBe(2);

@@ -1,19 +1,23 @@
 /**
  * What the page promises about untrusted content and trust (issue "reliability and security"):
  * security headers, record text rendered as text, and a changed key shown as a banner with how
- * to re-pin from a terminal. Runs last against the 3123 fixture (it adds an order and changes a key).
+ * to re-pin from a terminal. Runs on its own copy of the main fixture (it adds an order and changes a key).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { FIXTURE_CHANNEL } from './fixture';
+import { mainServer } from './fixture';
+import { serveThisFile } from './fixture-server';
 import { signFields } from '../lib/ledger/sign';
 import { naclPublicKey, naclSign } from '../lib/ledger/nacl-verify';
+
+const server = mainServer();
+serveThisFile(server);
 
 const keys = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../conformance/vectors/keys.json'), 'utf8')) as Record<string, { seed: string }>;
 const seed = (n: string) => keys[n]?.seed ?? '';
 const put = (rel: string, value: unknown) => {
-  const abs = path.join(FIXTURE_CHANNEL, rel);
+  const abs = path.join(server.channel, rel);
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   fs.writeFileSync(abs + '.tmp', JSON.stringify(value));
   fs.renameSync(abs + '.tmp', abs);
@@ -48,7 +52,7 @@ test('markup inside a record renders as text, never as HTML', async ({ page }) =
 });
 
 test('a changed key shows as a banner saying how to re-pin deliberately', async ({ page }) => {
-  const file = path.join(FIXTURE_CHANNEL, 'agents/wisp.json');
+  const file = path.join(server.channel, 'agents/wisp.json');
   const entry = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
   put('agents/wisp.json', { ...entry, public_key: naclPublicKey('11'.repeat(32)) });
   await page.goto('/');

@@ -16,9 +16,11 @@ import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { naclSign } from '../lib/ledger/nacl-verify';
 import { signingPayload } from '../lib/ledger/payloads';
 import { shapeRecord, type SignedRecord } from '../lib/ledger/records';
-import { CBOPS_SEED, FERRY_E2E_CHANNEL, FERRY_E2E_URL } from './ferry-fixture';
+import { CBOPS_SEED, ferryServer } from './ferry-fixture';
+import { serveThisFile } from './fixture-server';
 
-test.use({ baseURL: FERRY_E2E_URL });
+const server = ferryServer();
+serveThisFile(server);
 
 const lane = (page: Page, name: string) => page.locator(`section[data-lane="${name}"]`);
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
@@ -40,7 +42,7 @@ async function signInAsCbops(page: Page) {
   await expect(panel).toBeHidden();
 }
 
-const readJson = (rel: string) => JSON.parse(fs.readFileSync(path.join(FERRY_E2E_CHANNEL, rel), 'utf8')) as Record<string, unknown>;
+const readJson = (rel: string) => JSON.parse(fs.readFileSync(path.join(server.channel, rel), 'utf8')) as Record<string, unknown>;
 
 test('supersede a-wisp-offered (addressed to the retired wisp) with a new order for nebra: offered to nebra, out of Needs attention, both pages linked', async ({ page }, testInfo) => {
   await page.goto('/');
@@ -137,8 +139,8 @@ test('a payload a browser cannot copy exactly: the dialog says so, the server re
   const shaped = shapeRecord('order', new TextEncoder().encode(text));
   if (!shaped.ok) throw new Error(shaped.detail);
   const signature = naclSign(CBOPS_SEED, signingPayload(shaped.record as SignedRecord));
-  fs.mkdirSync(path.join(FERRY_E2E_CHANNEL, 'tasks/big-1'), { recursive: true });
-  fs.writeFileSync(path.join(FERRY_E2E_CHANNEL, 'tasks/big-1/order.json'), `${text.slice(0, -1)},"signed_by":"cbops","signature":"${signature}"}\n`);
+  fs.mkdirSync(path.join(server.channel, 'tasks/big-1'), { recursive: true });
+  fs.writeFileSync(path.join(server.channel, 'tasks/big-1/order.json'), `${text.slice(0, -1)},"signed_by":"cbops","signature":"${signature}"}\n`);
 
   await page.goto('/orders/big-1');
   await expect(page.getByRole('heading', { name: 'big-1' })).toBeVisible({ timeout: 30_000 });
@@ -153,8 +155,8 @@ test('a payload a browser cannot copy exactly: the dialog says so, the server re
   await expect(refusal).toContainText('The server refused it (400); nothing was written.');
   await expect(refusal.locator('[data-refusal-message]')).toHaveText("the new order must carry big-1's project and task unchanged (its payload could not be copied exactly)");
   await shot(page, testInfo, 'supersede-refusal');
-  expect(fs.existsSync(path.join(FERRY_E2E_CHANNEL, 'tasks/big-2'))).toBe(false);
-  expect(fs.existsSync(path.join(FERRY_E2E_CHANNEL, 'tasks/big-1/supersede.cbops.json'))).toBe(false);
+  expect(fs.existsSync(path.join(server.channel, 'tasks/big-2'))).toBe(false);
+  expect(fs.existsSync(path.join(server.channel, 'tasks/big-1/supersede.cbops.json'))).toBe(false);
 });
 
 test('reopen says ferry has no reopen and offers "Supersede instead": a new order to do a-done again', async ({ page }) => {

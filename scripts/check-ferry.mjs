@@ -11,7 +11,8 @@
 // With no case given, every case of conformance/ferry. A case may also be a channel folder X
 // with X.tasks.txt (and X.truth.json) beside it, as make-channels.sh writes them. Prints one line
 // per disagreement, then a summary; exits 0 when all agree, 1 otherwise, 2 on bad usage.
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,6 +38,10 @@ const verdict = (text) => {
   }
   return out;
 };
+// The project's own command (package.json `bin`), run by node directly: what `npx claimboard`
+// runs, without npx's second or so of start-up per case.
+const claimboardBin = path.join(projectDir, JSON.parse(fs.readFileSync(path.join(projectDir, 'package.json'), 'utf8')).bin.claimboard);
+const run = promisify(execFile);
 const caseFile = (c, f) => (fs.existsSync(path.join(c, 'channel')) ? path.join(c, f) : `${c.replace(/\/+$/, '')}.${f}`);
 
 let bad = 0;
@@ -45,8 +50,8 @@ let agree = 0;
 let shown = 0;
 let wanted = 0;
 let right = 0;
-for (const c of cases) {
-  const name = path.basename(c);
+/** `claimboard state --json` on a fresh copy of the case's channel: the parsed answer, or the reason it failed. */
+async function stateOf(c) {
   const src = fs.existsSync(path.join(c, 'channel')) ? path.join(c, 'channel') : c;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-ferry-'));
   const copy = path.join(tmp, 'channel');
@@ -55,17 +60,35 @@ for (const c of cases) {
   const extra = fs.existsSync(argsFile)
     ? fs.readFileSync(argsFile, 'utf8').trim().split(/\s+/).filter(Boolean).map((a) => (a.startsWith('@') ? path.join(c, a.slice(1)) : a))
     : [];
-  let state;
   try {
-    state = JSON.parse(
-      execFileSync('npx', ['--offline', 'claimboard', 'state', copy, '--json', ...extra], { cwd: projectDir, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] }),
-    );
+    const { stdout } = await run(process.execPath, [claimboardBin, 'state', copy, '--json', ...extra], { cwd: projectDir, encoding: 'utf8', maxBuffer: 64 << 20 });
+    return { state: JSON.parse(stdout) };
   } catch (e) {
-    console.log(`${name}: claimboard state failed: ${String(e.stderr || e.message).trim().split('\n').pop()}`);
-    bad++;
-    continue;
+    return { failed: String(e.stderr || e.message).trim().split('\n').pop() };
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// One case per core at a time: each is a short process of its own.
+const answers = new Array(cases.length);
+let next = 0;
+await Promise.all(
+  Array.from({ length: Math.max(1, Math.min(os.availableParallelism(), cases.length)) }, async () => {
+    while (next < cases.length) {
+      const k = next++;
+      answers[k] = await stateOf(cases[k]);
+    }
+  }),
+);
+
+for (const [k, c] of cases.entries()) {
+  const name = path.basename(c);
+  const { state, failed } = answers[k];
+  if (failed !== undefined) {
+    console.log(`${name}: claimboard state failed: ${failed}`);
+    bad++;
+    continue;
   }
   const cards = new Map(state.orders.map((o) => [o.order_id, o]));
   for (const [id, w] of verdict(fs.readFileSync(caseFile(c, 'tasks.txt'), 'utf8'))) {

@@ -7,6 +7,7 @@
 #   type check, lint      meanwhile (tsc, eslint)
 #   unit tests            vitest, every *.test.ts but the serve tests, on both cores
 #   conformance vectors   conformance/vectors through the real CLI and the real filesystem
+#                         (a minute of real waits for arrivals: beside the unit tests)
 #   ferry channels        channels the real ferry wrote (conformance/ferry): ferry's verdict
 #   serve tests           the real `claimboard serve` under a simulated fleet: the soak and its
 #                         faults (SIGSTOP, inotify watches run out, a burst, SIGTERM), bin/web
@@ -151,9 +152,11 @@ else
   step "type check" npx tsc --noEmit -p .
   step "lint" npx eslint . --max-warnings 0
   wait_bg "next build"
+  # The vectors wait a minute of real time for their files' arrivals: beside the unit tests.
+  step_bg "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
   step "unit tests" vitest_step $(printf -- '--exclude %s ' "${SERVE_TESTS[@]}")
-  step "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
   step "ferry channels" node scripts/check-ferry.mjs .
+  wait_bg "conformance vectors"
   if [[ " ${failed[*]-} " == *" next build ("* ]]; then
     skip "serve tests, end-to-end tests, package" "they need the production build, which failed"
     failed+=("serve tests, end-to-end tests, package (not run: no build)")
