@@ -6,11 +6,11 @@ export default defineConfig({
     alias: {
       '@': fileURLToPath(new URL('.', import.meta.url)),
       // `server-only` throws outside Next's react-server condition; tests run server code directly.
-      'server-only': fileURLToPath(new URL('./lib/testing/server-only-stub.ts', import.meta.url)),
+      'server-only': fileURLToPath(new URL('./test/support/server-only-stub.ts', import.meta.url)),
     },
   },
   test: {
-    include: ['lib/**/*.test.ts', 'bin/**/*.test.ts', 'app/**/*.test.ts', 'components/**/*.test.ts', 'deploy/**/*.test.ts'],
+    include: ['lib/**/*.test.ts', 'test/**/*.test.ts', 'bin/**/*.test.ts', 'app/**/*.test.ts', 'components/**/*.test.ts', 'deploy/**/*.test.ts'],
     exclude: ['e2e/**', '.next/**', 'node_modules/**'],
     // Bounds far beyond any run on a loaded 2-core machine: they only end a test that hangs.
     testTimeout: 600_000,

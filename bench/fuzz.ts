@@ -1,7 +1,7 @@
 /**
  * `npm run fuzz [-- --seed S --seconds T --files N --per-round K --keep]`: the hostile-folder
  * fuzzer. Builds folders on disk in a temp dir from the seed, runs the real reader,
- * derivation and Indexer on them, and checks the invariants of lib/fuzz/harness.ts. Prints the
+ * derivation and Indexer on them, and checks the invariants of test/fuzz/harness.ts. Prints the
  * files fuzzed, the distinct problem codes seen, invariant violations and crashes; exits 1 when
  * any invariant broke.
  *
@@ -14,8 +14,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { addRound, emptyTotals, fuzzRound, type RoundReport } from '../lib/fuzz/harness';
-import { roundSeed } from '../lib/fuzz/mutate';
+import { addRound, emptyTotals, fuzzRound, type RoundReport } from '../test/fuzz/harness';
+import { roundSeed } from '../test/fuzz/mutate';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

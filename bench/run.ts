@@ -23,7 +23,7 @@ import { settings } from '../lib/config';
 import { naclPublicKey } from '../lib/ledger/nacl-verify';
 import { benchSeed } from './generate';
 import { topSelfTime } from './profile';
-import { descendants } from '../lib/testing/soak/proc';
+import { descendants } from '../test/support/soak/proc';
 import { verifyOnAllCores } from './verify-all';
 import { readFloor } from './floor';
 

@@ -1,6 +1,6 @@
 /**
  * `npm run soak [-- --minutes M]`: the real `claimboard serve` on a temp channel that a
- * simulated fleet writes at 20+ files a second (lib/testing/soak/fleet.ts), with 50 event streams
+ * simulated fleet writes at 20+ files a second (test/support/soak/fleet.ts), with 50 event streams
  * and 10 clients polling the board and order pages, for M minutes (default 30). Prints, each
  * minute, the RSS and open descriptors of every claimboard process, and at the end: growth after
  * the warm-up (the first 5 minutes, or the first sixth of a shorter run), stream clients that
@@ -12,9 +12,9 @@
  * by pid (its group) at the end, on errors and on Ctrl-C; the temp folder is removed.
  */
 import os from 'node:os';
-import { SoakHarness, type Verdict } from '../lib/testing/soak/harness';
-import { killAll, removeTemps, sleep, type ProcSample } from '../lib/testing/soak/proc';
-import { growth, type Growth } from '../lib/testing/soak/verdict';
+import { SoakHarness, type Verdict } from '../test/support/soak/harness';
+import { killAll, removeTemps, sleep, type ProcSample } from '../test/support/soak/proc';
+import { growth, type Growth } from '../test/support/soak/verdict';
 
 interface Options {
   minutes: number;

@@ -1,11 +1,11 @@
 /** `claimboard state` as other tools call it, through the real launcher. */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { folderSnapshot } from '../lib/testing/folder';
+import { folderSnapshot } from '../test/support/folder';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { VECTORS_DIR } from '../lib/testing/vectors';
+import { VECTORS_DIR } from '../test/support/vectors';
 
 const ROOT = path.resolve(__dirname, '..');
 const run = (args: string[]) =>

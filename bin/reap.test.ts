@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeKeyFile, writeOrder, type Identity } from '../lib/demo/write';
-import { seedOf } from '../lib/testing/channel-builder';
-import { folderSnapshot } from '../lib/testing/folder';
+import { seedOf } from '../test/support/channel-builder';
+import { folderSnapshot } from '../test/support/folder';
 
 const ROOT = path.resolve(__dirname, '..');
 const LAUNCHER = path.join(ROOT, 'bin/claimboard.mjs');

@@ -17,7 +17,7 @@ import { Indexer } from '../lib/index/indexer';
 import { order } from '../lib/index/queries';
 import { nodeVerify } from '../lib/index/node-verify';
 import { publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeOrder, type Identity } from '../lib/demo/write';
-import { seedOf } from '../lib/testing/channel-builder';
+import { seedOf } from '../test/support/channel-builder';
 
 function parse(args: string[]): ServeLocalFlags {
   const cmd = addServeLocalOptions(new Command('serve').exitOverride().configureOutput({ writeErr: () => undefined }));

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dashboardBuilt, freePort, killAll, ServeProcess } from '../lib/testing/soak/proc';
-import { VECTORS_DIR } from '../lib/testing/vectors';
+import { dashboardBuilt, freePort, killAll, ServeProcess } from '../test/support/soak/proc';
+import { VECTORS_DIR } from '../test/support/vectors';
 
 const built = dashboardBuilt();
 const procFs = fs.existsSync('/proc/self/stat');

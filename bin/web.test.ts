@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardBuilt, freePort, killAll, ServeProcess } from '../lib/testing/soak/proc';
-import { VECTORS_DIR } from '../lib/testing/vectors';
+import { dashboardBuilt, freePort, killAll, ServeProcess } from '../test/support/soak/proc';
+import { VECTORS_DIR } from '../test/support/vectors';
 
 const built = dashboardBuilt();
 if (!built) console.warn('web.test.ts: skipped: no production build (.next/BUILD_ID); run `npm run build` first');

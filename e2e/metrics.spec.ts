@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { parseMetrics, sampleValue } from '../lib/testing/prometheus';
+import { parseMetrics, sampleValue } from '../test/support/prometheus';
 import type { BoardResponse } from '../lib/api/types';
 import { ROOT, startOwnServer, type OwnServer } from './own-server';
 import { mainServer } from './fixture';

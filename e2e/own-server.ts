@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BoardResponse } from '../lib/api/types';
-import { freePort } from '../lib/testing/soak/proc';
+import { freePort } from '../test/support/soak/proc';
 import { letTimePass } from './test-clock';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');

@@ -1,6 +1,6 @@
 /**
  * Keeps the layout's dependencies pointing inward (the rules and the checker:
- * lib/testing/boundaries.ts): the pure core imports no fs, SQLite, Next, React or outer layer;
+ * test/support/boundaries.ts): the pure core imports no fs, SQLite, Next, React or outer layer;
  * components import no server code; the index imports neither the actions nor the HTTP layer.
  * lib/alerts imports nothing from components/. Every source file of lib/ledger, components,
  * lib/index and lib/alerts is read; a failure names the file,
@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeViolation, importsOf, resolveImport, violationsOf, type CheckContext, type KnownException } from './testing/boundaries';
+import { describeViolation, importsOf, resolveImport, violationsOf, type CheckContext, type KnownException } from '../test/support/boundaries';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs lib/sync/scenario.ts inside a Syncthing pair and writes its report as JSON:
+// Runs test/sync/scenario.ts inside a Syncthing pair and writes its report as JSON:
 //
 //   bash scripts/syncthing-pair.sh BASE -- node scripts/sync-scenario.mjs REPORT.json
 //
@@ -24,7 +24,7 @@ if (!out) {
   console.error('usage: node scripts/sync-scenario.mjs REPORT.json (inside syncthing-pair.sh BASE -- ...)');
   process.exit(2);
 }
-const { runScenario, pairEnvFrom } = await import('../lib/sync/scenario.ts');
+const { runScenario, pairEnvFrom } = await import('../test/sync/scenario.ts');
 const t0 = Date.now();
 const log = (line) => console.log(`[scenario +${((Date.now() - t0) / 1000).toFixed(2)}s] ${line}`);
 const write = (report) => {

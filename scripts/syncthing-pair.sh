@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # (A copy of the shared contract checkout's tools/syncthing-pair.sh, kept here so that
-# lib/sync/syncthing.test.ts runs from a bare clone; the rest of the file is unchanged.)
+# test/sync/syncthing.test.ts runs from a bare clone; the rest of the file is unchanged.)
 # syncthing-pair.sh - two real Syncthing instances (A and B) on one machine that
 # share one folder over loopback only, inside a private network namespace.
 #

@@ -127,7 +127,7 @@ e2e_step() { npx playwright test 2>&1 | tee -a "$E2E_LOG"; return "${PIPESTATUS[
 vitest_step() { node scripts/run-vitest.mjs "$@" 2>&1 | tee -a "$VITEST_LOG"; return "${PIPESTATUS[0]}"; }
 
 # The tests that start the real `claimboard serve` need the production build: they run after it.
-SERVE_TESTS=(lib/testing/soak/soak.test.ts lib/faults/sigstop.test.ts lib/faults/inotify.test.ts lib/faults/burst.test.ts lib/faults/sigterm.test.ts bin/web.test.ts bin/serve-attacks.test.ts)
+SERVE_TESTS=(test/support/soak/soak.test.ts test/faults/sigstop.test.ts test/faults/inotify.test.ts test/faults/burst.test.ts test/faults/sigterm.test.ts bin/web.test.ts bin/serve-attacks.test.ts)
 
 shared_steps() {
   if [ -d ../shared/vectors ]; then

@@ -15,8 +15,8 @@ import { openWriter } from '@/lib/index/db';
 import { Indexer } from '@/lib/index/indexer';
 import { indexFigures } from '@/lib/index/metrics-queries';
 import { metricsText } from '@/lib/api/metrics';
-import { parseMetrics } from '@/lib/testing/prometheus';
-import { VECTORS_DIR } from '@/lib/testing/vectors';
+import { parseMetrics } from '@/test/support/prometheus';
+import { VECTORS_DIR } from '@/test/support/vectors';
 
 const FILE = path.resolve(import.meta.dirname, '../../docs/alert-rules.yml');
 

@@ -1,7 +1,7 @@
 /**
  * GET /metrics, through the real route handlers in this process on indexes
  * the real Indexer builds from copies of conformance channels (conformance/vectors): the answer
- * parses as the Prometheus text format (lib/testing/prometheus.ts), its lane gauges equal
+ * parses as the Prometheus text format (test/support/prometheus.ts), its lane gauges equal
  * GET /api/board's counts and the lanes each vector's expect.json says, its problems per code
  * those expect.json lists; the ages are computed from the rules (stale_after, the clock given
  * to the indexer); the index lag counts the files a live pass stored and nothing else.
@@ -18,8 +18,8 @@ import { indexFigures } from '@/lib/index/metrics-queries';
 import { passStats } from '@/lib/index/metrics-record';
 import { recordFailure, recordSuccess, storeConfig, storeDecision } from '@/lib/alerts/store';
 import { metricsText, METRICS_CONTENT_TYPE } from '@/lib/api/metrics';
-import { loadExpect, VECTORS_DIR } from '@/lib/testing/vectors';
-import { parseMetrics, sampleValue, type Family } from '@/lib/testing/prometheus';
+import { loadExpect, VECTORS_DIR } from '@/test/support/vectors';
+import { parseMetrics, sampleValue, type Family } from '@/test/support/prometheus';
 import { LANES } from '@/lib/ledger/derive';
 import type { BoardResponse } from '@/lib/api/types';
 

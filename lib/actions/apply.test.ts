@@ -4,7 +4,7 @@
  * leaves the folder byte-for-byte unchanged.
  */
 import fs from 'node:fs';
-import { folderSnapshot } from '../testing/folder';
+import { folderSnapshot } from '../../test/support/folder';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,8 +15,8 @@ import { nodeVerify } from '../index/node-verify';
 import { channelStateOf } from '../index/channel-state';
 import { ledgerPrevOf } from './write';
 import { statKey } from '../index/order-pass';
-import { VECTORS_DIR, vectorKeys } from '../testing/vectors';
-import { ChannelBuilder, seedOf } from '../testing/channel-builder';
+import { VECTORS_DIR, vectorKeys } from '../../test/support/vectors';
+import { ChannelBuilder, seedOf } from '../../test/support/channel-builder';
 
 const keys = vectorKeys() as Record<string, { seed: string; public_key: string }>;
 let dirs: string[] = [];

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runAction } from '../../bin/actions';
 import { channelStateOf } from '../index/channel-state';
 import { naclPublicKey } from '../ledger/nacl-verify';
-import { FERRY_DIR } from '../testing/ferry-cases';
+import { FERRY_DIR } from '../../test/support/ferry-cases';
 
 const ORACLE = path.resolve(__dirname, '../../../shared/ferryman/bin/ferry-oracle');
 const haveFerry = fs.existsSync(ORACLE);

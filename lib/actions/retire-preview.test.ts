@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ChannelBuilder, seedOf } from '../testing/channel-builder';
+import { ChannelBuilder, seedOf } from '../../test/support/channel-builder';
 import { openMemory } from '../index/db';
 import { Indexer } from '../index/indexer';
 import { agent } from '../index/queries';

@@ -17,7 +17,7 @@ import { nodeVerify } from '../index/node-verify';
 import { buildAction } from '../ledger/actions';
 import { applyAction, deriveSubset, type ApplyContext } from '../actions/apply';
 import { ledgerPrevOf } from '../actions/write';
-import { VECTORS_DIR, vectorKeys } from '../testing/vectors';
+import { VECTORS_DIR, vectorKeys } from '../../test/support/vectors';
 import { AlertEngine, type AlertTarget } from './engine';
 import { alertsStatus } from './status';
 import type { AlertPayload } from './payload';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory, type DB } from '../index/db';
 import { channelStateOf } from '../index/channel-state';
-import { VECTORS_DIR } from '../testing/vectors';
+import { VECTORS_DIR } from '../../test/support/vectors';
 import { AlertEngine } from './engine';
 import { alertsStatus } from './status';
 import type { AlertPayload } from './payload';

@@ -12,7 +12,7 @@ import { boardForPage } from './board-get';
 import { GET as boardGET } from '@/app/api/board/route';
 import { openWriter } from '@/lib/index/db';
 import { Indexer } from '@/lib/index/indexer';
-import { loadExpect, VECTORS_DIR } from '@/lib/testing/vectors';
+import { loadExpect, VECTORS_DIR } from '@/test/support/vectors';
 import type { BoardResponse } from './types';
 
 const VECTORS = ['10-review-states', '11-give-up-ack-reopen'];

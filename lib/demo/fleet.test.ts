@@ -7,7 +7,7 @@ import { LANES, type Lane } from '../ledger/derive';
 import { compareTimestamps } from '../ledger/time';
 import { demoKeysDir, writeDemoChannel, writeDemoManifest } from './scenario';
 import { archiveCandidate, startFleet, type FleetEvent } from './fleet';
-import { ChannelBuilder } from '../testing/channel-builder';
+import { ChannelBuilder } from '../../test/support/channel-builder';
 import { generateSeed, publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeInterrupt, writeKeyFile, writeOrder, type Identity } from './write';
 
 let tmp: string;

@@ -15,7 +15,7 @@ import { readKeyFile } from './write';
 import { channelStateOf } from '../index/channel-state';
 import { reapOnce } from '../local/reap';
 import { readHolds } from '../local/reaper-state';
-import { folderSnapshot } from '../testing/folder';
+import { folderSnapshot } from '../../test/support/folder';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-reaper-story-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -21,8 +21,8 @@ import type { Act } from '../ledger/acts';
 import { naclPublicKey, naclSign } from '../ledger/nacl-verify';
 import { nodeVerify } from './node-verify';
 import { signFields, signLedgerLineAfter } from '../ledger/sign';
-import { VECTORS_DIR } from '../testing/vectors';
-import { seedOf } from '../testing/channel-builder';
+import { VECTORS_DIR } from '../../test/support/vectors';
+import { seedOf } from '../../test/support/channel-builder';
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {

@@ -14,7 +14,7 @@ import { Indexer } from './indexer';
 import { nodeVerify } from './node-verify';
 import { LANES, type Lane } from '../ledger/derive';
 import { ageMs, parseQuery, type QueryTerm } from '../ui/query';
-import { loadExpect, VECTORS_DIR } from '../testing/vectors';
+import { loadExpect, VECTORS_DIR } from '../../test/support/vectors';
 import { mulberry32 } from '../util/prng';
 
 let cleanup: (() => void | Promise<void>)[] = [];

@@ -1,7 +1,7 @@
 /**
  * Crash safety of the index.
  *
- * A child process (lib/testing/index-worker.ts) indexes a generated channel of 300 orders into
+ * A child process (test/support/index-worker.ts) indexes a generated channel of 300 orders into
  * a database file while this test keeps changing the folder; the child is killed with SIGKILL
  * at random points, during its first (cold) index, during restarts, and during incremental
  * updates, twenty times, and restarted each time on the same database. At the end the board
@@ -14,14 +14,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { sized } from '../testing/size';
+import { sized } from '../../test/support/size';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateChannel } from '../../bench/generate';
-import { Rng } from '../fuzz/mutate';
-import { folderChanger } from '../testing/folder-changer';
+import { Rng } from '../../test/fuzz/mutate';
+import { folderChanger } from '../../test/support/folder-changer';
 
 const REPO = path.resolve(__dirname, '../..');
-const WORKER = path.join(REPO, 'lib/testing/index-worker.ts');
+const WORKER = path.join(REPO, 'test/support/index-worker.ts');
 
 let tmp: string;
 let channel: string;

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { argValue, FERRY_TO_CLAIMBOARD, ferryCases } from '../testing/ferry-cases';
+import { argValue, FERRY_TO_CLAIMBOARD, ferryCases } from '../../test/support/ferry-cases';
 import { channelStateOf } from './channel-state';
 import { readFleetRoster } from './ferryman-state';
 

@@ -14,8 +14,8 @@ import { channelStateOf } from './channel-state';
 import { passOrder } from './order-pass';
 import { serverVerify } from './verifier';
 import { deriveSubset } from '../actions/apply';
-import { VECTORS_DIR } from '../testing/vectors';
-import { REPO } from '../testing/soak/proc';
+import { VECTORS_DIR } from '../../test/support/vectors';
+import { REPO } from '../../test/support/soak/proc';
 
 let dirs: string[] = [];
 afterEach(() => {

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openMemory, openWriter, type DB } from './db';
 import { Indexer } from './indexer';
 import { IndexStore } from './store';
-import { VECTORS_DIR } from '../testing/vectors';
+import { VECTORS_DIR } from '../../test/support/vectors';
 import { nodeVerify } from './node-verify';
 import * as q from './queries';
 
@@ -241,7 +241,7 @@ describe('Indexer', () => {
     // ops (an operator) releases fang's claim on t2, as a re-queue would.
     const { naclSign } = await import('../ledger/nacl-verify');
     const { signFields } = await import('../ledger/sign');
-    const { vectorKeys } = await import('../testing/vectors');
+    const { vectorKeys } = await import('../../test/support/vectors');
     const ops = vectorKeys().ops as { seed: string };
     const rel = signFields('release', { order_id: 't2', released: 'fang', releaser: 'ops', reason: 'retired', at: '2026-11-30T10:00:00Z' }, 'ops', (p) => naclSign(ops.seed, p));
     const t0 = Date.now();

@@ -15,7 +15,7 @@ import { lanePage, order, PAGE_SIZE } from './queries';
 import { DEATHS_RELOOK_MS, withLocalDeath } from './local-deaths';
 import { naclVerify } from '../ledger/nacl-verify';
 import { publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeOrder, type Identity } from '../demo/write';
-import { ChannelBuilder, seedOf } from '../testing/channel-builder';
+import { ChannelBuilder, seedOf } from '../../test/support/channel-builder';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-deaths-ix-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

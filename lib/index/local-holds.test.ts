@@ -17,7 +17,7 @@ import { indexFigures } from './metrics-queries';
 import { nodeVerify } from './node-verify';
 import { parseQuery, type QueryTerm } from '../ui/query';
 import { publicKeyOf, writeAgent, writeClaim, writeGiveup, writeHeartbeat, writeOrder, writeRelease, type Identity } from '../demo/write';
-import { seedOf } from '../testing/channel-builder';
+import { seedOf } from '../../test/support/channel-builder';
 import { stateFileOf, writeReaperState, type ReaperHold } from '../local/reaper-state';
 import { HOLDS_REREAD_MS } from './local-holds';
 

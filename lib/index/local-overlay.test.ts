@@ -14,7 +14,7 @@ import { openMemory } from './db';
 import { LocalOverlay } from './local-overlay';
 import type { BoardCard, BoardResponse } from './types';
 import { localAgentsOf } from '../local/liveness';
-import { ChannelBuilder } from '../testing/channel-builder';
+import { ChannelBuilder } from '../../test/support/channel-builder';
 
 const children: ChildProcess[] = [];
 afterAll(() => {

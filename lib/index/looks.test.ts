@@ -10,9 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory } from './db';
 import { Indexer } from './indexer';
 import { FolderWatch } from './folder-watch';
-import { VECTORS_DIR } from '../testing/vectors';
+import { VECTORS_DIR } from '../../test/support/vectors';
 import { nodeVerify } from './node-verify';
-import { ChannelBuilder } from '../testing/channel-builder';
+import { ChannelBuilder } from '../../test/support/channel-builder';
 import * as q from './queries';
 
 let cleanup: (() => void | Promise<void>)[] = [];

@@ -7,7 +7,7 @@ import { createPrivateKey, sign as cryptoSign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { naclPublicKey, naclSign, naclVerify } from '../ledger/nacl-verify';
 import { nodeVerify } from './node-verify';
-import { vectorKeys } from '../testing/vectors';
+import { vectorKeys } from '../../test/support/vectors';
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 function nodeSign(seedHex: string, message: string): string {

@@ -17,7 +17,7 @@ import { naclSign } from '../ledger/nacl-verify';
 import { nodeVerify } from './node-verify';
 import { signFields } from '../ledger/sign';
 import { objectGet, parseStrictJsonText, payloadDigest } from '../ledger/json';
-import { VECTORS_DIR, vectorKeys } from '../testing/vectors';
+import { VECTORS_DIR, vectorKeys } from '../../test/support/vectors';
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {

@@ -7,8 +7,8 @@ import { openMemory } from './db';
 import { Indexer } from './indexer';
 import { repin } from './repin';
 import { naclPublicKey } from '../ledger/nacl-verify';
-import { seedOf } from '../testing/channel-builder';
-import { VECTORS_DIR } from '../testing/vectors';
+import { seedOf } from '../../test/support/channel-builder';
+import { VECTORS_DIR } from '../../test/support/vectors';
 import * as q from './queries';
 
 let dir = '';

@@ -11,11 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateChannel } from '../../bench/generate';
-import { Rng } from '../fuzz/mutate';
-import { folderChanger } from '../testing/folder-changer';
+import { Rng } from '../../test/fuzz/mutate';
+import { folderChanger } from '../../test/support/folder-changer';
 import { openMemory, type DB } from './db';
 import { Indexer } from './indexer';
-import { sized } from '../testing/size';
+import { sized } from '../../test/support/size';
 
 const ORDERS = sized(2_000, 10_000);
 

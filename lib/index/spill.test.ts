@@ -7,7 +7,7 @@ import { checkSegment, segmentsIn, SpillWriter } from './spill';
 import { bytesThrough } from './verifier';
 import { naclPublicKey, naclSign } from '../ledger/nacl-verify';
 import { nodeVerify } from './node-verify';
-import { seedOf } from '../testing/channel-builder';
+import { seedOf } from '../../test/support/channel-builder';
 
 let dirs: string[] = [];
 afterEach(() => {

@@ -11,7 +11,7 @@ import { openMemory, openWriter, type DB } from './db';
 import { Indexer } from './indexer';
 import { isKnownAgent, tuningReport } from './tuning-queries';
 import { GAPS_SINCE_KEY } from './beat-gaps';
-import { VECTORS_DIR } from '../testing/vectors';
+import { VECTORS_DIR } from '../../test/support/vectors';
 import { nodeVerify } from './node-verify';
 import { bucketOf } from '../ledger/tuning';
 import { LANES } from '../ledger/derive';

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { chooseVerifier, NODE_VERIFIER } from './verifier';
 import { parseStrictJsonText, payloadDigest, sha256Hex, sha256HexOfText, installSha256 } from '../ledger/json';
 import { SMALL_ORDER_Y } from './node-verify';
-import { vectorKeys, VECTORS_DIR } from '../testing/vectors';
+import { vectorKeys, VECTORS_DIR } from '../../test/support/vectors';
 
 const sodium = chooseVerifier({ want: 'sodium' }); // throws here if sodium-native cannot load on this machine
 const node = NODE_VERIFIER;

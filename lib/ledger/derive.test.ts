@@ -3,7 +3,7 @@
  * memory. Each expectation is read off the rule it cites.
  */
 import { describe, expect, it } from 'vitest';
-import { ChannelBuilder } from '../testing/channel-builder';
+import { ChannelBuilder } from '../../test/support/channel-builder';
 import { laneOf } from './derive';
 
 const base = () => new ChannelBuilder().roster();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelBuilder } from '../testing/channel-builder';
+import { ChannelBuilder } from '../../test/support/channel-builder';
 import {
   clockTime,
   durationWords,

@@ -3,7 +3,7 @@
  * with the first code that applies, and the rest of the folder derives as if it were absent.
  */
 import { describe, expect, it } from 'vitest';
-import { ChannelBuilder, seedOf } from '../testing/channel-builder';
+import { ChannelBuilder, seedOf } from '../../test/support/channel-builder';
 import { naclPublicKey, naclSign } from './nacl-verify';
 import { signFields } from './sign';
 

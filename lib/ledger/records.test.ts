@@ -12,8 +12,8 @@ import type { z } from 'zod';
 import { parseStrictJson, toPlain } from './json';
 import { classifyPath } from './names';
 import { describeIssue, RECORD_SCHEMAS, shapeRecord, type ClaimRecord, type FileRecordKind, type GiveupRecord, type LedgerRecord, type OrderRecord } from './records';
-import { vectorEntries, vectorNames } from '../testing/vectors';
-import { FERRY_DIR } from '../testing/ferry-cases';
+import { vectorEntries, vectorNames } from '../../test/support/vectors';
+import { FERRY_DIR } from '../../test/support/ferry-cases';
 
 const enc = (o: unknown) => new TextEncoder().encode(typeof o === 'string' ? o : JSON.stringify(o));
 

@@ -4,7 +4,7 @@
  * of their own, and an order issued to replace another says so.
  */
 import { describe, expect, it } from 'vitest';
-import { ChannelBuilder } from '../testing/channel-builder';
+import { ChannelBuilder } from '../../test/support/channel-builder';
 import { claimHistory, describeTarget, orderTimeline } from './timeline';
 
 function view(b: ChannelBuilder, id: string) {

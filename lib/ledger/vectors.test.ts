@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { deriveChannel } from './channel';
 import { naclVerify } from './nacl-verify';
-import { loadExpect, vectorEntries, vectorNames } from '../testing/vectors';
+import { loadExpect, vectorEntries, vectorNames } from '../../test/support/vectors';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 

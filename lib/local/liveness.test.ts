@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Card } from '../ledger/derive';
-import { ChannelBuilder } from '../testing/channel-builder';
+import { ChannelBuilder } from '../../test/support/channel-builder';
 import { localAgentsOf, localLivenessOf } from './liveness';
 
 const child = spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], { stdio: 'ignore' });

@@ -14,8 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { writeAgent, writeClaim, writeHeartbeat, writeOrder, writeRelease, publicKeyOf, type Identity } from '../demo/write';
 import { channelStateOf } from '../index/channel-state';
 import { holdApplies } from '../ledger/liveness';
-import { seedOf } from '../testing/channel-builder';
-import { folderSnapshot } from '../testing/folder';
+import { seedOf } from '../../test/support/channel-builder';
+import { folderSnapshot } from '../../test/support/folder';
 import { reapOnce, ReapError, type ReapConfig } from './reap';
 import { readHolds, readReaperState, stateFileOf } from './reaper-state';
 

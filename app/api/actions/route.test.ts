@@ -3,7 +3,7 @@
  * (origin, content type, read-only), success, and refusals that write nothing.
  */
 import fs from 'node:fs';
-import { folderSnapshot } from '@/lib/testing/folder';
+import { folderSnapshot } from '@/test/support/folder';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { buildAction } from '@/lib/ledger/actions';
 import { naclSign } from '@/lib/ledger/nacl-verify';
 import { nodeVerify } from '@/lib/index/node-verify';
 import { channelStateOf } from '@/lib/index/channel-state';
-import { VECTORS_DIR, vectorKeys } from '@/lib/testing/vectors';
+import { VECTORS_DIR, vectorKeys } from '@/test/support/vectors';
 import { POST } from './route';
 
 const keys = vectorKeys() as Record<string, { seed: string }>;

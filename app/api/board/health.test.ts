@@ -11,7 +11,7 @@ import { GET } from './route';
 import { openWriter, type DB } from '@/lib/index/db';
 import { Indexer } from '@/lib/index/indexer';
 import { healthFileOf, writeHealth } from '@/lib/index/health';
-import { VECTORS_DIR } from '@/lib/testing/vectors';
+import { VECTORS_DIR } from '@/test/support/vectors';
 import type { BoardResponse } from '@/lib/api/types';
 
 let dir = '';

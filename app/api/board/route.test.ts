@@ -12,7 +12,7 @@ import { GET } from './route';
 import { openWriter, type DB } from '@/lib/index/db';
 import { Indexer } from '@/lib/index/indexer';
 import { encodeCursor } from '@/lib/index/queries';
-import { VECTORS_DIR } from '@/lib/testing/vectors';
+import { VECTORS_DIR } from '@/test/support/vectors';
 import type { BoardResponse, LanePage } from '@/lib/api/types';
 
 let dir = '';

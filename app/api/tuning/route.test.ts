@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GET } from './route';
 import { openWriter, type DB } from '@/lib/index/db';
 import { Indexer } from '@/lib/index/indexer';
-import { VECTORS_DIR } from '@/lib/testing/vectors';
+import { VECTORS_DIR } from '@/test/support/vectors';
 import { LANES } from '@/lib/ledger/derive';
 import type { TuningReport } from '@/lib/ledger/tuning-types';
 

@@ -5,7 +5,7 @@
  * of it, told without comparing two writers' clocks.
  */
 import { describe, expect, it } from 'vitest';
-import { ChannelBuilder } from '../../testing/channel-builder';
+import { ChannelBuilder } from '../../../test/support/channel-builder';
 import type { OrderFacts } from './facts';
 import { interruptsOf, seenOf } from './interrupts';
 import { ledgerFactsOf, ledgerRetiredNames } from '../ledger-facts';

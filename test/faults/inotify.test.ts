@@ -14,10 +14,10 @@
  * the production build (scripts/test.sh runs it after its build step).
  */
 import { spawnSync } from 'node:child_process';
-import { sized } from '../testing/size';
+import { sized } from '../support/size';
 import { afterAll, describe, expect, it } from 'vitest';
-import { failuresOf, SoakHarness } from '../testing/soak/harness';
-import { dashboardBuilt, sleep } from '../testing/soak/proc';
+import { failuresOf, SoakHarness } from '../support/soak/harness';
+import { dashboardBuilt, sleep } from '../support/soak/proc';
 
 const WATCHES = 6;
 const built = dashboardBuilt();

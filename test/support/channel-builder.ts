@@ -3,12 +3,12 @@
  * (node:crypto, the vector identities' seeds; other names get a seed derived from the name),
  * each with an arrival `age` in seconds before `now`.
  */
-import { deriveChannel, type ChannelEntry, type ChannelState } from '../ledger/channel';
-import { sha256HexOfText } from '../ledger/json';
-import { nodePublicKey, nodeSign } from '../index/node-sign';
-import { nodeVerify } from '../index/node-verify';
-import { revisionComponent } from '../ledger/names';
-import { signFields, signLedgerLine, type SignedKind } from '../ledger/sign';
+import { deriveChannel, type ChannelEntry, type ChannelState } from '../../lib/ledger/channel';
+import { sha256HexOfText } from '../../lib/ledger/json';
+import { nodePublicKey, nodeSign } from '../../lib/index/node-sign';
+import { nodeVerify } from '../../lib/index/node-verify';
+import { revisionComponent } from '../../lib/ledger/names';
+import { signFields, signLedgerLine, type SignedKind } from '../../lib/ledger/sign';
 
 const VECTOR_SEEDS: Record<string, string> = {
   ops: '6d68517bd645bea101e11cba05adb9d59d0bc49f579c3df82192e1946bb45e4c',

@@ -27,12 +27,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { benchSeed, OPS, REVIEWER, WORKERS } from '../../../bench/generate';
-import { nodePublicKey, nodeSign } from '../../index/node-sign';
-import { signFields } from '../../ledger/sign';
-import { mulberry32 } from '../../util/prng';
-import { DIED_MID_RUN, claimOrder, endRun, submitResult } from '../../demo/ferry';
+import { nodePublicKey, nodeSign } from '../../../lib/index/node-sign';
+import { signFields } from '../../../lib/ledger/sign';
+import { mulberry32 } from '../../../lib/util/prng';
+import { DIED_MID_RUN, claimOrder, endRun, submitResult } from '../../../lib/demo/ferry';
 import type { Expectation, SoakWrite, SoakWriteKind } from './types';
-import { appendLedgerLine, writeAck, writeAgent, writeFileAtomic, writeGiveup, writeHeartbeat, writeOrder, writeRelease, writeReview, writerTime, type Identity } from '../../demo/write';
+import { appendLedgerLine, writeAck, writeAgent, writeFileAtomic, writeGiveup, writeHeartbeat, writeOrder, writeRelease, writeReview, writerTime, type Identity } from '../../../lib/demo/write';
 
 export type { Expectation, SoakWrite, SoakWriteKind } from './types';
 

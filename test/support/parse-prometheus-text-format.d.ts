@@ -1,4 +1,4 @@
-/** Types of the dev dependency parse-prometheus-text-format (it ships none); see lib/testing/prometheus.ts. */
+/** Types of the dev dependency parse-prometheus-text-format (it ships none); see test/support/prometheus.ts. */
 declare module 'parse-prometheus-text-format' {
   interface ParsedSample {
     readonly value?: string;

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ChannelEntry } from '../ledger/channel';
+import type { ChannelEntry } from '../../lib/ledger/channel';
 
 /** The repository's copy of the conformance cases. */
 export const VECTORS_DIR = path.resolve(__dirname, '../../conformance/vectors');

@@ -10,7 +10,7 @@ import 'server-only';
  * roster entry is written on B releases a stale claim through `applyAction`.
  *
  * This module only observes and measures; it asserts nothing. It returns a SyncReport
- * (written as JSON by scripts/sync-scenario.mjs) and lib/sync/syncthing.test.ts asserts on
+ * (written as JSON by scripts/sync-scenario.mjs) and test/sync/syncthing.test.ts asserts on
  * it, so every number the test judges is in the report. A wait that runs out is recorded
  * as `null` (or `settled: false`), never thrown, so the report always says how far it got.
  *
@@ -18,11 +18,11 @@ import 'server-only';
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Indexer } from '../index/indexer';
-import { openMemory, type DB } from '../index/db';
-import * as q from '../index/queries';
-import { serverVerify } from '../index/verifier';
-import { channelStateOf } from '../index/channel-state';
+import { Indexer } from '../../lib/index/indexer';
+import { openMemory, type DB } from '../../lib/index/db';
+import * as q from '../../lib/index/queries';
+import { serverVerify } from '../../lib/index/verifier';
+import { channelStateOf } from '../../lib/index/channel-state';
 import {
   publicKeyOf,
   writeAgent,
@@ -33,15 +33,15 @@ import {
   writeResult,
   type Identity,
   type Written,
-} from '../demo/write';
-import { applyAction } from '../actions/apply';
-import { ledgerPrevOf } from '../actions/write';
-import { buildAction } from '../ledger/actions';
-import { nodeSign } from '../index/node-sign';
-import { formatLocalInstant } from '../ledger/time';
-import { seedOf } from '../testing/channel-builder';
-import type { Card } from '../ledger/derive';
-import type { OrderResponse } from '../index/types';
+} from '../../lib/demo/write';
+import { applyAction } from '../../lib/actions/apply';
+import { ledgerPrevOf } from '../../lib/actions/write';
+import { buildAction } from '../../lib/ledger/actions';
+import { nodeSign } from '../../lib/index/node-sign';
+import { formatLocalInstant } from '../../lib/ledger/time';
+import { seedOf } from '../support/channel-builder';
+import type { Card } from '../../lib/ledger/derive';
+import type { OrderResponse } from '../../lib/index/types';
 
 // ---- the report -----------------------------------------------------------------------------
 

@@ -16,13 +16,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openMemory, openWriter } from '../index/db';
-import { Indexer } from '../index/indexer';
-import { readHealth } from '../index/health';
-import { VECTORS_DIR } from '../testing/vectors';
-import { folderSnapshot } from '../testing/folder';
-import { nodeVerify } from '../index/node-verify';
-import { ChannelBuilder } from '../testing/channel-builder';
+import { openMemory, openWriter } from '../../lib/index/db';
+import { Indexer } from '../../lib/index/indexer';
+import { readHealth } from '../../lib/index/health';
+import { VECTORS_DIR } from '../support/vectors';
+import { folderSnapshot } from '../support/folder';
+import { nodeVerify } from '../../lib/index/node-verify';
+import { ChannelBuilder } from '../support/channel-builder';
 
 const writeFile = (file: string, bytes: Uint8Array) => {
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -1,7 +1,7 @@
 /**
  * The soak's fleet in a process of its own (so its synchronous, fsynced writes never delay the
  * clients' clocks in the soak process): `node --conditions=react-server --import tsx
- * lib/testing/soak/fleet-main.ts --root DIR [--workers N] [--stale-after-ms MS] [--max-orders N]
+ * test/support/soak/fleet-main.ts --root DIR [--workers N] [--stale-after-ms MS] [--max-orders N]
  * [--seed N] [--history N] [--hang-first P] [--hang-rerun P]` (fleet.ts SoakFleetOptions).
  *
  * Protocol, one line each. Standard output: `W <SoakWrite JSON>` per file written or removed,

@@ -18,9 +18,9 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dashboardBuilt, freePort, killAll, ServeProcess, sleep } from '../testing/soak/proc';
-import { VECTORS_DIR } from '../testing/vectors';
-import { readMeta } from '../index/meta';
+import { dashboardBuilt, freePort, killAll, ServeProcess, sleep } from '../support/soak/proc';
+import { VECTORS_DIR } from '../support/vectors';
+import { readMeta } from '../../lib/index/meta';
 
 const built = dashboardBuilt();
 if (!built) console.warn('sigterm.test.ts: skipped: no production build (.next/BUILD_ID); run `npm run build` first');

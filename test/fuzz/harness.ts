@@ -1,7 +1,7 @@
 import 'server-only';
 /**
  * The fuzzer's rounds on a real disk: places the base channel and a hostile plan
- * (lib/fuzz/mutate.ts) in a temp folder, with real files, real symlinks to a sibling folder
+ * (test/fuzz/mutate.ts) in a temp folder, with real files, real symlinks to a sibling folder
  * outside the channel, FIFOs and names that are not UTF-8; runs the real reader and
  * derivation (channelStateOf) and the real Indexer (a cold index, and an incremental one that
  * saw the folder before the hostile files arrived); and checks the invariants:
@@ -23,13 +23,13 @@ import { execFileSync } from 'node:child_process';
 import { createPrivateKey, createPublicKey, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { deriveChannel, type ChannelState, type Problem, type ProblemCode } from '../ledger/channel';
-import { laneOf, type Card } from '../ledger/derive';
-import { channelStateOf } from '../index/channel-state';
-import { readChannel } from '../index/read-channel';
-import { serverVerify } from '../index/verifier';
-import { openMemory, type DB } from '../index/db';
-import { Indexer, type IndexerOptions } from '../index/indexer';
+import { deriveChannel, type ChannelState, type Problem, type ProblemCode } from '../../lib/ledger/channel';
+import { laneOf, type Card } from '../../lib/ledger/derive';
+import { channelStateOf } from '../../lib/index/channel-state';
+import { readChannel } from '../../lib/index/read-channel';
+import { serverVerify } from '../../lib/index/verifier';
+import { openMemory, type DB } from '../../lib/index/db';
+import { Indexer, type IndexerOptions } from '../../lib/index/indexer';
 import { baseChannel, LEDGER_PROBLEM_CODES, planRound, type Hostile, type Keys, type Plan } from './mutate';
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');

@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { OrderState } from '../ledger/derive';
-import { FERRY_STATES } from '../ledger/ferry-states';
+import type { OrderState } from '../../lib/ledger/derive';
+import { FERRY_STATES } from '../../lib/ledger/ferry-states';
 
 /** The repository's ferry cases. */
 export const FERRY_DIR = path.resolve(__dirname, '../../conformance/ferry');

@@ -4,16 +4,16 @@
  * (bad bytes, bad names, bad shapes, bad signatures, links out of the folder, temp and conflict
  * files), each with what docs/channel-format.md says must become of it.
  *
- * Pure: nothing here touches the filesystem. `lib/fuzz/harness.ts` places a plan on disk.
+ * Pure: nothing here touches the filesystem. `test/fuzz/harness.ts` places a plan on disk.
  *
  * Over 500 lines on purpose: a catalogue of small independent mutation operators; each is a few lines and they are read as a list.
  */
-import { ChannelBuilder, seedOf } from '../testing/channel-builder';
-import { naclPublicKey, naclSign } from '../ledger/nacl-verify';
-import { signFields, signLedgerLine, type SignedKind } from '../ledger/sign';
-import { sha256HexOfText } from '../ledger/json';
-import { classifyPath, revisionComponent } from '../ledger/names';
-import type { ProblemCode } from '../ledger/channel';
+import { ChannelBuilder, seedOf } from '../support/channel-builder';
+import { naclPublicKey, naclSign } from '../../lib/ledger/nacl-verify';
+import { signFields, signLedgerLine, type SignedKind } from '../../lib/ledger/sign';
+import { sha256HexOfText } from '../../lib/ledger/json';
+import { classifyPath, revisionComponent } from '../../lib/ledger/names';
+import type { ProblemCode } from '../../lib/ledger/channel';
 
 // ---- PRNG -----------------------------------------------------------------------------------
 

@@ -251,7 +251,7 @@ export class FleetProcess {
 
   constructor(root: string, args: Readonly<Record<string, number>>, onWrite: (w: SoakWrite) => void) {
     const flat = Object.entries(args).flatMap(([k, v]) => [`--${k}`, String(v)]);
-    this.proc = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', path.join(REPO, 'lib/testing/soak/fleet-main.ts'), '--root', root, ...flat], {
+    this.proc = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', path.join(REPO, 'test/support/soak/fleet-main.ts'), '--root', root, ...flat], {
       cwd: REPO,
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],

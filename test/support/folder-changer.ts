@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { benchSigner, OPS, WORKERS } from '../../bench/generate';
-import { signFields } from '../ledger/sign';
+import { signFields } from '../../lib/ledger/sign';
 import type { Rng } from '../fuzz/mutate';
 
 /** A changer of the channel at `root`: each call makes one change and returns the path it touched (null: none). */

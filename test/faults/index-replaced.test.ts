@@ -13,15 +13,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { openMemory, openReader, openWriter, readDb } from '../index/db';
-import { Indexer } from '../index/indexer';
-import { readHealth, healthFileOf } from '../index/health';
-import type { IndexHealth } from '../index/types';
+import { openMemory, openReader, openWriter, readDb } from '../../lib/index/db';
+import { Indexer } from '../../lib/index/indexer';
+import { readHealth, healthFileOf } from '../../lib/index/health';
+import type { IndexHealth } from '../../lib/index/types';
 
 /** Every health the indexer wrote (a small folder is rebuilt in milliseconds: sampling the file could miss it). */
 const told: IndexHealth[] = [];
-vi.mock('../index/health', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../index/health')>();
+vi.mock('../../lib/index/health', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../lib/index/health')>();
   return {
     ...real,
     writeHealth: (file: string, h: IndexHealth) => {
@@ -30,11 +30,11 @@ vi.mock('../index/health', async (importOriginal) => {
     },
   };
 });
-import { VECTORS_DIR } from '../testing/vectors';
-import { folderSnapshot } from '../testing/folder';
-import { nodeVerify } from '../index/node-verify';
-import { ChannelBuilder } from '../testing/channel-builder';
-import { until } from '../testing/until';
+import { VECTORS_DIR } from '../support/vectors';
+import { folderSnapshot } from '../support/folder';
+import { nodeVerify } from '../../lib/index/node-verify';
+import { ChannelBuilder } from '../support/channel-builder';
+import { until } from '../support/until';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-dbswap-'));
 const savedDb = process.env.CLAIMBOARD_DB;

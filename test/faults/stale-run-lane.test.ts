@@ -20,12 +20,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openMemory } from '../index/db';
-import { Indexer } from '../index/indexer';
-import { channelStateOf } from '../index/channel-state';
-import { naclPublicKey } from '../ledger/nacl-verify';
-import { seedOf } from '../testing/channel-builder';
-import { writeAgent, writeClaim, writeHeartbeat, writeOrder, writeResult, writeReview, type Identity } from '../demo/write';
+import { openMemory } from '../../lib/index/db';
+import { Indexer } from '../../lib/index/indexer';
+import { channelStateOf } from '../../lib/index/channel-state';
+import { naclPublicKey } from '../../lib/ledger/nacl-verify';
+import { seedOf } from '../support/channel-builder';
+import { writeAgent, writeClaim, writeHeartbeat, writeOrder, writeResult, writeReview, type Identity } from '../../lib/demo/write';
 
 const STALE_MS = 1000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -9,15 +9,15 @@
  *   READY              the first index is stored
  *   DONE               (--once) every folder looked at, stopped and closed cleanly
  *
- * Usage: node --conditions=react-server --import tsx lib/testing/index-worker.ts
+ * Usage: node --conditions=react-server --import tsx test/support/index-worker.ts
  *          --root DIR --db FILE --now MS [--once] [--rescan-ms N]
  *
  * Without --once it keeps following the folder (watcher and a frequent rescan) until killed.
  * The clock is fixed at --now so that every run derives at the same instant (and, injected, it
  * owns time: no clock step is seen however long the test takes).
  */
-import { openWriter } from '../index/db';
-import { Indexer, type IndexerOptions } from '../index/indexer';
+import { openWriter } from '../../lib/index/db';
+import { Indexer, type IndexerOptions } from '../../lib/index/indexer';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

@@ -1,7 +1,7 @@
 /**
  * claimboard over real Syncthing. Two real Syncthing instances share one
  * folder over loopback in a private network namespace (scripts/syncthing-pair.sh);
- * lib/sync/scenario.ts runs inside the pair: scripted workers write on side A as ferryman
+ * test/sync/scenario.ts runs inside the pair: scripted workers write on side A as ferryman
  * does, a real Indexer (folder events on) indexes side B, and claimboard's operator releases
  * a stale claim on B. This test runs it, then judges its report and both folders:
  *
@@ -22,9 +22,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { channelStateOf } from '../index/channel-state';
+import { channelStateOf } from '../../lib/index/channel-state';
 import type { SyncReport, SyncStep } from './scenario';
-import { settings } from '../config';
+import { settings } from '../../lib/config';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PAIR = path.resolve(REPO, 'scripts/syncthing-pair.sh');
@@ -199,7 +199,7 @@ describe.skipIf(skip)('claimboard over real Syncthing (two instances, loopback, 
     expect(
       s.live_stale_samples,
       `the live order showed stale on B (a card with "heartbeat": null and reason no_heartbeat is Syncthing's ` +
-        `unlink-then-rename replace seen mid-way; see lib/sync/replace-gap.test.ts): ${JSON.stringify(s.live_stale_cards)}`,
+        `unlink-then-rename replace seen mid-way; see test/sync/replace-gap.test.ts): ${JSON.stringify(s.live_stale_cards)}`,
     ).toBe(0);
     expect(Object.keys(s.live_states)).toEqual(['claimed']);
     expect(s.live_max_heartbeat_age_ms ?? Infinity).toBeLessThan(s.window_ms);

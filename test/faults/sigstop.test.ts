@@ -12,10 +12,10 @@
  * (same pids); at the end no stream client missed an update and the board equals a fresh index.
  * Needs the production build (skipped, and said, without it; scripts/test.sh runs it after).
  */
-import { sized } from '../testing/size';
+import { sized } from '../support/size';
 import { afterAll, describe, expect, it } from 'vitest';
-import { failuresOf, SoakHarness } from '../testing/soak/harness';
-import { dashboardBuilt, descendants, get, sleep } from '../testing/soak/proc';
+import { failuresOf, SoakHarness } from '../support/soak/harness';
+import { dashboardBuilt, descendants, get, sleep } from '../support/soak/proc';
 
 const built = dashboardBuilt();
 if (!built) console.warn('sigstop.test.ts: skipped: no production build (.next/BUILD_ID); run `npm run build` first');

@@ -1,5 +1,5 @@
 /**
- * Found by lib/sync/syncthing.test.ts (assertion 2), fixed by the indexer's vanish grace.
+ * Found by test/sync/syncthing.test.ts (assertion 2), fixed by the indexer's vanish grace.
  *
  * Syncthing (1.19, Debian's) replaces a changed file on the RECEIVING side in two steps:
  * `unlinkat(<file>)`, then `renameat(.syncthing.<file>.tmp, <file>)` (lib/model
@@ -21,11 +21,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openMemory } from '../index/db';
-import { Indexer } from '../index/indexer';
-import { publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeOrder } from '../demo/write';
-import { seedOf } from '../testing/channel-builder';
-import type { Card } from '../ledger/derive';
+import { openMemory } from '../../lib/index/db';
+import { Indexer } from '../../lib/index/indexer';
+import { publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeOrder } from '../../lib/demo/write';
+import { seedOf } from '../support/channel-builder';
+import type { Card } from '../../lib/ledger/derive';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 let cleanup: (() => Promise<void> | void)[] = [];
