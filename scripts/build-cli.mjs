@@ -22,11 +22,11 @@ const ENTRIES = [
  * ~0.45 s with the dependencies loaded from node_modules (zod alone ~0.13 s). Chunks are named
  * by content and written before the entries (each a temp file renamed into place), so a process
  * still running an older build keeps finding its own chunks. Throws when esbuild is not
- * installed or a source does not compile. `clean`: remove dist/ first.
+ * installed or a source does not compile. `clean`: remove dist/ first. `out`: another folder
+ * than dist/ (the package check builds a package's bundle apart from the checkout's own).
  */
-export async function buildCli({ clean = false } = {}) {
+export async function buildCli({ clean = false, out = path.join(projectDir, 'dist') } = {}) {
   const { default: esbuild } = await import('esbuild');
-  const out = path.join(projectDir, 'dist');
   // A package ships dist/ whole: built from nothing, it holds no chunk of an earlier build.
   if (clean) fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
@@ -85,8 +85,10 @@ function writeAtomic(file, contents) {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
-    await buildCli({ clean: process.argv.includes('--clean') });
-    console.log(`claimboard: built dist/cli.mjs and dist/order-worker.mjs`);
+    const at = process.argv.indexOf('--out');
+    const out = at > 0 && process.argv[at + 1] ? path.resolve(process.argv[at + 1]) : undefined;
+    await buildCli({ clean: process.argv.includes('--clean'), out });
+    console.log(`claimboard: built ${path.relative(projectDir, out ?? path.join(projectDir, 'dist')) || '.'}/cli.mjs and order-worker.mjs`);
   } catch (e) {
     if (e?.code === 'ERR_MODULE_NOT_FOUND') {
       // An install without dev dependencies: bin/claimboard.mjs says what is missing when it runs.

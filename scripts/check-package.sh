@@ -14,7 +14,7 @@
 #   - the time of `state --json` on that 17-file channel is printed (npm run bench measures it).
 #
 # `npm pack --ignore-scripts`: the dashboard was just built by the "next build" step of
-# scripts/test.sh (prepack would build it again); the CLI bundle is rebuilt here from clean.
+# scripts/test.sh (prepack would build it again); the CLI bundle is built here from clean.
 # The install takes packages from npm's cache when it has them (--prefer-offline).
 # CLAIMBOARD_PACKAGE_KEEP=1 keeps the temp folder.
 set -euo pipefail
@@ -33,8 +33,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-node scripts/build-cli.mjs --clean
-npm pack --ignore-scripts --silent --pack-destination "$WORK" >/dev/null
+# The package is packed from a folder of its own: its CLI bundle built from nothing there, the
+# rest of what package.json's `files` lists copied from this checkout. The checkout's own dist/
+# stays as it is for the tests running meanwhile.
+STAGE="$WORK/stage"
+mkdir "$STAGE"
+node scripts/build-cli.mjs --clean --out "$STAGE/dist"
+tar -C "$ROOT" --exclude=./.next/cache --exclude='./.next/trace*' --exclude=./.next/diagnostics --exclude=./.next/types --exclude=./.next/dev \
+  -cf - ./package.json ./bin/claimboard.mjs ./.next ./public ./next.config.mjs ./docs ./deploy ./README.md | tar -C "$STAGE" -xf -
+(cd "$STAGE" && npm pack --ignore-scripts --silent --pack-destination "$WORK" >/dev/null)
 TGZ="$(ls "$WORK"/claimboard-*.tgz)"
 echo "package: $(basename "$TGZ"), $(du -k "$TGZ" | cut -f1) KiB"
 

@@ -11,8 +11,11 @@
 #   ferry channels        channels the real ferry wrote (conformance/ferry): ferry's verdict
 #   serve tests           the real `claimboard serve` under a simulated fleet: the soak and its
 #                         faults (SIGSTOP, inotify watches run out, a burst, SIGTERM), bin/web
-#   end-to-end tests      Playwright driving Debian's Chromium against the production build
-#   package               packed, installed into an empty folder, used from there
+#                         (beside the end-to-end tests)
+#   end-to-end tests      Playwright driving Debian's Chromium against the production build,
+#                         two spec files at a time
+#   package               packed, installed into an empty folder, used from there (beside the
+#                         end-to-end tests)
 #
 # `scripts/test.sh --shared` runs only the steps that need the workshop checkout beside the repo
 # (../shared: its vectors, its ferry channels, fresh channels from its real ferry); a plain run
@@ -161,9 +164,13 @@ else
     skip "serve tests, end-to-end tests, package" "they need the production build, which failed"
     failed+=("serve tests, end-to-end tests, package (not run: no build)")
   else
-    step "serve tests" vitest_step "${SERVE_TESTS[@]}"
+    # The serve tests and the package spend most of their time waiting (a fleet's pace, timers,
+    # npm): beside the end-to-end tests.
+    step_bg "serve tests" vitest_step "${SERVE_TESTS[@]}"
+    step_bg "package" bash scripts/check-package.sh
     step "end-to-end tests" e2e_step
-    step "package" bash scripts/check-package.sh
+    wait_bg "serve tests"
+    wait_bg "package"
   fi
   if [ -d ../shared ]; then
     header "steps with ../shared"
