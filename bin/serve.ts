@@ -345,8 +345,9 @@ export async function serve(opts: ServeOptions): Promise<number> {
   // to 4x: the web server's peak 309 -> 153 MB, request p95 29 -> 35 ms.
   const web = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=25', path.join(PROJECT_DIR, 'bin', 'claimboard.mjs'), 'web', '--host', opts.host, '--port', String(opts.port), '--exit-with-stdin'], {
     cwd: PROJECT_DIR,
-    // A pipe this process never writes: it closes when this process dies, however it dies, and the web server stops then.
-    stdio: ['pipe', 'inherit', 'inherit'],
+    // stdin: a pipe this process never writes: it closes when this process dies, however it
+    // dies, and the web server stops then. stdout: read here, for Next.js's own status lines.
+    stdio: ['pipe', 'pipe', 'inherit'],
     env: {
       ...process.env,
       NEXT_TELEMETRY_DISABLED: '1',
@@ -365,6 +366,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
     },
   });
   child = web;
+  passWebOutput(web);
   yieldToWeb();
   console.log(`claimboard: serving ${channel} at http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`);
 
@@ -408,4 +410,21 @@ export async function serve(opts: ServeOptions): Promise<number> {
 /** The indexer's question about local runs, answered by this machine's /proc (the board's own overlay). */
 function localDeathOf(overlay: LocalOverlay): LocalDeath {
   return { agents: overlay.agents(), isDead: (db, card, nowMs) => overlay.isDead(db, card, nowMs) };
+}
+
+/**
+ * The web server's output, line by line, on this process's: everything but Next.js's own
+ * status lines ("✓ Running next.config.mjs took 58ms"), which say nothing to an operator.
+ */
+function passWebOutput(web: ChildProcess): void {
+  let rest = '';
+  web.stdout?.setEncoding('utf8');
+  web.stdout?.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) if (!/^\s*[✓○▲]\s/.test(line)) process.stdout.write(`${line}\n`);
+  });
+  web.stdout?.on('end', () => {
+    if (rest !== '' && !/^\s*[✓○▲]\s/.test(rest)) process.stdout.write(`${rest}\n`);
+  });
 }
