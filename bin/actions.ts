@@ -13,6 +13,7 @@ import { ackRefusal, buildAction, reopenRefusal, ferryConsequence, ledgerPathOf,
 import { naclSign, naclPublicKey } from '../lib/ledger/nacl-verify';
 import { canonicalName, isSafeComponent } from '../lib/ledger/names';
 import { isOperator } from '../lib/ledger/verify';
+import { staleAfterMsFor } from './stale-after-for';
 
 export interface ActionCliOptions {
   readonly key: string;
@@ -61,7 +62,7 @@ export function runAction(kind: ActionInput['action'], root: string, subject: st
   const ctx: ApplyContext = {
     root: path.resolve(root),
     nowMs: Date.now(),
-    staleAfterMs: (opts.staleAfter ?? 300) * 1000,
+    staleAfterMs: staleAfterMsFor(root, opts.staleAfter),
     operators: settings.operators(),
     verify: serverVerify,
   };

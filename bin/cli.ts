@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { channelStateOf } from '../lib/index/channel-state';
-import { DEFAULT_STALE_AFTER_MS, DEMO_STALE_AFTER_MS } from '../lib/ledger/stale-after';
+import { demoManifestPath } from '../lib/demo/manifest-path';
+import { staleAfterMsFor } from './stale-after-for';
 import { defaultStateDir, readHolds } from '../lib/local/reaper-state';
 import { withReaperHolds } from '../lib/local/state-holds';
 import { settings } from '../lib/config';
@@ -88,7 +89,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .argument('<channel>', 'the channel root (the folder Syncthing carries)')
     .option('--json', 'print one JSON object {orders, problems, ledger}')
     .option('--now <rfc3339>', 'evaluate at this time on this machine\'s clock (default: now)', parseNow)
-    .option('--stale-after <seconds>', 'heartbeat interval x multiple; decimals allowed (default 300)', parseSeconds)
+    .option('--stale-after <seconds>', 'heartbeat interval x multiple; decimals allowed (default 300; 30 for the demo)', parseSeconds)
     .option('--ferryman-state <dir>', "also trust this machine's ferry fleet roster (<dir>/fleet/agents; default $FERRYMAN_STATE_DIR)")
     .option('--ferryman-pins <dir>', "keys ferry pinned on this machine (<workspace>/.ferryman/agents-pinned): they override the folder's")
     .option('--reap-state <dir>', "the reaper's state folder whose holds count, as serve's board counts them (default: the demo's beside it, else serve's default)")
@@ -97,8 +98,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         // The same answer as `serve` on this folder: the demo's threshold on the demo channel
         // (its manifest beside it) and this machine's reaper holds.
         const abs = path.resolve(channel);
-        const demo = fs.existsSync(path.join(path.dirname(abs), `${path.basename(abs)}.fleet.json`));
-        const staleAfterMs = opts.staleAfter !== undefined ? opts.staleAfter * 1000 : demo ? DEMO_STALE_AFTER_MS : DEFAULT_STALE_AFTER_MS;
+        const demo = fs.existsSync(demoManifestPath(abs));
+        const staleAfterMs = staleAfterMsFor(abs, opts.staleAfter);
         const stateDir = path.resolve(opts.reapState ?? (demo ? path.join(path.dirname(abs), 'reaper') : (settings.reaperState() ?? defaultStateDir())));
         const holds = readHolds(stateDir, abs);
         const state = withReaperHolds(
@@ -258,7 +259,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       .requiredOption('--key <seed-file>', "the operator's Ed25519 seed file (hex; ferryman's keys/<name>.key)")
       .option('--as <name>', 'the operator name (default: the key file name without .key)')
       .option(textOption, textOption.startsWith('--reason') ? 'why (recorded in the record and the ledger)' : 'a note')
-      .option('--stale-after <seconds>', 'heartbeat interval x multiple; decimals allowed (default 300)', parseSeconds)
+      .option('--stale-after <seconds>', 'heartbeat interval x multiple; decimals allowed (default 300; 30 for the demo)', parseSeconds)
       .action(async (channel: string, id: string, opts: { key: string; as?: string; reason?: string; note?: string; staleAfter?: number; confirmAlive?: boolean; to?: string; id?: string }) => {
         const { runAction, ActionCliError } = await import('./actions');
         if (textOption.startsWith('--reason') && !opts.reason?.trim()) {

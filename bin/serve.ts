@@ -21,7 +21,7 @@ import { prepareLocal, startReaper, type PreparedLocal } from './serve-local';
 import type { ServeLocal } from './serve-local-options';
 import { settings } from '../lib/config';
 import { PROJECT_DIR } from './project-dir';
-import { DEFAULT_STALE_AFTER_MS, DEMO_STALE_AFTER_MS } from '../lib/ledger/stale-after';
+import { staleAfterMsFor } from './stale-after-for';
 import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
 import { ensureDemoChannel, readDemoManifest } from '../lib/demo/scenario';
 import { startFleet, type Fleet } from '../lib/demo/fleet';
@@ -187,7 +187,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
     channel = path.resolve(configured);
   }
   // The demo's fleet goes stale after 30 s, so its Stale lane fills within a minute.
-  const staleAfterMs = opts.staleAfterS !== undefined ? opts.staleAfterS * 1000 : demo ? DEMO_STALE_AFTER_MS : DEFAULT_STALE_AFTER_MS;
+  const staleAfterMs = staleAfterMsFor(channel, opts.staleAfterS);
   const dbFile = path.resolve(opts.db ?? settings.dbFile() ?? defaultDbFile(channel));
   if (!isLoopback(opts.host)) {
     if (!settings.readToken()) {

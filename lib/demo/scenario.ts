@@ -32,6 +32,7 @@ import 'server-only';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { demoManifestPath } from './manifest-path';
 import { channelRetire, claimOrder, endRun, readFerryView, startRun, submitResult, workerStart } from './ferry';
 import {
   appendLedgerLine,
@@ -151,11 +152,7 @@ export function demoKeysDir(dir: string): string {
   return path.join(path.dirname(path.resolve(dir)), 'keys');
 }
 
-/** `<parent of dir>/<basename>.fleet.json`: the demo manifest. */
-export function demoManifestPath(dir: string): string {
-  const abs = path.resolve(dir);
-  return path.join(path.dirname(abs), `${path.basename(abs)}.fleet.json`);
-}
+export { demoManifestPath };
 
 /** Reads the demo manifest of the channel at `dir`. Throws when it is missing or not a manifest. */
 export function readDemoManifest(dir: string): DemoManifest {
