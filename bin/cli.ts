@@ -9,7 +9,7 @@ import { channelStateOf } from '../lib/index/channel-state';
 import { demoManifestPath } from '../lib/demo/manifest-path';
 import { staleAfterMsFor } from './stale-after-for';
 import { defaultStateDir, readHolds } from '../lib/local/reaper-state';
-import { withReaperHolds } from '../lib/local/state-holds';
+import { withReaperHolds } from '../lib/reaper/state-holds';
 import { settings } from '../lib/config';
 import { readFerryPins, readFleetRoster } from '../lib/index/ferryman-state';
 

@@ -2,13 +2,13 @@
  * `claimboard reap`: on the machine that runs `--agent`, release
  * (`--policy reset`) or hold for review (`--policy hold`, the default) that agent's runs whose
  * heartbeat is stale on this machine's clock AND whose pid is gone here. Registered by
- * bin/cli.ts; the work is lib/local/reap.ts, loaded only when the command runs.
+ * bin/cli.ts; the work is lib/reaper/reap.ts, loaded only when the command runs.
  * Exit codes: 0 the pass(es) ran; 1 refused (channel unreadable, wrong key, a write failed); 2 bad usage.
  */
 import os from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ReapOutcome, ReapPass } from '../lib/local/reap';
+import type { ReapOutcome, ReapPass } from '../lib/reaper/reap';
 import { durationWords } from '../lib/ledger/liveness';
 
 /** What `reap` takes from the rest of the CLI: the settings it shares with `state` and `serve`. */
@@ -82,7 +82,7 @@ export function addReapCommand(program: Command, setCode: (code: number) => void
 async function runReap(channel: string, opts: ReapOpts, env: ReapEnv): Promise<number> {
   const say = (s: string) => process.stderr.write(`claimboard: ${s}\n`);
   const [{ reapOnce, ReapError }, { readSeed, ActionCliError }, { readAgentToml }, { defaultStateDir }, { readFerryPins, readFleetRoster }, { canonicalName, isSafeComponent }] = await Promise.all([
-    import('../lib/local/reap'),
+    import('../lib/reaper/reap'),
     import('./actions'),
     import('../lib/local/ferry-config'),
     import('../lib/local/reaper-state'),

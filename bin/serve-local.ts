@@ -3,7 +3,7 @@
  * machine (`--local-agent`, `--ferryman-workspace`, both repeatable; `--ferryman-state`'s keys
  * too), passed to the web server so the board shows the liveness verdicts; and the opt-in reaper
  * (`--reap <agent>:<policy>:<key-file>`, repeatable, or `--reap-agent --reap-key [--reap-policy]`;
- * `--reap-every`, `--reap-state`), one pass of lib/local/reap.ts per reaped agent on a timer inside
+ * `--reap-every`, `--reap-state`), one pass of lib/reaper/reap.ts per reaped agent on a timer inside
  * serve, each written path nudged to the indexer.
  */
 import os from 'node:os';
@@ -12,7 +12,7 @@ import type { FleetAgent } from '../lib/index/ferryman-state';
 import { canonicalName, isSafeComponent } from '../lib/ledger/names';
 import { durationWords } from '../lib/ledger/liveness';
 import { localAgentsOf, type LocalAgents } from '../lib/local/liveness';
-import { reapOnce, ReapError, type ReapConfig } from '../lib/local/reap';
+import { reapOnce, ReapError, type ReapConfig } from '../lib/reaper/reap';
 import { defaultStateDir } from '../lib/local/reaper-state';
 import { readSeed } from './actions';
 import { passLines } from './reap';

@@ -1,10 +1,10 @@
 /**
  * Keeps the layout's dependencies pointing inward (the rules and the checker:
  * test/support/boundaries.ts): the pure core imports no fs, SQLite, Next, React or outer layer;
- * components import no server code; the index imports neither the actions nor the HTTP layer.
- * lib/alerts imports nothing from components/. Every source file of lib/ledger, components,
- * lib/index and lib/alerts is read; a failure names the file,
- * the line and the import.
+ * components import no server code; the index imports neither the actions, the HTTP layer, the
+ * alerts nor the pages' words; the query language stands alone; this machine's facts (lib/local)
+ * sit below the index. Every source file of lib/ledger, components, lib/index, lib/alerts,
+ * lib/api, lib/query and lib/local is read; a failure names the file, the line and the import.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,8 +38,8 @@ function sourcesUnder(dir: string): string[] {
 }
 
 describe('the layout', () => {
-  it('lib/ledger, components, lib/index and lib/alerts import only what their layer may', () => {
-    const files = ['lib/ledger', 'components', 'lib/index', 'lib/alerts'].flatMap(sourcesUnder);
+  it('lib/ledger, components, lib/index, lib/alerts, lib/api, lib/query and lib/local import only what their layer may', () => {
+    const files = ['lib/ledger', 'components', 'lib/index', 'lib/alerts', 'lib/api', 'lib/query', 'lib/local'].flatMap(sourcesUnder);
     expect(files.length).toBeGreaterThan(80);
     const found = files.flatMap((f) => violationsOf(f, fs.readFileSync(path.join(ROOT, f), 'utf8'), repoContext));
     const known = (v: { file: string; target: string }) => KNOWN.some((k) => k.file === v.file && k.target === v.target);
@@ -50,7 +50,7 @@ describe('the layout', () => {
 });
 
 describe('the checker', () => {
-  const files = new Set(['lib/index/db.ts', 'lib/index/queries.ts', 'lib/api/types.ts', 'lib/actions/apply.ts', 'lib/client/secret.ts', 'lib/ledger/derive.ts', 'lib/errors.ts']);
+  const files = new Set(['lib/index/db.ts', 'lib/index/queries.ts', 'lib/api/types.ts', 'lib/actions/apply.ts', 'lib/client/secret.ts', 'lib/ledger/derive.ts', 'lib/errors.ts', 'lib/alerts/store.ts', 'lib/alerts/status.ts', 'lib/ui/query.ts', 'lib/ui/labels.ts', 'lib/ledger/card.ts', 'lib/actions/write.ts', 'lib/index/channel-state.ts', 'lib/ledger/time.ts']);
   const ctx: CheckContext = { exists: (p) => files.has(p), isServerOnly: (p) => p === 'lib/client/secret.ts' };
   const check = (file: string, source: string) => violationsOf(file, source, ctx).map((v) => `${v.line} ${v.specifier} -> ${v.target}: ${v.why}`);
 
@@ -118,5 +118,23 @@ describe('the checker', () => {
     const src = "import { applyAction } from '../actions/apply';\nimport type { BoardResponse } from '../api/types';";
     expect(check('lib/index/bad.ts', src)).toEqual(['1 ../actions/apply -> lib/actions/apply.ts: lib/actions', '2 ../api/types -> lib/api/types.ts: lib/api']);
     expect(check('lib/index/bad.test.ts', src)).toEqual([]);
+  });
+
+  it('fails the index on lib/alerts and lib/ui, and the HTTP layer on lib/ui (the circle and the query language of the past)', () => {
+    expect(check('lib/index/meta.ts', "import type { StoredAlertConfig } from '../alerts/store';")).toEqual(['1 ../alerts/store -> lib/alerts/store.ts: lib/alerts']);
+    expect(check('lib/index/metrics-queries.ts', "import { alertsStatus } from '../alerts/status';")).toEqual(['1 ../alerts/status -> lib/alerts/status.ts: lib/alerts']);
+    expect(check('lib/index/queries.ts', "import { groupQuery } from '../ui/query';")).toEqual(['1 ../ui/query -> lib/ui/query.ts: lib/ui is the words of the pages']);
+    expect(check('lib/api/board-get.ts', "import { queryOfParams } from '../ui/query';")).toEqual(['1 ../ui/query -> lib/ui/query.ts: lib/ui is the words of the pages']);
+    expect(check('lib/query/query.ts', "import { FLAG_LABEL } from '../ui/labels';\nimport { ATTENTION_FLAGS } from '../ledger/card';")).toEqual([
+      '1 ../ui/labels -> lib/ui/labels.ts: lib/ui is outside the query language',
+    ]);
+  });
+
+  it('fails lib/local on the index and the acts (the reaper is lib/reaper)', () => {
+    expect(check('lib/local/reap.ts', "import { appendLedgerLine } from '../actions/write';\nimport { channelStateOf } from '../index/channel-state';")).toEqual([
+      '1 ../actions/write -> lib/actions/write.ts: lib/actions is a layer above',
+      '2 ../index/channel-state -> lib/index/channel-state.ts: lib/index is a layer above',
+    ]);
+    expect(check('lib/local/liveness.ts', "import { parseTimestamp } from '../ledger/time';")).toEqual([]);
   });
 });

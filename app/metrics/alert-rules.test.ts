@@ -13,8 +13,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { openWriter } from '@/lib/index/db';
 import { Indexer } from '@/lib/index/indexer';
-import { indexFigures } from '@/lib/index/metrics-queries';
-import { metricsText } from '@/lib/api/metrics';
+import { metricsFigures, metricsText } from '@/lib/api/metrics';
 import { parseMetrics } from '@/test/support/prometheus';
 import { VECTORS_DIR } from '@/test/support/vectors';
 
@@ -57,7 +56,7 @@ async function exposedNames(): Promise<Set<string>> {
   ix.request('tasks/t1');
   ix.pump();
   await ix.stop();
-  const text = await metricsText(indexFigures(db, Date.now()), Date.now());
+  const text = await metricsText(metricsFigures(db, Date.now()), Date.now());
   db.close();
   return new Set(parseMetrics(text).keys());
 }

@@ -1,6 +1,5 @@
 import { withReadToken } from '@/lib/api/http';
-import { METRICS_CONTENT_TYPE, metricsText } from '@/lib/api/metrics';
-import { indexFigures } from '@/lib/index/metrics-queries';
+import { METRICS_CONTENT_TYPE, metricsFigures, metricsText } from '@/lib/api/metrics';
 import { readDb, type DB } from '@/lib/index/db';
 import { indexNowMs } from '@/lib/index/steady-clock';
 
@@ -22,7 +21,7 @@ async function get(): Promise<Response> {
     db = null; // not built yet, or CLAIMBOARD_DB unset: said by claimboard_index_up 0
   }
   // Ages on the index's clock (steady-clock.ts), as the board's.
-  const figures = db ? indexFigures(db, indexNowMs(db, now)) : null;
+  const figures = db ? metricsFigures(db, indexNowMs(db, now)) : null;
   return new Response(await metricsText(figures, now), { status: 200, headers: { 'Content-Type': METRICS_CONTENT_TYPE, 'Cache-Control': 'no-store' } });
 }
 

@@ -3,8 +3,9 @@ import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { BoardFilters } from '@/lib/api/types';
 import { useAgents } from '@/lib/client/api';
-import { ATTENTION_FLAGS, FLAG_LABEL, ORDER_STATES, STATE_LABEL } from '@/lib/ui/labels';
-import { parseQuery, printQuery, shortcutValue, withShortcut, type QueryTerm, type ShortcutKind } from '@/lib/ui/query';
+import { ATTENTION_FLAGS, ORDER_STATES } from '@/lib/ledger/card';
+import { FLAG_LABEL, STATE_LABEL } from '@/lib/ui/labels';
+import { parseQuery, printQuery, shortcutValue, withShortcut, type QueryTerm, type ShortcutKind } from '@/lib/query/query';
 import { afterWrite, onUrlQuery, type PendingWrite } from '@/lib/ui/url-echoes';
 import { QueryBar } from './QueryBar';
 import { SavedViews } from './SavedViews';
@@ -16,7 +17,7 @@ const control = `${box} border-zinc-300 dark:border-zinc-700`;
 const SEVERAL = '__several__';
 
 /**
- * The board's filter row: one query (lib/ui/query.ts) kept in the URL as `?q=` with
+ * The board's filter row: one query (lib/query/query.ts) kept in the URL as `?q=` with
  * `router.replace` (other parameters, such as the phone's `?lane=`, kept), so a filtered board
  * can be shared and survives reloads. The dropdowns are shortcuts into the same query: they show
  * its one `agent:`, `state:` or `flag:` term and replace it. A query that does not parse stays in

@@ -22,7 +22,7 @@ export function AgentLink({ name, className = '' }: { name: string; className?: 
   );
 }
 
-/** The board filtered by a query (lib/ui/query.ts), e.g. `agent:fang lane:done`. */
+/** The board filtered by a query (lib/query/query.ts), e.g. `agent:fang lane:done`. */
 export const boardHref = (q: string) => `/?${new URLSearchParams({ q }).toString()}`;
 
 export function BoardLink({ q, children, className = '' }: { q: string; children: React.ReactNode; className?: string }) {

@@ -20,7 +20,8 @@ import { decide, type Decision, type OpenRow } from './decide';
 import { attempt, type AlertTarget } from './deliver';
 import { cardWords, itemOfProblem, itemsOfCard, PAGING_PROBLEMS, problemWords, resolvedOrderWords, resolvedProblemWords, type AlertItem } from './items';
 import { makePayload, redactCommand, redactUrl, type AlertPayload } from './payload';
-import { copyAlertTables, nextPending, openRows, prune, recordFailure, recordSuccess, storeConfig, storeDecision, type OutboxEntry, type StoredAlertConfig } from './store';
+import { copyAlertTables, nextPending, openRows, prune, recordFailure, recordSuccess, storeConfig, storeDecision, type OutboxEntry } from './store';
+import type { StoredAlertConfig } from '../index/meta';
 
 export type { AlertTarget } from './deliver';
 

@@ -6,17 +6,10 @@ import 'server-only';
  * configuration the web server shows (`meta` key `alerts`). Times: this machine's clock, ms.
  */
 import type { DB } from '../index/db';
-import { deleteMeta, writeMeta } from '../index/meta';
+import { deleteMeta, writeMeta, type StoredAlertConfig } from '../index/meta';
 import type { Decision, OpenRow } from './decide';
 import type { AlertEvent } from './items';
 
-/** What the web server needs to know of the configuration (no secret: targets by id and redacted label). */
-export interface StoredAlertConfig {
-  readonly targets: readonly { readonly id: string; readonly kind: 'webhook' | 'command'; readonly label: string }[];
-  /** The quiet period, ms. */
-  readonly after_ms: number;
-  readonly base_url: string;
-}
 
 /** Finished deliveries kept for GET /api/alerts's history (the newest). */
 const KEEP_DONE = 1000;

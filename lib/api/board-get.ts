@@ -6,15 +6,15 @@ import { board, decodeCursor, lanePage, latestSeq, PAGE_SIZE } from '../index/qu
 import { AnswerCache } from './answer-cache';
 import { serverOverlay } from '../index/local-overlay';
 import { LANES } from '../ledger/derive';
-import { ATTENTION_FLAGS, ORDER_STATES } from '../ui/labels';
-import { MAX_QUERY_LENGTH, queryOfParams } from '../ui/query';
+import { ATTENTION_FLAGS, ORDER_STATES } from '../ledger/card';
+import { MAX_QUERY_LENGTH, queryOfParams } from '../query/query';
 import { currentHealth, HEALTH_OK, type IndexHealth } from '../index/health';
 import { settings } from '../config';
 import { MAX_LANE_LIMIT, type BoardResponse } from './types';
 import { indexNowMs } from '../index/steady-clock';
 
 /**
- * `q`: the board query (lib/ui/query.ts); `agent`, `state`, `flag`: the older parameters, each
+ * `q`: the board query (lib/query/query.ts); `agent`, `state`, `flag`: the older parameters, each
  * one more term of the query (`agent=fang` is `agent:fang`). A query that does not parse is a
  * 400 whose message is the parser's reason and the character it starts at.
  */
@@ -26,8 +26,8 @@ const Query = z
     // changed asks for as many as it had loaded, so it keeps its length).
     limit: z.coerce.number().int().min(1).max(MAX_LANE_LIMIT).optional(),
     agent: z.string().max(200).optional(),
-    state: z.enum(ORDER_STATES as [string, ...string[]]).optional(),
-    flag: z.enum(ATTENTION_FLAGS as [string, ...string[]]).optional(),
+    state: z.enum(ORDER_STATES).optional(),
+    flag: z.enum(ATTENTION_FLAGS).optional(),
     q: z.string().max(MAX_QUERY_LENGTH).optional(),
   })
   .transform((p, ctx) => {

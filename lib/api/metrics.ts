@@ -16,7 +16,23 @@ import 'server-only';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ProblemCode } from '../ledger/channel';
 import { LANES, type Lane, type OrderState } from '../ledger/derive';
-import { ATTENTION_FLAGS, type IndexFigures } from '../index/metrics-queries';
+import { ATTENTION_FLAGS } from '../ledger/card';
+import type { DB } from '../index/db';
+import { indexFigures, type IndexFigures } from '../index/metrics-queries';
+import type { AlertsResponse } from '../index/types';
+import { alertsStatus } from '../alerts/status';
+
+/** What one scrape shows: the index's figures, and the alert targets' counts as serve's alert engine stored them. */
+export interface MetricsFigures extends IndexFigures {
+  /** Whether serve sends alerts, and per target its messages sent, given up on and owed. */
+  readonly alerts: Pick<AlertsResponse, 'configured' | 'targets'>;
+}
+
+/** The figures of one scrape at `nowMs` (this machine's clock, on the index's timeline). */
+export function metricsFigures(db: DB, nowMs: number): MetricsFigures {
+  const alerts = alertsStatus(db, nowMs);
+  return { ...indexFigures(db), alerts: { configured: alerts.configured, targets: alerts.targets } };
+}
 
 /** The content type of the answer (Prometheus text format 0.0.4). */
 export const METRICS_CONTENT_TYPE = new Registry().contentType;
@@ -56,7 +72,7 @@ const seconds = (ms: number) => Math.max(0, ms) / 1000;
  * The text of one scrape: the index's figures (null when the index could not be opened: then
  * `claimboard_index_up 0` and the process metrics only) at `nowMs` (this machine's clock, ms).
  */
-export async function metricsText(figures: IndexFigures | null, nowMs: number): Promise<string> {
+export async function metricsText(figures: MetricsFigures | null, nowMs: number): Promise<string> {
   const reg = new Registry();
   const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Gauge<L>({ name, help, labelNames, registers: [reg] });
   gauge('claimboard_index_up', 'Whether the web process could open the index (1) or not (0); without it only the process metrics follow.').set(figures ? 1 : 0);
@@ -66,7 +82,7 @@ export async function metricsText(figures: IndexFigures | null, nowMs: number): 
 
 type GaugeMaker = <L extends string>(name: string, help: string, labelNames?: readonly L[]) => Gauge<L>;
 
-function indexMetrics(f: IndexFigures, nowMs: number, gauge: GaugeMaker, reg: Registry): void {
+function indexMetrics(f: MetricsFigures, nowMs: number, gauge: GaugeMaker, reg: Registry): void {
   gauge('claimboard_index_ready', 'Whether the indexer (the claimboard serve process) finished its first index of the folder (1) or is still reading it (0).').set(f.progress.phase === 'ready' ? 1 : 0);
 
   const lanes = gauge('claimboard_lane_orders', 'Orders in each board lane (what /api/board counts with no filter).', ['lane']);
@@ -119,7 +135,7 @@ function indexMetrics(f: IndexFigures, nowMs: number, gauge: GaugeMaker, reg: Re
 }
 
 /** The alert targets' counts as the serve process's alert engine stored them (lib/alerts/store.ts). */
-function alertMetrics(a: IndexFigures['alerts'], gauge: GaugeMaker, reg: Registry): void {
+function alertMetrics(a: MetricsFigures['alerts'], gauge: GaugeMaker, reg: Registry): void {
   gauge('claimboard_alerts_configured', 'Whether claimboard serve sends alerts (--alert-webhook, --alert-command): 1, or 0.').set(a.configured ? 1 : 0);
   const labelNames = ['target', 'kind', 'label'] as const;
   const sent = new Counter({ name: 'claimboard_alerts_sent_total', help: 'Alert messages delivered to each target since the index was made (target: its id in GET /api/alerts; label: redacted).', labelNames, registers: [reg] });

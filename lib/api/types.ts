@@ -36,7 +36,7 @@ export const MAX_LANE_LIMIT = 300;
 /** Filters of the board: the query, in the page URL and the API as `?q=`. */
 export interface BoardFilters {
   /**
-   * The board query (lib/ui/query.ts): qualifiers such as `agent:fang lane:stale -flag:gave_up
+   * The board query (lib/query/query.ts): qualifiers such as `agent:fang lane:stale -flag:gave_up
    * age:>1h` and free text (order id, holder, project, reason). GET /api/board also takes the older
    * `agent`, `state` and `flag` parameters as terms of it.
    */

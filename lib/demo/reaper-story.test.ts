@@ -2,7 +2,7 @@
  * The demo's reaper story: written into a real demo channel, its two runs name
  * pids that were real processes here and are gone (kill(pid, 0) says ESRCH); the fleet is told to
  * leave them (the manifest's abandoned); a second start writes nothing. Then the reaper's own pass
- * (lib/local/reap.ts, as serve runs it) resets heron's run (heron's release verifies, the order is
+ * (lib/reaper/reap.ts, as serve runs it) resets heron's run (heron's release verifies, the order is
  * Open) and holds lynx's (nothing written, the hold recorded for the board).
  */
 import fs from 'node:fs';
@@ -13,7 +13,7 @@ import { ensureDemoChannel, readDemoManifest } from './scenario';
 import { ensureReaperStory, REAPER_STORY } from './reaper-story';
 import { readKeyFile } from './write';
 import { channelStateOf } from '../index/channel-state';
-import { reapOnce } from '../local/reap';
+import { reapOnce } from '../reaper/reap';
 import { readHolds } from '../local/reaper-state';
 import { folderSnapshot } from '../../test/support/folder';
 

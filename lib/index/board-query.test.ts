@@ -1,5 +1,5 @@
 /**
- * The board query (lib/ui/query.ts) in SQL (board-where.ts via lanePage): on rows set up here,
+ * The board query (lib/query/query.ts) in SQL (board-where.ts via lanePage): on rows set up here,
  * every kind of term, negated or not, alone and combined, gives page after page (keyset cursors)
  * the cards and counts a plain evaluation of the rows gives; on a real index of conformance
  * channels, the orders their expect.json puts in each lane, state, flag and holder.
@@ -13,7 +13,7 @@ import { decodeCursor, lanePage } from './queries';
 import { Indexer } from './indexer';
 import { nodeVerify } from './node-verify';
 import { LANES, type Lane } from '../ledger/derive';
-import { ageMs, parseQuery, type QueryTerm } from '../ui/query';
+import { ageMs, parseQuery, type QueryTerm } from '../query/query';
 import { loadExpect, VECTORS_DIR } from '../../test/support/vectors';
 import { mulberry32 } from '../util/prng';
 

@@ -1,5 +1,5 @@
 /**
- * A board query (lib/ui/query.ts, grouped by groupQuery) as SQL over one lane of `cards`
+ * A board query (lib/query/query.ts, grouped by groupQuery) as SQL over one lane of `cards`
  * aliased `c`, for lanePage (queries.ts). A kind's values are one argument (one value) or one
  * JSON list read with json_each (several), so the SQL text depends only on which kinds a query
  * uses and whether each has one value or more (a bounded set of shapes, prepared once each).
@@ -17,7 +17,7 @@
  *   holder's heartbeat arrival; else the newest arrival of a file in the order's folder.
  */
 import type { Lane } from '../ledger/derive';
-import { laneAllowed, type AgeBound, type QueryGroups } from '../ui/query';
+import { laneAllowed, type AgeBound, type QueryGroups } from '../query/query';
 
 /** The FROM and WHERE of one lane's page and count, and the table alias whose (sort_ms, order_id) orders it. */
 export interface LaneWhere {

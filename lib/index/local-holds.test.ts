@@ -15,7 +15,7 @@ import { Indexer } from './indexer';
 import { changesSince, decodeCursor, lanePage, latestSeq, order, PAGE_SIZE } from './queries';
 import { indexFigures } from './metrics-queries';
 import { nodeVerify } from './node-verify';
-import { parseQuery, type QueryTerm } from '../ui/query';
+import { parseQuery, type QueryTerm } from '../query/query';
 import { publicKeyOf, writeAgent, writeClaim, writeGiveup, writeHeartbeat, writeOrder, writeRelease, type Identity } from '../demo/write';
 import { seedOf } from '../../test/support/channel-builder';
 import { stateFileOf, writeReaperState, type ReaperHold } from '../local/reaper-state';
@@ -109,7 +109,7 @@ describe('reaper holds in the index', () => {
       expect(lanePage(db, 'attention', terms('-flag:dead_run_held'), null, PAGE_SIZE, now).count).toBe(PAGE_SIZE + 1);
       // /api/orders and /metrics read the same card.
       expect(order(db, 'o-held', now)?.card.flags).toEqual(['dead_run_held']);
-      const figures = indexFigures(db, now);
+      const figures = indexFigures(db);
       expect([figures.flags.get('dead_run_held'), figures.flags.get('gave_up'), figures.lanes.get('attention'), figures.lanes.get('stale')]).toEqual([1, PAGE_SIZE + 1, PAGE_SIZE + 2, 1]);
 
       // fang's own release (what a reset, or ferry's next start, writes): the order is Open and the hold is over.

@@ -12,7 +12,6 @@ import type { DB } from './db';
 import type { Statement } from 'better-sqlite3';
 import type { IndexProgress } from './types';
 import type { PassStatsRow } from './metrics-record';
-import type { StoredAlertConfig } from '../alerts/store';
 import { DEFAULT_STALE_AFTER_MS } from '../ledger/channel';
 import type { ClockStep } from '../ledger/clock-steps';
 
@@ -93,6 +92,14 @@ const PassStatsSchema = z.object({
   passes_total: z.number(),
   lag: z.object({ max_ms: z.number(), files: z.number(), at_ms: z.number() }).nullable(),
 });
+
+/** The alert configuration serve stores for the web server (lib/alerts/store.ts writes it): what it needs to know of the configuration (no secret: targets by id and redacted label). */
+export interface StoredAlertConfig {
+  readonly targets: readonly { readonly id: string; readonly kind: 'webhook' | 'command'; readonly label: string }[];
+  /** The quiet period, ms. */
+  readonly after_ms: number;
+  readonly base_url: string;
+}
 
 const AlertConfigSchema = z.object({
   targets: z.array(z.object({ id: z.string(), kind: z.enum(['webhook', 'command']), label: z.string() })),

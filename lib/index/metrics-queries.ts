@@ -2,14 +2,12 @@ import 'server-only';
 /**
  * What GET /metrics reads from the index (read-only, one snapshot): counts of cards by lane,
  * state and flag, problems by code, each roster agent's latest arrival, what the indexer
- * recorded about itself (progress, metrics-record.ts), and the alert targets' counts as the
- * serve process's alert engine stores them (lib/alerts/status.ts). The exposition is
- * lib/api/metrics.ts.
+ * recorded about itself (progress, metrics-record.ts). The exposition, with the alert targets'
+ * counts beside these, is lib/api/metrics.ts.
  */
 import type { DB } from './db';
-import type { AttentionFlag, Lane, OrderState } from '../ledger/derive';
-import type { AlertsResponse, IndexProgress } from './types';
-import { alertsStatus } from '../alerts/status';
+import type { Lane, OrderState } from '../ledger/derive';
+import type { IndexProgress } from './types';
 import { progressOf } from './queries';
 import { oldestAttentionSince, passStats, type PassStatsRow } from './metrics-record';
 
@@ -32,20 +30,18 @@ export interface IndexFigures {
   readonly progress: IndexProgress;
   /** What the indexer recorded at its last pass, or null before it recorded one. */
   readonly pass: PassStatsRow | null;
-  /** Whether serve sends alerts, and per target its messages sent, given up on and owed. */
-  readonly alerts: Pick<AlertsResponse, 'configured' | 'targets'>;
 }
 
-const readers = new WeakMap<DB, (nowMs: number) => IndexFigures>();
+const readers = new WeakMap<DB, () => IndexFigures>();
 
-/** The index's figures for /metrics, read in one transaction (so the counts agree with each other). `nowMs`: this machine's clock. */
-export function indexFigures(db: DB, nowMs: number): IndexFigures {
+/** The index's figures for /metrics, read in one transaction (so the counts agree with each other). */
+export function indexFigures(db: DB): IndexFigures {
   let read = readers.get(db);
-  if (!read) readers.set(db, (read = db.transaction((now: number) => readFigures(db, now))));
-  return read(nowMs);
+  if (!read) readers.set(db, (read = db.transaction(() => readFigures(db))));
+  return read();
 }
 
-function readFigures(db: DB, nowMs: number): IndexFigures {
+function readFigures(db: DB): IndexFigures {
   const lanes = new Map<Lane, number>();
   const laneStates: { lane: Lane; state: OrderState; count: number }[] = [];
   for (const r of db.prepare('SELECT lane, state, COUNT(*) AS n FROM cards GROUP BY lane, state ORDER BY lane, state').all() as { lane: Lane; state: OrderState; n: number }[]) {
@@ -70,7 +66,6 @@ function readFigures(db: DB, nowMs: number): IndexFigures {
       t: number | null;
     }[]
   ).map((r) => ({ name: r.name, retired: r.retired === 1, lastArrivalMs: typeof r.t === 'number' ? r.t : null }));
-  const alerts = alertsStatus(db, nowMs);
   return {
     lanes,
     laneStates,
@@ -81,24 +76,5 @@ function readFigures(db: DB, nowMs: number): IndexFigures {
     agents,
     progress: progressOf(db),
     pass: passStats(db),
-    alerts: { configured: alerts.configured, targets: alerts.targets },
   };
 }
-
-/** The attention flags, every one (a Record so that a new flag fails the type check until listed). */
-export const ATTENTION_FLAGS = Object.keys({
-  gave_up: 1,
-  double_run: 1,
-  late_result: 1,
-  retired_holder: 1,
-  released_assignee: 1,
-  unknown_assignee: 1,
-  review_loop: 1,
-  bad_record: 1,
-  sync_conflict: 1,
-  missing_dependency: 1,
-  interrupt_unacknowledged: 1,
-  stop_not_holding: 1,
-  no_worker_left: 1,
-  dead_run_held: 1,
-} satisfies Record<AttentionFlag, 1>) as AttentionFlag[];

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory, openReader, openWriter, type DB } from './db';
 import { agent, decodeCursor, HELD_SHOWN, lanePage, order, OrderAnswerCache, orderJson } from './queries';
 import { LANES, type Lane } from '../ledger/derive';
-import { queryOfParams, type QueryTerm } from '../ui/query';
+import { queryOfParams, type QueryTerm } from '../query/query';
 import { mulberry32 } from '../util/prng';
 import { Indexer } from './indexer';
 import { naclSign } from '../ledger/nacl-verify';

@@ -27,7 +27,7 @@ import { laneWhere } from './board-where';
 import { readMeta, staleAfterMsOf } from './meta';
 import { indexClockSteps } from './steady-clock';
 import { orderBody, type OrderInputs, type RunRow } from './order-detail';
-import { groupQuery, type QueryTerm } from '../ui/query';
+import { groupQuery, type QueryTerm } from '../query/query';
 
 /** Cards per lane page. */
 export const PAGE_SIZE = 30;
@@ -68,7 +68,7 @@ export function decodeCursor(c: string): [number, string] | null {
 
 /**
  * One page of a lane after `cursor` (null: from the start), with the lane's count, of the cards
- * the query matches (lib/ui/query.ts; the SQL is board-where.ts). `nowMs` is this machine's clock,
+ * the query matches (lib/query/query.ts; the SQL is board-where.ts). `nowMs` is this machine's clock,
  * for `age:` terms. A lane the query's `lane:` terms leave out is empty.
  */
 export function lanePage(db: DB, lane: Lane, terms: readonly QueryTerm[], cursor: [number, string] | null, limit = PAGE_SIZE, nowMs = Date.now()): LanePage {

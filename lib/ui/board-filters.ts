@@ -1,10 +1,10 @@
 /**
- * The board's filters as they live in the URL (`?q=`, the board query of lib/ui/query.ts), and
+ * The board's filters as they live in the URL (`?q=`, the board query of lib/query/query.ts), and
  * as the query key and the API's query string. Shared by the browser (lib/client/api.ts) and the
  * board page's server render (app/page.tsx), so both ask the server for the same board.
  */
 import type { BoardFilters } from '@/lib/api/types';
-import { printQuery, queryOfParams } from './query';
+import { printQuery, queryOfParams } from '../query/query';
 
 /**
  * Board filters from URL search parameters: `q` as written, followed by a term for each of the

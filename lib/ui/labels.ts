@@ -2,7 +2,8 @@
  * Words for the names of docs/channel-format.md as the pages show them. Exhaustive maps
  * (`Record<Union, ...>`), so a new state, flag or lane fails to compile until it has words.
  */
-import { ATTENTION_FLAGS as FLAG_LIST, ORDER_STATES as STATE_LIST, type AttentionFlag, type Lane, type OrderState } from '../ledger/derive';
+import { ATTENTION_FLAGS } from '../ledger/card';
+import type { AttentionFlag, Lane, OrderState } from '../ledger/derive';
 import type { ProblemCode } from '../ledger/channel';
 import { FLAGS } from '../ledger/flags';
 
@@ -43,7 +44,7 @@ export const STATE_LABEL: Record<OrderState, string> = {
 export { FERRY_STATE_LABEL } from '../ledger/ferry-states';
 
 /** Each flag's badge, beside its rule (lib/ledger/flags). */
-export const FLAG_LABEL: Record<AttentionFlag, string> = Object.fromEntries(FLAG_LIST.map((f) => [f, FLAGS[f].label])) as Record<AttentionFlag, string>;
+export const FLAG_LABEL: Record<AttentionFlag, string> = Object.fromEntries(ATTENTION_FLAGS.map((f) => [f, FLAGS[f].label])) as Record<AttentionFlag, string>;
 
 export const PROBLEM_LABEL: Record<ProblemCode, string> = {
   symlink: 'a symlink (not followed)',
@@ -58,14 +59,6 @@ export const PROBLEM_LABEL: Record<ProblemCode, string> = {
   key_changed: 'the folder carries a different key than the pinned one',
   ledger_broken: 'the ledger chain breaks here',
 };
-
-/**
- * The states and flags in the order lib/ledger/derive.ts lists them (its `as const` arrays are
- * the source; the labels above follow the same order). Plain arrays, as app/api/board/route.ts
- * casts them to zod's enum tuple.
- */
-export const ORDER_STATES: OrderState[] = [...STATE_LIST];
-export const ATTENTION_FLAGS: AttentionFlag[] = [...FLAG_LIST];
 
 /** Tone of a state badge: how urgently it reads. */
 export type Tone = 'danger' | 'warn' | 'active' | 'review' | 'neutral' | 'done';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyCompletion, completeAt, MAX_COMPLETIONS } from './query-complete';
-import { parseQuery } from './query';
-import { ATTENTION_FLAGS } from './labels';
+import { parseQuery } from '../query/query';
+import { ATTENTION_FLAGS } from '../ledger/card';
 
 const AGENTS = ['fang', 'nebra', 'ops', 'wisp'];
 /** Completions for `text` with the caret at `|` (removed). */

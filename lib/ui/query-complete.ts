@@ -1,14 +1,15 @@
 /**
- * Completion for the query bar (lib/ui/query.ts): what the listbox offers for the word at the
+ * Completion for the query bar (lib/query/query.ts): what the listbox offers for the word at the
  * caret, and the text after picking one. Pure: the caller passes the agent names (GET /api/agents).
  *
  * A word with no colon is completed to a key (`ag` → `agent:`); `key:partial` to that key's
  * values: agent and holder names, the lanes, flags and states of the real unions, a few ages.
  * A leading `-` is kept. A word inside quotes is not completed.
  */
+import { ATTENTION_FLAGS, ORDER_STATES } from '../ledger/card';
 import { LANES } from '../ledger/derive';
-import { ATTENTION_FLAGS, FLAG_LABEL, LANE_TITLE, ORDER_STATES, STATE_LABEL } from './labels';
-import { KEY_HINT, QUERY_KEYS, type QueryKey } from './query';
+import { FLAG_LABEL, LANE_TITLE, STATE_LABEL } from './labels';
+import { KEY_HINT, QUERY_KEYS, type QueryKey } from '../query/query';
 
 /** One offer of the listbox. */
 export interface Completion {

@@ -1,11 +1,11 @@
 /**
- * Saved views of the board: a name and a query (lib/ui/query.ts), kept in the browser's
+ * Saved views of the board: a name and a query (lib/query/query.ts), kept in the browser's
  * localStorage under {@link VIEWS_KEY} and shown as links (`/?q=…`) anyone can open. Pure: the
  * stored text comes in, the list goes out; what is stored is read with zod (another tab, an older
  * version or a hand edit may have written anything), and entries that do not fit are dropped.
  */
 import { z } from 'zod';
-import { MAX_QUERY_LENGTH } from './query';
+import { MAX_QUERY_LENGTH } from '../query/query';
 
 /** The localStorage key. */
 export const VIEWS_KEY = 'claimboard.views.v1';

@@ -109,6 +109,37 @@ export const RULES: readonly Rule[] = [
     files: 'lib/alerts/',
     forbids: (t) => (under(t, ['components']) ? 'components/ is the UI' : null),
   },
+  {
+    name: 'lib/index does not import lib/alerts (the alerts read the index, not the other way)',
+    files: 'lib/index/',
+    forbids: (t) => (under(t, ['lib/alerts']) ? 'lib/alerts' : null),
+  },
+  {
+    name: 'lib/index does not import lib/ui (the query language is lib/query)',
+    files: 'lib/index/',
+    forbids: (t) => (under(t, ['lib/ui']) ? 'lib/ui is the words of the pages' : null),
+  },
+  {
+    name: 'lib/api does not import lib/ui (the query language is lib/query)',
+    files: 'lib/api/',
+    forbids: (t) => (under(t, ['lib/ui']) ? 'lib/ui is the words of the pages' : null),
+  },
+  {
+    name: 'lib/query is the query language alone (no words of the pages, no server code)',
+    files: 'lib/query/',
+    forbids: (t) => {
+      const dir = under(t, ['lib/ui', 'components', 'lib/api', 'lib/client', ...SERVER_CODE]);
+      return dir ? `${dir} is outside the query language` : null;
+    },
+  },
+  {
+    name: "lib/local (this machine's facts) does not import lib/index or lib/actions (the reaper, lib/reaper, uses all three)",
+    files: 'lib/local/',
+    forbids: (t) => {
+      const dir = under(t, ['lib/index', 'lib/actions', 'lib/reaper']);
+      return dir ? `${dir} is a layer above` : null;
+    },
+  },
 ];
 
 /** One forbidden import. */

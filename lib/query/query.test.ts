@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LANES } from '../ledger/derive';
-import { ATTENTION_FLAGS, ORDER_STATES } from './labels';
+import { ATTENTION_FLAGS, ORDER_STATES } from '../ledger/card';
 import { groupQuery, laneAllowed, parseQuery, printQuery, queryOfParams, shortcutValue, withShortcut, type QueryTerm } from './query';
 
 const terms = (text: string): readonly QueryTerm[] => {

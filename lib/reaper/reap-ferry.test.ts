@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { channelStateOf } from '../index/channel-state';
-import { readAgentToml } from './ferry-config';
-import { processFacts } from './proc';
+import { readAgentToml } from '../local/ferry-config';
+import { processFacts } from '../local/proc';
 import { reapOnce, type ReapConfig } from './reap';
 
 const KIT = path.resolve(__dirname, '../../../shared/ferryman');

@@ -9,7 +9,7 @@ import { laneOf, type Alert, type Card } from '../ledger/derive';
 import { holdApplies } from '../ledger/liveness';
 import { byFlagOrder } from '../ledger/flags';
 import { holdText } from '../index/local-holds';
-import type { ReaperHold } from './reaper-state';
+import type { ReaperHold } from '../local/reaper-state';
 
 /** The state with each standing hold's flag on its card (cards without one unchanged). */
 export function withReaperHolds(state: ChannelState, holds: readonly ReaperHold[]): ChannelState {

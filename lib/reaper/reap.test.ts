@@ -17,7 +17,7 @@ import { holdApplies } from '../ledger/liveness';
 import { seedOf } from '../../test/support/channel-builder';
 import { folderSnapshot } from '../../test/support/folder';
 import { reapOnce, ReapError, type ReapConfig } from './reap';
-import { readHolds, readReaperState, stateFileOf } from './reaper-state';
+import { readHolds, readReaperState, stateFileOf } from '../local/reaper-state';
 
 const KIT = path.resolve(__dirname, '../../../shared/ferryman');
 const ORACLE = path.join(KIT, 'bin', 'ferry-oracle');

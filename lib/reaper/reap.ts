@@ -39,9 +39,9 @@ import { naclPublicKey, naclSign } from '../ledger/nacl-verify';
 import { canonicalName } from '../ledger/names';
 import { signFields, signLedgerLineAfter } from '../ledger/sign';
 import { formatLocalInstant } from '../ledger/time';
-import { workerLockPid } from './ferry-config';
-import { processFacts } from './proc';
-import { firstArrivalOf, readReaperState, writeReaperState, type ReaperHold, type ReaperState, type RunSeen } from './reaper-state';
+import { workerLockPid } from '../local/ferry-config';
+import { processFacts } from '../local/proc';
+import { firstArrivalOf, readReaperState, writeReaperState, type ReaperHold, type ReaperState, type RunSeen } from '../local/reaper-state';
 
 /** What one reap pass needs. */
 export interface ReapConfig {

@@ -19,7 +19,7 @@
  */
 import { LANES, type AttentionFlag, type Lane, type OrderState } from '../ledger/derive';
 import { canonicalName, isSafeComponent } from '../ledger/names';
-import { ATTENTION_FLAGS, ORDER_STATES } from './labels';
+import { ATTENTION_FLAGS, ORDER_STATES } from '../ledger/card';
 
 /** The qualifier keys, in the order completion offers them. */
 export type QueryKey = 'agent' | 'lane' | 'flag' | 'state' | 'age' | 'project' | 'holder';
