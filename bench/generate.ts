@@ -31,7 +31,7 @@ import { pathToFileURL } from 'node:url';
 import { naclPublicKey } from '../lib/ledger/nacl-verify';
 import { revisionComponent } from '../lib/ledger/names';
 import { signFields, signLedgerLine, type SignedKind } from '../lib/ledger/sign';
-import { sha256HexOfText } from '../lib/ledger/json';
+import { sha256HexOfText } from '../lib/ledger/canonical';
 import { mulberry32 } from '../lib/util/prng';
 
 /** Bump when the generated content changes: cached channels of another version are not reused. */

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { naclPublicKey, naclSign } from '../lib/ledger/nacl-verify';
 import { signFields, signLedgerLineAfter } from '../lib/ledger/sign';
-import { sha256HexOfText } from '../lib/ledger/json';
+import { sha256HexOfText } from '../lib/ledger/canonical';
 import { actionsServer, KEYS } from './actions-fixture';
 import { serveThisFile } from './fixture-server';
 

@@ -10,7 +10,7 @@ import 'server-only';
  * last line is still the one the action was signed over.
  */
 import path from 'node:path';
-import { sha256HexOfText } from '../ledger/json';
+import { sha256HexOfText } from '../ledger/canonical';
 import { splitLines } from '../ledger/ledger-file';
 import { assertPlainFolders, isSymlink, writeAtomic, WriteError } from '../fs/atomic-write';
 import { readChannelFile } from '../index/read-channel';

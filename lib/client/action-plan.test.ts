@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Card } from '@/lib/ledger/derive';
 import { buildAction, decisionPath, reopenTargetOf } from '@/lib/ledger/actions';
-import { sha256HexOfText } from '@/lib/ledger/json';
+import { sha256HexOfText } from '@/lib/ledger/canonical';
 import { naclSign } from '@/lib/ledger/nacl-verify';
 import { ackCheck, ackPlan, ackWhat, bulkFleetEffect, bulkOutcome, chainActions, fleetEffect, planChange, plannedFiles, refusalText, reopenCheck, requeueCheck, requeueRelevant, retireCheck } from './action-plan';
 

@@ -7,7 +7,7 @@
  */
 import type { Card, OrderState } from '@/lib/ledger/derive';
 import { ackRefusal, ackTargetOf, ledgerPathOf, WORKING_STATES, type ActionKind, type ActionRequest } from '@/lib/ledger/actions';
-import { sha256HexOfText } from '@/lib/ledger/json';
+import { sha256HexOfText } from '@/lib/ledger/canonical';
 import { canonicalName } from '@/lib/ledger/names';
 import { words } from '@/lib/ledger/words';
 import { codeOfStatus } from '@/lib/errors';

@@ -6,7 +6,8 @@
  */
 import type { AgentSummary, Card, OrderResponse } from '@/lib/api/types';
 import { nextOrderId, supersedeRefusal, type ActionInput, type SupersedeSource } from '@/lib/ledger/actions';
-import { parseStrictJsonText, payloadDigest } from '@/lib/ledger/json';
+import { parseStrictJsonText } from '@/lib/ledger/json';
+import { payloadDigest } from '@/lib/ledger/canonical';
 import { canonicalName, isSafeComponent } from '@/lib/ledger/names';
 
 const TERMINAL = new Set<Card['state']>(['done', 'accepted', 'closed']);

@@ -42,7 +42,7 @@ import { parseRecord, type SignedRecord } from '../ledger/records';
 import { signingPayload, ledgerLinePayload } from '../ledger/payloads';
 import { nodePublicKey, nodeSign } from '../index/node-sign';
 import { formatLocalInstant, parseTimestamp, rfc3339 } from '../ledger/time';
-import { sha256Hex, sha256HexOfText } from '../ledger/json';
+import { sha256Hex, sha256HexOfText } from '../ledger/canonical';
 import { isSafeComponent, revisionComponent, type RecordKind } from '../ledger/names';
 import { splitLines } from '../ledger/ledger-file';
 import { hexToBytes } from '../ledger/hex';

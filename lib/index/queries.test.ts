@@ -16,7 +16,8 @@ import { Indexer } from './indexer';
 import { naclSign } from '../ledger/nacl-verify';
 import { nodeVerify } from './node-verify';
 import { signFields } from '../ledger/sign';
-import { objectGet, parseStrictJsonText, payloadDigest } from '../ledger/json';
+import { objectGet, parseStrictJsonText } from '../ledger/json';
+import { payloadDigest } from '../ledger/canonical';
 import { VECTORS_DIR, vectorKeys } from '../../test/support/vectors';
 
 let cleanup: (() => void)[] = [];

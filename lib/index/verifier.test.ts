@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRequire } from 'node:module';
 import { chooseVerifier, NODE_VERIFIER } from './verifier';
-import { parseStrictJsonText, payloadDigest, sha256Hex, sha256HexOfText, installSha256 } from '../ledger/json';
+import { parseStrictJsonText } from '../ledger/json';
+import { payloadDigest, sha256Hex, sha256HexOfText, installSha256 } from '../ledger/canonical';
 import { SMALL_ORDER_Y } from './node-verify';
 import { vectorKeys, VECTORS_DIR } from '../../test/support/vectors';
 

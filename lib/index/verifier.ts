@@ -15,7 +15,7 @@ import { hash } from 'node:crypto';
 import { isMainThread } from 'node:worker_threads';
 import { settings } from '../config';
 import type { Ed25519Verify } from '../ledger/verify';
-import { installSha256 } from '../ledger/json';
+import { installSha256 } from '../ledger/canonical';
 import { nodeVerify } from './node-verify';
 
 // Every server-side reader imports this module (serverVerify): its threads' payload and file

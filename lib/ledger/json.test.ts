@@ -6,17 +6,8 @@ import { fileURLToPath } from 'node:url';
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  canonicalJson,
-  type JsonNode,
-  objectGet,
-  parseStrictJson,
-  parseStrictJsonText,
-  payloadDigest,
-  sha256Hex,
-  sha256HexOfText,
-  toPlain,
-} from './json';
+import { type JsonNode, objectGet, parseStrictJson, parseStrictJsonText, toPlain } from './json';
+import { canonicalJson, payloadDigest, sha256Hex, sha256HexOfText } from './canonical';
 
 const enc = new TextEncoder();
 

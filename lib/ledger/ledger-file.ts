@@ -3,7 +3,8 @@
  * its own hash chain, read as ferryman's `read_ledger` reads them.
  */
 import { z } from 'zod';
-import { parseStrictJsonText, sha256HexOfText, toPlain } from './json';
+import { parseStrictJsonText, toPlain } from './json';
+import { sha256HexOfText } from './canonical';
 import { canonicalName, isSafeComponent } from './names';
 import { ledgerLinePayload } from './payloads';
 import { parseTimestamp, type Timestamp } from './time';

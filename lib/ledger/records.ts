@@ -11,7 +11,8 @@
  * Over 500 lines on purpose: one schema per record kind, all kinds in one place, so a kind's whole shape reads in one screen and no kind is missed.
  */
 import { z } from 'zod';
-import { type JsonNode, objectGet, parseStrictJson, toPlain, payloadDigest, sha256Hex } from './json';
+import { type JsonNode, objectGet, parseStrictJson, toPlain } from './json';
+import { payloadDigest, sha256Hex } from './canonical';
 import { parseTimestamp, type Timestamp } from './time';
 import {
   INTERRUPT_ACTIONS,

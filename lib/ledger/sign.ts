@@ -7,7 +7,7 @@
 import { shapeRecord, type SignedRecord } from './records';
 import { signingPayload, ledgerLinePayload } from './payloads';
 import { parseTimestamp } from './time';
-import { sha256HexOfText } from './json';
+import { sha256HexOfText } from './canonical';
 import type { RecordKind } from './names';
 
 /** Signs a payload string; returns 128 hex digits (e.g. `(p) => naclSign(seed, p)`). */

@@ -11,7 +11,7 @@
 import { ChannelBuilder, seedOf } from '../support/channel-builder';
 import { naclPublicKey, naclSign } from '../../lib/ledger/nacl-verify';
 import { signFields, signLedgerLine, type SignedKind } from '../../lib/ledger/sign';
-import { sha256HexOfText } from '../../lib/ledger/json';
+import { sha256HexOfText } from '../../lib/ledger/canonical';
 import { classifyPath, revisionComponent } from '../../lib/ledger/names';
 import type { ProblemCode } from '../../lib/ledger/channel';
 

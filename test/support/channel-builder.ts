@@ -4,7 +4,7 @@
  * each with an arrival `age` in seconds before `now`.
  */
 import { deriveChannel, type ChannelEntry, type ChannelState } from '../../lib/ledger/channel';
-import { sha256HexOfText } from '../../lib/ledger/json';
+import { sha256HexOfText } from '../../lib/ledger/canonical';
 import { nodePublicKey, nodeSign } from '../../lib/index/node-sign';
 import { nodeVerify } from '../../lib/index/node-verify';
 import { revisionComponent } from '../../lib/ledger/names';
