@@ -18,6 +18,9 @@ export interface LedgerFacts {
 
 // O/agent.rs retire: `released {agent}'s claim on {order} (retired)`.
 const RETIRE = /^released (.+)'s claim on (.+) \(retired\)$/;
+// The issuer's line of `ferry channel interrupt`: `{action} interrupt on {order}`. A worker's own
+// `interrupt` lines ("killed {order} on interrupt from {issuer}") say it acted, not that it issued one.
+const ISSUED = /^(kill|pause|steer) interrupt on (.+)$/;
 
 /** The ledger facts of verified lines (a line that does not chain or verify says nothing). */
 export function ledgerFactsOf(reports: Iterable<LedgerFileReport>, roster: Roster): LedgerFacts {
@@ -33,7 +36,7 @@ export function ledgerFactsOf(reports: Iterable<LedgerFileReport>, roster: Roste
         const list = retires.get(order) ?? [];
         if (!list.some((r) => r.agent === canonicalName(m[1] ?? '') && r.by === actor)) list.push({ agent: canonicalName(m[1]), by: actor });
         retires.set(order, list);
-      } else if (l.kind === 'interrupt') {
+      } else if (l.kind === 'interrupt' && ISSUED.exec(l.summary)?.[2] === order) {
         const byIssuer = interrupts.get(order) ?? new Map<string, number>();
         byIssuer.set(actor, (byIssuer.get(actor) ?? 0) + 1);
         interrupts.set(order, byIssuer);
