@@ -70,7 +70,7 @@ describe('whether an acknowledgement can be of the interrupt (no two writers\' c
         interrupts: [{ record: { issued_by: 'ops', action: 'pause', note: '' }, arrivalMs: interruptMs, path: 'tasks/t1/interrupt.ops.json' }],
         interruptAcks: [{ record: { issued_by: 'ops', agent: 'fang' }, arrivalMs: ackMs, path: 'tasks/t1/interrupt.ops.fang.acked.json' }],
       },
-      ctx: issued === null ? {} : { ledger: { retires: new Map(), interrupts: new Map([['t1', new Map([['ops', issued]])]]) } },
+      ctx: issued === null ? {} : { ledger: { retires: new Map(), interrupts: new Map([['t1', new Map([['ops', issued]])]]), acted: new Map() } },
     }) as unknown as OrderFacts;
   const seen = (f: OrderFacts) => seenOf(f, interruptsOf(f)[0]!).seen;
   it('the sync race: the only interrupt, its acknowledgement arrived here first, is seen', () => {
@@ -135,6 +135,19 @@ describe('an interrupt the holder will not see (every kind ferry has: kill, paus
     expect([c.state, c.flags]).toEqual(['offered', ['interrupt_unacknowledged']]);
     expect(c.alerts[0]?.text).toMatch(/^ops's steer \("Go ahead, on the v2 API\."\) was never seen by fang: .*: fang will not see it at any later run either$/);
   });
+  it('the worker\'s own ledger says it acted on a kill: a steer in the file now was never seen, whatever the arrivals and with no issuer ledger', () => {
+    // The acknowledgement arrived after the steer (a copy, a first index: arrivals in any order).
+    const c = base()
+      .order('t1', { assigned_to: 'fang' })
+      .interrupt('t1', 'steer', 'Go ahead, on schema v3.', { age: 300 })
+      .interruptAck('t1', 'ops', 'fang', { age: 200 })
+      .ledger('fang', [{ kind: 'interrupt', summary: 'killed t1 on interrupt from ops', reference: 't1' }])
+      .card('t1');
+    expect([c.state, c.flags]).toEqual(['offered', ['interrupt_unacknowledged']]);
+    expect(c.alerts[0]?.text).toBe(
+      `ops's steer ("Go ahead, on schema v3.") was never seen by fang: its ledger says it acted on a kill of ops's, so the acknowledgement is of that earlier interrupt (ferry keeps only the last in its file and reads one acknowledgement per issuer as having seen any of them): fang will not see it at any later run either`,
+    );
+  });
   it('an acknowledged kill or pause stays stop_not_holding\'s; an unacknowledged steer waits for the next run when none is going', () => {
     const kill = base().order('t1', { assigned_to: 'fang' }).interruptAck('t1', 'ops', 'fang', { age: 200 }).interrupt('t1', 'pause', 'Hold.', { age: 300 }).card('t1');
     expect(kill.flags).toEqual(['stop_not_holding']);
@@ -159,6 +172,8 @@ describe('ledger facts', () => {
         line('ops', 'interrupt', 'kill interrupt on i2', 'i2', false),
         // A worker's line that it acted on one (O/agent.rs do_work) is not an interrupt issued.
         line('fang', 'interrupt', 'killed i1 on interrupt from ops', 'i1'),
+        line('wisp', 'interrupt', 'paused i1 on interrupt from Ops', 'i1'),
+        line('wisp', 'interrupt', 'paused i2 on interrupt from ops', 'i1'),
       ],
     } as unknown as LedgerFileReport;
     const f = ledgerFactsOf([report], roster);
@@ -166,6 +181,11 @@ describe('ledger facts', () => {
     expect(f.retires.has('r2')).toBe(false);
     expect(f.interrupts.get('i1')?.get('ops')).toBe(2);
     expect(f.interrupts.get('i1')?.has('fang')).toBe(false);
+    // What each worker acted on, issuers folded to their canonical names; a line naming another order than its reference says nothing.
+    expect([...(f.acted.get('i1') ?? [])]).toEqual([
+      ['fang', ['ops:kill']],
+      ['wisp', ['ops:pause']],
+    ]);
     expect(f.interrupts.has('i2')).toBe(false);
     expect([...ledgerRetiredNames(f)].sort()).toEqual(['kite', 'wisp']);
   });

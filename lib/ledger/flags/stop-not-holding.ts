@@ -9,9 +9,9 @@ export const stopNotHolding: FlagRule = {
   flag: 'stop_not_holding',
   label: 'stop did not hold',
   glossary: 'a kill or pause that did not stop the work: ferry has no way to withdraw an order',
-  rule: 'raised when a kill or pause is on an order with a result in (done, accepted, awaiting review), or is acknowledged while the order is unfinished; where the issuer\'s ledger has more than one interrupt on the order, the acknowledgement is of an earlier one when it arrived here before the interrupt file, and may be otherwise',
+  rule: 'raised when a kill or pause is on an order with a result in (done, accepted, awaiting review), or is acknowledged while the order is unfinished; the acknowledgement is of an earlier interrupt of the same issuer when the worker\'s ledger says it acted on another kind, or when the issuer\'s ledger has more than one interrupt on the order and it arrived here before the interrupt file, and may be when it arrived after',
   ferry: 'C/interrupt.rs (a kill or pause deletes the worker\'s own claim, for that pass only), C/lib.rs `work_for`',
-  clocks: 'the arrival order of an acknowledgement and an interrupt file on this machine; the issuer\'s ledger lines are counted, never their times',
+  clocks: 'the arrival order of an acknowledgement and an interrupt file on this machine; the issuer\'s and the worker\'s ledger lines are read, never their times',
   fallback: () => 'a kill or pause was acknowledged, but ferry will run it again',
   raise: (f) => {
     for (const i of interruptsOf(f)) {
