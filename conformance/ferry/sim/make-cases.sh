@@ -10,7 +10,7 @@
 # Each case is its own small fleet under OUT/<case>/: machines as folders (their own
 # FERRYMAN_STATE_DIR and HOME), the channel symlinked into each workspace in place of Syncthing,
 # and `fake-engine` (beside this script) standing in for the AI engine. Beside each channel,
-# tasks.txt is `ferry channel tasks` as the hub sees it. Takes about 2 minutes.
+# tasks.txt is `ferry channel tasks` as the hub sees it. Takes about 4 minutes.
 set -euo pipefail
 SIM=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT=${1:?usage: FERRY=/path/to/ferry make-cases.sh OUT [case...]}; shift

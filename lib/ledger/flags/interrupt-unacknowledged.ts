@@ -29,7 +29,7 @@ export const interruptUnacknowledged: FlagRule = {
         if (unseen === null) continue;
         if (f.unfinished) text ??= `${unseen}: ${holder} will not see it at any later run either`;
         // The work is past it: a fact for whoever reviews the result, not an alarm.
-        else notes.push(`${unseen}: the result was made without it`);
+        else if (f.latest !== null) notes.push(`${unseen}: the result was made without it`);
         continue;
       }
       if (!f.unfinished) {
@@ -40,7 +40,7 @@ export const interruptUnacknowledged: FlagRule = {
       if (!runShown(f)) continue;
       const it = i.file.record;
       if (f.ctx.nowMs - i.file.arrivalMs > f.ctx.staleAfterMs) {
-        text ??= `${it.issued_by}'s ${i.verb} ("${it.note}") arrived ${Math.round((f.ctx.nowMs - i.file.arrivalMs) / 60000)} min ago and ${holder} has not acknowledged it: ferry reads interrupts only when a run starts, so the run going now continues`;
+        text ??= `${i.said} arrived ${Math.round((f.ctx.nowMs - i.file.arrivalMs) / 60000)} min ago and ${holder} has not acknowledged it: ferry reads interrupts only when a run starts, so the run going now continues`;
       } else {
         notes.push(`${it.issued_by}'s ${i.verb} is not acknowledged by ${holder} yet (ferry reads interrupts when a run starts)`);
       }

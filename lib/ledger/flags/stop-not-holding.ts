@@ -17,7 +17,7 @@ export const stopNotHolding: FlagRule = {
     for (const i of interruptsOf(f)) {
       if (!i.stops) continue;
       const it = i.file.record;
-      const said = i.said;
+      const { said } = i;
       if (!f.unfinished) {
         // Done all the same: the kill held for one pass only, or came while a run was going (ferry
         // reads interrupts only when a run starts). The result stands; a person should know.
