@@ -209,7 +209,7 @@ describe('sequences derive as docs/channel-format.md predicts', () => {
     writeResult(root, nebra, 't1', 1, { summary: 'v1' });
     expect(card(clean(derive()), 't1')).toMatchObject({ state: 'awaiting_review', lane: 'review' });
     writeReview(root, ops, 't1', 1, false, 'tests missing');
-    expect(card(clean(derive()), 't1')).toMatchObject({ state: 'changes_requested', lane: 'running', holder: 'nebra' });
+    expect(card(clean(derive()), 't1')).toMatchObject({ state: 'changes_requested', lane: 'queue', holder: 'nebra' });
     writeResult(root, nebra, 't1', 2, { summary: 'v2' });
     expect(card(clean(derive()), 't1')).toMatchObject({ state: 'awaiting_review', latest_revision: 2 });
     writeReview(root, ops, 't1', 2, true);

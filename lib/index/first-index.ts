@@ -22,6 +22,7 @@ import type { PassWriter } from './pass-writer';
 import type { LocalHolds } from './local-holds';
 import { BeatGapRecorder } from './beat-gaps';
 import { coldPass } from './cold-pass';
+import { RULEBOOK_VERSION } from '../ledger/rulebook-version';
 
 /** The indexer's parts and steps the first index uses (the ones in force: a rebuild makes new ones first). */
 export interface FirstIndexHost {
@@ -124,6 +125,13 @@ export async function firstIndex(h: FirstIndexHost): Promise<boolean> {
   // Ledger files are verified later, while worker threads read the folders (passDirsCold).
   const rosterChanged = h.readChannelLevel(false);
   if (rosterChanged) for (const d of h.looks.dirs()) dirty.add(d);
+  // Cards another rulebook derived (an upgrade; an index older than the version row) are derived
+  // again: every folder read again, no signature checked twice (the checks are remembered).
+  const derivedBy = s.readMeta('rulebook');
+  if (warm && derivedBy !== RULEBOOK_VERSION) {
+    for (const d of h.looks.dirs()) dirty.add(d);
+    h.log(`index: the stored cards were derived by ${derivedBy === null ? 'an older rulebook' : `rulebook ${derivedBy}`}; deriving every order again with rulebook ${RULEBOOK_VERSION}`);
+  }
 
   const unsettled = s.readMeta('unsettled') === true;
   const report = await passDirsCold(h, dirty, !warm);
@@ -131,6 +139,8 @@ export async function firstIndex(h: FirstIndexHost): Promise<boolean> {
   if (warm && unsettled) h.settle(true);
   // Folders whose stale time passed while we were not running.
   h.passDue();
+  // Only once every card is this rulebook's: a start stopped before here derives them all again.
+  s.writeMeta('rulebook', RULEBOOK_VERSION);
   h.setProgress({ phase: 'ready', files_seen: seen, files_read: h.progress().files_read, files_verified: h.verified(), ready_at_ms: h.clock() });
   s.addChange('*', h.clock());
   const visible = report?.boardVisibleMs ?? null;

@@ -42,7 +42,7 @@ async function until(f: () => boolean, ms = 60_000): Promise<boolean> {
 
 describe('the looks behind folder events', () => {
   it('watches the channel level and the folders of unfinished orders; a finished order\'s folder is found by the quick look, then watched', async () => {
-    // Vector 10: ra awaiting_review (Review), rb accepted (Done), rc changes_requested (Running).
+    // Vector 10: ra awaiting_review (Review), rb accepted (Done), rc changes_requested (Queue).
     const root = channelCopy('10-review-states');
     const db = openMemory();
     const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: nodeVerify, rescanMs: 100 });
@@ -83,7 +83,7 @@ describe('the looks behind folder events', () => {
     expect(q.order(db, 't2', Date.now())?.card.flags).toContain('bad_record');
   });
   it('a warm start looks at the unfinished orders\' folders before it is ready, the finished orders\' in the sweep\'s first slices just after', async () => {
-    // Vector 10: ra awaiting_review (Review), rb accepted (Done), rc changes_requested (Running).
+    // Vector 10: ra awaiting_review (Review), rb accepted (Done), rc changes_requested (Queue).
     const root = channelCopy('10-review-states');
     const db = openMemory();
     const first = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });

@@ -46,6 +46,8 @@ export interface MetaValues {
   readonly clock: StoredClock;
   /** True when the last writer closed the index (db.ts closeWriter): the next open skips the full integrity check. */
   readonly closed_cleanly: boolean;
+  /** The rulebook that derived the stored cards (lib/ledger/rulebook-version.ts); another, or none, derives every order again at the next start. */
+  readonly rulebook: string;
 }
 
 /** A meta key. */
@@ -125,6 +127,7 @@ const CODECS: { readonly [K in MetaKey]: Codec<MetaValues[K]> } = {
     }),
   ),
   closed_cleanly: flag,
+  rulebook: text,
 };
 
 interface MetaStatements {

@@ -241,6 +241,8 @@ export const UNFINISHED: ReadonlySet<OrderState> = new Set<OrderState>(['open', 
  * The lane of a state with its flags, first match wins. `runLane` is the
  * lane of a run ferry's state does not show (an assignee running an order ferry reads Offered,
  * a run of a changes-requested revision): `running`, or `stale` when it stopped (Card.run_lane).
+ * A changes-requested order with no such run waits in the Queue: ferry's `work_for` offers it to
+ * its holder alone, whose next pass writes the next revision; no file shows it running.
  */
 export function laneOf(state: OrderState, flags: readonly AttentionFlag[], runLane?: 'running' | 'stale'): Lane {
   if (flags.length > 0) return 'attention';
@@ -249,13 +251,13 @@ export function laneOf(state: OrderState, flags: readonly AttentionFlag[], runLa
     case 'stale':
       return 'stale';
     case 'claimed':
-    case 'changes_requested':
       return 'running';
     case 'awaiting_review':
       return 'review';
     case 'open':
     case 'offered':
     case 'blocked':
+    case 'changes_requested':
       return 'queue';
     case 'done':
     case 'accepted':

@@ -80,9 +80,28 @@ describe('results and reviews (§7.4)', () => {
     const c = b.card('t1');
     expect([c.state, c.lane, c.target]).toEqual(['accepted', 'done', 'review:2']);
   });
-  it('a rejected latest review is changes_requested, in the running lane', () => {
-    const c = base().order('t1').claim('t1', 'fang').result('t1', 'fang', 1).review('t1', 1, false).card('t1');
-    expect([c.state, c.lane]).toEqual(['changes_requested', 'running']);
+  it('a rejected latest review is changes_requested: in the Queue until a heartbeat shows the next revision running', () => {
+    // ferry's work_for offers it to its holder alone, whose next pass runs it without claiming again:
+    // fang's claim is the first run's; nothing shows a second one.
+    const b = base().order('t1').claim('t1', 'fang').result('t1', 'fang', 1).review('t1', 1, false);
+    expect([b.card('t1').state, b.card('t1').lane, b.card('t1').run_lane]).toEqual(['changes_requested', 'queue', undefined]);
+    b.heartbeat('t1', 'fang', { age: 10 });
+    expect([b.card('t1').state, b.card('t1').lane, b.card('t1').run_lane]).toEqual(['changes_requested', 'running', 'running']);
+  });
+  it('the run of a sent-back revision whose heartbeat stopped arriving is Stale; one its writer released is over', () => {
+    const stale = base().order('t1').claim('t1', 'fang').result('t1', 'fang', 1).review('t1', 1, false).heartbeat('t1', 'fang', { age: 301 }).card('t1');
+    // fang's other files (claim, result) arrived just now: its heartbeat lapsed while it writes elsewhere.
+    expect([stale.state, stale.lane, stale.run_lane, stale.reason]).toEqual(['changes_requested', 'stale', 'stale', 'heartbeat_lapsed']);
+    // Addressed, so fang still holds it after its own "worker died mid-run" release: the heartbeat is a leftover.
+    const over = base()
+      .order('t1', { assigned_to: 'fang' })
+      .claim('t1', 'fang')
+      .result('t1', 'fang', 1)
+      .review('t1', 1, false)
+      .heartbeat('t1', 'fang', { at: '2026-11-20T09:10:00Z' })
+      .release('t1', 'fang', 'fang', { reason: 'worker died mid-run' })
+      .card('t1');
+    expect([over.state, over.holder, over.lane, over.run_lane]).toEqual(['changes_requested', 'fang', 'queue', undefined]);
   });
   it('a reopen of the latest result puts the order back to claimed/stale; of an older one, not', () => {
     const b = base().order('t1').claim('t1', 'fang').heartbeat('t1', 'fang', { age: 1 }).result('t1', 'fang', 1).result('t1', 'fang', 2);
@@ -235,7 +254,9 @@ describe('lanes (§7 "Lanes")', () => {
   it('maps every state to its lane and any flag to attention', () => {
     expect(laneOf('stale', [])).toBe('stale');
     expect(laneOf('claimed', [])).toBe('running');
-    expect(laneOf('changes_requested', [])).toBe('running');
+    expect(laneOf('changes_requested', [])).toBe('queue');
+    expect(laneOf('changes_requested', [], 'running')).toBe('running');
+    expect(laneOf('changes_requested', [], 'stale')).toBe('stale');
     expect(laneOf('awaiting_review', [])).toBe('review');
     for (const s of ['open', 'offered', 'blocked'] as const) expect(laneOf(s, [])).toBe('queue');
     for (const s of ['done', 'accepted', 'closed'] as const) expect(laneOf(s, [])).toBe('done');

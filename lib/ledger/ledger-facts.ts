@@ -2,8 +2,8 @@
  * What the signers' ledger lines say about orders that the order folders may no longer show:
  * `ferry channel retire` writes one release file per retirer and order (a second retire by the
  * same machine overwrites it) but one ledger line per release; `ferry channel interrupt` writes
- * one interrupt file per issuer and order but one ledger line per interrupt. Counts and names
- * only: no timestamp of a line is read.
+ * one interrupt file per issuer and order but one ledger line per interrupt, and a worker that
+ * acts on a kill or pause says so in its own. Counts and names only: no timestamp of a line is read.
  */
 import type { LedgerFileReport } from './ledger-file';
 import { canonicalName } from './names';
@@ -14,15 +14,33 @@ export interface LedgerFacts {
   readonly retires: ReadonlyMap<string, readonly { readonly agent: string; readonly by: string }[]>;
   /** By order: how many interrupts each issuer's ledger lines say it issued on it. */
   readonly interrupts: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  /** By order: each worker's kills and pauses its own ledger lines say it acted on, as `<issuer>:kill|pause`, sorted. */
+  readonly acted: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>;
 }
 
 // O/agent.rs retire: `released {agent}'s claim on {order} (retired)`.
 const RETIRE = /^released (.+)'s claim on (.+) \(retired\)$/;
+// The issuer's line of `ferry channel interrupt`: `{action} interrupt on {order}`. A worker's own
+// `interrupt` lines ("killed {order} on interrupt from {issuer}") say it acted, not that it issued one.
+const ISSUED = /^(kill|pause|steer) interrupt on (.+)$/;
+// O/agent.rs do_work, the worker's own line when it acts on one: `killed|paused {order} on interrupt from {issuer}`.
+const ACTED = /^(killed|paused) (.+) on interrupt from (.+)$/;
+
+/** Adds `value` to the sorted list at map[order][key]. */
+function addActed(map: Map<string, Map<string, string[]>>, order: string, key: string, value: string): void {
+  const byAgent = map.get(order) ?? new Map<string, string[]>();
+  const list = byAgent.get(key) ?? [];
+  if (!list.includes(value)) list.push(value);
+  list.sort();
+  byAgent.set(key, list);
+  map.set(order, byAgent);
+}
 
 /** The ledger facts of verified lines (a line that does not chain or verify says nothing). */
 export function ledgerFactsOf(reports: Iterable<LedgerFileReport>, roster: Roster): LedgerFacts {
   const retires = new Map<string, { agent: string; by: string }[]>();
   const interrupts = new Map<string, Map<string, number>>();
+  const acted = new Map<string, Map<string, string[]>>();
   for (const report of reports) {
     for (const l of report.lines) {
       if (!l.ok || l.reference === null) continue;
@@ -33,14 +51,17 @@ export function ledgerFactsOf(reports: Iterable<LedgerFileReport>, roster: Roste
         const list = retires.get(order) ?? [];
         if (!list.some((r) => r.agent === canonicalName(m[1] ?? '') && r.by === actor)) list.push({ agent: canonicalName(m[1]), by: actor });
         retires.set(order, list);
-      } else if (l.kind === 'interrupt') {
+      } else if (l.kind === 'interrupt' && ISSUED.exec(l.summary)?.[2] === order) {
         const byIssuer = interrupts.get(order) ?? new Map<string, number>();
         byIssuer.set(actor, (byIssuer.get(actor) ?? 0) + 1);
         interrupts.set(order, byIssuer);
+      } else if (l.kind === 'interrupt') {
+        const a = ACTED.exec(l.summary);
+        if (a && a[2] === order && a[3]) addActed(acted, order, actor, `${canonicalName(a[3])}:${a[1] === 'killed' ? 'kill' : 'pause'}`);
       }
     }
   }
-  return { retires, interrupts };
+  return { retires, interrupts, acted };
 }
 
 /** The names the ledger lines say were retired anywhere (DeriveContext.ferryRetired, with the release files'). */
@@ -72,6 +93,7 @@ export function ledgerFactsOfVerifiedText(text: string, report: LedgerFileReport
 export function mergeLedgerFacts(all: Iterable<LedgerFacts>): LedgerFacts {
   const retires = new Map<string, { agent: string; by: string }[]>();
   const interrupts = new Map<string, Map<string, number>>();
+  const acted = new Map<string, Map<string, string[]>>();
   for (const f of all) {
     for (const [order, rs] of f.retires) {
       const list = retires.get(order) ?? [];
@@ -83,25 +105,33 @@ export function mergeLedgerFacts(all: Iterable<LedgerFacts>): LedgerFacts {
       for (const [issuer, n] of by) m.set(issuer, (m.get(issuer) ?? 0) + n);
       interrupts.set(order, m);
     }
+    for (const [order, by] of f.acted) for (const [agent, kinds] of by) for (const k of kinds) addActed(acted, order, agent, k);
   }
-  return { retires, interrupts };
+  return { retires, interrupts, acted };
 }
 
 /** Ledger facts as plain arrays (for a worker thread) and back. */
-export type LedgerFactsWire = { readonly retires: [string, { agent: string; by: string }[]][]; readonly interrupts: [string, [string, number][]][] };
+export type LedgerFactsWire = {
+  readonly retires: [string, { agent: string; by: string }[]][];
+  readonly interrupts: [string, [string, number][]][];
+  readonly acted: [string, [string, string[]][]][];
+};
 export const ledgerFactsToWire = (f: LedgerFacts): LedgerFactsWire => ({
   retires: [...f.retires].map(([o, rs]) => [o, rs.map((r) => ({ ...r }))]),
   interrupts: [...f.interrupts].map(([o, m]) => [o, [...m]]),
+  acted: [...f.acted].map(([o, m]) => [o, [...m].map(([a, ks]) => [a, [...ks]])]),
 });
 export const ledgerFactsFromWire = (w: LedgerFactsWire): LedgerFacts => ({
   retires: new Map(w.retires),
   interrupts: new Map(w.interrupts.map(([o, m]) => [o, new Map(m)])),
+  acted: new Map(w.acted.map(([o, m]) => [o, new Map(m)])),
 });
 
 /** The orders whose ledger facts differ between `a` and `b`. */
 export function ordersChanged(a: LedgerFacts, b: LedgerFacts): Set<string> {
   const out = new Set<string>();
-  const key = (f: LedgerFacts, o: string) => JSON.stringify([f.retires.get(o) ?? [], [...(f.interrupts.get(o) ?? [])].sort()]);
-  for (const o of new Set([...a.retires.keys(), ...a.interrupts.keys(), ...b.retires.keys(), ...b.interrupts.keys()])) if (key(a, o) !== key(b, o)) out.add(o);
+  const key = (f: LedgerFacts, o: string) => JSON.stringify([f.retires.get(o) ?? [], [...(f.interrupts.get(o) ?? [])].sort(), [...(f.acted.get(o) ?? [])].sort()]);
+  const orders = (f: LedgerFacts) => [...f.retires.keys(), ...f.interrupts.keys(), ...f.acted.keys()];
+  for (const o of new Set([...orders(a), ...orders(b)])) if (key(a, o) !== key(b, o)) out.add(o);
   return out;
 }

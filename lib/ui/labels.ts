@@ -20,9 +20,9 @@ export const LANE_TITLE: Record<Lane, string> = {
 export const LANE_HINT: Record<Lane, string> = {
   attention: 'flagged orders: a human should look',
   stale: 'claimed, but the run stopped writing',
-  running: 'claimed with a fresh heartbeat, or changes requested',
+  running: 'claimed with a fresh heartbeat, or a sent-back revision being run',
   review: 'a result awaits review',
-  queue: 'open, offered, or blocked on dependencies',
+  queue: 'open, offered, blocked on dependencies, or sent back and waiting for its worker',
   done: 'done, accepted, or closed',
 };
 

@@ -126,7 +126,12 @@ describe('why: quiet states', () => {
     expect(why(card({ state: 'open', lane: 'queue', holder: null }), ctx)).toBe('open: nobody has claimed it');
     expect(why(card({ state: 'offered', lane: 'queue', assigned_to: 'fang' }), ctx)).toBe('offered to fang, who has not claimed it');
     expect(why(card({ state: 'claimed' }), ctx)).toBe('claimed by fang; no heartbeat yet');
-    expect(why(card({ state: 'changes_requested', latest_revision: 2 }), ctx)).toBe('changes requested on revision 2: fang owes revision 3');
+    expect(why(card({ state: 'changes_requested', lane: 'queue', latest_revision: 2 }), ctx)).toBe(
+      'changes requested on revision 2: waits for fang to write revision 3 (ferry offers it to fang alone, at its next pass); no heartbeat shows a run yet',
+    );
+    // Only a heartbeat shows the run of a sent-back revision (ferry's worker does not claim again).
+    expect(why(card({ state: 'changes_requested', run_lane: 'running', latest_revision: 2 }), ctx)).toBe('changes requested on revision 2: fang is running revision 3');
+    expect(why(card({ state: 'changes_requested', lane: 'stale', run_lane: 'stale', latest_revision: 2 }), ctx)).toBe("changes requested on revision 2: fang's run of revision 3 stopped writing");
     expect(why(card({ state: 'awaiting_review', lane: 'review', latest_revision: 1 }), ctx)).toBe('revision 1 awaits review');
     expect(why(card({ state: 'done', lane: 'done', latest_revision: 1 }), ctx)).toBe('done: result at revision 1');
     expect(why(card({ state: 'accepted', lane: 'done', latest_revision: 4 }), ctx)).toBe('accepted at revision 4');

@@ -75,10 +75,15 @@ export function stateSentence(card: Card & { readonly stale_detail?: 'dead_local
       return card.heartbeat
         ? `${h} is running it; last heartbeat arrived ${ago(card.heartbeat.arrival_ms, ctx.nowMs)}`
         : `claimed by ${h}; no heartbeat yet`;
-    case 'changes_requested':
-      return rev === null
-        ? `changes requested: ${h} owes a new revision`
-        : `changes requested on revision ${rev}: ${h} owes revision ${rev + 1}`;
+    case 'changes_requested': {
+      const sent = rev === null ? 'changes requested' : `changes requested on revision ${rev}`;
+      const next = rev === null ? 'a new revision' : `revision ${rev + 1}`;
+      // ferry's worker runs a sent-back revision without claiming again: only its heartbeat (the
+      // card's heartbeat line) shows that run.
+      if (card.run_lane === 'running') return `${sent}: ${h} is running ${next}`;
+      if (card.run_lane === 'stale') return `${sent}: ${h}'s run of ${next} stopped writing`;
+      return `${sent}: waits for ${h} to write ${next} (ferry offers it to ${h} alone, at its next pass); no heartbeat shows a run yet`;
+    }
     case 'awaiting_review':
       return rev === null ? 'a result awaits review' : `revision ${rev} awaits review`;
     case 'done':

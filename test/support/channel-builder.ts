@@ -120,11 +120,21 @@ export class ChannelBuilder {
     const operator = opts.operator ?? 'ops';
     return this.signed(`retirements/${agent}.${operator}.json`, 'retirement', { agent, operator, reason: 'machine rebuilt', at: '2026-11-20T11:00:00Z' }, operator, opts);
   }
-  /** A ledger file of `signer` with one signed line per summary. */
-  ledger(signer: string, summaries: string[], opts: At = {}): this {
+  /** An interrupt of ferry's (`ferry channel interrupt`), one file per issuer and order. */
+  interrupt(order: string, action: 'kill' | 'pause' | 'steer', note: string, opts: At & { issuer?: string } = {}): this {
+    const issuer = opts.issuer ?? 'ops';
+    return this.signed(`tasks/${order}/interrupt.${issuer}.json`, 'interrupt', { order_id: order, action, note, issued_by: issuer, created_at: T0 }, issuer, opts);
+  }
+  /** ferry's acknowledgement of `issuer`'s interrupt by `agent` (unsigned, one file per issuer and agent). */
+  interruptAck(order: string, issuer: string, agent: string, opts: At = {}): this {
+    return this.json(`tasks/${order}/interrupt.${issuer}.${agent}.acked.json`, { order_id: order, issued_by: issuer, agent, acknowledged_at: T0 }, opts);
+  }
+  /** A ledger file of `signer` with one signed line per summary (a note), or per line given with its kind and order. */
+  ledger(signer: string, summaries: (string | { kind: string; summary: string; reference: string })[], opts: At = {}): this {
     const lines: string[] = [];
-    for (const summary of summaries) {
-      lines.push(signLedgerLine({ kind: 'note', actor: signer, summary, created_at: T0 }, lines[lines.length - 1] ?? null, signer, (p) => nodeSign(seedOf(signer), p)));
+    for (const s of summaries) {
+      const line = typeof s === 'string' ? { kind: 'note', summary: s } : s;
+      lines.push(signLedgerLine({ ...line, actor: signer, created_at: T0 }, lines[lines.length - 1] ?? null, signer, (p) => nodeSign(seedOf(signer), p)));
     }
     return this.raw(`ledger.${signer}.jsonl`, lines.map((l) => l + '\n').join(''), opts);
   }

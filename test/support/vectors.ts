@@ -39,8 +39,11 @@ export function loadExpect(name: string): VectorExpect {
  * symlinks, directories as directories, dot names skipped as the real reader skips them.
  */
 export function vectorEntries(name: string, nowMs: number): ChannelEntry[] {
-  const root = path.join(VECTORS_DIR, name, 'channel');
-  const ages = loadExpect(name).age_s ?? {};
+  return folderEntries(path.join(VECTORS_DIR, name, 'channel'), nowMs, loadExpect(name).age_s ?? {});
+}
+
+/** A channel folder on disk as entries, as vectorEntries reads a case's: `ages` (seconds before `nowMs`) by path, else `nowMs`. */
+export function folderEntries(root: string, nowMs: number, ages: Readonly<Record<string, number>> = {}): ChannelEntry[] {
   const out: ChannelEntry[] = [];
   const walk = (rel: string) => {
     for (const n of fs.readdirSync(rel ? path.join(root, rel) : root).sort()) {

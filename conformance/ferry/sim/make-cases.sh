@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes, with the real `ferry` binary, the channels of the cases conformance/ferry/rt-twice,
-# rt-nobody, rt-loop, rt-retire-overwrite and rt-interrupt-overwrite. Nothing here writes a channel
-# file itself: every file under OUT/<case>/channel is written by `ferry` (0.4.1).
+# rt-nobody, rt-loop, rt-retire-overwrite, rt-interrupt-overwrite, rt-two-ops, rt-human-loop,
+# rt-kill-restart and rt-steer-overwrite. Nothing here writes a channel file itself: every file
+# under OUT/<case>/channel is written by `ferry` (0.4.1).
 #
 # Usage: FERRY=/path/to/ferry make-cases.sh OUT [case...]
 #   Without FERRY (or with one that is not executable) it says so and exits 3 (skipped).
@@ -9,7 +10,7 @@
 # Each case is its own small fleet under OUT/<case>/: machines as folders (their own
 # FERRYMAN_STATE_DIR and HOME), the channel symlinked into each workspace in place of Syncthing,
 # and `fake-engine` (beside this script) standing in for the AI engine. Beside each channel,
-# tasks.txt is `ferry channel tasks` as the hub sees it. Takes about 2 minutes.
+# tasks.txt is `ferry channel tasks` as the hub sees it. Takes about 4 minutes.
 set -euo pipefail
 SIM=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT=${1:?usage: FERRY=/path/to/ferry make-cases.sh OUT [case...]}; shift
@@ -128,6 +129,100 @@ case_interrupt_overwrite() {
   verdict
 }
 
-cases=("$@"); [ ${#cases[@]} -gt 0 ] || cases=(twice nobody loop retire_overwrite interrupt_overwrite)
+# Two operators on the same orders: lead pauses o-pause-steer and ops steers it, fang's pass
+# takes the pause (its claim deleted) and stops before the steer; ops and lead both steer
+# o-steer-both before kite's pass (ferry folds only the last steer's note into the prompt); ops sends
+# o-review-pair back and lead accepts the next revision.
+case_two_ops() {
+  start rt-two-ops
+  join hub orchestrator orchestrator off; join fang fang worker off; join kite kite worker off; join nebra nebra worker off
+  on hub operator create --workspace "$(ws hub)" --name ops
+  on hub operator create --workspace "$(ws hub)" --name lead
+  on hub channel order --workspace "$(ws hub)" --agent orchestrator --id o-pause-steer --to fang --task 'Rotate the signing keys'
+  on hub channel interrupt --workspace "$(ws hub)" --agent lead --order o-pause-steer --action pause --note 'Hold until the freeze ends.'
+  on hub channel interrupt --workspace "$(ws hub)" --agent ops --order o-pause-steer --action steer --note 'Rotate the staging keys first.'
+  on fang agent run --workspace "$(ws fang)" --once
+  on hub channel order --workspace "$(ws hub)" --agent orchestrator --id o-steer-both --to kite --task 'Write the upgrade guide' --requires-review
+  on hub channel interrupt --workspace "$(ws hub)" --agent ops --order o-steer-both --action steer --note 'Cover the rollback too.'
+  on hub channel interrupt --workspace "$(ws hub)" --agent lead --order o-steer-both --action steer --note 'Keep it under two pages.'
+  on kite agent run --workspace "$(ws kite)" --once
+  on hub channel order --workspace "$(ws hub)" --agent orchestrator --id o-review-pair --to nebra --task 'Tidy the CI matrix' --requires-review
+  on nebra agent run --workspace "$(ws nebra)" --once
+  on hub channel review --workspace "$(ws hub)" --reviewer ops --notes 'Drop the Node 18 jobs.' o-review-pair
+  on nebra agent run --workspace "$(ws nebra)" --once
+  on hub channel review --workspace "$(ws hub)" --reviewer lead --accept o-review-pair
+  verdict
+}
+
+# A review loop with a person's review in the middle: fang's automatic reviewer sends h-after back
+# at revision 1, ops (a person) at 2 with another reason, fang again at 3, 4 and 5; h-mid is sent
+# back by fang at 1 and 2 and by ops at 3; h-third, issued with h-mid, by fang at 1, 2 and 3 (its
+# task has no [reject] marker, yet fake-engine found one in fang's review prompt).
+case_human_loop() {
+  start rt-human-loop
+  join hub orchestrator orchestrator off; join nebra nebra worker off; join fang fang worker auto
+  on hub operator create --workspace "$(ws hub)" --name ops
+  on hub channel order --workspace "$(ws hub)" --agent orchestrator --id h-after --task 'Document the config migration [reject]' --requires-review
+  on nebra agent run --workspace "$(ws nebra)" --once
+  on fang agent review --workspace "$(ws fang)" --once
+  on nebra agent run --workspace "$(ws nebra)" --once
+  on hub channel review --workspace "$(ws hub)" --reviewer ops --notes 'Split it into a guide and a reference.' h-after
+  on hub channel order --workspace "$(ws hub)" --agent orchestrator --id h-mid --task 'Document the cache flags [reject]' --requires-review
+  on hub channel order --workspace "$(ws hub)" --agent orchestrator --id h-third --task 'Document the log levels' --requires-review
+  on nebra agent run --workspace "$(ws nebra)" --once
+  on fang agent review --workspace "$(ws fang)" --once
+  on nebra agent run --workspace "$(ws nebra)" --once
+  on fang agent review --workspace "$(ws fang)" --once
+  on nebra agent run --workspace "$(ws nebra)" --once
+  on hub channel review --workspace "$(ws hub)" --reviewer ops --notes 'Name each flag in a table.' h-mid
+  on fang agent review --workspace "$(ws fang)" --once
+  verdict
+}
+
+# Kill, then the worker starts again: k-restart (addressed to wisp) is killed before wisp runs;
+# wisp acknowledges and drops its claim, and its next pass claims it again and does the work.
+# k-steer (addressed to nebra) is killed, nebra acknowledges, then ops steers it ("go ahead"),
+# which overwrites the kill: nebra's acknowledgement stands for the steer. k-open is open,
+# killed, and wisp's pass acknowledges and drops its claim.
+case_kill_restart() {
+  start rt-kill-restart
+  join hub orchestrator orchestrator off; join wisp wisp worker off; join nebra nebra worker off
+  on hub operator create --workspace "$(ws hub)" --name ops
+  on hub channel order --workspace "$(ws hub)" --agent orchestrator --id k-restart --to wisp --task 'Migrate the billing tables'
+  on hub channel interrupt --workspace "$(ws hub)" --agent ops --order k-restart --action kill --note 'Not this sprint.'
+  on wisp agent run --workspace "$(ws wisp)" --once
+  on wisp agent run --workspace "$(ws wisp)" --once
+  on hub channel order --workspace "$(ws hub)" --agent orchestrator --id k-steer --to nebra --task 'Backfill the audit log'
+  on hub channel interrupt --workspace "$(ws hub)" --agent ops --order k-steer --action kill --note 'Wait for the new schema.'
+  on nebra agent run --workspace "$(ws nebra)" --once
+  on hub channel interrupt --workspace "$(ws hub)" --agent ops --order k-steer --action steer --note 'The schema is in: go ahead, on schema v3.'
+  on hub channel order --workspace "$(ws hub)" --agent orchestrator --id k-open --task 'Reindex the search cluster'
+  on hub channel interrupt --workspace "$(ws hub)" --agent ops --order k-open --action kill --note 'Duplicate of the infra ticket.'
+  on wisp agent run --workspace "$(ws wisp)" --once
+  verdict
+}
+
+# A steer overwritten by the same issuer's next steer: fang (s-over) and kite (s-over-done) each
+# acknowledge ops's first steer and submit revision 1; ops sends both back and steers both again.
+# kite's next pass writes revision 2 of s-over-done without the second steer; fang has not run again.
+case_steer_overwrite() {
+  start rt-steer-overwrite
+  join hub orchestrator orchestrator off; join fang fang worker off; join kite kite worker off
+  on hub operator create --workspace "$(ws hub)" --name ops
+  for o in s-over:fang s-over-done:kite; do
+    on hub channel order --workspace "$(ws hub)" --agent orchestrator --id "${o%%:*}" --to "${o##*:}" --task 'Port the exporter to the v2 API' --requires-review
+    on hub channel interrupt --workspace "$(ws hub)" --agent ops --order "${o%%:*}" --action steer --note 'Keep the v1 endpoint working.'
+  done
+  on fang agent run --workspace "$(ws fang)" --once
+  on kite agent run --workspace "$(ws kite)" --once
+  for o in s-over s-over-done; do
+    on hub channel review --workspace "$(ws hub)" --reviewer ops --notes 'Cover the error paths.' "$o"
+    on hub channel interrupt --workspace "$(ws hub)" --agent ops --order "$o" --action steer --note 'Also update the docs.'
+  done
+  on kite agent run --workspace "$(ws kite)" --once
+  verdict
+}
+
+cases=("$@"); [ ${#cases[@]} -gt 0 ] || cases=(twice nobody loop retire_overwrite interrupt_overwrite two_ops human_loop kill_restart steer_overwrite)
 for c in "${cases[@]}"; do "case_$c"; done
 rm -rf "$BIN"
