@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deriveChannel } from './channel';
-import { sha256HexOfText } from './json';
+import { sha256HexOfText } from './canonical';
 import { nodeVerify } from '../index/node-verify';
 import { RULEBOOK } from './flags';
 import { RULEBOOK_VERSION, RULES_REVISION, versionOf } from './rulebook-version';

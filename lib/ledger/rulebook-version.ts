@@ -11,7 +11,7 @@
 import { ATTENTION_FLAGS, LANES, ORDER_STATES } from './card';
 import { FERRY_STATES } from './ferry-states';
 import { RULEBOOK, type FlagRule } from './flags';
-import { sha256HexOfText } from './json';
+import { sha256HexOfText } from './canonical';
 
 /** Bumped whenever deriveOrder's cards change (the test pins the cards it derives to this number). */
 export const RULES_REVISION = 1;
