@@ -35,7 +35,7 @@ function tmp(prefix: string): string {
 /** The files of a vector channel, relative paths. */
 function filesOf(vector: string): string[] {
   const root = path.join(VECTORS_DIR, vector, 'channel');
-  return (fs.readdirSync(root, { recursive: true, encoding: 'utf8' })).filter((p) => fs.statSync(path.join(root, p)).isFile()).sort();
+  return fs.readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((p) => fs.statSync(path.join(root, p)).isFile()).sort();
 }
 
 /** The records that end a hold: written after everything else, so each arrives here after its claim. */
