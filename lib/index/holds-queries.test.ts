@@ -102,19 +102,19 @@ describe('GET /api/holds on a vector channel', () => {
     const base = { project_id: 'demo', run: null, claimed_at: '2026-11-20T09:05:00Z', beat_ms: null, beat_at: null, delivered: false };
     const claimed = (order: string, agent: string) => ctime(`tasks/${order}/claim.${agent}.json`);
     const expected: HoldRow[] = [
-      { ...base, order_id: 'g1', agent: 'fang', claimed_ms: claimed('g1', 'fang'), ending: 'gave_up', ended_ms: ctime('tasks/g1/giveup.fang.json'), ended_at: '2026-11-20T09:50:00Z', ended_by: 'fang', reason: 'run pruned; delivery unknown', silences: [], silent_ms: 0 },
-      { ...base, order_id: 'g2', agent: 'wisp', claimed_ms: claimed('g2', 'wisp'), ending: 'gave_up', ended_ms: ctime('tasks/g2/giveup.wisp.json'), ended_at: '2026-11-20T09:50:00Z', ended_by: 'wisp', reason: 'retry ceiling reached', silences: [], silent_ms: 0 },
+      { ...base, order_id: 'g1', agent: 'fang', claimed_ms: claimed('g1', 'fang'), ending: 'gave_up' as const, ended_ms: ctime('tasks/g1/giveup.fang.json'), ended_at: '2026-11-20T09:50:00Z', ended_by: 'fang', reason: 'run pruned; delivery unknown', silences: [], silent_ms: 0 },
+      { ...base, order_id: 'g2', agent: 'wisp', claimed_ms: claimed('g2', 'wisp'), ending: 'gave_up' as const, ended_ms: ctime('tasks/g2/giveup.wisp.json'), ended_at: '2026-11-20T09:50:00Z', ended_by: 'wisp', reason: 'retry ceiling reached', silences: [], silent_ms: 0 },
       (() => {
         // The give-up was reopened: nebra holds g3 still, silent since its heartbeat arrived.
         const beat = ctime('tasks/g3/heartbeat.nebra.json');
         const from = Math.max(beat, claimed('g3', 'nebra'));
         return { ...base, order_id: 'g3', agent: 'nebra', run: RUN, claimed_ms: claimed('g3', 'nebra'), ending: 'held' as const, ended_ms: null, ended_at: null, ended_by: null, reason: '', beat_ms: beat, beat_at: '2026-11-20T09:06:00Z', silences: [{ from_ms: from, to_ms: now }], silent_ms: now - from };
       })(),
-      { ...base, order_id: 'r1', agent: 'nebra', claimed_ms: claimed('r1', 'nebra'), ending: 'requeued', ended_ms: ctime('tasks/r1/release.ops.nebra.json'), ended_at: '2026-11-20T09:40:00Z', ended_by: 'ops', reason: 'requeued: stale', silences: [], silent_ms: 0 },
-      { ...base, order_id: 's1', agent: 'fang', claimed_ms: claimed('s1', 'fang'), ending: 'released_self', ended_ms: ctime('tasks/s1/release.fang.json'), ended_at: '2026-11-20T09:40:00Z', ended_by: 'fang', reason: 'worker died mid-run', silences: [], silent_ms: 0 },
-      { ...base, order_id: 't1', agent: 'fang', claimed_ms: claimed('t1', 'fang'), ending: 'retired', ended_ms: ctime('tasks/t1/release.ops.fang.json'), ended_at: '2026-11-20T09:40:00Z', ended_by: 'ops', reason: 'retired', silences: [], silent_ms: 0 },
-      { ...base, order_id: 't2', agent: 'fang', claimed_ms: claimed('t2', 'fang'), claimed_at: '2026-11-20T11:30:00Z', ending: 'held', ended_ms: null, ended_at: null, ended_by: null, reason: '', silences: [{ from_ms: claimed('t2', 'fang'), to_ms: now }], silent_ms: now - claimed('t2', 'fang') },
-      { ...base, order_id: 'w1', agent: 'wisp', claimed_ms: claimed('w1', 'wisp'), ending: 'superseded', ended_ms: ctime('tasks/w1/supersede.ops.json'), ended_at: '2026-11-20T12:00:00Z', ended_by: 'ops', reason: 'by w1-2: wisp is gone', silences: [], silent_ms: 0 },
+      { ...base, order_id: 'r1', agent: 'nebra', claimed_ms: claimed('r1', 'nebra'), ending: 'requeued' as const, ended_ms: ctime('tasks/r1/release.ops.nebra.json'), ended_at: '2026-11-20T09:40:00Z', ended_by: 'ops', reason: 'requeued: stale', silences: [], silent_ms: 0 },
+      { ...base, order_id: 's1', agent: 'fang', claimed_ms: claimed('s1', 'fang'), ending: 'released_self' as const, ended_ms: ctime('tasks/s1/release.fang.json'), ended_at: '2026-11-20T09:40:00Z', ended_by: 'fang', reason: 'worker died mid-run', silences: [], silent_ms: 0 },
+      { ...base, order_id: 't1', agent: 'fang', claimed_ms: claimed('t1', 'fang'), ending: 'retired' as const, ended_ms: ctime('tasks/t1/release.ops.fang.json'), ended_at: '2026-11-20T09:40:00Z', ended_by: 'ops', reason: 'retired', silences: [], silent_ms: 0 },
+      { ...base, order_id: 't2', agent: 'fang', claimed_ms: claimed('t2', 'fang'), claimed_at: '2026-11-20T11:30:00Z', ending: 'held' as const, ended_ms: null, ended_at: null, ended_by: null, reason: '', silences: [{ from_ms: claimed('t2', 'fang'), to_ms: now }], silent_ms: now - claimed('t2', 'fang') },
+      { ...base, order_id: 'w1', agent: 'wisp', claimed_ms: claimed('w1', 'wisp'), ending: 'superseded' as const, ended_ms: ctime('tasks/w1/supersede.ops.json'), ended_at: '2026-11-20T12:00:00Z', ended_by: 'ops', reason: 'by w1-2: wisp is gone', silences: [], silent_ms: 0 },
     ].sort((a, b) => a.claimed_ms - b.claimed_ms || (a.order_id < b.order_id ? -1 : 1));
     expect(allPages(db, '?range=24h', now, 3)).toEqual(expected);
     expect(allPages(db, '?range=24h', now, 1000)).toEqual(expected);
