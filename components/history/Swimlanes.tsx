@@ -33,6 +33,9 @@ export const ENDING_FILL: Record<HoldEnding, string> = {
 };
 
 const BAR_H = 14;
+/** The narrowest a bar is drawn, px, and the room kept beside it. */
+const MIN_BAR_PX = 3;
+const BAR_ROOM_PX = 2;
 const ROW_GAP = 4;
 const MARK_H = 7;
 const PAD = { top: MARK_H + 3, bottom: 4 };
@@ -70,7 +73,9 @@ export function Swimlanes({
   const [focusKey, setFocusKey] = useState<string | null>(null);
   const barEls = useRef(new Map<string, { focus(): void }>());
   const x = scaleLinear<number>({ domain: [w.from_ms, w.to_ms], range: [0, width], clamp: true });
-  const ticks = timeTicks(w, Math.max(2, Math.floor(width / 90)));
+  // A tick label ("Nov 29", "09:00") is about 40 px wide at 11 px.
+  const ticks = timeTicks(w, Math.max(2, Math.floor(width / 64)));
+  const minMs = ((w.to_ms - w.from_ms) / Math.max(1, width)) * (MIN_BAR_PX + BAR_ROOM_PX);
 
   const byAgent = new Map<string, HoldRow[]>();
   for (const h of holds) {
@@ -80,7 +85,7 @@ export function Swimlanes({
   }
   const rows = agents.map((a, i) => {
     const own = (byAgent.get(a.name) ?? []).slice().sort((p, q) => p.claimed_ms - q.claimed_ms || (p.order_id < q.order_id ? -1 : 1));
-    return { agent: a, index: i, holds: own, packed: packRows(own, nowMs) };
+    return { agent: a, index: i, holds: own, packed: packRows(own, nowMs, minMs) };
   });
   const bars: Bar[][] = rows.map((r) => r.holds.map((hold) => ({ key: `${hold.order_id} ${hold.agent}`, hold, agentIndex: r.index })));
   const flat = bars.flat();
@@ -201,7 +206,7 @@ export function Swimlanes({
                   const x1 = x(Math.min(hold.ended_ms ?? nowMs, w.to_ms));
                   const y = PAD.top + (r.packed.row[j] ?? 0) * (BAR_H + ROW_GAP);
                   const words = holdWords(hold, nowMs);
-                  const barW = Math.max(3, x1 - x0);
+                  const barW = Math.max(MIN_BAR_PX, x1 - x0);
                   return (
                     <a
                       key={b.key}

@@ -30,6 +30,8 @@ describe('packRows', () => {
     ];
     expect(packRows(holds, 1000)).toEqual({ row: [0, 1, 2, 0, 2], rows: 3 });
     expect(packRows([], 1000)).toEqual({ row: [], rows: 1 });
+    // Drawn at least 60 ms wide: an instant's hold takes its place, a hold starting within it another row.
+    expect(packRows([{ claimed_ms: 0, ended_ms: 1 }, { claimed_ms: 30, ended_ms: 500 }, { claimed_ms: 61, ended_ms: 70 }], 1000, 60)).toEqual({ row: [0, 1, 0], rows: 2 });
   });
 });
 

@@ -47,9 +47,11 @@ export function historySearch(p: HistoryParams): string {
 /**
  * Stacks one agent's holds in sub-rows so that no two bars overlap: each hold, by claim arrival,
  * goes in the first sub-row whose last bar ended before it began (`nowMs` ends one still held).
- * Returns the sub-row of each hold, in the order given, and how many sub-rows there are.
+ * A bar is drawn at least a few pixels wide: `minMs` is that width in time, so a hold of an
+ * instant keeps its own place. Returns the sub-row of each hold, in the order given, and how many
+ * sub-rows there are.
  */
-export function packRows(holds: readonly Pick<HoldRow, 'claimed_ms' | 'ended_ms'>[], nowMs: number): { row: number[]; rows: number } {
+export function packRows(holds: readonly Pick<HoldRow, 'claimed_ms' | 'ended_ms'>[], nowMs: number, minMs = 0): { row: number[]; rows: number } {
   const order = holds.map((_, i) => i).sort((a, b) => (holds[a]?.claimed_ms ?? 0) - (holds[b]?.claimed_ms ?? 0) || a - b);
   const ends: number[] = [];
   const row = new Array<number>(holds.length).fill(0);
@@ -57,7 +59,7 @@ export function packRows(holds: readonly Pick<HoldRow, 'claimed_ms' | 'ended_ms'
     const h = holds[i] as Pick<HoldRow, 'claimed_ms' | 'ended_ms'>;
     let r = ends.findIndex((e) => e < h.claimed_ms);
     if (r === -1) r = ends.length;
-    ends[r] = Math.max(h.ended_ms ?? nowMs, h.claimed_ms);
+    ends[r] = Math.max(h.ended_ms ?? nowMs, h.claimed_ms + minMs);
     row[i] = r;
   }
   return { row, rows: Math.max(1, ends.length) };
