@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openMemory, type DB } from './db';
+import { openMemory, openWriter, type DB } from './db';
 import { Indexer } from './indexer';
 import { historyView, holdsPage, type HoldFilters } from './holds-queries';
 import { nodeVerify } from './node-verify';
@@ -175,6 +175,32 @@ describe('GET /api/holds on a vector channel', () => {
     expect(reason('?q=agent:%22a%20b%22')).toBe('q: agent: "a b" is not an agent name (letters, digits, ".", "-" and "_" only) (at character 7)');
     expect(reason('?cursor=abc')).toBe('cursor: not a cursor from this API');
     expect(reason('?from=2026-11-01&to=2026-11-02')).toBe('ok');
+  });
+});
+
+describe('an index from before the history', () => {
+  it('gets the columns at its next start: migration 17 passes every folder again', async () => {
+    const { root } = channel();
+    const file = path.join(tmp('cb-holds-mig-'), 'index.sqlite');
+    const now = Date.now() + 3_600_000;
+    let db = openWriter(file);
+    let ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: nodeVerify, vanishGraceMs: 0 });
+    await ix.start();
+    await ix.stop();
+    const want = allPages(db, '?range=24h', now, 1000);
+    expect(want).toHaveLength(8);
+    // Back to schema 16: the history's indexes, table and columns gone, the migration not applied.
+    db.exec(`DROP INDEX holds_window; DROP INDEX holds_agent_window; DROP TABLE hold_gaps; DELETE FROM migrations WHERE id = 17;
+      ${['claimed_ms', 'ended_ms', 'ending', 'project', 'search', 'hold'].map((c) => `ALTER TABLE holds DROP COLUMN ${c};`).join(' ')}`);
+    db.close();
+    db = openWriter(file);
+    cleanup.push(() => db.close());
+    expect(db.prepare('SELECT COUNT(*) FROM holds WHERE hold IS NULL').pluck().get()).toBe(8);
+    ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: nodeVerify, vanishGraceMs: 0 });
+    await ix.start();
+    await ix.stop();
+    expect(db.prepare('SELECT COUNT(*) FROM holds WHERE hold IS NULL').pluck().get()).toBe(0);
+    expect(allPages(db, '?range=24h', now, 1000)).toEqual(want);
   });
 });
 
