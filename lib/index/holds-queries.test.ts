@@ -191,7 +191,7 @@ describe('an index from before the history', () => {
     expect(want).toHaveLength(8);
     // Back to schema 16: the history's indexes, table and columns gone, the migration not applied.
     db.exec(`DROP INDEX holds_window; DROP INDEX holds_agent_window; DROP TABLE hold_gaps; DELETE FROM migrations WHERE id = 17;
-      ${['claimed_ms', 'ended_ms', 'ending', 'project', 'search', 'hold'].map((c) => `ALTER TABLE holds DROP COLUMN ${c};`).join(' ')}`);
+      ${['claimed_ms', 'ended_ms', 'ending', 'project', 'search', 'beat_ms', 'delivered', 'hold'].map((c) => `ALTER TABLE holds DROP COLUMN ${c};`).join(' ')}`);
     db.close();
     db = openWriter(file);
     cleanup.push(() => db.close());

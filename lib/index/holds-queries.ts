@@ -11,8 +11,8 @@ import type { DB } from './db';
 import { decodeCursor, encodeCursor } from './queries';
 import { staleAfterMsOf } from './meta';
 import { actsBetween } from './activity';
-import { holdRow, type Hold, type HoldRow, type Silence } from '../ledger/holds';
-import { agentNumbers, fleetNumbers, type HistoryWindow } from '../ledger/hold-numbers';
+import { holdRow, silencesOf, type Hold, type HoldRow, type Silence } from '../ledger/holds';
+import { HoldTally, type HistoryWindow } from '../ledger/hold-numbers';
 import { groupQuery, type QueryTerm } from '../ui/query';
 import type { HistoryAgent, HistoryResponse, HoldsResponse, StoredAgent } from './types';
 
@@ -138,12 +138,32 @@ const NOT_IN_ROSTER = '(not in the roster)';
  */
 export function historyView(db: DB, f: HoldFilters, nowMs: number): HistoryResponse {
   const w = holdsWhere(f);
-  const texts = stmt(db, `SELECT h.hold ${w.from} ORDER BY h.claimed_ms, h.order_id, h.agent`)
-    .pluck()
-    .all(...w.args) as string[];
   const staleAfterMs = staleAfterMsOf(db);
+  // Every hold of the window as the numbers read it (columns, no JSON), with the silences the
+  // index saw in the window (one read of hold_gaps); the drawn ones in full, as GET /api/holds has them.
+  const seen = new Map<string, Silence[]>();
+  const gapRows = stmt(db, 'SELECT order_id, agent, from_ms, to_ms FROM hold_gaps WHERE to_ms >= ? AND from_ms < ?').raw().all(f.window.from_ms, f.window.to_ms) as [string, string, number, number][];
+  for (const [o, a, from_ms, to_ms] of gapRows) {
+    const k = `${o} ${a}`;
+    const l = seen.get(k);
+    if (l) l.push({ from_ms, to_ms });
+    else seen.set(k, [{ from_ms, to_ms }]);
+  }
+  const tally = new HoldTally(f.window, nowMs, staleAfterMs);
+  const orders = new Set<string>();
+  let total = 0;
+  const light = stmt(db, `SELECT h.order_id, h.agent, h.claimed_ms, h.ended_ms, h.ending, h.beat_ms, h.delivered ${w.from}`).raw();
+  for (const [order_id, agent, claimed_ms, ended_ms, ending, beat_ms, delivered] of light.iterate(...w.args) as Iterable<[string, string, number, number | null, HoldRow['ending'], number | null, number]>) {
+    const silences = silencesOf({ claimed_ms, ended_ms, beat_ms }, seen.get(`${order_id} ${agent}`) ?? [], nowMs, staleAfterMs);
+    tally.add({ order_id, agent, claimed_ms, ended_ms, ending, delivered: delivered === 1, silences });
+    orders.add(order_id);
+    total++;
+  }
+  const texts = stmt(db, `SELECT h.hold ${w.from} ORDER BY h.claimed_ms, h.order_id, h.agent LIMIT ?`)
+    .pluck()
+    .all(...w.args, HISTORY_DRAWN) as string[];
   const rows = rowsOf(db, texts, nowMs, staleAfterMs);
-  const numbers = agentNumbers(rows, f.window, nowMs);
+  const numbers = tally.agents();
   const roster = new Map((stmt(db, 'SELECT name, summary FROM agents').all() as { name: string; summary: string }[]).map((r) => [r.name, JSON.parse(r.summary) as StoredAgent]));
   const agents: HistoryAgent[] = numbers
     .map((n): HistoryAgent => {
@@ -153,7 +173,6 @@ export function historyView(db: DB, f: HoldFilters, nowMs: number): HistoryRespo
     .sort((x, y) => (x.role === y.role ? (x.name < y.name ? -1 : 1) : x.role === NOT_IN_ROSTER ? 1 : y.role === NOT_IN_ROSTER ? -1 : x.role < y.role ? -1 : 1));
   // Under a query, the acts on what it selected: the orders of its holds, and its agents.
   const filtered = f.terms.length > 0 || f.order !== undefined;
-  const orders = new Set(rows.map((h) => h.order_id));
   const names = new Set(agents.map((a) => a.name));
   const acts = actsBetween(db, f.window.from_ms, f.window.to_ms, Number.MAX_SAFE_INTEGER)
     .filter((a) => !filtered || a.orders.some((o) => orders.has(o)) || (a.agent !== null && names.has(a.agent)))
@@ -175,11 +194,11 @@ export function historyView(db: DB, f: HoldFilters, nowMs: number): HistoryRespo
     to_ms: f.window.to_ms,
     now_ms: nowMs,
     stale_after_ms: staleAfterMs,
-    holds: rows.slice(0, HISTORY_DRAWN),
-    total: rows.length,
+    holds: rows,
+    total,
     drawn_limit: HISTORY_DRAWN,
     agents,
-    fleet: fleetNumbers(rows, f.window, nowMs, staleAfterMs),
+    fleet: tally.fleet(),
     acts,
     acts_limit: HISTORY_ACTS,
   };

@@ -52,6 +52,9 @@ export interface FleetNumbers {
   readonly twice: { readonly orders: number; readonly order_ids: readonly string[] };
 }
 
+/** What the numbers read of a hold. */
+export type CountedHold = Pick<HoldRow, 'order_id' | 'agent' | 'claimed_ms' | 'ended_ms' | 'ending' | 'delivered' | 'silences'>;
+
 /** How much of [from, to] lies within the window, ms. */
 export function overlapMs(from: number, to: number, w: HistoryWindow): number {
   return Math.max(0, Math.min(to, w.to_ms) - Math.max(from, w.from_ms));
@@ -65,21 +68,10 @@ export function inWindow(h: Pick<HoldRow, 'claimed_ms' | 'ended_ms'>, w: History
 const NO_ENDINGS: Record<HoldEnding, number> = { held: 0, finished: 0, released_self: 0, requeued: 0, retired: 0, gave_up: 0, superseded: 0, lost: 0 };
 
 /** Per agent, the holds of `rows` in the window (each row counted where it overlaps), by agent name. */
-export function agentNumbers(rows: readonly HoldRow[], w: HistoryWindow, nowMs: number): AgentNumbers[] {
-  const by = new Map<string, { orders: Set<string>; endings: Record<HoldEnding, number>; held: number; silent: number }>();
-  for (const h of rows) {
-    if (!inWindow(h, w)) continue;
-    let a = by.get(h.agent);
-    if (!a) by.set(h.agent, (a = { orders: new Set(), endings: { ...NO_ENDINGS }, held: 0, silent: 0 }));
-    a.orders.add(h.order_id);
-    if (h.ended_ms === null || h.ended_ms >= w.to_ms) a.endings.held++;
-    else a.endings[h.ending]++;
-    a.held += overlapMs(h.claimed_ms, h.ended_ms ?? nowMs, w);
-    for (const s of h.silences) a.silent += overlapMs(s.from_ms, s.to_ms, w);
-  }
-  return [...by.entries()]
-    .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
-    .map(([agent, a]) => ({ agent, orders: a.orders.size, endings: a.endings, held_ms: a.held, silent_ms: a.silent }));
+export function agentNumbers(rows: readonly CountedHold[], w: HistoryWindow, nowMs: number): AgentNumbers[] {
+  const t = new HoldTally(w, nowMs, 0);
+  for (const h of rows) t.add(h);
+  return t.agents();
 }
 
 /** The endings that are another's act on a hold: a re-queue, a retire, a supersede. */
@@ -111,35 +103,74 @@ function median(sorted: readonly number[]): number | null {
 }
 
 /** Fleet-wide numbers of the holds of `rows` in the window; a claim's turning stale counts when it falls within the window. */
-export function fleetNumbers(rows: readonly HoldRow[], w: HistoryWindow, nowMs: number, staleAfterMs: number): FleetNumbers {
-  let holds = 0;
-  const counts = { went_stale: 0, acted: 0, recovered: 0, ended_by_agent: 0, waiting: 0 };
-  const untilAct: number[] = [];
-  let longestWait: number | null = null;
-  const deliveredBy = new Map<string, Set<string>>();
-  for (const h of rows) {
-    if (!inWindow(h, w)) continue;
-    holds++;
+export function fleetNumbers(rows: readonly CountedHold[], w: HistoryWindow, nowMs: number, staleAfterMs: number): FleetNumbers {
+  const t = new HoldTally(w, nowMs, staleAfterMs);
+  for (const h of rows) t.add(h);
+  return t.fleet();
+}
+
+/**
+ * agentNumbers and fleetNumbers together, a hold at a time: the read side adds every hold of a
+ * window as it reads it, keeping no row (a 30-day window of a large fleet is many).
+ */
+export class HoldTally {
+  private readonly by = new Map<string, { orders: Set<string>; endings: Record<HoldEnding, number>; held: number; silent: number }>();
+  private holds = 0;
+  private readonly counts = { went_stale: 0, acted: 0, recovered: 0, ended_by_agent: 0, waiting: 0 };
+  private readonly untilAct: number[] = [];
+  private longestWait: number | null = null;
+  /** The first agent that delivered on each order, and the orders more than one did. */
+  private readonly deliveredBy = new Map<string, string>();
+  private readonly twice = new Set<string>();
+
+  constructor(
+    private readonly w: HistoryWindow,
+    private readonly nowMs: number,
+    private readonly staleAfterMs: number,
+  ) {}
+
+  add(h: CountedHold): void {
+    const w = this.w;
+    if (!inWindow(h, w)) return;
+    this.holds++;
+    let a = this.by.get(h.agent);
+    if (!a) this.by.set(h.agent, (a = { orders: new Set(), endings: { ...NO_ENDINGS }, held: 0, silent: 0 }));
+    a.orders.add(h.order_id);
+    if (h.ended_ms === null || h.ended_ms >= w.to_ms) a.endings.held++;
+    else a.endings[h.ending]++;
+    a.held += overlapMs(h.claimed_ms, h.ended_ms ?? this.nowMs, w);
     if (h.delivered) {
-      let s = deliveredBy.get(h.order_id);
-      if (!s) deliveredBy.set(h.order_id, (s = new Set()));
-      s.add(h.agent);
+      const first = this.deliveredBy.get(h.order_id);
+      if (first === undefined) this.deliveredBy.set(h.order_id, h.agent);
+      else if (first !== h.agent) this.twice.add(h.order_id);
     }
     for (const s of h.silences) {
-      const staleAt = s.from_ms + staleAfterMs;
+      a.silent += overlapMs(s.from_ms, s.to_ms, w);
+      const staleAt = s.from_ms + this.staleAfterMs;
       if (staleAt < w.from_ms || staleAt >= w.to_ms) continue;
-      counts.went_stale++;
-      const o = staleOutcome(h, s, nowMs, staleAfterMs);
-      counts[o.kind]++;
-      if (o.kind === 'acted') untilAct.push(o.ms);
-      if (o.kind === 'waiting') longestWait = Math.max(longestWait ?? 0, o.ms);
+      this.counts.went_stale++;
+      const o = staleOutcome(h, s, this.nowMs, this.staleAfterMs);
+      this.counts[o.kind]++;
+      if (o.kind === 'acted') this.untilAct.push(o.ms);
+      if (o.kind === 'waiting') this.longestWait = Math.max(this.longestWait ?? 0, o.ms);
     }
   }
-  untilAct.sort((a, b) => a - b);
-  const twice = [...deliveredBy.entries()].filter(([, s]) => s.size > 1).map(([id]) => id).sort();
-  return {
-    holds,
-    stale: { ...counts, until_act_p50_ms: median(untilAct), until_act_max_ms: untilAct.length ? (untilAct[untilAct.length - 1] as number) : null, longest_wait_ms: longestWait },
-    twice: { orders: twice.length, order_ids: twice.slice(0, 50) },
-  };
+
+  /** Per agent, by name. */
+  agents(): AgentNumbers[] {
+    return [...this.by.entries()]
+      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+      .map(([agent, a]) => ({ agent, orders: a.orders.size, endings: a.endings, held_ms: a.held, silent_ms: a.silent }));
+  }
+
+  /** Fleet-wide. */
+  fleet(): FleetNumbers {
+    const untilAct = [...this.untilAct].sort((a, b) => a - b);
+    const twice = [...this.twice].sort();
+    return {
+      holds: this.holds,
+      stale: { ...this.counts, until_act_p50_ms: median(untilAct), until_act_max_ms: untilAct.length ? (untilAct[untilAct.length - 1] as number) : null, longest_wait_ms: this.longestWait },
+      twice: { orders: twice.length, order_ids: twice.slice(0, 50) },
+    };
+  }
 }

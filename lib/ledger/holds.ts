@@ -178,11 +178,17 @@ export interface HoldRow extends Hold {
  * `staleAfterMs`, then its last silence. `nowMs` and every span: this machine's clock.
  */
 export function holdRow(hold: Hold, seen: readonly Silence[], nowMs: number, staleAfterMs: number): HoldRow {
+  const silences = silencesOf(hold, seen, nowMs, staleAfterMs);
+  return { ...hold, silences, silent_ms: silences.reduce((n, g) => n + (g.to_ms - g.from_ms), 0) };
+}
+
+/** The silences of holdRow alone (the history's numbers read them of every hold in a window). */
+export function silencesOf(hold: Pick<Hold, 'claimed_ms' | 'ended_ms' | 'beat_ms'>, seen: readonly Silence[], nowMs: number, staleAfterMs: number): Silence[] {
+  const last = lastSilence(hold, nowMs, staleAfterMs);
+  if (seen.length === 0) return last ? [last] : [];
   const end = hold.ended_ms ?? nowMs;
   const inside = seen.filter((g) => g.from_ms >= hold.claimed_ms && g.to_ms <= end && g.to_ms - g.from_ms > staleAfterMs).sort((a, b) => a.from_ms - b.from_ms);
-  const last = lastSilence(hold, nowMs, staleAfterMs);
-  const silences = last ? [...inside.filter((g) => g.to_ms <= last.from_ms), last] : inside;
-  return { ...hold, silences, silent_ms: silences.reduce((n, g) => n + (g.to_ms - g.from_ms), 0) };
+  return last ? [...inside.filter((g) => g.to_ms <= last.from_ms), last] : inside;
 }
 
 /** How an agent's claim on an order ended, for its agent page (the older reading of a hold: see claimHistory). */
