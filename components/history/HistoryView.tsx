@@ -127,7 +127,7 @@ function Controls({ params: p, win, go, toWindow }: { params: HistoryParams; win
         <button type="button" className={button} disabled={!win || span <= MIN_WINDOW_MS} onClick={() => win && toWindow(zoomWindow(win, 0.5))} title="Zoom in (+)">
           Zoom in
         </button>
-        <button type="button" className={button} disabled={!win || span >= MAX_WINDOW_MS} onClick={() => win && toWindow(zoomWindow(win, 2))} title="Zoom out (−)">
+        <button type="button" className={button} disabled={!win || span >= MAX_WINDOW_MS} onClick={() => win && toWindow(zoomWindow(win, 2))} title="Zoom out (-)">
           Zoom out
         </button>
         <button type="button" className={button} disabled={!win} onClick={() => win && toWindow(panWindow(win, -0.25))} title="Earlier ([)">
@@ -172,7 +172,7 @@ function Controls({ params: p, win, go, toWindow }: { params: HistoryParams; win
         <p id="history-q-hint" className="basis-full text-xs text-zinc-500 dark:text-zinc-400">
           The board&apos;s query language: <code>agent:</code> (whose hold), <code>project:</code>, <code>holder:</code>, <code>lane:</code>,{' '}
           <code>state:</code>, <code>flag:</code> (the order now), free words (order, agent, how it ended, reason); the window replaces <code>age:</code>.
-          Keys in the chart: + − zoom, [ ] pan.
+          Keys in the chart: arrows move along the bars, + and - zoom, [ and ] pan.
         </p>
       </form>
     </div>

@@ -7,7 +7,7 @@
  * dark mode follows the page).
  *
  * Keyboard: the bars are one tab stop; ← → move along an agent's row, ↑ ↓ to the row above or
- * below, Home / End to a row's ends, Enter opens the order. + and − zoom, [ and ] pan.
+ * below, Home / End to a row's ends, Enter opens the order. + and - zoom, [ and ] pan.
  */
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { AxisTop } from '@visx/axis';
