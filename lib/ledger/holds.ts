@@ -191,7 +191,7 @@ export function silencesOf(hold: Pick<Hold, 'claimed_ms' | 'ended_ms' | 'beat_ms
   return last ? [...inside.filter((g) => g.to_ms <= last.from_ms), last] : inside;
 }
 
-/** How an agent's claim on an order ended, for its agent page (the older reading of a hold: see claimHistory). */
+/** How an agent's claim on an order ended as ferry reads it now, for its agent page (claimHistory). */
 export interface HoldHistory {
   readonly order_id: string;
   readonly agent: string;
