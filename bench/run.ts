@@ -623,13 +623,49 @@ async function incremental(port: number, g: Generated, plan: Plan, writes: numbe
   return { byKind, all, timeouts, skipped, unstarted };
 }
 
-type Endpoint = 'board' | 'lane' | 'order';
+type Endpoint = 'board' | 'lane' | 'order' | 'holds';
+const ENDPOINTS: readonly Endpoint[] = ['board', 'lane', 'order', 'holds'];
 const LOAD_LANES = ['running', 'done', 'attention', 'stale', 'queue', 'review'];
-/** The s-th request path of an endpoint kind (lanes, agents, and order ids rotate). */
+/** The fleet history's window the bench asks for: the last 30 days (README target). */
+const HOLDS_BASE = '/api/holds?range=30d';
+/** The paths the `holds` requests rotate through: set by holdsPages before the API steps. */
+let holdsPaths: string[] = [HOLDS_BASE];
+/** The s-th request path of an endpoint kind (lanes, agents, order ids and hold pages rotate). */
 function endpointPath(kind: Endpoint, s: number, n: number, orderIdOf: (i: number) => string): string {
   return kind === 'board' ? '/api/board'
     : kind === 'lane' ? `/api/board?lane=${LOAD_LANES[s % LOAD_LANES.length]}&agent=${ALIVE[(s * 7) % ALIVE.length]}`
+    : kind === 'holds' ? (holdsPaths[((s * 2654435761) >>> 0) % holdsPaths.length] as string)
     : `/api/orders/${orderIdOf(Math.floor(((s * 2654435761) >>> 0) % n))}`;
+}
+
+/**
+ * Walks GET /api/holds for the 30-day window page by page (200 holds a page) and sets the paths the
+ * load rotates through: every page of it (by its cursor), and each live agent's first page.
+ * Returns how many holds the window has and in how many pages.
+ */
+async function holdsPages(port: number): Promise<{ holds: number; pages: number; walkMs: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const t = performance.now();
+  const paths = [HOLDS_BASE, ...ALIVE.map((a) => `${HOLDS_BASE}&agent=${a}`)];
+  let holds = 0;
+  let pages = 0;
+  try {
+    let cursor: string | null = null;
+    do {
+      const p: string = cursor ? `${HOLDS_BASE}&cursor=${cursor}` : HOLDS_BASE;
+      const r = await get(port, p, agent, 60_000);
+      if (r.status !== 200) throw new Error(`GET ${p}: ${r.status} ${r.body.slice(0, 200)}`);
+      const page = JSON.parse(r.body) as { holds: unknown[]; next_cursor: string | null };
+      if (cursor) paths.push(p);
+      holds += page.holds.length;
+      pages++;
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+  } finally {
+    agent.destroy();
+  }
+  holdsPaths = paths;
+  return { holds, pages, walkMs: performance.now() - t };
 }
 
 /** One client, one request at a time: what a request costs with no queue, and how big the answers are. */
@@ -637,7 +673,7 @@ async function apiUnloaded(port: number, n: number, each: number, orderIdOf: (i:
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const out = {} as Record<Endpoint, { ms: number[]; bytes: number }>;
   try {
-    for (const kind of ['board', 'lane', 'order'] as const) {
+    for (const kind of ENDPOINTS) {
       const ms: number[] = [];
       let bytes = 0;
       for (let s = 0; s < each; s++) {
@@ -655,16 +691,16 @@ async function apiUnloaded(port: number, n: number, each: number, orderIdOf: (i:
 }
 
 async function apiLoad(port: number, n: number, clients: number, seconds: number, orderIdOf: (i: number) => string) {
-  const lat: Record<Endpoint, number[]> = { board: [], lane: [], order: [] };
-  const errors: Record<Endpoint, number> = { board: 0, lane: 0, order: 0 };
-  const kinds: Endpoint[] = ['board', 'lane', 'order'];
+  const lat: Record<Endpoint, number[]> = { board: [], lane: [], order: [], holds: [] };
+  const errors: Record<Endpoint, number> = { board: 0, lane: 0, order: 0, holds: 0 };
+  const kinds = ENDPOINTS;
   const deadline = performance.now() + seconds * 1000;
   let seq = 0;
   const client = async (c: number) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
       for (let j = 0; performance.now() < deadline; j++) {
-        const kind = kinds[(c + j) % 3] as Endpoint;
+        const kind = kinds[(c + j) % kinds.length] as Endpoint;
         const s = seq++;
         const p = endpointPath(kind, s, n, orderIdOf);
         const t = performance.now();
@@ -914,10 +950,12 @@ async function main(): Promise<void> {
     // API latency under load.
     const { orderIdOf } = await import('./generate');
     const idOf = (i: number) => orderIdOf(i, o.orders);
-    const paths: Record<Endpoint, string> = { board: '/api/board', lane: '/api/board?lane=L&agent=A', order: '/api/orders/:id' };
+    const paths: Record<Endpoint, string> = { board: '/api/board', lane: '/api/board?lane=L&agent=A', order: '/api/orders/:id', holds: '/api/holds?range=30d[&agent=A|&cursor=C]' };
+    const hp = await holdsPages(port);
+    row('holds in 30 days', `${hp.holds.toLocaleString('en')} in ${hp.pages} pages`, `GET ${HOLDS_BASE} walked page by page (200 a page) in ${f1(sec(hp.walkMs))} s; the load rotates through every page and each live agent's first`);
     const alone = await apiUnloaded(port, o.orders, 30, idOf);
     row('API, no load', '30 requests per endpoint', 'one keep-alive client, one request at a time: the cost of a request without queueing');
-    for (const k of ['board', 'lane', 'order'] as const) {
+    for (const k of ENDPOINTS) {
       const a = stats(alone[k].ms);
       row(`  ${paths[k]}`, `p50 ${f1(a.p50)} ms, p95 ${f1(a.p95)} ms`, `${f1(alone[k].bytes / 1024)} KB per answer`);
     }
@@ -926,10 +964,10 @@ async function main(): Promise<void> {
     const load = await apiLoad(port, o.orders, o.clients, o.loadS, idOf);
     const benchCpu = process.cpuUsage(cpu0.bench);
     const loadCpu = { indexer: cpuSeconds([servePid]) - cpu0.indexer, web: cpuSeconds(descendants(servePid)) - cpu0.web, bench: (benchCpu.user + benchCpu.system) / 1e6 };
-    const api: Record<Endpoint, ReturnType<typeof stats>> = { board: stats(load.lat.board), lane: stats(load.lat.lane), order: stats(load.lat.order) };
-    const total = api.board.n + api.lane.n + api.order.n;
+    const api: Record<Endpoint, ReturnType<typeof stats>> = { board: stats(load.lat.board), lane: stats(load.lat.lane), order: stats(load.lat.order), holds: stats(load.lat.holds) };
+    const total = api.board.n + api.lane.n + api.order.n + api.holds.n;
     row('API load', `${total} requests in ${f1(load.wall)} s (${Math.round(total / load.wall)} /s)`, `${o.clients} keep-alive clients, endpoints in rotation`);
-    for (const k of ['board', 'lane', 'order'] as const) {
+    for (const k of ENDPOINTS) {
       row(`  ${paths[k]}`, `p50 ${f1(api[k].p50)} ms, p95 ${f1(api[k].p95)} ms`, `${api[k].n} requests, ${load.errors[k]} errors, max ${f1(api[k].max)} ms`);
     }
     row(
@@ -986,6 +1024,7 @@ async function main(): Promise<void> {
       incr_p95_ms: incS.p95,
       api_board_p95_ms: api.board.p95,
       api_order_p95_ms: api.order.p95,
+      api_holds_p95_ms: api.holds.p95,
       rss_mb: rssMb,
       paint_ms: paint ? stats(paint.cardMs).p50 : NaN,
     });
@@ -994,7 +1033,7 @@ async function main(): Promise<void> {
       `bench orders=${o.orders} files=${floor.files} floor_s=${fmt(r.floor_s!, 2)} board_visible_s=${fmt(r.board_visible_s!, 2)} cold_s=${fmt(r.cold_s!, 2)} cold_ratio=${fmt(r.cold_ratio!, 2)} ` +
       `floor_verified_s=${fmt(r.floor_verified_s!, 2)} cold_vs_verified=${fmt(r.cold_vs_verified!, 2)} ` +
       `warm_s=${fmt(r.warm_s!, 2)} verify_per_s=${fmt(r.verify_per_s!, 0)} incr_p95_ms=${fmt(r.incr_p95_ms!, 0)} ` +
-      `api_board_p95_ms=${fmt(r.api_board_p95_ms!, 1)} api_order_p95_ms=${fmt(r.api_order_p95_ms!, 1)} rss_mb=${fmt(r.rss_mb!, 0)} paint_ms=${fmt(r.paint_ms!, 0)} cli_state_ms=${fmt(r.cli_state_ms!, 0)} verifier=${String(result.verifier)}`;
+      `api_board_p95_ms=${fmt(r.api_board_p95_ms!, 1)} api_order_p95_ms=${fmt(r.api_order_p95_ms!, 1)} api_holds_p95_ms=${fmt(r.api_holds_p95_ms!, 1)} rss_mb=${fmt(r.rss_mb!, 0)} paint_ms=${fmt(r.paint_ms!, 0)} cli_state_ms=${fmt(r.cli_state_ms!, 0)} verifier=${String(result.verifier)}`;
     fs.writeFileSync(path.join(o.cache, `bench-last-${o.orders}.json`), JSON.stringify({ ...result, table: rows, line, at: new Date().toISOString() }, null, 2));
     finalLine = line;
   } finally {

@@ -26,6 +26,7 @@ import { parseTimestamp } from '../lib/ledger/time';
 import { isSafeComponent } from '../lib/ledger/names';
 import { stateJson, stateTable } from './format';
 import { addReapCommand } from './reap';
+import { addHoldsCommand } from './holds';
 import { addServeLocalOptions, serveLocalOf, type ServeLocal, type ServeLocalFlags } from './serve-local-options';
 
 function parseNow(v: string): number {
@@ -310,6 +311,9 @@ export async function main(argv: readonly string[]): Promise<number> {
         db.close();
       }
     });
+
+  // `claimboard holds`: bin/holds.ts.
+  addHoldsCommand(program, (c) => (code = c), { now: parseNow, seconds: parseSeconds });
 
   // `claimboard reap`: bin/reap.ts.
   addReapCommand(program, (c) => (code = c), { operators: () => settings.operators(), staleAfterMs: () => settings.staleAfterMs() });

@@ -4,8 +4,8 @@
  * own, its test clock moved past stale_after so that its claims go stale (Stale has cards).
  *
  * axe-core (WCAG 2.0-2.2 A and AA) finds no violation on any page, signed in as the demo
- * operator (the card menus and checkboxes show), light and dark, at 1440x900; and on the board at
- * 390x844. On the phone, `j` `l` `j` Enter opens the first card of the lane after the first one:
+ * operator (the card menus and checkboxes show), light and dark, at 1440x900; and on the board and
+ * the history at 390x844. On the phone, `j` `l` `j` Enter opens the first card of the lane after the first one:
  * `l` shows the next lane's tab and focuses it (never the page body), `j` its first card.
  */
 import { execFileSync } from 'node:child_process';
@@ -71,12 +71,12 @@ async function newPage(browser: Browser, width: number, height: number, phone = 
   return ctx.newPage();
 }
 
-/** Every page: the board, activity, agents, two agents that hold orders and the retired moth, the first order of each lane, problems, tuning. */
+/** Every page: the board, activity, the history, agents, two agents that hold orders and the retired moth, the first order of each lane, problems, tuning. */
 async function allPaths(): Promise<string[]> {
   const b = await board();
   const orders = b.lanes.flatMap((l) => l.cards.slice(0, 1).map((c) => `/orders/${encodeURIComponent(c.order_id)}`));
   const holders = [...new Set(b.lanes.flatMap((l) => l.cards.map((c) => c.holder)).filter((h): h is string => h !== null))].slice(0, 2);
-  return ['/', '/activity', '/agents', ...holders.map((h) => `/agents/${encodeURIComponent(h)}`), '/agents/moth', ...orders, '/problems', '/tuning'];
+  return ['/', '/activity', '/history', '/agents', ...holders.map((h) => `/agents/${encodeURIComponent(h)}`), '/agents/moth', ...orders, '/problems', '/tuning'];
 }
 
 for (const scheme of SCHEMES) {
@@ -95,14 +95,14 @@ for (const scheme of SCHEMES) {
     expect(found).toEqual([]);
   });
 
-  test(`axe finds no violation on the board at 390, ${scheme}`, async ({ browser }) => {
+  test(`axe finds no violation on the board and the history at 390, ${scheme}`, async ({ browser }) => {
     test.setTimeout(180_000);
     const page = await newPage(browser, 390, 844, true);
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto('/');
     await signIn(page);
     const found: string[] = [];
-    for (const p of ['/', '/?lane=stale']) {
+    for (const p of ['/', '/?lane=stale', '/history']) {
       await page.goto(p);
       found.push(...(await violations(page, `${p} ${scheme} 390`)));
     }

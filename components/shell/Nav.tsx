@@ -9,7 +9,7 @@ import { IndexHealthBanner } from './IndexHealthBanner';
 
 const NO_FILTERS = {};
 
-/** Top navigation: Board · Agents · Activity · Threshold (the stale-threshold plots) · Problems, the channel folder, the live indicator, and the operator key. */
+/** Top navigation: Board · Agents · Activity · History (the fleet history) · Threshold (the stale-threshold plots) · Problems, the channel folder, the live indicator, and the operator key. */
 export function Nav() {
   const pathname = usePathname();
   const board = useBoard(NO_FILTERS);
@@ -36,11 +36,12 @@ export function Nav() {
         <Link href="/" className="font-semibold tracking-tight text-zinc-950 dark:text-white">
           claimboard
         </Link>
-        {/* Five links, Problems with its count, fit one row of a 390 px phone with 6 px sides (about 355 px of 358); a narrower screen wraps them rather than scroll sideways. */}
+        {/* Six links, Problems with its count: on a 390 px phone the first five fill a row (about 355 px of 358) and the rest wrap to a second rather than scroll sideways. */}
         <div className="flex items-center gap-1 max-md:order-last max-md:-ml-2 max-md:basis-full max-md:flex-wrap">
           {item('/', 'Board', pathname === '/' || pathname.startsWith('/orders'))}
           {item('/agents', 'Agents', pathname.startsWith('/agents'))}
           {item('/activity', 'Activity', pathname.startsWith('/activity'))}
+          {item('/history', 'History', pathname.startsWith('/history'))}
           {item('/tuning', 'Threshold', pathname.startsWith('/tuning'))}
           {item(
             '/problems',

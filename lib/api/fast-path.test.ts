@@ -8,10 +8,12 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { acceptsGzip, fastHandler, SECURITY_HEADERS } from './fast-path';
 import { boardAnswer } from './board-get';
+import { holdsAnswer } from './holds-get';
 
 describe('fastHandler: what the fast path answers, what it leaves to Next.js', () => {
-  it('takes GET /api/board with any query, and GET /api/orders/<id>', () => {
+  it('takes GET /api/board and GET /api/holds with any query, and GET /api/orders/<id>', () => {
     expect(fastHandler('GET', '/api/board')).toBe(boardAnswer);
+    expect(fastHandler('GET', '/api/holds?range=30d&agent=fang')).toBe(holdsAnswer);
     expect(fastHandler('GET', '/api/board?q=lane%3Astale&lane=stale')).toBe(boardAnswer);
     expect(fastHandler('GET', '/api/orders/fix-api-1046')).toBeTypeOf('function');
     expect(fastHandler('GET', '/api/orders/a%2Fb?x=1')).toBeTypeOf('function'); // the handler refuses the id (400), as Next's route did
@@ -23,6 +25,8 @@ describe('fastHandler: what the fast path answers, what it leaves to Next.js', (
       ['POST', '/api/actions'],
       ['GET', '/api/board/'],
       ['GET', '/api/boardx'],
+      ['GET', '/api/holds/'],
+      ['GET', '/api/history'],
       ['GET', '/api/orders'],
       ['GET', '/api/orders/'],
       ['GET', '/api/orders/a/b'],

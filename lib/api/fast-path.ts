@@ -1,8 +1,9 @@
 import 'server-only';
 /**
  * The fast path of the web process (bin/web.ts): the two read endpoints every open board and
- * order page polls, GET /api/board and GET /api/orders/:id, answered by their own handlers
- * (lib/api/board-get.ts, order-get.ts) straight from Node's HTTP server, ahead of Next.js.
+ * order page polls, GET /api/board and GET /api/orders/:id, and the fleet history's export,
+ * GET /api/holds, answered by their own handlers (lib/api/board-get.ts, order-get.ts,
+ * holds-get.ts) straight from Node's HTTP server, ahead of Next.js.
  * Measured at 100,000 orders on 2 cores: Next.js spends about 1 ms of routing per request on
  * top of the handler's own work and answered 600 requests/s under 20 clients (p95 58 ms); the
  * same handlers without it answered several times as many (README, performance). Everything
@@ -12,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { boardAnswer } from './board-get';
 import { orderAnswer } from './order-get';
+import { holdsAnswer } from './holds-get';
 import type { Answer, ReadRequest } from './answer';
 
 /** The headers next.config.mjs sets on every answer; fast-path.test.ts holds the two lists equal. */
@@ -32,7 +34,7 @@ const ORDER_PATH = /^\/api\/orders\/([^/]+)$/;
 
 /**
  * The handler for a request the fast path answers, or null for one it leaves to Next.js: only
- * GET, only `/api/board` (any query) and `/api/orders/<id>` where the id decodes (a bad
+ * GET, only `/api/board` and `/api/holds` (any query) and `/api/orders/<id>` where the id decodes (a bad
  * percent-escape goes to Next.js, which answers it as it always did).
  */
 export function fastHandler(method: string | undefined, url: string | undefined): FastHandler | null {
@@ -40,6 +42,7 @@ export function fastHandler(method: string | undefined, url: string | undefined)
   const q = url.indexOf('?');
   const pathname = q === -1 ? url : url.slice(0, q);
   if (pathname === '/api/board') return boardAnswer;
+  if (pathname === '/api/holds') return holdsAnswer;
   const m = ORDER_PATH.exec(pathname);
   if (!m) return null;
   let id: string;

@@ -7,6 +7,8 @@ export type { Act, ActFilters, ActKind } from '../ledger/acts';
 export type { AttentionFlag, Card, Lane, OrderState } from '../ledger/derive';
 export type { ProblemCode } from '../ledger/channel';
 export type { TimelineEvent } from '../ledger/timeline';
+export type { Hold, HoldEnding, HoldRow, Silence } from '../ledger/holds';
+export type { AgentNumbers, FleetNumbers, StaleNumbers } from '../ledger/hold-numbers';
 export type {
   ActivityLedger,
   ActivityResponse,
@@ -20,6 +22,10 @@ export type {
   CardLocal,
   ChangedEvent,
   HealthCode,
+  HistoryAct,
+  HistoryAgent,
+  HistoryResponse,
+  HoldsResponse,
   IndexHealth,
   IndexProgress,
   LanePage,

@@ -7,6 +7,7 @@
  * - `['board', 'lane', lane, filters, after]`  the pages of one lane after the first
  * - `['order', id]`, `['agents']`, `['agent', name]`, `['problems']`
  * - `['activity', filters]`                    the operator activity, page after page
+ * - `['history', search]`                      the fleet history of a window and a query
  *
  * Live updates (lib/client/live.ts) invalidate by these prefixes.
  */
@@ -20,6 +21,7 @@ import {
   type AgentsResponse,
   type BoardFilters,
   type BoardResponse,
+  type HistoryResponse,
   type Lane,
   type LanePage,
   type OrderResponse,
@@ -135,6 +137,9 @@ export const fetchActivity = (f: ActFilters, cursor: string, signal?: AbortSigna
   return getJson<ActivityResponse>(`/api/activity${qs ? `?${qs}` : ''}`, signal);
 };
 
+/** GET /api/history for the page's query string (lib/ui/history.ts historySearch). */
+export const fetchHistory = (search: string, signal?: AbortSignal) => getJson<HistoryResponse>(`/api/history${search ? `?${search}` : ''}`, signal);
+
 // ---- hooks -----------------------------------------------------------------------------
 
 export const queryKeys = {
@@ -147,6 +152,7 @@ export const queryKeys = {
   agent: (name: string) => ['agent', name] as const,
   problems: () => ['problems'] as const,
   activity: (f: ActFilters) => ['activity', actFiltersToParams(f).toString()] as const,
+  history: (search: string) => ['history', search] as const,
 };
 
 /** While the live stream is down, poll instead (every 10 s); while indexing, every second. */
@@ -230,6 +236,21 @@ export function useActivity(filters: ActFilters) {
     queryFn: ({ pageParam, signal }) => fetchActivity(filters, pageParam, signal),
     initialPageParam: '',
     getNextPageParam: (last) => last.next_cursor ?? undefined,
+    placeholderData: keepPreviousData,
+    refetchInterval: poll,
+  });
+}
+
+/**
+ * The fleet history for a query string (historySearch), the answer the page was rendered with as
+ * its first data (app/history/page.tsx); the previous window's stays on screen while the next loads.
+ */
+export function useHistory(search: string, initial?: { search: string; data: HistoryResponse }) {
+  const poll = usePollInterval();
+  return useQuery({
+    queryKey: queryKeys.history(search),
+    queryFn: ({ signal }) => fetchHistory(search, signal),
+    initialData: initial && initial.search === search ? initial.data : undefined,
     placeholderData: keepPreviousData,
     refetchInterval: poll,
   });

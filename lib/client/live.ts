@@ -2,9 +2,9 @@
 /**
  * Live updates: one `EventSource('/api/events')` for the whole app (the design of "Live": a change
  * in the folder shows within a second, without a reload). On `changed` it invalidates queries:
- * the board (every lane) always, `['order', id]` for each named order, agents and problems
- * and the activity (only the ones on screen refetch), and everything when `all` is set or when
- * the stream opens, the first time too (it starts after the index's latest change: changes made
+ * the board (every lane) always, `['order', id]` for each named order, agents, problems, the
+ * activity and the fleet history (only the ones on screen refetch), and everything when `all` is
+ * set or when the stream opens, the first time too (it starts after the index's latest change: changes made
  * since the page fetched its data would be missed). When the stream is down the pages poll instead
  * (lib/client/api.ts) and the nav's live dot turns grey.
  */
@@ -44,6 +44,7 @@ export function invalidateChanged(qc: QueryClient, ev: { orders: readonly string
   void qc.invalidateQueries({ queryKey: ['agent'] });
   void qc.invalidateQueries({ queryKey: ['problems'] });
   void qc.invalidateQueries({ queryKey: ['activity'] });
+  void qc.invalidateQueries({ queryKey: ['history'] });
 }
 
 /** Opens the event stream while mounted; reconnects with backoff (1 s doubling to 30 s). */

@@ -212,6 +212,26 @@ let lastPaired: { key: string; value: { acts: Act[]; ledgers: ActivityLedger[] }
 
 const cached = new WeakMap<DB, { at: string; value: { acts: Act[]; ledgers: ActivityLedger[] } }>();
 
+/** Every act and the authorities' ledger files, computed once per version of the index. */
+function allActs(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
+  const at = indexVersion(db);
+  let known = cached.get(db);
+  if (!known || known.at !== at) cached.set(db, (known = { at, value: everything(db) }));
+  return known.value;
+}
+
+/**
+ * The acts whose record arrived here within [fromMs, toMs) (this machine's clock), oldest first,
+ * at most `limit` (the fleet history's marks); a ledger line without its record has no arrival and
+ * is not among them.
+ */
+export function actsBetween(db: DB, fromMs: number, toMs: number, limit: number): Act[] {
+  return allActs(db)
+    .acts.filter((a) => a.arrival_ms !== null && a.arrival_ms >= fromMs && a.arrival_ms < toMs)
+    .reverse()
+    .slice(0, limit);
+}
+
 /**
  * GET /api/activity: the acts matching `filters`, newest first, `limit` after `cursor` (an opaque
  * keyset cursor from a previous page's `next_cursor`), with how many match, the names that acted
@@ -219,10 +239,7 @@ const cached = new WeakMap<DB, { at: string; value: { acts: Act[]; ledgers: Acti
  * checks it first with decodeCursor).
  */
 export function activity(db: DB, filters: ActFilters, cursor: string | null, nowMs: number, limit = ACTIVITY_PAGE_SIZE): ActivityResponse {
-  const at = indexVersion(db);
-  let known = cached.get(db);
-  if (!known || known.at !== at) cached.set(db, (known = { at, value: everything(db) }));
-  const { acts, ledgers: ledgerFiles } = known.value;
+  const { acts, ledgers: ledgerFiles } = allActs(db);
   const after = cursor === null ? null : decodeCursor(cursor);
   if (cursor !== null && after === null) throw new Error('not a cursor from this API');
   const matching = acts.filter((a) => actMatches(a, filters));

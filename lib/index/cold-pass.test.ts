@@ -174,7 +174,7 @@ describe('cold index: the board first, the signatures checked behind it', () => 
     const full = schemaOf(db);
     db.prepare("INSERT INTO cards (order_id, order_dir, lane, state, holder, agents, flags, search, sort_ms, card) VALUES ('t1', 't1', 'running', 'claimed', 'fang', ' fang ', '  ', 't1', 5, '{}')").run();
     beginBulkLoad(db);
-    expect(schemaOf(db).length).toBe(full.length - 16); // BULK_DROPPED (db.ts): 9 indexes, 7 triggers
+    expect(schemaOf(db).length).toBe(full.length - 18); // BULK_DROPPED (db.ts): 11 indexes, 7 triggers
     // Loaded without the triggers: neither card_agents nor lane_counts has t2.
     db.prepare("INSERT INTO cards (order_id, order_dir, lane, state, holder, agents, flags, search, sort_ms, card) VALUES ('t2', 't2', 'attention', 'gave_up', 'wisp', ' wisp ', '  ', 't2', 7, '{}')").run();
     db.close();

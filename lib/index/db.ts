@@ -381,6 +381,32 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
         SELECT c.order_id, c.order_dir FROM cards c WHERE c.order_dir IN (SELECT order_dir FROM files WHERE kind IN ('ack', 'reopen'));
     `,
   },
+  {
+    id: 17,
+    name: 'fleet_history',
+    // The fleet history (GET /api/holds, /history, lib/index/holds-queries.ts): each hold's
+    // arrivals, ending and what its numbers read as columns (lib/ledger/holds.ts), the whole row as
+    // JSON, read by window
+    // (claimed_ms, then ended_ms) overall or per agent. hold_gaps: the silences this index saw
+    // inside a hold while it ran (a heartbeat arriving more than stale_after after the one before
+    // it, this machine's clock); not in the folder: a rebuilt index starts over. Every folder is
+    // passed once more (dirs emptied; signatures stay remembered) so existing holds get the columns.
+    sql: `
+      ALTER TABLE holds ADD COLUMN claimed_ms REAL;
+      ALTER TABLE holds ADD COLUMN ended_ms REAL;
+      ALTER TABLE holds ADD COLUMN ending TEXT;
+      ALTER TABLE holds ADD COLUMN project TEXT;
+      ALTER TABLE holds ADD COLUMN search TEXT;
+      ALTER TABLE holds ADD COLUMN beat_ms REAL;
+      ALTER TABLE holds ADD COLUMN delivered INTEGER;
+      ALTER TABLE holds ADD COLUMN hold TEXT;
+      CREATE INDEX holds_window ON holds (claimed_ms, order_id, agent, ended_ms);
+      CREATE INDEX holds_agent_window ON holds (agent, claimed_ms, order_id, ended_ms);
+      CREATE TABLE hold_gaps (order_id TEXT NOT NULL, agent TEXT NOT NULL, from_ms REAL NOT NULL, to_ms REAL NOT NULL, PRIMARY KEY (order_id, agent, from_ms)) WITHOUT ROWID;
+      CREATE INDEX hold_gaps_to ON hold_gaps (to_ms);
+      DELETE FROM dirs;
+    `,
+  },
 ];
 
 /**
@@ -389,14 +415,17 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
  * into an index costs a B-tree descent; made once at the end, an index is one sort. The
  * primary keys, files_order_dir and cards_dir stay (the load reads by them), and so do
  * files_decisions (small; the activity page names it), holds_order (its keys come in order) and
- * runs_agent_offset (the agents' summaries read their clock offsets by it). holds_agent and
- * runs_agent are read only by an agent's pages: one of them asked for during the load scans.
+ * runs_agent_offset (the agents' summaries read their clock offsets by it). holds_agent,
+ * holds_window, holds_agent_window and runs_agent are read only by an agent's pages and the
+ * history: one of them asked for during the load scans.
  * The lane_counts triggers go too: the counts are made once at the end (the board counts cards
  * while a load is open: queries.ts).
  */
 const BULK_DROPPED = [
   'files_writer',
   'holds_agent',
+  'holds_window',
+  'holds_agent_window',
   'runs_agent',
   'cards_lane_sort',
   'cards_holder',

@@ -81,7 +81,7 @@ export function loadMemory(h: Pick<FirstIndexHost, 'stored' | 'facts' | 'looks'>
 export async function firstIndex(h: FirstIndexHost): Promise<boolean> {
   const s = h.store;
   const t0 = h.clock();
-  h.setBeatGaps(new BeatGapRecorder(s, t0));
+  h.setBeatGaps(new BeatGapRecorder(s, t0, h.opts.staleAfterMs));
   s.writeMeta('channel', path.resolve(h.opts.root));
   s.writeMeta('stale_after_ms', h.opts.staleAfterMs);
   // In use: a stop that is not clean makes the next open check every page (db.ts; openWriter's own mark may have been refused).

@@ -7,7 +7,7 @@ import 'server-only';
  */
 import { assembleOrder, readEntry, writerOf, type FileOutcome, type OrderView } from '../ledger/channel';
 import { deriveOrder, type Card, type DeriveContext } from '../ledger/derive';
-import { claimHistory, type HoldHistory } from '../ledger/timeline';
+import { claimHistory, orderHolds, type Hold, type HoldHistory } from '../ledger/holds';
 import type { Ed25519Verify, Roster, SignatureMemo } from '../ledger/verify';
 import { entryFromStat, listOrderFolder } from './read-channel';
 import type { Stats } from 'node:fs';
@@ -81,7 +81,8 @@ export interface OrderPassResult {
   /** The order's card before channel-wide facts (stale reason, dependencies) are applied, or null. */
   readonly card: Card | null;
   readonly problems: readonly { path: string; problem: string; detail: string; line?: number; order_id?: string }[];
-  readonly holds: readonly HoldHistory[];
+  /** One per claim: the agent page's reading and the hold as the fleet history lists it. */
+  readonly holds: readonly { readonly history: HoldHistory; readonly hold: Hold }[];
   readonly beats: readonly BeatSeen[];
   /** Local time (ms) at which this card may change with no file changing, or null. */
   readonly next_ms: number | null;
@@ -203,5 +204,11 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
     at_ms: h.record.at.epochMs,
     arrival_ms: h.arrivalMs,
   }));
-  return { dir, files, card, problems: a.problems, holds: claimHistory(view, card), beats, next_ms: next, deferred, view };
+  return { dir, files, card, problems: a.problems, holds: holdsOf(view, card), beats, next_ms: next, deferred, view };
+}
+
+/** The order's holds, each with the agent page's reading of the same claim (both list the folder's claims in order). */
+function holdsOf(view: OrderView, card: Card): OrderPassResult['holds'] {
+  const history = claimHistory(view, card);
+  return orderHolds(view, card).map((hold, i) => ({ hold, history: history[i] as HoldHistory }));
 }

@@ -112,6 +112,7 @@ export class PassWriter {
         f.forget(r.dir);
         s.deleteCard(prevId);
         s.deleteHolds(prevId);
+        s.deleteHoldGaps(prevId);
         s.deleteDeps(prevId);
         f.noteChanged(prevId);
         f.touchDependents(prevId);
@@ -126,7 +127,7 @@ export class PassWriter {
     // Holds and dependencies are stored only with a card: an order not known has none.
     const known = !fresh && f.has(c.order_id);
     if (known) s.deleteHolds(c.order_id);
-    for (const h of r.holds) s.addHold(c.order_id, h);
+    for (const h of r.holds) s.addHold(c.order_id, h.history, h.hold);
     if (known) s.deleteDeps(c.order_id);
     for (const d of c.depends_on) s.addDep(c.order_id, d);
     const gaps = this.p.beatGaps();

@@ -21,7 +21,7 @@ import type {
   ProblemsResponse,
   StoredAgent,
 } from './types';
-import type { HoldHistory } from '../ledger/timeline';
+import type { HoldHistory } from '../ledger/holds';
 import type { Roster, RosterEntry } from '../ledger/verify';
 import { laneWhere } from './board-where';
 import { readMeta, staleAfterMsOf } from './meta';

@@ -14,7 +14,7 @@ import { readMeta, writeMeta, writeMetaIfAbsent, type MetaKey, type MetaValues }
 import type { Card, Lane, OrderState } from '../ledger/derive';
 import type { Problem } from '../ledger/channel';
 import type { LedgerFileReport } from '../ledger/ledger-file';
-import type { HoldHistory } from '../ledger/timeline';
+import type { Hold, HoldHistory } from '../ledger/holds';
 import type { BeatSeen, FileRow, OrderPassResult } from './order-pass';
 import type { StoredAgent } from './types';
 
@@ -123,7 +123,10 @@ export const SQL = {
   deleteLedgerFiles: 'DELETE FROM ledger_files',
   addLedgerReport: 'INSERT INTO ledger_files (path, entries, intact, broken_at, stat, keys, reason) VALUES (?, ?, ?, ?, ?, ?, ?)',
   deleteHolds: 'DELETE FROM holds WHERE order_id = ?',
-  addHold: 'INSERT INTO holds (order_id, agent, history, run_ms) VALUES (?, ?, ?, ?)',
+  addHold: 'INSERT INTO holds (order_id, agent, history, run_ms, claimed_ms, ended_ms, ending, project, search, beat_ms, delivered, hold) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  deleteHoldGaps: 'DELETE FROM hold_gaps WHERE order_id = ?',
+  lastAgentBeat: 'SELECT MAX(last_arrival_ms) AS t FROM runs WHERE order_id = ? AND agent = ?',
+  addHoldGap: 'INSERT OR REPLACE INTO hold_gaps (order_id, agent, from_ms, to_ms) VALUES (?, ?, ?, ?)',
   deleteCard: 'DELETE FROM cards WHERE order_id = ?',
   markUnverified: 'INSERT OR REPLACE INTO unverified (order_id, order_dir) VALUES (?, ?)',
   clearUnverified: 'DELETE FROM unverified WHERE order_id = ?',
@@ -360,8 +363,25 @@ export class IndexStore {
     this.s.deleteHolds.run(id);
   }
 
-  addHold(id: string, h: HoldHistory): void {
-    this.s.addHold.run(id, h.agent, JSON.stringify(h), h.run_ms);
+  /** One claim's rows: the agent page's reading and the hold (lib/ledger/holds.ts). */
+  addHold(id: string, h: HoldHistory, hold: Hold): void {
+    const search = [hold.order_id, hold.agent, hold.project_id, hold.ending, hold.ended_by ?? '', hold.reason].join(' ').toLowerCase();
+    this.s.addHold.run(id, h.agent, JSON.stringify(h), h.run_ms, hold.claimed_ms, hold.ended_ms, hold.ending, hold.project_id.toLowerCase(), search, hold.beat_ms, hold.delivered ? 1 : 0, JSON.stringify(hold));
+  }
+
+  /** Forgets the silences seen inside an order's holds (the order left the channel). */
+  deleteHoldGaps(id: string): void {
+    this.s.deleteHoldGaps.run(id);
+  }
+
+  /** When the latest heartbeat of `agent` on the order arrived here as stored (any run), or undefined. */
+  lastAgentBeat(orderId: string, agent: string): number | undefined {
+    return (this.s.lastAgentBeat.get(orderId, agent) as { t: number | null } | undefined)?.t ?? undefined;
+  }
+
+  /** A silence seen inside a hold: nothing of the agent's run on the order arrived between `fromMs` and `toMs`. */
+  addHoldGap(orderId: string, agent: string, fromMs: number, toMs: number): void {
+    this.s.addHoldGap.run(orderId, agent, fromMs, toMs);
   }
 
   deleteDeps(id: string): void {

@@ -12,6 +12,8 @@ import type { ProblemCode } from '../ledger/channel';
 import type { TimelineEvent } from '../ledger/timeline';
 import type { Act } from '../ledger/acts';
 import type { LivenessVerdict } from '../ledger/liveness';
+import type { HoldRow } from '../ledger/holds';
+import type { AgentNumbers, FleetNumbers } from '../ledger/hold-numbers';
 
 /**
  * What THIS machine knows of a card's run: present only when
@@ -316,4 +318,49 @@ export interface ActivityResponse {
   /** The authorities' ledger files. */
   readonly ledgers: readonly ActivityLedger[];
   readonly now_ms: number;
+}
+
+/** GET /api/holds: one keyset page of the holds of a window, by claim arrival here (lib/index/holds-queries.ts). */
+export interface HoldsResponse {
+  readonly holds: readonly HoldRow[];
+  /** The next page's cursor, or null on the last page. */
+  readonly next_cursor: string | null;
+  /** The window, ms, this machine's clock: holds overlapping [from_ms, to_ms). */
+  readonly from_ms: number;
+  readonly to_ms: number;
+  readonly now_ms: number;
+  readonly stale_after_ms: number;
+}
+
+/** An agent's row of the fleet history: who it is, how far its clock is from ours, its numbers. */
+export interface HistoryAgent {
+  readonly name: string;
+  /** Its roster role, or '(not in the roster)'. */
+  readonly role: string;
+  readonly retired: boolean;
+  /** AgentSummary.clock_offset_ms: its heartbeats' `at` minus their arrival here (median), or null. */
+  readonly clock_offset_ms: number | null;
+  readonly numbers: AgentNumbers;
+}
+
+/** An operator act in the window, as a mark on the history (an Act of GET /api/activity, shortened). */
+export type HistoryAct = Pick<Act, 'key' | 'act' | 'operator' | 'order_id' | 'agent' | 'orders' | 'detail' | 'reason' | 'writer_time'> & { readonly arrival_ms: number };
+
+/** GET /api/history: what /history draws for a window and a query. */
+export interface HistoryResponse {
+  readonly from_ms: number;
+  readonly to_ms: number;
+  readonly now_ms: number;
+  readonly stale_after_ms: number;
+  /** The first `drawn_limit` holds of the window by claim arrival, the rows GET /api/holds pages through. */
+  readonly holds: readonly HoldRow[];
+  /** How many holds the window has under the query. */
+  readonly total: number;
+  readonly drawn_limit: number;
+  /** The agents with holds in the window, by role, then name. */
+  readonly agents: readonly HistoryAgent[];
+  readonly fleet: FleetNumbers;
+  /** Operator acts that arrived in the window, oldest first (at most `acts_limit`). */
+  readonly acts: readonly HistoryAct[];
+  readonly acts_limit: number;
 }

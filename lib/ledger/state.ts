@@ -59,6 +59,16 @@ export function staleness(
   return { reason: 'heartbeat_lapsed', sinceMs };
 }
 
+/**
+ * Whether an agent ran on after releasing its own claim (ferry's worker at startup releases an
+ * order addressed to it, then claims and runs it anyway): its heartbeat, or without one its
+ * claim, is dated after its own release. One writer's clock against itself (the same machine),
+ * never another's.
+ */
+export function ranAfterOwnRelease(own: Arrived<ReleaseRecord>, heartbeat: Arrived<HeartbeatRecord> | undefined, claim: Arrived<ClaimRecord> | undefined): boolean {
+  return heartbeat ? compareTimestamps(heartbeat.record.at, own.record.at) > 0 : claim !== undefined && compareTimestamps(claim.record.claimed_at, own.record.at) > 0;
+}
+
 /** True when a heartbeat's file arrived within `stale_after` of now. */
 export function isFresh(arrivalMs: number, ctx: DeriveContext): boolean {
   return ctx.nowMs - arrivalMs <= ctx.staleAfterMs;
@@ -177,7 +187,7 @@ export function stateRule(folder: OrderFolder, ctx: DeriveContext): StateFacts {
       const own = order.assigned_to === holder ? ownRelease(holder) : undefined;
       const c = pick(folder.claims, (x) => x.agent === holder);
       const hb = holderHeartbeat;
-      if (own && (hb ? compareTimestamps(hb.record.at, own.record.at) > 0 : c !== undefined && compareTimestamps(c.record.claimed_at, own.record.at) > 0)) {
+      if (own && ranAfterOwnRelease(own, hb, c)) {
         runOf(holder, c);
         runNote = `${holder} released itself ("${own.record.reason}") and claimed it after: ferry reads it Offered (a released claim never counts again), yet ${holder} ${runLane === 'stale' ? 'ran it, and that run stopped' : 'runs it'}`;
       }

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChannelBuilder } from '../../test/support/channel-builder';
-import { claimHistory, describeTarget, orderTimeline } from './timeline';
+import { describeTarget, orderTimeline } from './timeline';
+import { claimHistory } from './holds';
 
 function view(b: ChannelBuilder, id: string) {
   const v = b.derive().views.get(id);

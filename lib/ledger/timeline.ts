@@ -4,9 +4,7 @@
  * Ordered by local arrival (this machine's clock), never by writer clocks.
  */
 import type { OrderView } from './channel';
-import type { Card, OrderState } from './derive';
 import { canonicalName } from './names';
-import { compareTimestamps, type Timestamp } from './time';
 
 /** One event of an order's story (GET /api/orders/:id `timeline`, re-exported by lib/api/types.ts), oldest arrival first. */
 export interface TimelineEvent {
@@ -209,60 +207,4 @@ export function describeTarget(target: string): string {
     default:
       return target;
   }
-}
-
-/** How an agent's claim on an order ended, for its agent page. */
-export interface HoldHistory {
-  readonly order_id: string;
-  readonly agent: string;
-  readonly claimed_at: string;
-  readonly holding: boolean;
-  readonly ended: 'released' | 'finished' | 'gave_up' | 'lost' | null;
-  readonly detail: string;
-  readonly state: OrderState;
-  /**
-   * The run's duration, ms: from the claim's `claimed_at` to the earliest `submitted_at` of the
-   * same agent's results, both the holder's own clock (one machine's clock: comparable). Null
-   * when that agent delivered no result, or the difference is negative (a clock set back).
-   */
-  readonly run_ms: number | null;
-}
-
-/** The duration of `agent`'s run from `claimedAt` to its first result (both its own clock), ms, or null. */
-function runDuration(view: OrderView, agent: string, claimedAt: Timestamp): number | null {
-  let first: Timestamp | null = null;
-  for (const r of view.folder.results) {
-    if (r.record.agent !== agent) continue;
-    if (first === null || compareTimestamps(r.record.submitted_at, first) < 0) first = r.record.submitted_at;
-  }
-  if (first === null) return null;
-  const ms = first.epochMs - claimedAt.epochMs;
-  return Number.isFinite(ms) && ms >= 0 ? ms : null;
-}
-
-/** Every claim of an order's folder with how it ended (null while it is the holder's live claim). */
-export function claimHistory(view: OrderView, card: Card): HoldHistory[] {
-  const f = view.folder;
-  return f.claims.map(({ record: c }) => {
-    const release = f.releases.find((r) => r.record.released === c.agent);
-    const result = f.results.find((r) => r.record.agent === c.agent);
-    const giveup = f.giveups.find((g) => g.record.agent === c.agent);
-    const holding = card.holder === c.agent && !release;
-    let ended: HoldHistory['ended'] = null;
-    let detail = '';
-    if (release) {
-      ended = 'released';
-      detail = release.record.releaser === c.agent ? `released it: ${release.record.reason}` : `released by ${release.record.releaser}: ${release.record.reason}`;
-    } else if (result) {
-      ended = 'finished';
-      detail = `delivered revision ${result.record.revision}`;
-    } else if (giveup) {
-      ended = 'gave_up';
-      detail = giveup.record.reason;
-    } else if (!holding) {
-      ended = 'lost';
-      detail = card.holder ? `${card.holder} holds it` : 'no holder';
-    }
-    return { order_id: card.order_id, agent: c.agent, claimed_at: c.claimed_at.text, holding, ended, detail, state: card.state, run_ms: runDuration(view, c.agent, c.claimed_at) };
-  });
 }

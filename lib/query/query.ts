@@ -374,6 +374,33 @@ export function queryOfParams(p: { readonly q?: string; readonly agent?: string;
   return { ok: true, terms };
 }
 
+/**
+ * The query of the fleet history (GET /api/holds, /history): the terms of `q`, then `agent` and
+ * `project` as terms of their own. `agent` is the hold's agent, `holder` the order's holder now,
+ * `lane`, `state` and `flag` the order's card now, `project` its project, free words the hold's
+ * order, agent, project, ending, who ended it and its reason. `age` is refused: the window says when.
+ */
+export function historyQueryOf(p: { readonly q?: string; readonly agent?: string; readonly project?: string }): ParsedQuery {
+  const parsed = parseQuery(p.q ?? '');
+  if (!parsed.ok) return parsed;
+  const terms = [...parsed.terms];
+  if (terms.some((t) => t.kind === 'age')) {
+    const m = /(?:^|\s)(-?age:)/i.exec(p.q ?? '');
+    return { ok: false, reason: 'age: the history has a window instead (range, from, to)', at: m ? m.index + m[0].length - (m[1] ?? '').length : 0 };
+  }
+  for (const key of ['agent', 'project'] as const) {
+    const v = p[key];
+    if (v === undefined || v === '') continue;
+    try {
+      terms.push(termOf(key, false, v, 0));
+    } catch (e) {
+      if (e instanceof QueryError) return { ok: false, reason: `${key} parameter: ${e.reason}`, at: 0 };
+      throw e;
+    }
+  }
+  return { ok: true, terms };
+}
+
 /** The kinds a dropdown shortcut edits. */
 export type ShortcutKind = 'agent' | 'state' | 'flag' | 'lane';
 

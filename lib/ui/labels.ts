@@ -6,6 +6,7 @@ import { ATTENTION_FLAGS } from '../ledger/card';
 import type { AttentionFlag, Lane, OrderState } from '../ledger/derive';
 import type { ProblemCode } from '../ledger/channel';
 import { FLAGS } from '../ledger/flags';
+import type { HoldEnding } from '../ledger/holds';
 
 export const LANE_TITLE: Record<Lane, string> = {
   attention: 'Needs attention',
@@ -42,6 +43,18 @@ export const STATE_LABEL: Record<OrderState, string> = {
 
 /** ferry's own state words, as `ferry channel tasks` prints them (a card's `ferry.state`): the one table, lib/ledger/ferry-states.ts. */
 export { FERRY_STATE_LABEL } from '../ledger/ferry-states';
+
+/** How a hold ended (lib/ledger/holds.ts), as the fleet history's legend and rows say it. */
+export const HOLD_ENDING_LABEL: Record<HoldEnding, string> = {
+  held: 'still held',
+  finished: 'finished (a result)',
+  released_self: 'released by itself',
+  requeued: 'released by another (re-queue)',
+  retired: 'released by a retire',
+  gave_up: 'gave up',
+  superseded: 'superseded',
+  lost: 'lost to another holder',
+};
 
 /** Each flag's badge, beside its rule (lib/ledger/flags). */
 export const FLAG_LABEL: Record<AttentionFlag, string> = Object.fromEntries(ATTENTION_FLAGS.map((f) => [f, FLAGS[f].label])) as Record<AttentionFlag, string>;

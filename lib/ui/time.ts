@@ -97,13 +97,21 @@ export function writerFull(text: string): string {
   return w ? `${w.date} ${w.time} UTC` : text;
 }
 
+/** How far an agent's clock-plus-sync offset may be from ours and still read as agreeing, ms. */
+export const CLOCK_AGREES_MS = 2 * SEC;
+
+/** Whether an agent's estimated clock-plus-sync offset is beyond CLOCK_AGREES_MS (unknown: no). */
+export function clockDisagrees(offsetMs: number | null): boolean {
+  return offsetMs !== null && Math.abs(offsetMs) >= CLOCK_AGREES_MS;
+}
+
 /**
  * An agent's estimated clock-plus-sync offset in words (AgentSummary.clock_offset_ms: its
  * heartbeats' `at` minus their arrival here). Positive: its clock reads later than ours.
  */
 export function clockOffsetSentence(offsetMs: number | null): string {
   if (offsetMs === null) return 'no heartbeat seen here, so its clock cannot be estimated';
-  if (Math.abs(offsetMs) < 2 * SEC) return 'its clock agrees with ours to within 2 s, sync included';
+  if (!clockDisagrees(offsetMs)) return 'its clock agrees with ours to within 2 s, sync included';
   const way = offsetMs > 0 ? 'ahead of' : 'behind';
   return `its clock runs ~${formatDuration(offsetMs)} ${way} ours, sync included`;
 }

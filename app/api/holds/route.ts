@@ -1,0 +1,7 @@
+import { getHoldsRoute } from '@/lib/api/holds-get';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+/** GET /api/holds (lib/api/holds-get.ts; the web process answers it ahead of Next.js, lib/api/fast-path.ts). */
+export const GET = getHoldsRoute;

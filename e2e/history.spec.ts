@@ -1,0 +1,123 @@
+/**
+ * The fleet history in the browser, on vectors 11 and 13 served by a server of this spec's own
+ * (e2e/own-server.ts: it writes into the folder), its test clock an hour on after the copy so the
+ * holds still held run for an hour. Every hold GET /api/holds lists for the window is a bar, in its
+ * agent's row, coloured by how it ended and linking to its order; the keyboard moves along the
+ * bars and zooms; on a phone each row's name sits above its track; a release written into the
+ * folder changes its bar's ending without a reload. Screenshots (light and dark, 1440 and 390):
+ * test-results/history-*.png.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test, type Browser, type Page, type TestInfo } from '@playwright/test';
+import type { HoldsResponse } from '../lib/api/types';
+import { naclSign } from '../lib/ledger/nacl-verify';
+import { signFields } from '../lib/ledger/sign';
+import { ROOT, startOwnServer, type OwnServer } from './own-server';
+
+const KEYS = JSON.parse(fs.readFileSync(path.join(ROOT, 'conformance/vectors/keys.json'), 'utf8')) as Record<'ops', { seed: string }>;
+
+let server: OwnServer;
+
+test.beforeAll(async () => {
+  test.setTimeout(420_000); // the server may take 5 minutes to start on a loaded machine (own-server.ts)
+  server = await startOwnServer({ prefix: 'cb-e2e-history-', vectors: ['11-give-up-ack-reopen', '13-retired'], args: ['--stale-after', '86400'] });
+  await server.letTimePass(3_600_000);
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+async function holds(): Promise<HoldsResponse['holds']> {
+  return ((await (await fetch(`${server.url}/api/holds?range=24h`)).json()) as HoldsResponse).holds;
+}
+
+async function open(browser: Browser, width: number, height: number, scheme: 'light' | 'dark' = 'light'): Promise<Page> {
+  const ctx = await browser.newContext({ baseURL: server.url, viewport: { width, height }, colorScheme: scheme, ...(width < 500 ? { isMobile: true, hasTouch: true } : {}) });
+  const page = await ctx.newPage();
+  await page.goto('/history');
+  await expect(page.locator('[data-history-chart]')).toBeVisible();
+  return page;
+}
+
+async function shot(page: Page, testInfo: TestInfo, name: string) {
+  const file = path.join(testInfo.project.outputDir, `history-${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  await testInfo.attach(name, { path: file, contentType: 'image/png' });
+}
+
+test('every hold of the window is a bar in its agent\'s row, coloured by its ending, linking to its order', async ({ browser }, testInfo) => {
+  const listed = await holds();
+  // g1 fang gave up, g2 wisp gave up, g3 nebra held (its give-up reopened), t1 fang retired by ops, t2 fang held.
+  expect(listed.map((h) => `${h.order_id}:${h.agent}:${h.ending}`).sort()).toEqual(['g1:fang:gave_up', 'g2:wisp:gave_up', 'g3:nebra:held', 't1:fang:retired', 't2:fang:held']);
+  for (const [width, height] of [
+    [1440, 900],
+    [390, 844],
+  ] as const) {
+    for (const scheme of ['light', 'dark'] as const) {
+      const page = await open(browser, width, height, scheme);
+      await expect(page.locator('[data-agent-row]')).toHaveCount(3);
+      expect(await page.locator('[data-agent-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-agent-row')))).toEqual(['fang', 'nebra', 'wisp']);
+      for (const h of listed) {
+        const bar = page.locator(`[data-agent-row="${h.agent}"] [data-hold="${h.order_id}:${h.agent}"]`);
+        await expect(bar).toHaveAttribute('data-ending', h.ending);
+        await expect(bar).toHaveAttribute('href', `/orders/${h.order_id}`);
+        const box = await bar.boundingBox();
+        expect(box && box.width >= 3 && box.height >= 10, `${h.order_id}:${h.agent} drawn at ${width}`).toBe(true);
+      }
+      // fang's clock note and its retirement are on its row; the numbers count its holds.
+      await expect(page.locator('[data-agent-row="fang"]')).toContainText('3 holds, retired');
+      await expect(page.locator('table[data-agent-numbers] tr[data-agent="fang"] td').first()).toHaveText('3');
+      if (width < 500) {
+        // A phone: the name above its track, nothing scrolls sideways.
+        const row = page.locator('[data-agent-row="fang"]');
+        const name = await row.getByRole('link', { name: 'fang', exact: true }).boundingBox();
+        const track = await row.locator('svg').boundingBox();
+        expect(name && track && name.y + name.height <= track.y).toBe(true);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      }
+      await shot(page, testInfo, `${width}-${scheme}`);
+      await page.context().close();
+    }
+  }
+
+  const page = await open(browser, 1440, 900);
+  await page.locator('[data-hold="t1:fang"]').click();
+  await expect(page).toHaveURL(/\/orders\/t1$/);
+  await page.context().close();
+});
+
+test('the keyboard moves along the bars and zooms the window', async ({ browser }) => {
+  const page = await open(browser, 1440, 900);
+  const bars = page.locator('[data-agent-row="fang"] [data-hold]');
+  const first = bars.first();
+  await first.focus();
+  const order = await bars.evaluateAll((els) => els.map((e) => e.getAttribute('data-hold')));
+  await page.keyboard.press('ArrowRight');
+  await expect(page.locator(`[data-hold="${order[1]}"]`)).toBeFocused();
+  await expect(page.locator('[data-hold-details]')).toContainText(`fang on ${order[1]?.split(':')[0]}`);
+  await page.keyboard.press('ArrowDown');
+  await expect(page.locator('[data-agent-row="nebra"] [data-hold]')).toBeFocused();
+  await page.keyboard.press('+');
+  await expect(page).toHaveURL(/\/history\?from=\d+&to=\d+$/);
+  const u = new URL(page.url());
+  expect(Number(u.searchParams.get('to')) - Number(u.searchParams.get('from'))).toBe(12 * 3_600_000);
+  await page.context().close();
+});
+
+test('a release written into the folder ends its bar without a reload', async ({ browser }) => {
+  const page = await open(browser, 1440, 900);
+  const bar = page.locator('[data-hold="t2:fang"]');
+  await expect(bar).toHaveAttribute('data-ending', 'held');
+  await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+  // ops re-queues fang's claim on t2 from another machine: the record arrives by Syncthing's rename.
+  const release = signFields('release', { order_id: 't2', released: 'fang', releaser: 'ops', reason: 'requeued: e2e', at: new Date().toISOString() }, 'ops', (p) => naclSign(KEYS.ops.seed, p));
+  const file = path.join(server.channel, 'tasks/t2/release.ops.fang.json');
+  fs.writeFileSync(`${path.dirname(file)}/.release.tmp`, JSON.stringify(release, null, 2));
+  fs.renameSync(`${path.dirname(file)}/.release.tmp`, file);
+  await expect(bar).toHaveAttribute('data-ending', 'requeued');
+  await expect(bar).toHaveAttribute('aria-label', /^fang on t2: released by ops: requeued: e2e\./);
+  expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+  await page.context().close();
+});
