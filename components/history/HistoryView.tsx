@@ -10,7 +10,7 @@ import type { HistoryResponse } from '@/lib/api/types';
 import { useHistory } from '@/lib/client/api';
 import { useServerNow } from '@/lib/client/clock';
 import { historySearch, parseHistoryParams, type HistoryParams } from '@/lib/ui/history';
-import { DEFAULT_RANGE, MAX_WINDOW_MS, MIN_WINDOW_MS, panWindow, RANGE_NAMES, zoomWindow, type HistoryWindow, type RangeName } from '@/lib/ui/history-window';
+import { DEFAULT_RANGE, MAX_WINDOW_MS, MIN_WINDOW_MS, panWindow, RANGE_NAMES, zoomWindow, type HistoryWindow, type RangeName } from '@/lib/query/window';
 import { formatDuration, utcClock } from '@/lib/ui/time';
 import { Loading, QueryError } from '@/components/ui/page';
 import { Legend, Swimlanes } from './Swimlanes';

@@ -15,7 +15,7 @@ import { scaleLinear } from '@visx/scale';
 import type { HistoryAct, HistoryAgent, HoldEnding, HoldRow } from '@/lib/api/types';
 import { HOLD_ENDING_LABEL } from '@/lib/ui/labels';
 import { holdWords, packRows, timeTicks } from '@/lib/ui/history';
-import type { HistoryWindow } from '@/lib/ui/history-window';
+import type { HistoryWindow } from '@/lib/query/window';
 import { clockDisagrees, clockOffsetSentence, utcClock, writerFull } from '@/lib/ui/time';
 import { agentHref, orderHref } from '@/components/ui/links';
 import { useWidth } from '@/components/tuning/useWidth';

@@ -14,7 +14,7 @@ import { decodeHoldCursor, historyView, holdsPage, MAX_HOLDS_LIMIT, type HoldFil
 import { indexNowMs } from '../index/steady-clock';
 import { isSafeComponent } from '../ledger/names';
 import { historyQueryOf, MAX_QUERY_LENGTH } from '../query/query';
-import { resolveWindow } from '../ui/history-window';
+import { resolveWindow } from '../query/window';
 import type { HistoryResponse } from './types';
 
 const Instant = z.string().max(40).optional();

@@ -5,7 +5,7 @@
  */
 import type { HoldEnding, HoldRow, Silence } from './holds';
 
-/** A window of the history: [from_ms, to_ms), this machine's clock (lib/ui/history-window.ts picks it). */
+/** A window of the history: [from_ms, to_ms), this machine's clock (lib/query/window.ts picks it). */
 export interface HistoryWindow {
   readonly from_ms: number;
   readonly to_ms: number;

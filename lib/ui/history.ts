@@ -6,7 +6,7 @@
 import type { HoldRow } from '../ledger/holds';
 import { HOLD_ENDING_LABEL } from './labels';
 import { formatDuration, utcClock, writerFull } from './time';
-import { DEFAULT_RANGE, RANGE_NAMES, type HistoryWindow, type RangeName } from './history-window';
+import { DEFAULT_RANGE, RANGE_NAMES, type HistoryWindow, type RangeName } from '../query/window';
 
 /** What the page's URL says: a range name, or from and to (ms, this machine's clock); and a query. */
 export interface HistoryParams {

@@ -74,6 +74,9 @@ describe('alerts when the index database is rebuilt while serving', () => {
       engine.start();
       expect(await until(() => paged().length === 1, 60_000)).toBe(true);
       expect(paged()).toEqual([['attention', 'g1']]);
+      // The command has written its line; its success is recorded once it has exited: only then
+      // is nothing owed to carry over.
+      await engine.idle();
 
       fs.rmSync(file);
       expect(await until(() => lines.some((l) => /rebuilt from the folder/.test(l)), 60_000)).toBe(true);

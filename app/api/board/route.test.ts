@@ -50,10 +50,10 @@ const lanes = (b: BoardResponse) => Object.fromEntries(b.lanes.filter((l) => l.c
 describe('GET /api/board?q=', () => {
   it('filters by the query; lanes it leaves out are empty (expect.json of 10, 11, 20)', async () => {
     const all = await get({});
-    expect(lanes(all.body as BoardResponse)).toEqual({ attention: ['c', 'g1'], running: ['g3', 'rc'], review: ['ra'], queue: ['a', 'b', 'd'], done: ['e', 'g2', 'rb'] });
+    expect(lanes(all.body as BoardResponse)).toEqual({ attention: ['c', 'g1'], running: ['g3'], review: ['ra'], queue: ['a', 'b', 'd', 'rc'], done: ['e', 'g2', 'rb'] });
     const r = await get({ q: 'lane:queue -state:blocked' });
     expect(r.status).toBe(200);
-    expect(lanes(r.body as BoardResponse)).toEqual({ queue: ['a', 'd'] });
+    expect(lanes(r.body as BoardResponse)).toEqual({ queue: ['a', 'd', 'rc'] });
     expect((r.body as BoardResponse).lanes.map((l) => l.lane)).toEqual(['attention', 'stale', 'running', 'review', 'queue', 'done']);
     expect(lanes((await get({ q: '-agent:fang -agent:wisp' })).body as BoardResponse)).toEqual({ attention: ['c'], running: ['g3'], queue: ['a', 'b', 'd'] });
     expect(lanes((await get({ q: 'agent:Wisp "delivery unknown"' })).body as BoardResponse)).toEqual({});
@@ -80,14 +80,14 @@ describe('GET /api/board?q=', () => {
     expect([page.lane, page.count, page.cards.map((c) => c.order_id), page.next_cursor]).toEqual(['done', 2, ['rb'], null]);
   });
 
-  it('a lane page of `limit` cards: 2 of Queue (a, b, d) are a and b, and a cursor to d', async () => {
+  it('a lane page of `limit` cards: 2 of Queue (a, b, d, rc) are a and b, and a cursor to d and rc', async () => {
     const r = await get({ lane: 'queue', limit: '2' });
     expect(r.status).toBe(200);
     const page = r.body as LanePage;
-    expect([page.count, page.cards.map((c) => c.order_id)]).toEqual([3, ['a', 'b']]);
+    expect([page.count, page.cards.map((c) => c.order_id)]).toEqual([4, ['a', 'b']]);
     expect(page.next_cursor).not.toBeNull();
     const rest = (await get({ lane: 'queue', cursor: page.next_cursor!, limit: '300' })).body as LanePage;
-    expect([rest.cards.map((c) => c.order_id), rest.next_cursor]).toEqual([['d'], null]);
+    expect([rest.cards.map((c) => c.order_id), rest.next_cursor]).toEqual([['d', 'rc'], null]);
   });
 
   it.each([

@@ -1,6 +1,6 @@
-/** The fleet history's window (history-window.ts): named ranges before now, explicit instants, zoom and pan. */
+/** The fleet history's window (window.ts): named ranges before now, explicit instants, zoom and pan. */
 import { describe, expect, it } from 'vitest';
-import { panWindow, parseInstant, resolveWindow, zoomWindow } from './history-window';
+import { panWindow, parseInstant, resolveWindow, zoomWindow } from './window';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const H = 3_600_000;
