@@ -23,6 +23,7 @@ import { nodeVerify } from './node-verify';
 import { signFields, signLedgerLineAfter } from '../ledger/sign';
 import { VECTORS_DIR } from '../../test/support/vectors';
 import { seedOf } from '../../test/support/channel-builder';
+import { TEST_CHANNEL } from '../../test/support/channel';
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -54,8 +55,8 @@ const pause = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0,
 
 /** Performs one act as `who` with the real action code, the way the page does; throws when refused. */
 function act(root: string, who: string, at: string, input: (s: ChannelState) => ActionInput): void {
-  const ctx: ApplyContext = { root, nowMs: Date.now() + 3600_000, staleAfterMs: 300_000, operators: [], verify: nodeVerify };
-  const req = buildAction(input(deriveSubset(ctx, null)), who, (p) => naclSign(seedOf(who), p), at, ledgerPrevOf(path.join(root, `ledger.${who}.jsonl`)).prev);
+  const ctx: ApplyContext = { root, nowMs: Date.now() + 3600_000, staleAfterMs: 300_000, operators: [], proposedChannel: TEST_CHANNEL, verify: nodeVerify };
+  const req = buildAction(input(deriveSubset(ctx, null)), who, (p) => naclSign(seedOf(who), p), at, ledgerPrevOf(path.join(root, `ledger.${who}.jsonl`)).prev, TEST_CHANNEL);
   const res = applyAction(req, ctx);
   if (res.status !== 201) throw new Error(`${who}'s ${req.action} refused: ${res.reason}`);
   pause();
