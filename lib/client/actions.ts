@@ -20,7 +20,15 @@ import type { ErrorCode } from '@/lib/errors';
 /** A signed action the server answered. */
 export type ActionOutcome =
   | { readonly ok: true; readonly written: readonly string[]; readonly card?: Card; readonly orders?: readonly Card[] }
-  | { readonly ok: false; readonly status: number; readonly error: ErrorCode | null; readonly message: string; readonly card?: Card };
+  | {
+      readonly ok: false;
+      readonly status: number;
+      readonly error: ErrorCode | null;
+      readonly message: string;
+      readonly card?: Card;
+      /** The paths written of an act only partly written (the message says what was not); absent when nothing was written. */
+      readonly written?: readonly string[];
+    };
 
 const signerOf = (key: OperatorKey) => (payload: string) => naclSign(key.seed, payload);
 
@@ -65,12 +73,15 @@ export async function signAndSend(input: ActionInput, key: OperatorKey): Promise
     return { ok: true, written: b.written ?? [], ...(b.card ? { card: b.card } : {}), ...(b.orders ? { orders: b.orders } : {}) };
   }
   const card = res.body && typeof res.body === 'object' && 'card' in res.body ? ((res.body as { card?: Card }).card ?? undefined) : undefined;
+  const partly = res.body && typeof res.body === 'object' ? (res.body as { written?: unknown }).written : undefined;
+  const written = Array.isArray(partly) && partly.length > 0 && partly.every((p) => typeof p === 'string') ? partly : undefined;
   return {
     ok: false,
     status: res.status,
     error: errorCodeOf(res.body),
     message: str(res.body, 'message') ?? (typeof res.body === 'string' && res.body ? res.body : `the server answered ${res.status}`),
     ...(card ? { card } : {}),
+    ...(written ? { written } : {}),
   };
 }
 
