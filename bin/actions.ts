@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { applyAction, deriveSubset, type ApplyContext } from '../lib/actions/apply';
 import { ledgerPrevOf } from '../lib/actions/write';
+import { actingChannel, newChannelId } from '../lib/actions/channel-id';
 import { serverVerify } from '../lib/index/verifier';
 import { settings } from '../lib/config';
 import { ackRefusal, buildAction, reopenRefusal, ferryConsequence, ledgerPathOf, nextOrderId, retirePlan, retireSteps, type ActionInput } from '../lib/ledger/actions';
@@ -64,6 +65,8 @@ export function runAction(kind: ActionInput['action'], root: string, subject: st
     nowMs: Date.now(),
     staleAfterMs: staleAfterMsFor(root, opts.staleAfter),
     operators: settings.operators(),
+    // A folder that names no channel yet gets one with this act (lib/ledger/channel-binding.ts).
+    proposedChannel: newChannelId(),
     verify: serverVerify,
   };
   let state;
@@ -115,9 +118,11 @@ export function runAction(kind: ActionInput['action'], root: string, subject: st
       break;
     }
   }
+  const channel = actingChannel(ctx.root, ctx.proposedChannel);
+  if ('problem' in channel) throw new ActionCliError(channel.problem);
   let request;
   try {
-    request = buildAction(input, op, (p) => naclSign(seed, p), new Date(ctx.nowMs).toISOString(), ledgerPrevOf(path.join(ctx.root, ledgerPathOf(op))).prev);
+    request = buildAction(input, op, (p) => naclSign(seed, p), new Date(ctx.nowMs).toISOString(), ledgerPrevOf(path.join(ctx.root, ledgerPathOf(op))).prev, channel.id);
   } catch (e) {
     throw new ActionCliError(e instanceof Error ? e.message : String(e));
   }

@@ -92,10 +92,13 @@ describe('claimboard requeue | retire | reopen | ack', () => {
     expect(folderSnapshot(root)).toEqual(before);
   };
 
-  it('acknowledges a give-up and prints the paths written', () => {
+  it('acknowledges a give-up and prints the paths written: the first act on a folder names its channel too', () => {
     const root = freshCopy('11-give-up-ack-reopen');
     const r = run(['ack', root, 'g1', '--key', path.join(keysDir, 'ops.key'), '--note', 'known flaky']);
-    expect([r.status, r.stdout]).toEqual([0, 'tasks/g1/ack.ops.json\nledger.ops.jsonl\n']);
+    expect([r.status, r.stdout]).toEqual([0, 'claimboard.channel.json\ntasks/g1/ack.ops.json\nledger.ops.jsonl\n']);
+    const channel = (JSON.parse(fs.readFileSync(path.join(root, 'claimboard.channel.json'), 'utf8')) as { channel: string }).channel;
+    expect(channel).toMatch(/^[0-9a-f]{32}$/);
+    expect((JSON.parse(fs.readFileSync(path.join(root, 'tasks/g1/ack.ops.json'), 'utf8')) as { channel: string }).channel).toBe(channel);
   });
   it('refuses like the HTTP endpoint, writing nothing', () => {
     const root = freshCopy('11-give-up-ack-reopen');

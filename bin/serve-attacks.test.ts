@@ -14,7 +14,11 @@ import { dashboardBuilt, descendants, freePort, killAll, REPO, ServeProcess, sle
 import { VECTORS_DIR, vectorKeys } from '../test/support/vectors';
 import { folderSnapshot } from '../test/support/folder';
 import { channelStateOf } from '../lib/index/channel-state';
-import { buildAction } from '../lib/ledger/actions';
+import { buildAction, type ActionRequest } from '../lib/ledger/actions';
+import { applyAction } from '../lib/actions/apply';
+import { ledgerPrevOf } from '../lib/actions/write';
+import { nodeVerify } from '../lib/index/node-verify';
+import { nameChannel } from '../test/support/channel';
 import { naclSign } from '../lib/ledger/nacl-verify';
 import { MAX_POST_BODY_BYTES } from '../lib/security';
 
@@ -88,10 +92,12 @@ afterAll(async () => {
 const jsonPost = (p: string, body: string | number, extra: Record<string, string> = {}) =>
   req('POST', p, { ...auth, 'Content-Type': 'application/json', Origin: `http://127.0.0.1:${port}`, ...extra }, body);
 
-const ackG1 = () => {
+/** ops's acknowledgement of g1's give-up, signed as the page signs it: against the ledger line and the channel the served board names now. */
+const ackG1 = async (): Promise<ActionRequest> => {
   const card = channelStateOf(root).orders.find((o) => o.order_id === 'g1');
   if (!card) throw new Error('no g1');
-  return buildAction({ action: 'ack', card, note: 'seen' }, 'ops', (p) => naclSign(keys.ops?.seed ?? '', p), new Date().toISOString(), '');
+  const info = JSON.parse((await req('GET', '/api/operators/ops', auth)).body) as { ledger_prev: string; channel: string };
+  return buildAction({ action: 'ack', card, note: 'seen' }, 'ops', (p) => naclSign(keys.ops?.seed ?? '', p), new Date().toISOString(), info.ledger_prev, info.channel);
 };
 
 describe.skipIf(!built)('claimboard serve under attack', () => {
@@ -113,9 +119,9 @@ describe.skipIf(!built)('claimboard serve under attack', () => {
       expect(r.body).not.toMatch(/g1|ledger_prev|seed/);
     }
     const before = folderSnapshot(root);
-    const forged = await jsonPost('/api/actions', JSON.stringify(ackG1()), { Host: 'evil.example', Origin: 'http://evil.example' });
+    const forged = await jsonPost('/api/actions', JSON.stringify(await ackG1()), { Host: 'evil.example', Origin: 'http://evil.example' });
     expect(forged.status).toBe(421);
-    const crossOrigin = await jsonPost('/api/actions', JSON.stringify(ackG1()), { Origin: 'http://evil.example' });
+    const crossOrigin = await jsonPost('/api/actions', JSON.stringify(await ackG1()), { Origin: 'http://evil.example' });
     expect([crossOrigin.status, (JSON.parse(crossOrigin.body) as { message: string }).message]).toEqual([403, 'cross-origin request refused (origin http://evil.example)']);
     expect(folderSnapshot(root)).toEqual(before);
     expect((await req('GET', '/api/board', { ...auth, Host: `localhost:${port}` })).status).toBe(200);
@@ -142,7 +148,7 @@ describe.skipIf(!built)('claimboard serve under attack', () => {
     const info = JSON.parse((await req('GET', '/api/operators/ops', auth)).body) as { ledger_prev: string; ledger_problem: string | null };
     expect(info).toMatchObject({ ledger_prev: '', ledger_problem: 'ledger.ops.jsonl is not read: a symlink; not followed' });
     const before = folderSnapshot(root);
-    const act = await jsonPost('/api/actions', JSON.stringify(ackG1()));
+    const act = await jsonPost('/api/actions', JSON.stringify(await ackG1()));
     expect([act.status, (JSON.parse(act.body) as { message: string }).message]).toEqual([409, 'ledger.ops.jsonl is not read: a symlink; not followed; nothing was written']);
     expect(folderSnapshot(root)).toEqual(before);
     fs.unlinkSync(ledger);
@@ -160,15 +166,50 @@ describe.skipIf(!built)('claimboard serve under attack', () => {
     fs.unlinkSync(ledger);
   });
 
+  it('an act signed for another channel is refused (403) though the operator ledger there ends with the same line: the folder is byte-identical', async () => {
+    // Channel A: another copy of vector 11, named by its own id, where ops reopened g2.
+    const a = path.join(dirs[0] as string, 'channel-a');
+    fs.cpSync(path.join(VECTORS_DIR, '11-give-up-ack-reopen', 'channel'), a, { recursive: true });
+    nameChannel(a, 'channel-a-0001');
+    const signForA = (input: (c: ReturnType<typeof channelStateOf>) => Parameters<typeof buildAction>[0]) =>
+      buildAction(input(channelStateOf(a)), 'ops', (p) => naclSign(keys.ops?.seed ?? '', p), new Date().toISOString(), ledgerPrevOf(path.join(a, 'ledger.ops.jsonl')).prev, 'channel-a-0001');
+    const cardIn = (s: ReturnType<typeof channelStateOf>, id: string) => s.orders.find((o) => o.order_id === id) ?? (() => { throw new Error(`no ${id}`); })();
+    const ctxA = { root: a, nowMs: Date.now(), staleAfterMs: 300_000, operators: [], verify: nodeVerify };
+    expect(applyAction(signForA((s) => ({ action: 'reopen', card: cardIn(s, 'g2'), reason: 'once more' })), ctxA).status).toBe(201);
+    // The served channel's ledger of ops ends with that same line (a copy of A's ledger, as a sync would bring it).
+    fs.copyFileSync(path.join(a, 'ledger.ops.jsonl'), path.join(root, 'ledger.ops.jsonl'));
+    const served = JSON.parse((await req('GET', '/api/operators/ops', auth)).body) as { ledger_prev: string; channel: string };
+    expect(served.ledger_prev).toBe(ledgerPrevOf(path.join(a, 'ledger.ops.jsonl')).prev);
+    expect(served.channel).not.toBe('channel-a-0001');
+
+    // ops's acknowledgement of g1 signed in A: everything but the channel matches what the served board would take.
+    const replay = signForA((s) => ({ action: 'ack', card: cardIn(s, 'g1'), note: 'seen' }));
+    const before = folderSnapshot(root);
+    const r = await jsonPost('/api/actions', JSON.stringify(replay));
+    expect([r.status, (JSON.parse(r.body) as { message: string }).message]).toEqual([
+      403,
+      `the ack record was signed for channel channel-a-0001, not this channel (${served.channel}): an act is applied only to the channel it was signed for`,
+    ]);
+    const bulk = await jsonPost('/api/actions/bulk', JSON.stringify({ actions: [replay] }));
+    expect([bulk.status, (JSON.parse(bulk.body) as { results: { status: number }[] }).results.map((x) => x.status)]).toEqual([200, [403]]);
+    expect(folderSnapshot(root)).toEqual(before);
+    // In A, the channel it was signed for, the same request is taken.
+    expect(applyAction(replay, ctxA)).toMatchObject({ status: 201, written: ['tasks/g1/ack.ops.json', 'ledger.ops.jsonl'] });
+  });
+
   it("unverified requests spend no operator's budget: after 40 claiming ops, ops's own signed act is applied", async () => {
     for (let i = 0; i < 40; i++) {
       const r = await jsonPost('/api/actions', JSON.stringify({ record: { signed_by: 'ops' } }));
       expect(r.status).toBe(400);
     }
-    const forged = await jsonPost('/api/actions', JSON.stringify({ ...ackG1(), record: { ...ackG1().record, signature: 'ab'.repeat(64) } }));
+    const act = await ackG1();
+    const forged = await jsonPost('/api/actions', JSON.stringify({ ...act, record: { ...act.record, signature: 'ab'.repeat(64) } }));
     expect([forged.status, (JSON.parse(forged.body) as { message: string }).message]).toEqual([403, "the ack record's signature: invalid signature (signed_by ops)"]);
-    const real = await jsonPost('/api/actions', JSON.stringify(ackG1()));
+    const real = await jsonPost('/api/actions', JSON.stringify(act));
     expect([real.status, real.body]).toMatchObject([201, expect.stringContaining('tasks/g1/ack.ops.json')]);
+    // The first act the served board took names its channel: the id it gave the page to sign for.
+    const named = JSON.parse(fs.readFileSync(path.join(root, 'claimboard.channel.json'), 'utf8')) as { channel: string };
+    expect([named.channel, (JSON.parse(real.body) as { written: string[] }).written]).toEqual([(JSON.parse(act.ledger_line) as { channel: string }).channel, ['claimboard.channel.json', 'tasks/g1/ack.ops.json', 'ledger.ops.jsonl']]);
   });
 });
 

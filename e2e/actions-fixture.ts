@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fixtureServer, type FixtureServer } from './fixture-server';
+import { nameChannel } from '../test/support/channel';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 export const STALE_AFTER_S = 3600;
@@ -30,7 +31,11 @@ export const actionsServer = (): FixtureServer =>
     prefix: 'cb-e2e-actions-',
     vectors: ['06-stale-no-heartbeat', '11-give-up-ack-reopen', '15-late-result'],
     args: ['--stale-after', String(STALE_AFTER_S)],
-    prepare: (_channel, dir) => fs.writeFileSync(path.join(dir, 'ops.key'), `${KEYS.ops.seed}\n`, { mode: 0o600 }),
+    prepare: (channel, dir) => {
+      fs.writeFileSync(path.join(dir, 'ops.key'), `${KEYS.ops.seed}\n`, { mode: 0o600 });
+      // A channel that names itself already (lib/ledger/channel-binding.ts): no act of a test is its first.
+      nameChannel(channel, 'e2e-actions-channel');
+    },
     env: (dir) => ({ CLAIMBOARD_DEMO_OPERATOR_KEY: path.join(dir, 'ops.key') }),
   });
 

@@ -4,7 +4,7 @@
  * lead, who released act-2 (a record and a ledger line signed with lead's key, written as another
  * machine's claimboard would); ops acknowledges fang's give-up on act-1 through the board. /activity then lists both
  * with the right operator and reason, verified; the folder's own acknowledgement of g2 shows
- * without a ledger line; filtering by operator and by order narrows the rows (in the URL); a row's
+ * partly written (no ledger line); filtering by operator and by order narrows the rows (in the URL); a row's
  * order link opens that order's timeline; a line forged into lead's ledger shows, not verified. Screenshots (light and dark, wide and narrow):
  * test-results/activity-*.png.
  */
@@ -107,8 +107,8 @@ test('the activity lists the acts performed with their operator and reason; filt
   // The newest first: ops's acknowledgement arrived after lead's files.
   const keys = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')));
   expect(keys.indexOf('tasks/act-1/ack.ops.json')).toBeLessThan(keys.indexOf('tasks/act-2/release.lead.wisp.json'));
-  // The folder's own acknowledgement of g2 (vector 11) has no ledger line: said, not hidden.
-  await expect(page.locator('tr[data-key="tasks/g2/ack.ops.json"] [data-verified]')).toContainText('⚠ record without ledger line');
+  // The folder's own acknowledgement of g2 (vector 11) has no ledger line: the act is partly written, said from the files.
+  await expect(page.locator('tr[data-key="tasks/g2/ack.ops.json"] [data-partial]')).toHaveText('⚠ partly written: ack written; its ledger line is not in ledger.ops.jsonl');
   await expect(page.locator('[data-ledger="ledger.lead.jsonl"]')).toContainText('intact');
 
   await page.setViewportSize({ width: 1440, height: 900 });
@@ -158,7 +158,7 @@ test('the activity lists the acts performed with their operator and reason; filt
   writeChannelFile('ledger.lead.jsonl', ledgerText + forged + '\n');
   await page.goto('/activity?operator=lead');
   const line = page.locator('tr[data-key="ledger.lead.jsonl#2"]');
-  await expect(line.locator('[data-verified="no"]')).toContainText('⚠ ledger line without record', { timeout: 30_000 });
+  await expect(line.locator('[data-partial]')).toHaveText('⚠ partly written: ledger line written; its ack record is not in the folder', { timeout: 30_000 });
   await expect(line.locator('[data-verified="no"]')).toContainText("✗ ledger.lead.jsonl: line 2's signature does not verify against lead's pinned key");
   await expect(line.locator('[data-reason]')).toHaveText('“acknowledged the give-up on g1”');
   await expect(page.locator('[data-ledger="ledger.lead.jsonl"]')).toContainText('broken at line 2');

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fixtureServer, type FixtureServer } from './fixture-server';
 import { ROOT } from './own-server';
+import { nameChannel } from '../test/support/channel';
 
 /** cbops's seed (hex); its public key goes into the copy's agents/cbops.json. */
 export const CBOPS_SEED = 'c0'.repeat(32);
@@ -37,5 +38,7 @@ export const ferryServer = (): FixtureServer =>
       fs.cpSync(path.join(ROOT, 'conformance/ferry/alpha/channel'), channel, { recursive: true });
       writable(channel);
       fs.writeFileSync(path.join(channel, 'agents', 'cbops.json'), JSON.stringify({ name: 'cbops', role: 'operator', capabilities: [], public_key: cbopsPublicKey() }, null, 2));
+      // A channel that names itself already (lib/ledger/channel-binding.ts): no act of a test is its first.
+      nameChannel(channel, 'e2e-ferry-channel');
     },
   });

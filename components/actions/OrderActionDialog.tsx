@@ -193,6 +193,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
           <Refusal
             status={refusal.status}
             text={refusalText(refusal.status, refusal.message)}
+            {...(refusal.written ? { written: refusal.written } : {})}
             reload={
               refusal.status === 409
                 ? {

@@ -175,6 +175,7 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
           <Refusal
             status={refusal.status}
             text={refusalText(refusal.status, refusal.message)}
+            {...(refusal.written ? { written: refusal.written } : {})}
             reload={
               refusal.status === 409
                 ? {

@@ -269,6 +269,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
           <Refusal
             status={refusal.status}
             text={refusalText(refusal.status, refusal.message)}
+            {...(refusal.written ? { written: refusal.written } : {})}
             reload={
               refusal.status === 409 && !/there is already an order/.test(refusal.message)
                 ? {

@@ -116,8 +116,11 @@ export function SignerLine() {
   );
 }
 
-/** The server's refusal, its message verbatim; 409s offer to reload what the decision was on. */
-export function Refusal({ status, text, reload }: { status: number; text: string; reload?: { label: string; onClick: () => void } }) {
+/**
+ * The server's refusal, its message verbatim; 409s offer to reload what the decision was on. An
+ * act partly written (`written`: what was) says so instead of "nothing was written".
+ */
+export function Refusal({ status, text, reload, written }: { status: number; text: string; reload?: { label: string; onClick: () => void }; written?: readonly string[] }) {
   const ref = useRef<HTMLDivElement>(null);
   // The dialog may be taller than the window: bring the refusal into view.
   useEffect(() => {
@@ -125,7 +128,9 @@ export function Refusal({ status, text, reload }: { status: number; text: string
   }, [text]);
   return (
     <div ref={ref} role="alert" className={note.error} data-refusal={status}>
-      <p className="font-semibold">{`The server refused it (${status}); nothing was written.`}</p>
+      <p className="font-semibold">
+        {written?.length ? `Only part of it was written (${status}): ${written.join(', ')}.` : `The server refused it (${status}); nothing was written.`}
+      </p>
       <p className="mt-1 break-words" data-refusal-message="">
         {text}
       </p>

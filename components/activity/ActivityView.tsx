@@ -278,17 +278,30 @@ const ok = 'text-emerald-700 dark:text-emerald-400';
 const bad = 'font-semibold text-red-700 dark:text-red-400';
 const missing = 'text-amber-800 dark:text-amber-300';
 
-/** Whether the record's signature and the ledger line's chain and signature verify, in words. */
+const muted = 'text-zinc-600 dark:text-zinc-400';
+
+/**
+ * Whether the record's signature and the ledger line's chain and signature verify, in words; an
+ * act only partly in the folder (a record without its line, a line without its record) says so,
+ * and a line whose record was replaced by a later act names that file.
+ */
 function Verification({ act: a }: { act: Act }) {
   const r = a.record;
   const l = a.ledger;
+  const partly = `⚠ partly written: ${a.partial ?? ''}`;
   return (
     <ul className="inline-block space-y-0.5 align-top text-xs md:block">
-      <li className={r === null ? missing : r.verified ? ok : bad} title={r ? [r.path, ...r.also].join('\n') : undefined}>
-        {r === null ? '⚠ ledger line without record' : r.verified ? `✓ record signed${r.also.length ? ` (and its ${r.also.length} release${r.also.length === 1 ? '' : 's'})` : ''}` : `✗ record: ${r.problem ?? 'does not verify'}`}
+      <li className={r === null ? (a.replaced_by ? muted : missing) : r.verified ? ok : bad} title={r ? [r.path, ...r.also].join('\n') : undefined} data-partial={r === null && !a.replaced_by ? '' : undefined}>
+        {r === null
+          ? a.replaced_by
+            ? `↻ its record was replaced by a later one: ${a.replaced_by}`
+            : partly
+          : r.verified
+            ? `✓ record signed${r.also.length ? ` (and its ${r.also.length} release${r.also.length === 1 ? '' : 's'})` : ''}`
+            : `✗ record: ${r.problem ?? 'does not verify'}`}
       </li>
-      <li className={l === null ? missing : l.problem === null ? ok : bad} title={l ? `${l.path} line ${l.line}` : undefined}>
-        {l === null ? '⚠ record without ledger line' : l.problem === null ? `✓ ${l.path} line ${l.line} chains and is signed` : `✗ ${l.path}: ${l.problem}`}
+      <li className={l === null ? missing : l.problem === null ? ok : bad} title={l ? `${l.path} line ${l.line}` : undefined} data-partial={l === null ? '' : undefined}>
+        {l === null ? partly : l.problem === null ? `✓ ${l.path} line ${l.line} chains and is signed` : `✗ ${l.path}: ${l.problem}`}
       </li>
     </ul>
   );

@@ -17,6 +17,7 @@ import { ledgerPrevOf } from './write';
 import { statKey } from '../index/order-pass';
 import { VECTORS_DIR, vectorKeys } from '../../test/support/vectors';
 import { ChannelBuilder, seedOf } from '../../test/support/channel-builder';
+import { nameChannel, TEST_CHANNEL } from '../../test/support/channel';
 
 const keys = vectorKeys() as Record<string, { seed: string; public_key: string }>;
 let dirs: string[] = [];
@@ -29,6 +30,7 @@ function copy(vector: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-act-'));
   dirs.push(dir);
   fs.cpSync(path.join(VECTORS_DIR, vector, 'channel'), dir, { recursive: true });
+  nameChannel(dir);
   return dir;
 }
 
@@ -36,7 +38,10 @@ function copy(vector: string): string {
 /** Writes the files of `b` not already there into `root` (a new temporary folder when absent, removed after the test); returns `root`. */
 function onDisk(b: ChannelBuilder, root?: string): string {
   const dir = root ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cb-act-'));
-  if (!root) dirs.push(dir);
+  if (!root) {
+    dirs.push(dir);
+    nameChannel(dir);
+  }
   for (const e of b.entries()) {
     if (e.type !== 'file' || !e.bytes || fs.existsSync(path.join(dir, e.path))) continue;
     fs.mkdirSync(path.dirname(path.join(dir, e.path)), { recursive: true });
@@ -52,7 +57,7 @@ function build(root: string, who: string, input: (s: ReturnType<typeof channelSt
   const state = deriveSubset(ctx, null);
   const ledger = ledgerPrevOf(path.join(root, `ledger.${who}.jsonl`));
   const seed = keys[who]?.seed ?? seedOf(who);
-  return buildAction(input(state), who, (p) => naclSign(seed, p), '2026-11-30T12:00:00Z', ledger.prev);
+  return buildAction(input(state), who, (p) => naclSign(seed, p), '2026-11-30T12:00:00Z', ledger.prev, TEST_CHANNEL);
 }
 const cardOf = (s: ReturnType<typeof channelStateOf>, id: string) => {
   const c = s.orders.find((o) => o.order_id === id);
@@ -236,7 +241,7 @@ describe('acknowledge a late result (claimboard extension)', () => {
     const r = ackT1(root, ctx);
     const seed = keys.ops?.seed ?? seedOf('ops');
     // The same ack, signed over another target (as a page that saw other late results would).
-    const other = buildAction({ action: 'ack', card: { ...cardOf(deriveSubset(ctx, null), 't1'), late_target: 'late:1:wisp:open' }, note: 'n' }, 'ops', (p) => naclSign(seed, p), '2026-11-30T12:00:00Z', '');
+    const other = buildAction({ action: 'ack', card: { ...cardOf(deriveSubset(ctx, null), 't1'), late_target: 'late:1:wisp:open' }, note: 'n' }, 'ops', (p) => naclSign(seed, p), '2026-11-30T12:00:00Z', '', TEST_CHANNEL);
     const before = folderSnapshot(root);
     const res = applyAction({ ...r, record: other.record }, ctx);
     expect(res).toMatchObject({ status: 409, reason: 'the ack names late:1:wisp:open; t1 as it is now needs one naming late:1:fang:open: reload the order and decide again' });

@@ -13,14 +13,16 @@ import { deriveChannel, type ChannelEntry, type ChannelState } from '../ledger/c
 import { targetList, type Card } from '../ledger/derive';
 import { parseStrictJsonText, toPlain } from '../ledger/json';
 import { canonicalName } from '../ledger/names';
-import { ledgerLinePayload } from '../ledger/payloads';
+import { ledgerLinePayload, signingPayload } from '../ledger/payloads';
+import { bindingOf, bindingRefusal, CHANNEL_FILE, channelFileBytes } from '../ledger/channel-binding';
 import { parseRecord, shapeRecord, type LedgerRecord, type OrderRecord, type SignedRecord } from '../ledger/records';
 import { parseTimestamp } from '../ledger/time';
 import { steadyArrival, type ClockStep } from '../ledger/clock-steps';
 import { checkSignature, isOperator, verifyRecord, type Ed25519Verify } from '../ledger/verify';
 import { assertChannelRoot, ChannelUnreadableError, entryFromStat, listCapped, listOrderFolder, MAX_FOLDER_ENTRIES, readChannelFile, statEntry, walkChannel } from '../index/read-channel';
 import { statKey } from '../index/order-pass';
-import { appendLedgerLine, ledgerPrevOf, replaceOwnFile, writeNewFile, WriteError } from './write';
+import { ledgerPrevOf, stageLedgerLine, stageNewFile, stageOwnFile, WriteError, type StagedWrite } from './write';
+import { actingChannel } from './channel-id';
 
 /** Everything an action needs besides the request. */
 export interface ApplyContext {
@@ -43,6 +45,12 @@ export interface ApplyContext {
   /** stale_after, ms. */
   readonly staleAfterMs: number;
   readonly operators: readonly string[];
+  /**
+   * The channel id to sign for while the folder names none (lib/actions/channel-id.ts): an act
+   * signed for it writes `claimboard.channel.json` with its own files. Absent: an act on a folder
+   * that names no channel is refused.
+   */
+  readonly proposedChannel?: string;
   /** Pinned keys (the index's); absent: the folder's keys. */
   readonly pins?: ReadonlyMap<string, string>;
   /** This machine's ferry fleet roster (`--ferryman-state`). */
@@ -61,7 +69,12 @@ export interface ApplyContext {
  * (lib/errors.ts HTTP_STATUS) for the callers that report a status (the endpoints' bulk
  * results, the CLI's callers, the tests).
  */
-export type ApplyRefusal = Refusal & { readonly status: (typeof HTTP_STATUS)[RefusalCode]; readonly written?: undefined };
+export type ApplyRefusal = Refusal & {
+  readonly status: (typeof HTTP_STATUS)[RefusalCode];
+  /** Set only when the act was partly written: the paths put in place before the failure (never empty then), and those that were not. */
+  readonly written?: readonly string[];
+  readonly not_written?: readonly string[];
+};
 
 export type ApplyResult = { readonly status: 201; readonly written: readonly string[]; readonly card?: Card; readonly orders?: readonly Card[] } | ApplyRefusal;
 
@@ -143,7 +156,8 @@ const bytesOf = (o: Record<string, unknown>) => new TextEncoder().encode(JSON.st
  * written and the order's card after the write, or a refusal: `bad_request` (400) bad input,
  * `forbidden` (403) not an operator or a bad signature, `conflict` (409) the folder no longer
  * matches what the operator saw (with the current card), `refused` (422) a rule of docs/channel-format.md
- * refuses it. On any refusal nothing is written.
+ * refuses it. On any refusal nothing is written, but for an act partly written (`writeAll`), whose
+ * refusal names what was (`written`) and what was not (`not_written`).
  * Throws only for programming errors.
  */
 export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
@@ -206,6 +220,15 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
   for (const r of [record, ...releases, ...(newOrder ? [newOrder] : [])]) {
     const bad = verifyRecord(r, state.roster, ctx.verify);
     if (bad) return refuse('forbidden', `${r.kind} refused: ${bad.problem.replace('_', ' ')}: ${bad.detail}`);
+  }
+
+  // The act must be signed for this channel (lib/ledger/channel-binding.ts): one signed for
+  // another is refused, whatever its ledger chain says.
+  const channel = actingChannel(ctx.root, ctx.proposedChannel);
+  if ('problem' in channel) return refuse('refused', channel.problem);
+  for (const r of [record, ...releases, ...(newOrder ? [newOrder] : [])]) {
+    const bad = bindingRefusal(`the ${r.kind} record`, bindingOf(r.raw, () => signingPayload(r), state.roster, ctx.verify), channel.id);
+    if (bad) return refuse(bad.code, bad.reason);
   }
 
   // The records must say what the operator saw (400).
@@ -281,15 +304,16 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
   // The ledger line: signed by the operator, chained to the file as the operator saw it.
   const ledgerRel = ledgerPathOf(signer);
   const ledgerAbs = path.join(/*turbopackIgnore: true*/ ctx.root, ledgerRel);
-  const lineProblem = ledgerLineProblem(req, signer, state, ctx.verify);
+  const lineProblem = ledgerLineProblem(req, signer, state, ctx.verify, channel.id);
   if (lineProblem) return refuse(lineProblem.code, lineProblem.reason);
   const current = ledgerPrevOf(ledgerAbs);
   // Checked before anything is written: a ledger line that cannot be appended refuses the whole act.
   if (current.refused) return refuse('conflict', `${current.refused}; nothing was written`);
   if (current.prev !== req.expect.ledger_prev) return refuse('conflict', `${ledgerRel} has a new line since this action was signed: sign again`);
 
-  // Paths: only the operator's own, never over another writer's file.
-  const plans: { rel: string; bytes: Uint8Array; replace: boolean }[] = [];
+  // Paths: only the operator's own, never over another writer's file; the channel's id first
+  // when this act is the first to name it.
+  const plans: { rel: string; bytes: Uint8Array; replace: boolean }[] = channel.create ? [{ rel: CHANNEL_FILE, bytes: channelFileBytes(channel.id, new Date(ctx.nowMs).toISOString()), replace: false }] : [];
   for (const r of [...(newOrder ? [newOrder] : []), record, ...releases]) {
     const rel = decisionPath(r.kind as 'release' | 'retirement' | 'reopen' | 'ack' | 'supersede' | 'order', r.raw);
     if (!rel) return refuse('bad_request', `cannot name a file for this ${r.kind}`);
@@ -301,33 +325,80 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
     plans.push({ rel, bytes: bytesOf(withSignature(r)), replace });
   }
 
-  const written: string[] = [];
-  try {
-    for (const p of plans) {
-      const abs = path.join(/*turbopackIgnore: true*/ ctx.root, p.rel);
-      if (p.replace) replaceOwnFile(abs, p.bytes, ctx.root);
-      else writeNewFile(abs, p.bytes, ctx.root);
-      written.push(p.rel);
-    }
-    appendLedgerLine(ledgerAbs, req.ledger_line, req.expect.ledger_prev, ctx.root);
-    written.push(ledgerRel);
-  } catch (e) {
-    const msg = e instanceof WriteError ? e.message : e instanceof Error ? e.message : String(e);
-    // A file in the way or a ledger moved on is the folder moving on; a failing disk is not.
-    const code = e instanceof WriteError && e.code !== 'io' ? 'conflict' : 'refused';
-    return refuse(code, written.length ? `${msg} (after writing ${written.join(', ')})` : `${msg}; nothing was written`);
-  }
+  const wrote = writeAll(ctx.root, plans, { rel: ledgerRel, line: req.ledger_line, prev: req.expect.ledger_prev });
+  if (wrote.refusal) return wrote.refusal;
 
   // The cards after the write, for the page.
   const after = deriveSubset(ctx, ids);
   const cardAfter = orderCard ? after.views.get(orderCard.order_id)?.card : undefined;
   const touched = req.action === 'retire' ? (req.expect.retire?.orders ?? []).map((id) => after.views.get(id)?.card).filter((c): c is Card => !!c) : undefined;
-  return { status: 201, written, ...(cardAfter ? { card: cardAfter } : {}), ...(touched ? { orders: touched } : {}) };
+  return { status: 201, written: wrote.written, ...(cardAfter ? { card: cardAfter } : {}), ...(touched ? { orders: touched } : {}) };
 }
 
-/** The record as it will be written: its own fields plus the signature. */
+/** The record as it will be written: its own fields as written (its channel binding among them) plus the signature. */
 function withSignature(r: SignedRecord): Record<string, unknown> {
   return { ...r.raw, signed_by: r.signed_by, signature: r.signature };
+}
+
+/** A write's failure as a refusal's code: a file in the way or a ledger moved on is the folder moving on; a failing disk is not. */
+const writeCode = (e: unknown): RefusalCode => (e instanceof WriteError && e.code !== 'io' ? 'conflict' : 'refused');
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/**
+ * Writes an act's files and then its ledger line, or refuses having written nothing: every file
+ * is staged first (its temp file written and fsynced), every target checked again, and only then
+ * are they put in place, the ledger line last. A full disk, a file in the way or a ledger that
+ * moved on therefore refuse with nothing written. Only what changes in the instant between two
+ * placements (another process replacing the ledger then) leaves the act partly written: the
+ * refusal then says which paths were written and which were not (`written`, `not_written`), and
+ * the Activity page shows the record without its line (lib/ledger/acts.ts).
+ */
+function writeAll(
+  root: string,
+  plans: readonly { rel: string; bytes: Uint8Array; replace: boolean }[],
+  ledger: { rel: string; line: string; prev: string },
+): { written: string[]; refusal?: undefined } | { refusal: ApplyRefusal } {
+  const staged: { rel: string; w: StagedWrite }[] = [];
+  const discardFrom = (i: number) => {
+    for (const s of staged.slice(i).reverse()) s.w.discard();
+  };
+  const nothing = (e: unknown) => ({ refusal: refuse(writeCode(e), `${messageOf(e)}; nothing was written`) });
+  try {
+    for (const p of plans) {
+      const abs = path.join(/*turbopackIgnore: true*/ root, p.rel);
+      staged.push({ rel: p.rel, w: p.replace ? stageOwnFile(abs, p.bytes, root) : stageNewFile(abs, p.bytes, root) });
+    }
+    staged.push({ rel: ledger.rel, w: stageLedgerLine(path.join(/*turbopackIgnore: true*/ root, ledger.rel), ledger.line, ledger.prev, root) });
+  } catch (e) {
+    discardFrom(0);
+    return nothing(e);
+  }
+  const inTheWay = staged.map((s) => s.w.check()).find((x) => x !== null);
+  if (inTheWay) {
+    discardFrom(0);
+    return nothing(inTheWay);
+  }
+  const written: string[] = [];
+  for (const [i, s] of staged.entries()) {
+    try {
+      s.w.place();
+      written.push(s.rel);
+    } catch (e) {
+      discardFrom(i + 1);
+      if (written.length === 0) return nothing(e);
+      const notWritten = staged.slice(i).map((x) => x.rel);
+      const reason = `partly written: ${partlyWords(written, notWritten, ledger.rel)}: ${messageOf(e)}`;
+      return { refusal: { ...refuse(writeCode(e), reason), written, not_written: notWritten } };
+    }
+  }
+  return { written };
+}
+
+/** "tasks/t1/release.ops.fang.json written; its ledger line (ledger.ops.jsonl) was not", or with the other files not written named too. */
+function partlyWords(written: readonly string[], notWritten: readonly string[], ledgerRel: string): string {
+  const others = notWritten.filter((r) => r !== ledgerRel);
+  const line = `its ledger line (${ledgerRel})`;
+  return `${written.join(', ')} written; ${others.length ? `${others.join(', ')} and ${line} were not` : `${line} was not`}`;
 }
 
 /** What is at `abs` now: nothing, a valid record of the same operator, or something else. */
@@ -393,7 +464,7 @@ function recordMismatch(req: ActionRequest, record: SignedRecord, releases: read
 }
 
 /** Why the ledger line is not this operator's signed account of this action, or null. */
-function ledgerLineProblem(req: ActionRequest, signer: string, state: ChannelState, verify: Ed25519Verify): Refusal | null {
+function ledgerLineProblem(req: ActionRequest, signer: string, state: ChannelState, verify: Ed25519Verify, channel: string): Refusal | null {
   const p = parseStrictJsonText(req.ledger_line);
   if (!p.ok || p.node.t !== 'obj') return refuse('bad_request', `the ledger line is not a JSON object${p.ok ? '' : `: ${p.reason}`}`);
   const l = toPlain(p.node) as Record<string, unknown>;
@@ -412,5 +483,7 @@ function ledgerLineProblem(req: ActionRequest, signer: string, state: ChannelSta
     verify,
   );
   if (check !== 'valid') return refuse('forbidden', `the ledger line's signature: ${check.replace('_', ' ')}`);
-  return null;
+  const payload = ledgerLinePayload({ kind: str('kind') ?? '', actor: str('actor') ?? '', summary: str('summary') ?? '', reference: str('reference'), created_at: created.value, prev: str('prev') ?? '' });
+  const bound = bindingRefusal('the ledger line', bindingOf(l, payload, state.roster, verify), channel);
+  return bound ? refuse(bound.code, bound.reason) : null;
 }

@@ -54,7 +54,9 @@ describe('operator acts on a channel the real ferry wrote', () => {
     const [ch, key] = alphaWithOperator('requeue');
     await sleep(20); // the copy's files arrived just now; a 5 ms window makes fang's claim stale here
     const done = runAction('requeue', ch, 'a-stale', { key, reason: 'fang died', staleAfter: 0.005 });
-    expect(done.written).toEqual(['tasks/a-stale/release.cbops.fang.json', 'ledger.cbops.jsonl']);
+    expect(done.written).toEqual(['claimboard.channel.json', 'tasks/a-stale/release.cbops.fang.json', 'ledger.cbops.jsonl']);
+    // The release carries claimboard's channel binding, fields ferry's Release does not name.
+    expect(Object.keys(JSON.parse(fs.readFileSync(path.join(ch, 'tasks/a-stale/release.cbops.fang.json'), 'utf8')) as object)).toEqual(['order_id', 'released', 'releaser', 'reason', 'at', 'signed_by', 'signature', 'channel', 'channel_signature']);
     expect(done.ferry).toContain('Open again');
     expect([card(ch, 'a-stale')?.state, card(ch, 'a-stale')?.holder]).toEqual(['open', null]);
     const f = ferry(ch);
@@ -68,7 +70,7 @@ describe('operator acts on a channel the real ferry wrote', () => {
     const [ch, key] = alphaWithOperator('supersede');
     expect(card(ch, 'a-wisp-offered')?.flags).toEqual(['retired_holder']);
     const done = runAction('supersede', ch, 'a-wisp-offered', { key, reason: 'wisp is gone', to: 'nebra' });
-    expect(done.written).toEqual(['tasks/a-wisp-offered-2/order.json', 'tasks/a-wisp-offered/supersede.cbops.json', 'ledger.cbops.jsonl']);
+    expect(done.written).toEqual(['claimboard.channel.json', 'tasks/a-wisp-offered-2/order.json', 'tasks/a-wisp-offered/supersede.cbops.json', 'ledger.cbops.jsonl']);
     const old = card(ch, 'a-wisp-offered');
     expect([old?.state, old?.flags, old?.superseded_by]).toEqual(['offered', [], 'a-wisp-offered-2']);
     const neu = card(ch, 'a-wisp-offered-2');

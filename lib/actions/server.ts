@@ -26,6 +26,7 @@ import { settings } from '../config';
 import { ClaimboardError, HTTP_STATUS } from '../errors';
 import { applyAction, type ApplyContext } from './apply';
 import { ledgerPrevOf } from './write';
+import { actingChannel, serverProposal } from './channel-id';
 
 /** Why a request is refused before its content is looked at (`forbidden` or `unsupported_media_type`), or null. */
 export function guardRequest(req: Request): ClaimboardError | null {
@@ -157,6 +158,7 @@ export function serverContext(db: DB, nowMs: number): ApplyContext {
     knownArrival: (rel) => db.prepare('SELECT stat, arrival_ms FROM files WHERE path = ?').get(rel) as { stat: string; arrival_ms: number } | undefined,
     staleAfterMs: settings.staleAfterMs(),
     operators: settings.operators(),
+    proposedChannel: serverProposal(),
     pins,
     ...(ferrymanState ? { fleetAgents: readFleetRoster(ferrymanState) } : {}),
     verify: serverVerify,
@@ -264,23 +266,29 @@ export interface Applied {
 
 /**
  * POST /api/actions' work: applies one action (applyAction, in serverContext) and tells the
- * indexer what was written. Throws ClaimboardError with the refusal's code and reason, and the
- * current card when the refusal has one (a conflict's).
+ * indexer what was written. Throws ClaimboardError with the refusal's code and reason, the
+ * current card when the refusal has one (a conflict's), and for an act partly written the paths
+ * that were written and those that were not (the indexer is told of those written).
  */
 export function applyOne(db: DB, body: unknown): Applied {
   const wait = unverifiedRefusal(db, body);
   if (wait) throw wait;
   const res = applyAction(body, serverContext(db, indexNowMs(db)));
-  if (res.status !== 201) throw new ClaimboardError(res.code, res.reason, res.card ? { detail: { card: res.card } } : {});
+  if (res.status !== 201) {
+    if (res.written) nudgeIndexer(res.written);
+    const partly = res.written ? { written: res.written, not_written: res.not_written ?? [] } : {};
+    throw new ClaimboardError(res.code, res.reason, res.card || res.written ? { detail: { ...(res.card ? { card: res.card } : {}), ...partly } } : {});
+  }
   nudgeIndexer(res.written);
   return res;
 }
 
-/** One action's outcome in a bulk answer: its HTTP status (201 written), and the paths written or the reason. */
+/** One action's outcome in a bulk answer: its HTTP status (201 written), and the paths written or the reason (with the paths written of an act partly written). */
 export interface BulkActionResult {
   readonly order_id: string | null;
   readonly status: number;
   readonly written?: readonly string[];
+  readonly not_written?: readonly string[];
   readonly reason?: string;
 }
 
@@ -309,7 +317,8 @@ export function applyBulk(db: DB, actions: readonly unknown[]): BulkActionResult
       nudgeIndexer(res.written);
       results.push({ order_id: id, status: 201, written: res.written });
     } else {
-      results.push({ order_id: id, status: res.status, reason: res.reason });
+      if (res.written) nudgeIndexer(res.written);
+      results.push({ order_id: id, status: res.status, reason: res.reason, ...(res.written ? { written: res.written, not_written: res.not_written ?? [] } : {}) });
       broken = `the ledger chain stopped at ${id ?? 'an earlier action'}`;
     }
   }
@@ -325,6 +334,9 @@ export interface OperatorAnswer {
   readonly ledger_prev: string;
   /** Why the ledger file is not read (a symlink, not a regular file, over 1 MiB), or null: no action can chain to it. */
   readonly ledger_problem: string | null;
+  /** The channel an act must be signed for (lib/ledger/channel-binding.ts), or null when none can be (`channel_problem` says why). */
+  readonly channel: string | null;
+  readonly channel_problem: string | null;
   readonly actions_enabled: boolean;
   readonly demo_key_available: boolean;
 }
@@ -332,14 +344,15 @@ export interface OperatorAnswer {
 /**
  * GET /api/operators/:name's answer for the canonical `name`: whether it is in the roster and an
  * operator (the index's agents row), its pinned key, the hash of the last line of its ledger file
- * as it is on disk now (`ledger_prev`: what its next signed line must chain to), and whether
- * actions and the demo key are offered.
+ * as it is on disk now (`ledger_prev`: what its next signed line must chain to), the channel its
+ * next act must be signed for, and whether actions and the demo key are offered.
  */
 export function operatorInfo(db: DB, name: string): OperatorAnswer {
   const n = canonicalName(name);
   const summary = storedAgent(db, n);
   const root = settings.channel() ?? '';
   const { prev, refused } = ledgerPrevOf(path.join(root, ledgerPathOf(n)));
+  const channel = root ? actingChannel(root, serverProposal()) : { problem: 'no channel is served (CLAIMBOARD_CHANNEL is not set)' };
   return {
     name: n,
     in_roster: summary !== null,
@@ -347,6 +360,8 @@ export function operatorInfo(db: DB, name: string): OperatorAnswer {
     public_key: summary?.public_key ?? null,
     ledger_prev: prev,
     ledger_problem: refused ?? null,
+    channel: 'id' in channel ? channel.id : null,
+    channel_problem: 'problem' in channel ? channel.problem : null,
     actions_enabled: !settings.readOnly(),
     demo_key_available: Boolean(settings.demoOperatorKey()),
   };

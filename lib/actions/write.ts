@@ -7,15 +7,17 @@ import 'server-only';
  *
  * A new file refuses anything in its way (a file, a symlink); a file the operator already owns
  * (its reopen or ack, its ledger) is replaced; a ledger line is appended only when the file's
- * last line is still the one the action was signed over.
+ * last line is still the one the action was signed over. Each write can be staged first (`stage…`:
+ * its temp file written, nothing in place), so that an act refuses before any of its files is in
+ * place (apply.ts).
  */
 import path from 'node:path';
 import { sha256HexOfText } from '../ledger/canonical';
 import { splitLines } from '../ledger/ledger-file';
-import { assertPlainFolders, isSymlink, writeAtomic, WriteError } from '../fs/atomic-write';
+import { assertPlainFolders, isSymlink, stageAtomic, WriteError, type StagedWrite } from '../fs/atomic-write';
 import { readChannelFile } from '../index/read-channel';
 
-export { WriteError } from '../fs/atomic-write';
+export { WriteError, type StagedWrite } from '../fs/atomic-write';
 
 /**
  * Writes `bytes` at `abs`, which must not exist (docs/channel-format.md: "refuse if a file it did not
@@ -24,7 +26,12 @@ export { WriteError } from '../fs/atomic-write';
  * refuses (full, read-only, ...). With `root`, never writes through a symlinked folder below it.
  */
 export function writeNewFile(abs: string, bytes: Uint8Array, root?: string): void {
-  writeAtomic(abs, bytes, 'new', root === undefined ? {} : { root });
+  stageNewFile(abs, bytes, root).place();
+}
+
+/** writeNewFile's temp file written, not yet in place. Throws as writeNewFile does. */
+export function stageNewFile(abs: string, bytes: Uint8Array, root?: string): StagedWrite {
+  return stageAtomic(abs, bytes, 'new', root === undefined ? {} : { root });
 }
 
 /**
@@ -32,7 +39,12 @@ export function writeNewFile(abs: string, bytes: Uint8Array, root?: string): voi
  * is there was written by this operator. Refuses a symlink in the way (WriteError('exists')).
  */
 export function replaceOwnFile(abs: string, bytes: Uint8Array, root?: string): void {
-  writeAtomic(abs, bytes, 'replace', root === undefined ? {} : { root });
+  stageOwnFile(abs, bytes, root).place();
+}
+
+/** replaceOwnFile's temp file written, not yet in place. Throws as replaceOwnFile does. */
+export function stageOwnFile(abs: string, bytes: Uint8Array, root?: string): StagedWrite {
+  return stageAtomic(abs, bytes, 'replace', root === undefined ? {} : { root });
 }
 
 /**
@@ -66,6 +78,14 @@ function ledgerText(abs: string): string | WriteError {
  * file's last line no longer hashes to `expectedPrev`.
  */
 export function appendLedgerLine(abs: string, line: string, expectedPrev: string, root?: string): void {
+  stageLedgerLine(abs, line, expectedPrev, root).place();
+}
+
+/**
+ * appendLedgerLine's new file written beside the ledger, not yet in place: placing it checks
+ * again that the file is what it read (not a symlink, no line added since).
+ */
+export function stageLedgerLine(abs: string, line: string, expectedPrev: string, root?: string): StagedWrite {
   assertPlainFolders(root, abs);
   if (isSymlink(abs)) throw new WriteError('exists', `${path.basename(abs)} is a symlink; not followed`);
   const read = () => ledgerText(abs);
@@ -79,10 +99,11 @@ export function appendLedgerLine(abs: string, line: string, expectedPrev: string
   // Another process appending meanwhile (a CLI action beside the server) would be lost by the
   // rename: the file is read again just before it, and a change refuses (a window of a rename
   // remains; one writer per path makes it the same operator's own second action).
-  writeAtomic(abs, new TextEncoder().encode(body), 'replace', {
+  return stageAtomic(abs, new TextEncoder().encode(body), 'replace', {
     beforePlace: () => {
       const now = read();
-      return now === text ? null : new WriteError('moved_on', `${path.basename(abs)} changed while writing; nothing was written: sign again`);
+      if (now instanceof WriteError) return now;
+      return now === text ? null : new WriteError('moved_on', `${path.basename(abs)} changed while writing: sign again`);
     },
   });
 }

@@ -17,6 +17,7 @@ import { nodeVerify } from '../index/node-verify';
 import { buildAction } from '../ledger/actions';
 import { applyAction, deriveSubset, type ApplyContext } from '../actions/apply';
 import { ledgerPrevOf } from '../actions/write';
+import { TEST_CHANNEL } from '../../test/support/channel';
 import { VECTORS_DIR, vectorKeys } from '../../test/support/vectors';
 import { AlertEngine, type AlertTarget } from './engine';
 import { alertsStatus } from './status';
@@ -223,11 +224,11 @@ describe('alerts', () => {
     const run = await start(root, path.join(tempDir('cb-alerts-db-'), 'index.sqlite'), [{ kind: 'webhook', url: rx.url }]);
     await waitFor('the stale alert', () => rx.got[0]);
     // The operator's re-queue through the real rules and writer (as the page's POST /api/actions does).
-    const ctx: ApplyContext = { root, nowMs: Date.now(), staleAfterMs: STALE_AFTER_MS, operators: [], verify: nodeVerify };
+    const ctx: ApplyContext = { root, nowMs: Date.now(), staleAfterMs: STALE_AFTER_MS, operators: [], proposedChannel: TEST_CHANNEL, verify: nodeVerify };
     const card = deriveSubset(ctx, null).orders.find((o) => o.order_id === ORDER);
     if (!card) throw new Error('no card');
     const seed = (vectorKeys() as Record<string, { seed: string }>).ops?.seed ?? '';
-    const req = buildAction({ action: 'requeue', card, note: 'fang is gone' }, 'ops', (p) => naclSign(seed, p), new Date().toISOString(), ledgerPrevOf(path.join(root, 'ledger.ops.jsonl')).prev);
+    const req = buildAction({ action: 'requeue', card, note: 'fang is gone' }, 'ops', (p) => naclSign(seed, p), new Date().toISOString(), ledgerPrevOf(path.join(root, 'ledger.ops.jsonl')).prev, TEST_CHANNEL);
     const res = applyAction(req, ctx);
     expect(res.status).toBe(201);
     // The web server nudges the indexer with what it wrote (lib/index/nudge.ts).

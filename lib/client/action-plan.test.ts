@@ -149,7 +149,7 @@ describe('bulk', () => {
   it('chains each ledger line to the previous one', () => {
     const cards = [card({ order_id: 'a' }), card({ order_id: 'b' }), card({ order_id: 'c' })];
     const first = 'f'.repeat(64);
-    const actions = chainActions(cards, first, (c, prev) => buildAction({ action: 'requeue', card: c, note: 'n' }, 'ops', (p) => naclSign(SEED, p), '2026-11-20T12:00:00Z', prev));
+    const actions = chainActions(cards, first, (c, prev) => buildAction({ action: 'requeue', card: c, note: 'n' }, 'ops', (p) => naclSign(SEED, p), '2026-11-20T12:00:00Z', prev, 'test-channel-0001'));
     expect(actions.map((a) => a.expect.ledger_prev)).toEqual([first, sha256HexOfText(actions[0]!.ledger_line), sha256HexOfText(actions[1]!.ledger_line)]);
     for (const a of actions) expect((JSON.parse(a.ledger_line) as { prev: string }).prev).toBe(a.expect.ledger_prev);
   });

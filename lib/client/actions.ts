@@ -2,7 +2,8 @@
 /**
  * Sending operator actions: sign in this browser with the operator's seed
  * (tweetnacl), chain the ledger line to the operator's ledger file as the server reads it right
- * now, POST the signed request. Only the signed request leaves the browser; the seed never does.
+ * now, bind every file to the channel the server names (lib/ledger/channel-binding.ts), POST the
+ * signed request. Only the signed request leaves the browser; the seed never does.
  * After a success the board, the order(s) and the agents are invalidated so the card moves at
  * once (the live feed would do it within a second anyway).
  */
@@ -19,14 +20,26 @@ import type { ErrorCode } from '@/lib/errors';
 /** A signed action the server answered. */
 export type ActionOutcome =
   | { readonly ok: true; readonly written: readonly string[]; readonly card?: Card; readonly orders?: readonly Card[] }
-  | { readonly ok: false; readonly status: number; readonly error: ErrorCode | null; readonly message: string; readonly card?: Card };
+  | {
+      readonly ok: false;
+      readonly status: number;
+      readonly error: ErrorCode | null;
+      readonly message: string;
+      readonly card?: Card;
+      /** The paths written of an act only partly written (the message says what was not); absent when nothing was written. */
+      readonly written?: readonly string[];
+    };
 
 const signerOf = (key: OperatorKey) => (payload: string) => naclSign(key.seed, payload);
 
-/** The hash of the last line of the operator's ledger file, asked of the server just now. */
-async function freshLedgerPrev(key: OperatorKey): Promise<string> {
+/**
+ * What an act is signed against, asked of the server just now: the hash of the last line of the
+ * operator's ledger file, and the channel the act is for. Throws when the server names no channel.
+ */
+async function signingContext(key: OperatorKey): Promise<{ prev: string; channel: string }> {
   const info = await fetchOperator(key.name);
-  return info.ledger_prev;
+  if (!info.channel) throw new Error(info.channel_problem ?? 'the server names no channel to sign the act for');
+  return { prev: info.ledger_prev, channel: info.channel };
 }
 
 async function postJson(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
@@ -52,20 +65,23 @@ const str = (o: unknown, k: string): string | undefined =>
 
 /** Signs one action as `key` (ledger chained to the file as it is now) and sends it to POST /api/actions. */
 export async function signAndSend(input: ActionInput, key: OperatorKey): Promise<ActionOutcome> {
-  const prev = await freshLedgerPrev(key);
-  const req = buildAction(input, key.name, signerOf(key), new Date().toISOString(), prev);
+  const { prev, channel } = await signingContext(key);
+  const req = buildAction(input, key.name, signerOf(key), new Date().toISOString(), prev, channel);
   const res = await postJson('/api/actions', req);
   if (res.status === 201) {
     const b = res.body as { written?: string[]; card?: Card; orders?: Card[] };
     return { ok: true, written: b.written ?? [], ...(b.card ? { card: b.card } : {}), ...(b.orders ? { orders: b.orders } : {}) };
   }
   const card = res.body && typeof res.body === 'object' && 'card' in res.body ? ((res.body as { card?: Card }).card ?? undefined) : undefined;
+  const partly = res.body && typeof res.body === 'object' ? (res.body as { written?: unknown }).written : undefined;
+  const written = Array.isArray(partly) && partly.length > 0 && partly.every((p) => typeof p === 'string') ? partly : undefined;
   return {
     ok: false,
     status: res.status,
     error: errorCodeOf(res.body),
     message: str(res.body, 'message') ?? (typeof res.body === 'string' && res.body ? res.body : `the server answered ${res.status}`),
     ...(card ? { card } : {}),
+    ...(written ? { written } : {}),
   };
 }
 
@@ -80,9 +96,9 @@ export type BulkOutcome =
  * it to POST /api/actions/bulk.
  */
 export async function signAndSendBulk(inputs: readonly ActionInput[], key: OperatorKey): Promise<BulkOutcome> {
-  const prev = await freshLedgerPrev(key);
+  const { prev, channel } = await signingContext(key);
   const now = new Date().toISOString();
-  const actions: ActionRequest[] = chainActions(inputs, prev, (input, p) => buildAction(input, key.name, signerOf(key), now, p));
+  const actions: ActionRequest[] = chainActions(inputs, prev, (input, p) => buildAction(input, key.name, signerOf(key), now, p, channel));
   const res = await postJson('/api/actions/bulk', { actions });
   if (res.status === 200 && res.body && typeof res.body === 'object' && Array.isArray((res.body as { results?: unknown }).results)) {
     return { ok: true, results: (res.body as { results: BulkResult[] }).results };

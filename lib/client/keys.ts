@@ -130,6 +130,9 @@ export interface OperatorInfo {
   readonly public_key: string | null;
   readonly ledger_prev: string;
   readonly ledger_problem?: string | null;
+  /** The channel the next act must be signed for, or null (`channel_problem` says why). */
+  readonly channel?: string | null;
+  readonly channel_problem?: string | null;
   readonly actions_enabled: boolean;
   readonly demo_key_available: boolean;
 }

@@ -136,7 +136,7 @@ describe('the signed input, from the order answer', () => {
     const c = card({ order_id: 't2', state: 'done', flags: [], project_id: 'demo', depends_on: ['t1'] });
     const input = supersedeInput(c, order, ' T2-2 ', 'Nebra', '  do it again  ');
     expect(input).toMatchObject({ action: 'supersede', newId: 't2-2', assignTo: 'nebra', reason: 'do it again' });
-    const req = buildAction(input, 'ops', (p) => naclSign(SEED, p), '2026-12-01T10:00:00Z', '');
+    const req = buildAction(input, 'ops', (p) => naclSign(SEED, p), '2026-12-01T10:00:00Z', '', 'test-channel-0001');
     const shaped = shapeRecord('order', new TextEncoder().encode(JSON.stringify(req.order)));
     expect(shaped.ok).toBe(true);
     if (!shaped.ok || shaped.record.kind !== 'order') return;

@@ -15,7 +15,8 @@ import 'server-only';
  *   there is refused, never followed nor replaced.
  * The directory is then fsynced (best effort). Missing folders are created one level at a time
  * and removed again when the write fails. On any failure the folder is as it was, but for a dot
- * temp file a crash may leave.
+ * temp file a crash may leave. A write can be staged (its temp file written) and placed later
+ * (`stageAtomic`), so that a writer of several files refuses before putting any in place.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -172,13 +173,13 @@ function placeNew(tmp: string, abs: string, withoutHardLinks: 'refuse' | 'check-
     const noLinks = code === 'EPERM' || code === 'ENOTSUP' || code === 'EXDEV';
     if (!(noLinks && withoutHardLinks === 'check-then-rename')) {
       fs.rmSync(tmp, { force: true });
-      if (code === 'EEXIST') throw new WriteError('exists', `${path.basename(abs)} appeared while writing; nothing was written`);
+      if (code === 'EEXIST') throw new WriteError('exists', `${path.basename(abs)} appeared while writing`);
       throw new WriteError('io', `cannot place ${path.basename(abs)}: ${code ?? String(e)}`);
     }
   }
   if (fs.existsSync(abs) || isSymlink(abs)) {
     fs.rmSync(tmp, { force: true });
-    throw new WriteError('exists', `${path.basename(abs)} appeared while writing; nothing was written`);
+    throw new WriteError('exists', `${path.basename(abs)} appeared while writing`);
   }
   try {
     fs.renameSync(tmp, abs);
@@ -186,6 +187,88 @@ function placeNew(tmp: string, abs: string, withoutHardLinks: 'refuse' | 'check-
     fs.rmSync(tmp, { force: true });
     throw new WriteError('io', `cannot place ${path.basename(abs)}: ${errnoOf(e)}`);
   }
+}
+
+/** A write whose temp file is written and fsynced beside its target, not yet in place ({@link stageAtomic}). */
+export interface StagedWrite {
+  /** Why putting it in place now would be refused (something in the way, `beforePlace`), or null. Changes nothing. */
+  check(): WriteError | null;
+  /**
+   * Puts it in place, checking first; then fsyncs its directory. Throws WriteError having changed
+   * nothing (its temp file and the folders it created are removed).
+   */
+  place(): void;
+  /** Removes its temp file and the folders it created while they are empty; never throws. Several are discarded in the reverse order of staging. */
+  discard(): void;
+}
+
+/**
+ * The first half of {@link writeAtomic}: checks the target and writes the temp file, so that a
+ * writer of several files can write every temp file, check every target, and only then put them
+ * in place one after another (lib/actions/apply.ts): a full disk or a file in the way then
+ * refuses before any file is in place. Throws WriteError as writeAtomic does, having changed nothing.
+ */
+export function stageAtomic(abs: string, bytes: Uint8Array, placement: Placement, opts: AtomicWriteOptions = {}): StagedWrite {
+  assertPlainFolders(opts.root, abs);
+  if (placement === 'replace' && isSymlink(abs)) throw new WriteError('exists', `${path.basename(abs)} is a symlink; not followed, not replaced`);
+  const created = makeParents(abs);
+  if (placement === 'new' && (fs.existsSync(abs) || isSymlink(abs))) {
+    removeCreated(created);
+    throw new WriteError('exists', `${path.basename(abs)} already exists`);
+  }
+  let tmp: string;
+  try {
+    tmp = writeTemp(abs, bytes);
+  } catch (e) {
+    removeCreated(created);
+    throw e;
+  }
+  let done = false;
+  const discard = () => {
+    if (done) return;
+    done = true;
+    fs.rmSync(tmp, { force: true });
+    removeCreated(created);
+  };
+  const check = (): WriteError | null => {
+    if (placement === 'replace' && isSymlink(abs)) return new WriteError('exists', `${path.basename(abs)} is a symlink; not followed, not replaced`);
+    if (placement === 'new' && (fs.existsSync(abs) || isSymlink(abs))) return new WriteError('exists', `${path.basename(abs)} appeared while writing`);
+    return opts.beforePlace?.() ?? null;
+  };
+  return {
+    check,
+    discard,
+    place: () => {
+      if (done) throw new Error('a staged write is placed or discarded once');
+      const refused = check();
+      if (refused) {
+        discard();
+        throw refused;
+      }
+      try {
+        switch (placement) {
+          case 'new':
+            placeNew(tmp, abs, opts.withoutHardLinks ?? 'refuse');
+            fs.rmSync(tmp, { force: true }); // the link's second name
+            break;
+          case 'replace':
+            try {
+              fs.renameSync(tmp, abs);
+            } catch (e) {
+              fs.rmSync(tmp, { force: true });
+              throw new WriteError('io', `cannot place ${path.basename(abs)}: ${errnoOf(e)}`);
+            }
+            break;
+        }
+      } catch (e) {
+        done = true;
+        removeCreated(created);
+        throw e;
+      }
+      done = true;
+      fsyncDir(path.dirname(abs));
+    },
+  };
 }
 
 /**
@@ -197,41 +280,5 @@ function placeNew(tmp: string, abs: string, withoutHardLinks: 'refuse' | 'check-
  * `beforePlace` returns. Nothing is changed when it throws.
  */
 export function writeAtomic(abs: string, bytes: Uint8Array, placement: Placement, opts: AtomicWriteOptions = {}): void {
-  assertPlainFolders(opts.root, abs);
-  if (placement === 'replace' && isSymlink(abs)) throw new WriteError('exists', `${path.basename(abs)} is a symlink; not followed, not replaced`);
-  const created = makeParents(abs);
-  if (placement === 'new' && (fs.existsSync(abs) || isSymlink(abs))) throw new WriteError('exists', `${path.basename(abs)} already exists`);
-  let tmp: string;
-  try {
-    tmp = writeTemp(abs, bytes);
-  } catch (e) {
-    removeCreated(created);
-    throw e;
-  }
-  const refused = opts.beforePlace?.() ?? null;
-  if (refused) {
-    fs.rmSync(tmp, { force: true });
-    removeCreated(created);
-    throw refused;
-  }
-  try {
-    switch (placement) {
-      case 'new':
-        placeNew(tmp, abs, opts.withoutHardLinks ?? 'refuse');
-        fs.rmSync(tmp, { force: true }); // the link's second name
-        break;
-      case 'replace':
-        try {
-          fs.renameSync(tmp, abs);
-        } catch (e) {
-          fs.rmSync(tmp, { force: true });
-          throw new WriteError('io', `cannot place ${path.basename(abs)}: ${errnoOf(e)}`);
-        }
-        break;
-    }
-  } catch (e) {
-    removeCreated(created);
-    throw e;
-  }
-  fsyncDir(path.dirname(abs));
+  stageAtomic(abs, bytes, placement, opts).place();
 }

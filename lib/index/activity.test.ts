@@ -23,6 +23,7 @@ import { nodeVerify } from './node-verify';
 import { signFields, signLedgerLineAfter } from '../ledger/sign';
 import { VECTORS_DIR } from '../../test/support/vectors';
 import { seedOf } from '../../test/support/channel-builder';
+import { TEST_CHANNEL } from '../../test/support/channel';
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -54,8 +55,8 @@ const pause = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0,
 
 /** Performs one act as `who` with the real action code, the way the page does; throws when refused. */
 function act(root: string, who: string, at: string, input: (s: ChannelState) => ActionInput): void {
-  const ctx: ApplyContext = { root, nowMs: Date.now() + 3600_000, staleAfterMs: 300_000, operators: [], verify: nodeVerify };
-  const req = buildAction(input(deriveSubset(ctx, null)), who, (p) => naclSign(seedOf(who), p), at, ledgerPrevOf(path.join(root, `ledger.${who}.jsonl`)).prev);
+  const ctx: ApplyContext = { root, nowMs: Date.now() + 3600_000, staleAfterMs: 300_000, operators: [], proposedChannel: TEST_CHANNEL, verify: nodeVerify };
+  const req = buildAction(input(deriveSubset(ctx, null)), who, (p) => naclSign(seedOf(who), p), at, ledgerPrevOf(path.join(root, `ledger.${who}.jsonl`)).prev, TEST_CHANNEL);
   const res = applyAction(req, ctx);
   if (res.status !== 201) throw new Error(`${who}'s ${req.action} refused: ${res.reason}`);
   pause();
@@ -99,6 +100,8 @@ describe('activity', () => {
       expect(a.record?.verified, a.key).toBe(true);
       expect(a.ledger, a.key).toBeNull();
       expect(a.writer_time).toBe('2026-11-20T11:00:00Z');
+      // Only part of each act is in the folder: said from the files, ops having no ledger file.
+      expect(a.partial, a.key).toBe(`${a.act} written; its ledger line is not: ledger.ops.jsonl is not in the folder`);
     }
     expect(before.ledgers).toEqual([]);
     pause();
@@ -127,6 +130,7 @@ describe('activity', () => {
     ];
     expect(all.acts.slice(0, 5).map(row)).toEqual(performed);
     expect(all.acts.slice(5).map(row)).toEqual(expect.arrayContaining(FOLDER_ACTS));
+    expect(all.acts.map((a) => a.partial)).toEqual([null, null, null, null, null, ...FOLDER_ACTS.map(() => expect.stringMatching(/^(ack|reopen) written; its ledger line is not in ledger\.ops\.jsonl$/))]);
     expect(all.total).toBe(8);
     expect(all.operators).toEqual(['lead', 'ops']);
 
@@ -201,9 +205,26 @@ describe('activity', () => {
       [{ operator: 'lead', act: 'ack', order: 'g1', agent: null, reason: 'will re-issue smaller' }, true, true, [1, true, true]],
     ]);
     const [rec, line] = all.acts;
+    expect([rec?.partial, line?.partial, line?.replaced_by]).toEqual(['ack written; its ledger line is not in ledger.lead.jsonl', 'ledger line written; its ack record is not in the folder', null]);
     expect(rec?.record?.problem).toBe("invalid signature: signature does not verify against lead's pinned key");
     expect(line?.ledger?.problem).toBe("line 2's signature does not verify against lead's pinned key");
     expect(line?.ledger?.summary).toBe('acknowledged the give-up on g3');
     expect(all.ledgers.find((l) => l.path === 'ledger.lead.jsonl')).toMatchObject({ entries: 2, intact: false, broken_at: 2 });
+  });
+
+  it('a line whose record a later act of the same kind replaced names that file, and is not partly written', async () => {
+    const root = channel();
+    // lead acknowledged g1 once (its line; the record since replaced), then again through the real action code.
+    const ledger = path.join(root, 'ledger.lead.jsonl');
+    const first = signLedgerLineAfter({ kind: 'ack', actor: 'lead', summary: 'acknowledged the give-up on g1', reference: 'g1', created_at: '2026-11-30T12:00:00Z' }, '', 'lead', (p) => naclSign(seedOf('lead'), p));
+    fs.writeFileSync(ledger, first + '\n');
+    pause();
+    act(root, 'lead', '2026-11-30T12:00:01Z', (s) => ({ action: 'ack', card: card(s, 'g1'), note: 'again' }));
+    // A line without its record sorts by its ledger file's arrival, which the second line made as late as the record's or later: compared by key.
+    const acts = [...activity(await indexed(root), { operator: 'lead' }, null, 0).acts].sort((a, b) => a.key.localeCompare(b.key));
+    expect(acts.map((a) => [a.key, a.ledger?.line ?? null, a.partial, a.replaced_by, a.verified])).toEqual([
+      ['ledger.lead.jsonl#1', 1, null, 'tasks/g1/ack.lead.json', true],
+      ['tasks/g1/ack.lead.json', 2, null, null, true],
+    ]);
   });
 });

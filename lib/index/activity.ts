@@ -20,9 +20,9 @@ import { statKey } from './order-pass';
 import { serverVerify } from './verifier';
 import { readEntry } from '../ledger/channel';
 import { classifyPath } from '../ledger/names';
-import { readLedgerFile, type LedgerFileReport } from '../ledger/ledger-file';
+import { ledgerFileSigner, readLedgerFile, type LedgerFileReport } from '../ledger/ledger-file';
 import { verifyRecord, type Roster, type SignatureMemo } from '../ledger/verify';
-import { actMatches, pairActs, type Act, type ActFilters, type ActRecord, type ReadLine, type ReadRecord } from '../ledger/acts';
+import { actMatches, pairActs, type Act, type ActFilters, type ActRecord, type ReadLedgerFile, type ReadLine, type ReadRecord } from '../ledger/acts';
 import type { ActivityLedger, ActivityResponse } from './types';
 
 /** Acts per page. */
@@ -46,7 +46,7 @@ interface Remembered<T> {
   readonly value: T;
 }
 const records = new Map<string, Remembered<ReadRecord | null>>();
-const ledgers = new Map<string, Remembered<{ lines: ReadLine[]; summary: ActivityLedger } | null>>();
+const ledgers = new Map<string, Remembered<ReadLedger | null>>();
 const remember = <T>(m: Map<string, Remembered<T>>, key: string, version: string, make: () => T): T => {
   const known = m.get(key);
   if (known && known.version === version) return known.value;
@@ -101,11 +101,19 @@ function keysOf(roster: Roster, signer: string | null): string {
   return signer !== null ? (roster.entries.get(signer)?.public_key ?? '') : [...roster.entries.values()].map((e) => `${e.name}=${e.public_key ?? ''}`).join(',');
 }
 
+/** One ledger file as read: its lines, its integrity, and (a signer's own file) whether it is read at all. */
+interface ReadLedger {
+  readonly lines: ReadLine[];
+  readonly summary: ActivityLedger;
+  readonly file: ReadLedgerFile | null;
+}
+
 /**
  * Reads one ledger file: its lines and its integrity. When the index found the file intact at
- * this very stat identity and these keys, its signatures are not checked again.
+ * this very stat identity and these keys, its signatures are not checked again. A file not read
+ * (a symlink, not a regular file, too large) is its signer's still, by its name.
  */
-function readLedger(root: string, rel: string, roster: Roster, steps: readonly ClockStep[], indexed: { intact: number; stat: string | null; keys: string | null } | undefined): { lines: ReadLine[]; summary: ActivityLedger } | null {
+function readLedger(root: string, rel: string, roster: Roster, steps: readonly ClockStep[], indexed: { intact: number; stat: string | null; keys: string | null } | undefined): ReadLedger | null {
   let st: fs.Stats;
   try {
     st = fs.lstatSync(path.join(/*turbopackIgnore: true*/ root, rel));
@@ -113,7 +121,14 @@ function readLedger(root: string, rel: string, roster: Roster, steps: readonly C
     return null;
   }
   const o = readEntry(entryFromStat(root, rel, st, steadyArrival(st.ctimeMs, steps)));
-  if (o.status === 'problem') return { lines: [], summary: { path: rel, signer: null, entries: 0, intact: false, reason: `${o.problem.replace('_', ' ')}: ${o.detail}` } };
+  if (o.status === 'problem') {
+    const signer = ledgerFileSigner(path.basename(rel)) ?? null;
+    return {
+      lines: [],
+      summary: { path: rel, signer, entries: 0, intact: false, reason: `${o.problem.replace('_', ' ')}: ${o.detail}` },
+      file: signer === null ? null : { path: rel, signer, unread: o.detail },
+    };
+  }
   if (o.status !== 'ledger') return null;
   const keys = keysOf(roster, o.signer);
   let report: LedgerFileReport;
@@ -130,7 +145,11 @@ function readLedger(root: string, rel: string, roster: Roster, steps: readonly C
     ...(report.broken_at !== undefined ? { broken_at: report.broken_at } : {}),
     ...(report.reason !== undefined ? { reason: report.reason } : {}),
   };
-  return { lines: report.lines.map((entry) => ({ path: rel, signer: o.signer, fileArrivalMs: o.arrivalMs, entry })), summary };
+  return {
+    lines: report.lines.map((entry) => ({ path: rel, signer: o.signer, fileArrivalMs: o.arrivalMs, entry })),
+    summary,
+    file: o.signer === null ? null : { path: rel, signer: o.signer, unread: o.text === null ? 'not valid UTF-8' : null },
+  };
 }
 
 /** Every act of the channel, newest first, and the ledger files of its authorities. */
@@ -177,6 +196,7 @@ function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
 
   const lines: ReadLine[] = [];
   const summaries: ActivityLedger[] = [];
+  const files: ReadLedgerFile[] = [];
   const indexed = new Map((db.prepare(LEDGER_SQL).all() as { path: string; intact: number; stat: string | null; keys: string | null }[]).map((r) => [r.path, r]));
   const listedRoot = listCapped(root, MAX_FOLDER_ENTRIES);
   const rootNames = 'names' in listedRoot ? listedRoot.names : [];
@@ -193,6 +213,7 @@ function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
     const l = remember(ledgers, `${root}\u0000${name}`, version, () => readLedger(root, name, roster, steps, indexed.get(name)));
     inputs.push(`${name}\u0000${version}`);
     if (!l) continue;
+    if (l.file) files.push(l.file);
     const s = l.summary.signer;
     // A signer's own file: kept when the signer is an authority; the legacy file, when any of its lines is one's.
     const mine = s !== null ? isAuthority(s) : l.lines.some((x) => isAuthority(x.entry.signed_by ?? ''));
@@ -202,7 +223,7 @@ function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
   }
   const key = inputs.join('\n');
   if (lastPaired && lastPaired.key === key) return lastPaired.value;
-  const value = { acts: pairActs(read, lines, isAuthority), ledgers: summaries };
+  const value = { acts: pairActs(read, lines, isAuthority, files), ledgers: summaries };
   lastPaired = { key, value };
   return value;
 }

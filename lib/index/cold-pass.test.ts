@@ -16,6 +16,7 @@ import { ChannelBuilder, seedOf } from '../../test/support/channel-builder';
 import { naclSign } from '../ledger/nacl-verify';
 import { signFields } from '../ledger/sign';
 import { buildAction } from '../ledger/actions';
+import { TEST_CHANNEL } from '../../test/support/channel';
 import { applyOne } from '../actions/server';
 import { ClaimboardError } from '../errors';
 import type { Card } from '../ledger/derive';
@@ -112,7 +113,7 @@ describe('cold index: the board first, the signatures checked behind it', () => 
         const t5 = seen.get('t5');
         if (!t5) throw new Error('t5 not on the board');
         try {
-          applyOne(db, buildAction({ action: 'requeue', card: t5, note: 'looks stuck' }, 'ops', sign('ops'), new Date(NOW).toISOString(), ''));
+          applyOne(db, buildAction({ action: 'requeue', card: t5, note: 'looks stuck' }, 'ops', sign('ops'), new Date(NOW).toISOString(), '', TEST_CHANNEL));
         } catch (e) {
           refused = e;
         }

@@ -8,7 +8,7 @@ import type { ChannelState, OrderView } from './channel';
 import { holderOf, type Card, type OrderState } from './derive';
 import type { OrderRecord } from './records';
 import { canonicalName, isSafeComponent } from './names';
-import { signFields, signLedgerLineAfter, type Signer } from './sign';
+import { signFields as signFieldsAs, signLedgerLineAfter, type SignedKind, type Signer } from './sign';
 import type { ErrorCode } from '../errors';
 
 /**
@@ -390,22 +390,24 @@ export type ActionInput =
 /**
  * Builds and signs an action request as the operator `operator` with `sign`
  * (tweetnacl in the browser, the key file in the CLI). `nowIso` is the operator's clock
- * (RFC 3339) and `ledgerPrev` the hash of the last line of the operator's ledger file as the
- * page read it ('' when there is none). Throws Error when a field would make an invalid
- * record (e.g. an unsafe name).
+ * (RFC 3339), `ledgerPrev` the hash of the last line of the operator's ledger file as the
+ * page read it ('' when there is none), and `channel` the id of the channel the act is for
+ * (channel-binding.ts): every record and the ledger line are bound to it. Throws Error when a
+ * field would make an invalid record (e.g. an unsafe name) or `channel` is not a channel id.
  */
-export function buildAction(input: ActionInput, operator: string, sign: Signer, nowIso: string, ledgerPrev: string): ActionRequest {
+export function buildAction(input: ActionInput, operator: string, sign: Signer, nowIso: string, ledgerPrev: string, channel: string): ActionRequest {
   const op = canonicalName(operator);
   const previousLedger = { prev: ledgerPrev };
+  const signFields = (kind: SignedKind, fields: Readonly<Record<string, unknown>>) => signFieldsAs(kind, fields, op, sign, channel);
   const line = (summary: string, reference: string) =>
-    signLedgerLineAfter({ kind: LEDGER_KIND[input.action], actor: op, summary, reference, created_at: nowIso }, ledgerPrev, op, sign);
+    signLedgerLineAfter({ kind: LEDGER_KIND[input.action], actor: op, summary, reference, created_at: nowIso }, ledgerPrev, op, sign, channel);
   const expectOrder = (card: Card): OrderExpect => ({ order_id: card.order_id, state: card.state, holder: card.holder, target: card.target ?? null });
   switch (input.action) {
     case 'requeue': {
       const holder = input.card.holder;
       if (!holder) throw new Error(`${input.card.order_id} has no holder to release`);
       const reason = `requeued: ${input.note}`;
-      const record = signFields('release', { order_id: input.card.order_id, released: holder, releaser: op, reason, at: nowIso }, op, sign);
+      const record = signFields('release', { order_id: input.card.order_id, released: holder, releaser: op, reason, at: nowIso });
       return {
         action: 'requeue',
         record,
@@ -416,7 +418,7 @@ export function buildAction(input: ActionInput, operator: string, sign: Signer, 
     case 'reopen': {
       const target = reopenTargetOf(input.card, op);
       if (!target) throw new Error(`${input.card.order_id} has nothing to reopen`);
-      const record = signFields('reopen', { order_id: input.card.order_id, operator: op, target, reason: input.reason, at: nowIso }, op, sign);
+      const record = signFields('reopen', { order_id: input.card.order_id, operator: op, target, reason: input.reason, at: nowIso });
       return {
         action: 'reopen',
         record,
@@ -427,7 +429,7 @@ export function buildAction(input: ActionInput, operator: string, sign: Signer, 
     case 'ack': {
       const target = ackTargetOf(input.card, op);
       if (!target) throw new Error(`${input.card.order_id} has no give-up or late result to acknowledge`);
-      const record = signFields('ack', { order_id: input.card.order_id, operator: op, target, note: input.note, at: nowIso }, op, sign);
+      const record = signFields('ack', { order_id: input.card.order_id, operator: op, target, note: input.note, at: nowIso });
       const late = input.card.flags.includes('late_result') ? `the late ${input.card.late_results.length > 1 ? 'results' : 'result'} by ${input.card.late_results.join(', ')}` : null;
       const what = input.card.state === 'gave_up' ? `the give-up${late ? ` and ${late}` : ''}` : (late ?? 'nothing');
       return {
@@ -457,10 +459,8 @@ export function buildAction(input: ActionInput, operator: string, sign: Signer, 
           ...(o.result_contract ? { result_contract: { required: [...o.result_contract.required] } } : {}),
           supersedes: input.card.order_id,
         },
-        op,
-        sign,
       );
-      const record = signFields('supersede', { order_id: input.card.order_id, operator: op, by: newId, reason: input.reason, at: nowIso }, op, sign);
+      const record = signFields('supersede', { order_id: input.card.order_id, operator: op, by: newId, reason: input.reason, at: nowIso });
       return {
         action: 'supersede',
         record,
@@ -471,8 +471,8 @@ export function buildAction(input: ActionInput, operator: string, sign: Signer, 
     }
     case 'retire': {
       const agent = canonicalName(input.agent);
-      const record = signFields('retirement', { agent, operator: op, reason: input.reason, at: nowIso }, op, sign);
-      const releases = input.orders.map((id) => signFields('release', { order_id: id, released: agent, releaser: op, reason: 'retired', at: nowIso }, op, sign));
+      const record = signFields('retirement', { agent, operator: op, reason: input.reason, at: nowIso });
+      const releases = input.orders.map((id) => signFields('release', { order_id: id, released: agent, releaser: op, reason: 'retired', at: nowIso }));
       return {
         action: 'retire',
         record,

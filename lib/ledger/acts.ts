@@ -49,6 +49,14 @@ export interface ReadLine {
   readonly entry: LedgerEntry;
 }
 
+/** A signer's own ledger file (`ledger.<signer>.jsonl`) as read: why it is not read (a symlink, not UTF-8, …), or null. */
+export interface ReadLedgerFile {
+  readonly path: string;
+  /** Canonical. */
+  readonly signer: string;
+  readonly unread: string | null;
+}
+
 /** The record side of an act. */
 export interface ActRecordSide {
   readonly path: string;
@@ -103,6 +111,15 @@ export interface Act {
   readonly ledger: ActLedgerSide | null;
   /** Every side that is there verifies and chains. */
   readonly verified: boolean;
+  /**
+   * Only part of the act is in the folder, in words: a record without its ledger line ("release
+   * written; its ledger line is not in ledger.ops.jsonl", with why when that file is missing or not
+   * read), or a ledger line without its record. Null when both are there, or the line's record was
+   * replaced since (`replaced_by`).
+   */
+  readonly partial: string | null;
+  /** A line whose record file now holds a later act of the same signer, kind and subject (an ack or reopen decided again, a release or interrupt written again): that file, or null. */
+  readonly replaced_by: string | null;
 }
 
 /** Filters of the activity (all optional; in the URL as query parameters of the same names). */
@@ -131,6 +148,25 @@ function lineKindOf(r: ActRecord): LineKind {
     case 'interrupt':
       return 'interrupt';
   }
+}
+
+/** What a record of each kind is called in an act's words; a line's kind names its record's. */
+const RECORD_NOUN: Readonly<Record<ActRecord['kind'], string>> = { release: 'release', retirement: 'retirement', reopen: 'reopen', ack: 'ack', supersede: 'supersede', interrupt: 'interrupt' };
+const LINE_RECORD_NOUN: Readonly<Record<LineKind, string>> = { release: 'release', retire: 'retirement', reopen: 'reopen', ack: 'ack', supersede: 'supersede', interrupt: 'interrupt' };
+
+/**
+ * Why a record has no ledger line, from the files: the signer's ledger file is not in the
+ * folder, is not read, or has no line of this act. The words say what is there, not why it
+ * came to be (an act partly written, or a line that has not arrived here yet).
+ */
+function missingLine(r: ActRecord, files: readonly ReadLedgerFile[]): string {
+  const signer = actorOf(r);
+  const file = files.find((f) => f.signer === signer);
+  const ledger = file?.path ?? `ledger.${signer}.jsonl`;
+  const written = `${RECORD_NOUN[r.kind]} written; its ledger line is not`;
+  if (!file) return `${written}: ${ledger} is not in the folder`;
+  if (file.unread !== null) return `${written}: ${ledger} is not read (${file.unread})`;
+  return `${written} in ${ledger}`;
 }
 
 /** Who signed the act, as the record says: its releaser, operator or issuer (canonical). */
@@ -207,8 +243,9 @@ const pad = (n: number) => String(n).padStart(9, '0');
  * not an act, and is left out) paired with its ledger line, every line of an act kind without a
  * record, and a retirement with the releases it wrote (same operator, agent and timestamp, reason
  * `retired`). `isAuthority` says whose acts these are; records and lines of others are left out.
+ * `files` are the signers' ledger files as read, for the words of an act partly in the folder.
  */
-export function pairActs(records: readonly ReadRecord[], lines: readonly ReadLine[], isAuthority: (name: string) => boolean): Act[] {
+export function pairActs(records: readonly ReadRecord[], lines: readonly ReadLine[], isAuthority: (name: string) => boolean, files: readonly ReadLedgerFile[] = []): Act[] {
   const mine = records.filter((r) => isAuthority(actorOf(r.record)));
   // A retirement's releases belong to it.
   const retirements = mine.filter((r): r is ReadRecord & { record: RetirementRecord } => r.record.kind === 'retirement');
@@ -296,14 +333,18 @@ export function pairActs(records: readonly ReadRecord[], lines: readonly ReadLin
       record,
       ledger,
       verified: record.verified && (ledger === null || ledger.problem === null),
+      partial: l ? null : missingLine(rec, files),
+      replaced_by: null,
     });
   }
-  for (const ls of linesBy.values()) {
+  for (const [k, ls] of linesBy) {
     for (const l of ls) {
       if (used.has(l)) continue;
       const kind = l.entry.kind as LineKind;
       const ref = l.entry.reference === null ? null : canonicalName(l.entry.reference);
       const ledger = ledgerSide(l);
+      // One file per signer, kind and subject: a later act of the same replaces this one's record.
+      const replacedBy = (recordsBy.get(k) ?? []).filter((r) => compareTimestamps(stampOf(r.record), l.entry.created_at) > 0).sort((a, b) => compareTimestamps(stampOf(b.record), stampOf(a.record)))[0];
       acts.push({
         key: `${l.path}#${l.entry.line}`,
         act: kind,
@@ -320,6 +361,8 @@ export function pairActs(records: readonly ReadRecord[], lines: readonly ReadLin
         record: null,
         ledger,
         verified: ledger.problem === null,
+        partial: replacedBy ? null : `ledger line written; its ${LINE_RECORD_NOUN[kind]} record is not in the folder`,
+        replaced_by: replacedBy?.path ?? null,
       });
     }
   }

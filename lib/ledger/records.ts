@@ -88,7 +88,12 @@ const optSafeName = z.string().nullish();
 const safeNames = z.array(z.string()).optional();
 /** A writer's timestamp, parsed losslessly by time.ts. Branded (types only) so `times` is typed per kind. */
 const timestamp = z.string().brand<'Timestamp'>();
-const sig = { signed_by: optStr, signature: optStr };
+/**
+ * The signature fields of every signed kind; `channel` and `channel_signature` are claimboard's
+ * binding of an operator act to its channel (channel-binding.ts), kept in `raw` as written and
+ * checked only where an act is applied, so any JSON value there leaves the record readable.
+ */
+const sig = { signed_by: optStr, signature: optStr, channel: z.unknown().optional(), channel_signature: z.unknown().optional() };
 const jsonTree = z.custom<JsonNode>();
 const fileBytes = z.custom<Uint8Array>();
 

@@ -9,6 +9,7 @@ import { signingPayload, ledgerLinePayload } from './payloads';
 import { parseTimestamp } from './time';
 import { sha256HexOfText } from './canonical';
 import type { RecordKind } from './names';
+import { withBinding } from './channel-binding';
 
 /** Signs a payload string; returns 128 hex digits (e.g. `(p) => naclSign(seed, p)`). */
 export type Signer = (payload: string) => string;
@@ -18,20 +19,23 @@ export type SignedKind = Exclude<RecordKind, 'agent' | 'claim' | 'heartbeat' | '
 
 /**
  * Returns `fields` with `signed_by` and `signature` added, signed over the kind's §3.1
- * payload. `fields` must be the record's own fields (names, timestamps as RFC 3339 strings).
- * Throws Error when the fields do not make a valid record of that kind (the reason says why).
+ * payload, and with `channel`, the binding to that channel (channel-binding.ts). `fields` must
+ * be the record's own fields (names, timestamps as RFC 3339 strings). Throws Error when the
+ * fields do not make a valid record of that kind (the reason says why).
  */
 export function signFields(
   kind: SignedKind,
   fields: Readonly<Record<string, unknown>>,
   signerName: string,
   sign: Signer,
+  channel?: string,
 ): Record<string, unknown> {
-  const { signed_by: _a, signature: _b, ...own } = fields;
+  const { signed_by: _a, signature: _b, channel: _c, channel_signature: _d, ...own } = fields;
   const shaped = shapeRecord(kind, new TextEncoder().encode(JSON.stringify(own)));
   if (!shaped.ok) throw new Error(`not a valid ${kind}: ${shaped.detail}`);
   const payload = signingPayload(shaped.record as SignedRecord);
-  return { ...own, signed_by: signerName, signature: sign(payload) };
+  const signed = { ...own, signed_by: signerName, signature: sign(payload) };
+  return channel === undefined ? signed : withBinding(signed, channel, payload, sign);
 }
 
 /** A ledger line's own fields, before signing. */
@@ -58,13 +62,16 @@ export function signLedgerLine(
   return signLedgerLineAfter(input, previousLine === null ? '' : sha256HexOfText(previousLine), signerName, sign);
 }
 
-/** The same as signLedgerLine, given `prev` (the previous line's hash, '' for the first line) instead of the line. */
-export function signLedgerLineAfter(input: LedgerLineInput, prev: string, signerName: string, sign: Signer): string {
+/**
+ * The same as signLedgerLine, given `prev` (the previous line's hash, '' for the first line)
+ * instead of the line; with `channel`, the line is bound to that channel (channel-binding.ts).
+ */
+export function signLedgerLineAfter(input: LedgerLineInput, prev: string, signerName: string, sign: Signer, channel?: string): string {
   const created = parseTimestamp(input.created_at);
   if (!created.ok) throw new Error(`created_at: ${created.reason}`);
   const reference = input.reference ?? null;
   const payload = ledgerLinePayload({ ...input, reference, created_at: created.value, prev });
-  return JSON.stringify({
+  const line = {
     kind: input.kind,
     actor: input.actor,
     summary: input.summary,
@@ -73,5 +80,6 @@ export function signLedgerLineAfter(input: LedgerLineInput, prev: string, signer
     prev,
     signed_by: signerName,
     signature: sign(payload),
-  });
+  };
+  return JSON.stringify(channel === undefined ? line : withBinding(line, channel, payload, sign));
 }

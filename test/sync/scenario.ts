@@ -36,6 +36,7 @@ import {
 } from '../../lib/demo/write';
 import { applyAction } from '../../lib/actions/apply';
 import { ledgerPrevOf } from '../../lib/actions/write';
+import { actingChannel, newChannelId } from '../../lib/actions/channel-id';
 import { buildAction } from '../../lib/ledger/actions';
 import { nodeSign } from '../../lib/index/node-sign';
 import { formatLocalInstant } from '../../lib/ledger/time';
@@ -645,14 +646,19 @@ export async function runScenario(
     const before = b2.card(dead);
     if (!before) throw new Error(`B has no card for ${dead}`);
     const ledgerPrev = ledgerPrevOf(path.join(B, `ledger.${keeper.name}.jsonl`)).prev;
+    // The folder names no channel yet: this first act names it (lib/ledger/channel-binding.ts).
+    const proposal = newChannelId();
+    const channel = actingChannel(B, proposal);
+    if ('problem' in channel) throw new Error(channel.problem);
     const req = buildAction(
       { action: 'requeue', card: before, note: 'wisp never heartbeat on this order' },
       keeper.name,
       (p) => nodeSign(keeper.seedHex, p),
       formatLocalInstant(Date.now()),
       ledgerPrev,
+      channel.id,
     );
-    const res = applyAction(req, { root: B, nowMs: Date.now(), staleAfterMs: windowMs, operators: [], verify: serverVerify });
+    const res = applyAction(req, { root: B, nowMs: Date.now(), staleAfterMs: windowMs, operators: [], proposedChannel: proposal, verify: serverVerify });
     const written = res.status === 201 ? [...res.written] : [];
     const tw = performance.now();
     const reached: Record<string, number | null> = {};

@@ -260,7 +260,7 @@ describe.skipIf(skip)('claimboard over real Syncthing (two instances, loopback, 
     expect(r.card_before).toMatchObject({ state: 'stale', holder: 'wisp' });
     expect(r.refusal ?? null).toBeNull();
     expect(r.status).toBe(201);
-    expect(r.written).toEqual(['tasks/sync-dead-4/release.keeper.wisp.json', 'ledger.keeper.jsonl']);
+    expect(r.written).toEqual(['claimboard.channel.json', 'tasks/sync-dead-4/release.keeper.wisp.json', 'ledger.keeper.jsonl']);
     expect(r.board_ms).not.toBeNull();
     for (const rel of r.written) {
       expect(r.reached_a_ms[rel], `${rel} never reached A`).not.toBeNull();

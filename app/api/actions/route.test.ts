@@ -15,6 +15,7 @@ import { nodeVerify } from '@/lib/index/node-verify';
 import { channelStateOf } from '@/lib/index/channel-state';
 import { VECTORS_DIR, vectorKeys } from '@/test/support/vectors';
 import { POST } from './route';
+import { nameChannel, TEST_CHANNEL } from '@/test/support/channel';
 
 const keys = vectorKeys() as Record<string, { seed: string }>;
 let dir = '';
@@ -25,6 +26,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-route-'));
   root = path.join(dir, 'channel');
   fs.cpSync(path.join(VECTORS_DIR, '11-give-up-ack-reopen', 'channel'), root, { recursive: true });
+  nameChannel(root);
   const db = openWriter(path.join(dir, 'index.sqlite'));
   const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
   await ix.start();
@@ -41,7 +43,7 @@ beforeEach(() => {
 const ackG1 = (who = 'ops') => {
   const card = channelStateOf(root).orders.find((o) => o.order_id === 'g1');
   if (!card) throw new Error('no g1');
-  return buildAction({ action: 'ack', card, note: 'seen' }, who, (p) => naclSign(keys[who]?.seed ?? '', p), '2026-11-30T12:00:00Z', '');
+  return buildAction({ action: 'ack', card, note: 'seen' }, who, (p) => naclSign(keys[who]?.seed ?? '', p), '2026-11-30T12:00:00Z', '', TEST_CHANNEL);
 };
 const post = (body: unknown, headers: Record<string, string> = {}) =>
   POST(new Request('http://127.0.0.1:3000/api/actions', { method: 'POST', headers: { 'content-type': 'application/json', host: '127.0.0.1:3000', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }));
