@@ -18,8 +18,8 @@
 #                         end-to-end tests)
 #
 # `scripts/test.sh --shared` runs only the steps that need the workshop checkout beside the repo
-# (../shared: its vectors, its ferry channels, fresh channels from its real ferry); a plain run
-# skips them, saying so, when ../shared is absent.
+# (../shared: its vectors, its ferry channels, fresh channels from its real ferry, the unit tests
+# that also ask the real ferry); a plain run skips them, saying so, when ../shared is absent.
 #
 # Works on a fresh clone of a Debian 12 / Node 20 machine: installs node_modules when they are
 # missing or older than package-lock.json, and Debian's chromium and syncthing when missing.
@@ -137,6 +137,12 @@ shared_steps() {
     step "shared conformance vectors" node scripts/check-vectors.mjs . ../shared/vectors
   else
     skip "shared conformance vectors" "../shared/vectors is not beside this repo; conformance/vectors is the repo's own copy"
+  fi
+  if [ -x ../shared/ferryman/bin/ferry ]; then
+    # The unit tests that can also ask the real ferry for its verdict (test/support/ferry-kit.ts).
+    step "unit tests with the real ferry" env CLAIMBOARD_FERRY_KIT="$(cd ../shared/ferryman && pwd)" node scripts/run-vitest.mjs lib/actions/ferry-acts.test.ts lib/reaper/reap.test.ts lib/reaper/reap-ferry.test.ts
+  else
+    skip "unit tests with the real ferry" "../shared/ferryman/bin/ferry is not beside this repo"
   fi
   if [ -d ../shared/ferryman/channels/alpha ]; then
     step "shared ferry channels" node scripts/check-ferry.mjs . ../shared/ferryman/channels/alpha ../shared/ferryman/channels/beta

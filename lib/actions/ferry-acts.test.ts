@@ -2,8 +2,8 @@
  * Every operator act moves the real fleet: on a copy of channel alpha (written by the
  * real ferry, conformance/ferry/alpha) an operator re-queues a stale claim, supersedes an order
  * addressed to a retired name, and retires a worker, through the same code as the CLI and the
- * page. claimboard's own reading afterwards is checked always; when the real ferry is beside the
- * repo (../shared/ferryman/bin/ferry-oracle), ferry's own verdict is asked too: the work must be
+ * page. claimboard's own reading afterwards is checked always; when CLAIMBOARD_FERRY_KIT names
+ * the real ferry's kit, ferry's own verdict is asked too: the work must be
  * offered to another agent. Without the binary those checks say that they are skipped.
  */
 import { execFileSync } from 'node:child_process';
@@ -15,10 +15,11 @@ import { runAction } from '../../bin/actions';
 import { channelStateOf } from '../index/channel-state';
 import { naclPublicKey } from '../ledger/nacl-verify';
 import { FERRY_DIR } from '../../test/support/ferry-cases';
+import { FERRY_KIT } from '../../test/support/ferry-kit';
 
-const ORACLE = path.resolve(__dirname, '../../../shared/ferryman/bin/ferry-oracle');
+const ORACLE = path.join(FERRY_KIT ?? '(CLAIMBOARD_FERRY_KIT unset)', 'bin', 'ferry-oracle');
 const haveFerry = fs.existsSync(ORACLE);
-if (!haveFerry) console.warn(`ferry-acts.test: the real ferry is not beside the repo (${ORACLE}): ferry's own verdict is skipped; claimboard's reading is still checked`);
+if (!haveFerry) console.warn(`ferry-acts.test: no real ferry (CLAIMBOARD_FERRY_KIT: ${ORACLE}): ferry's own verdict is skipped; claimboard's reading is still checked`);
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-ferry-acts-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -2,8 +2,8 @@ import 'server-only';
 /**
  * What the real ferry (0.4.1) writes into a channel at the moments that shape a board, built from
  * the record writers in write.ts, for the demo's story (scenario.ts) and its simulated fleet
- * (fleet.ts). Source lines: `/work/shared/ferryman/FORMAT.md` (O/ = ferryman-ops, C/ =
- * ferryman-channel, CLI/ = ferryman-cli).
+ * (fleet.ts). Source references: O/ = ferry's ferryman-ops crate, C/ = its ferryman-channel
+ * crate, CLI/ = its command line.
  *
  * - {@link workerStart}: a worker's startup recovery (O/agent.rs `recover_own_tasks`): first its
  *   dead runs, every order it holds with a heartbeat of its own left behind, released `worker died

@@ -1,10 +1,10 @@
 /**
  * The reaper against the real ferry worker: a hub issues an order, fang's real worker
- * (`ferry agent run --once`, engine `fake-engine`, ../shared/ferryman) claims it and writes its
+ * (`ferry agent run --once`, engine `fake-engine`, the kit CLAIMBOARD_FERRY_KIT names) claims it and writes its
  * heartbeat with the engine's pid; while the worker runs the reaper leaves it, then worker and
  * engine are killed with SIGKILL (a crashed service) and `reset` releases the run. ferry reads the
  * order Open, and fang's next worker start adds nothing (its own recovery finds nothing to do).
- * Without the real ferry beside the repo this file says so and runs nothing.
+ * Without the real ferry (CLAIMBOARD_FERRY_KIT) this file says so and runs nothing.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,12 +15,13 @@ import { channelStateOf } from '../index/channel-state';
 import { readAgentToml } from '../local/ferry-config';
 import { processFacts } from '../local/proc';
 import { reapOnce, type ReapConfig } from './reap';
+import { FERRY_KIT } from '../../test/support/ferry-kit';
 
-const KIT = path.resolve(__dirname, '../../../shared/ferryman');
+const KIT = FERRY_KIT ?? '(CLAIMBOARD_FERRY_KIT unset)';
 const FERRY = path.join(KIT, 'bin', 'ferry');
 const ORACLE = path.join(KIT, 'bin', 'ferry-oracle');
 const have = process.platform === 'linux' && [FERRY, ORACLE, path.join(KIT, 'bin', 'fake-engine'), path.join(KIT, 'ferry-tasks.sh')].every((f) => fs.existsSync(f));
-if (!have) console.warn(`reap-ferry.test: skipped: the real ferry is not beside the repo (${KIT}/bin/ferry), or this is not Linux`);
+if (!have) console.warn(`reap-ferry.test: skipped: no real ferry (CLAIMBOARD_FERRY_KIT: ${KIT}), or this is not Linux`);
 
 const R = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-reap-ferry-'));
 const CH = path.join(R, 'ch');

@@ -4,7 +4,7 @@
  * run. Channels are real folders written with the demo's writer (lib/demo/write.ts: the records
  * ferry writes, really signed); stale_after is 1 s and the waits are real. Every release written is
  * checked with the board's own reading (channelStateOf: signatures, the ledger chain), and, when
- * the real ferry is beside the repo (../shared/ferryman/bin), with ferry's own verdict too.
+ * CLAIMBOARD_FERRY_KIT names the real ferry's kit, with ferry's own verdict too.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,13 +17,14 @@ import { holdApplies } from '../ledger/liveness';
 import { seedOf } from '../../test/support/channel-builder';
 import { folderSnapshot } from '../../test/support/folder';
 import { reapOnce, ReapError, type ReapConfig } from './reap';
+import { FERRY_KIT } from '../../test/support/ferry-kit';
 import { readHolds, readReaperState, stateFileOf } from '../local/reaper-state';
 
-const KIT = path.resolve(__dirname, '../../../shared/ferryman');
+const KIT = FERRY_KIT ?? '(CLAIMBOARD_FERRY_KIT unset)';
 const ORACLE = path.join(KIT, 'bin', 'ferry-oracle');
 const TASKS = path.join(KIT, 'ferry-tasks.sh');
 const haveFerry = fs.existsSync(ORACLE) && fs.existsSync(path.join(KIT, 'bin', 'ferry'));
-if (!haveFerry) console.warn(`reap.test: the real ferry is not beside the repo (${KIT}/bin): ferry's own verdict after a reset is skipped; claimboard's reading is still checked`);
+if (!haveFerry) console.warn(`reap.test: no real ferry (CLAIMBOARD_FERRY_KIT: ${KIT}): ferry's own verdict after a reset is skipped; claimboard's reading is still checked`);
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-reap-'));
 const children: ChildProcess[] = [];
