@@ -8,7 +8,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import type { Card, Lane } from '@/lib/api/types';
-import { ackCheck, ackPlan, bulkFleetEffect, bulkOutcome, BULK_MAX, plannedFiles, requeueCheck, type BulkResult, type PlannedFile } from '@/lib/client/action-plan';
+import { ackCheck, ackPlan, bulkFleetEffect, bulkOutcome, BULK_MAX, CHANNEL_FILE_PLAN, plannedFiles, requeueCheck, type BulkResult, type PlannedFile } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSendBulk } from '@/lib/client/actions';
 import type { OperatorKey } from '@/lib/client/keys';
 import { useKeyGate } from '@/lib/client/operator';
@@ -73,14 +73,14 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
 
   const op = gate.key?.name ?? '<operator>';
   const files: PlannedFile[] = useMemo(() => {
-    const out: PlannedFile[] = [];
+    const out: PlannedFile[] = gate.channelFileNew ? [CHANNEL_FILE_PLAN] : [];
     for (const c of eligible) {
       const plan = kind === 'requeue' ? (c.holder ? plannedFiles({ action: 'requeue', orderId: c.order_id, holder: c.holder }, op) : []) : ((a) => (a ? plannedFiles(a, op) : []))(ackPlan(c, op));
       out.push(...plan.slice(0, -1));
     }
     out.push({ path: ledgerPathOf(op), how: 'append', what: `${eligible.length} signed ${eligible.length === 1 ? 'line' : 'lines'} appended to ${op}'s ledger, chained` });
     return out;
-  }, [eligible, kind, op]);
+  }, [eligible, kind, op, gate.channelFileNew]);
 
   const verb = kind === 'requeue' ? 'Re-queue' : 'Acknowledge';
   const missingText = kind === 'requeue' && text.trim().length === 0;

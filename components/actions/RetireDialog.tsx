@@ -168,7 +168,7 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
           </fieldset>
         ) : null}
 
-        <FilesToWrite files={plannedFiles(planInput, gate.key?.name ?? '<operator>')} />
+        <FilesToWrite files={plannedFiles(planInput, gate.key?.name ?? '<operator>', { channelFile: gate.channelFileNew })} />
         <FleetEffect lines={fleetEffect(planInput)} />
 
         {refusal ? (

@@ -262,7 +262,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
 
         {order ? <Copies order={order} /> : <p className="text-sm text-zinc-500 dark:text-zinc-400">Reading {card.order_id}&apos;s order…</p>}
 
-        <FilesToWrite files={plannedFiles(plan, gate.key?.name ?? '<operator>')} />
+        <FilesToWrite files={plannedFiles(plan, gate.key?.name ?? '<operator>', { channelFile: gate.channelFileNew })} />
         <FleetEffect lines={fleetEffect(plan)} />
 
         {refusal ? (

@@ -8,8 +8,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { applyAction, deriveSubset, type ApplyContext } from './apply';
+import { operatorInfo } from './server';
+import { openMemory } from '../index/db';
 import { ledgerPrevOf } from './write';
 import { buildAction, type ActionInput, type ActionRequest } from '../ledger/actions';
 import type { ChannelState } from '../ledger/channel';
@@ -149,5 +151,23 @@ describe('an act names its channel', () => {
       status: 422,
       reason: 'claimboard.channel.json names no channel (its "channel" is not a channel id (8 to 128 letters, digits, ".", "-", "_")): no act can be bound to this channel',
     });
+  });
+});
+
+describe('GET /api/operators/:name says which channel the next act is for', () => {
+  it('on a folder that names none: a proposal, and that the act writes claimboard.channel.json; once named: its id, nothing new', () => {
+    const root = vector11(null);
+    vi.stubEnv('CLAIMBOARD_CHANNEL', root);
+    const db = openMemory();
+    try {
+      const fresh = operatorInfo(db, 'ops');
+      expect(fresh.channel_new).toBe(true);
+      expect(fresh.channel).toMatch(/^[0-9a-f]{32}$/);
+      nameChannel(root, 'named-channel-0002');
+      expect(operatorInfo(db, 'ops')).toMatchObject({ channel: 'named-channel-0002', channel_new: false, channel_problem: null });
+    } finally {
+      db.close();
+      vi.unstubAllEnvs();
+    }
   });
 });

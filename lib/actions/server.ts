@@ -337,6 +337,8 @@ export interface OperatorAnswer {
   /** The channel an act must be signed for (lib/ledger/channel-binding.ts), or null when none can be (`channel_problem` says why). */
   readonly channel: string | null;
   readonly channel_problem: string | null;
+  /** True when the folder names no channel yet: the next act writes claimboard.channel.json with its own files. */
+  readonly channel_new: boolean;
   readonly actions_enabled: boolean;
   readonly demo_key_available: boolean;
 }
@@ -362,6 +364,7 @@ export function operatorInfo(db: DB, name: string): OperatorAnswer {
     ledger_problem: refused ?? null,
     channel: 'id' in channel ? channel.id : null,
     channel_problem: 'problem' in channel ? channel.problem : null,
+    channel_new: 'create' in channel && channel.create,
     actions_enabled: !settings.readOnly(),
     demo_key_available: Boolean(settings.demoOperatorKey()),
   };

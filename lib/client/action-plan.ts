@@ -11,6 +11,7 @@ import { sha256HexOfText } from '@/lib/ledger/canonical';
 import { canonicalName } from '@/lib/ledger/names';
 import { words } from '@/lib/ledger/words';
 import { codeOfStatus } from '@/lib/errors';
+import { CHANNEL_FILE } from '@/lib/ledger/channel-binding';
 
 const TERMINAL: ReadonlySet<OrderState> = new Set<OrderState>(['done', 'accepted', 'closed']);
 
@@ -141,7 +142,18 @@ export type PlanInput =
   | { readonly action: 'retire'; readonly agent: string; readonly orders: readonly string[] };
 
 /** Exactly the files an action will write, in the order the server writes them, the ledger line last. */
-export function plannedFiles(input: PlanInput, operator: string): PlannedFile[] {
+export function plannedFiles(input: PlanInput, operator: string, opts: { readonly channelFile?: boolean } = {}): PlannedFile[] {
+  const files = actFiles(input, operator);
+  return opts.channelFile ? [CHANNEL_FILE_PLAN, ...files] : files;
+}
+
+/**
+ * The channel's id, written by the first act on a folder that has none (the server says so:
+ * GET /api/operators/:name `channel_new`), before the act's own files.
+ */
+export const CHANNEL_FILE_PLAN: PlannedFile = { path: CHANNEL_FILE, how: 'new', what: "the channel's id, named once by the first act on this folder (every act is signed for it)" };
+
+function actFiles(input: PlanInput, operator: string): PlannedFile[] {
   const op = canonicalName(operator);
   const ledger: PlannedFile = { path: ledgerPathOf(op), how: 'append', what: `one signed line appended to ${op}'s ledger` };
   switch (input.action) {

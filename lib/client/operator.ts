@@ -97,10 +97,10 @@ export function useOperatorInfo(name: string | null) {
 }
 
 /** The operator key with whether actions may be offered with it, and why not. */
-export function useKeyGate(): KeyGate & { readonly key: OperatorKey | null; readonly publicKey: string | null } {
+export function useKeyGate(): KeyGate & { readonly key: OperatorKey | null; readonly publicKey: string | null; readonly channelFileNew: boolean } {
   const { key } = useOperatorKey();
   const info = useOperatorInfo(key?.name ?? null);
   const publicKey = useMemo(() => (key ? publicKeyOf(key.seed) : null), [key]);
   const gate = keyGate(key, publicKey, info.data ?? (info.isError ? 'error' : null));
-  return { ...gate, key, publicKey };
+  return { ...gate, key, publicKey, channelFileNew: info.data?.channel_new === true };
 }
