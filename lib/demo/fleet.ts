@@ -57,6 +57,7 @@ import { mulberry32 } from '../util/prng';
 import { DemoEngines } from './engines';
 import { archiveOne, archivedIds } from './archive';
 import type { FleetEvent, FleetOptions } from './fleet-options';
+import { parseDecisionTarget } from '../ledger/targets';
 
 /** A running fleet. */
 export interface Fleet {
@@ -387,7 +388,7 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
     }
 
     // 4b. ops acknowledges a give-up left in Needs attention long enough (ackAfterMs): the order is closed
-    const gaveUp = state.orders.filter((c) => c.state === 'gave_up' && c.target?.startsWith('giveup:'));
+    const gaveUp = state.orders.filter((c) => c.state === 'gave_up' && c.target !== undefined && parseDecisionTarget(c.target)?.kind === 'giveup');
     for (const id of [...giveupSeen.keys()]) if (!gaveUp.some((c) => c.order_id === id)) giveupSeen.delete(id);
     for (const c of gaveUp) if (!giveupSeen.has(c.order_id)) giveupSeen.set(c.order_id, now);
     const acked = options.ackAfterMs === undefined ? undefined : gaveUp.find((c) => now - (giveupSeen.get(c.order_id) ?? now) >= (options.ackAfterMs ?? Infinity));

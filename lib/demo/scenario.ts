@@ -33,6 +33,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { demoManifestPath } from './manifest-path';
+import { decisionTarget } from '../ledger/targets';
 import { channelRetire, claimOrder, endRun, readFerryView, startRun, submitResult, workerStart } from './ferry';
 import { generateSeed, publicKeyOf, readKeyFile, writeKeyFile, type Identity } from './identity';
 import {
@@ -275,7 +276,7 @@ export function writeDemoChannel(dir: string, opts: DemoOptions = {}): DemoChann
       appendLedgerLine(abs, who('kestrel'), { kind: 'giveup', summary: 'gave up bench-api-1018', reference: 'bench-api-1018' }, at(200));
     });
     step(170, () => {
-      writeAck(abs, ops, 'bench-api-1018', `giveup:${digest}`, 'bench host is gone; tracked in infra-77', at(170));
+      writeAck(abs, ops, 'bench-api-1018', decisionTarget({ kind: 'giveup', digest }), 'bench host is gone; tracked in infra-77', at(170));
       appendLedgerLine(abs, ops, { kind: 'ack', summary: "acknowledged kestrel's give-up on bench-api-1018", reference: 'bench-api-1018' }, at(170));
     });
   }
@@ -323,8 +324,9 @@ export function writeDemoChannel(dir: string, opts: DemoOptions = {}): DemoChann
   beat(250, 'fang', 'release-notes-58', newRun());
   result(200, 'fang', 'release-notes-58', 1, { summary: 'draft in docs/releases/2.4.md', commit: sha() });
   step(25, () => {
-    writeReopen(abs, ops, 'release-notes-58', 'result:1', 'the notes miss the API break in /quotes', at(25));
-    appendLedgerLine(abs, ops, { kind: 'reopen', summary: 'reopened release-notes-58 (result:1)', reference: 'release-notes-58' }, at(25));
+    const target = decisionTarget({ kind: 'result', revision: 1 });
+    writeReopen(abs, ops, 'release-notes-58', target, 'the notes miss the API break in /quotes', at(25));
+    appendLedgerLine(abs, ops, { kind: 'reopen', summary: `reopened release-notes-58 (${target})`, reference: 'release-notes-58' }, at(25));
   });
   live('release-notes-58', 'fang', 'finish');
 

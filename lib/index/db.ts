@@ -90,9 +90,6 @@ export function endBulkLoad(db: DB): void {
   db.pragma('synchronous = NORMAL');
 }
 
-/** The schema version this code writes. */
-export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.id ?? 0;
-
 /**
  * Opens (creating if needed) the index for writing: WAL, synchronous NORMAL, migrations.
  * A file that is not a readable SQLite database, or whose integrity check fails, is moved
