@@ -36,14 +36,16 @@ describe('startFleet', () => {
     writeDemoChannel(dir);
     const events: FleetEvent[] = [];
     const errors: unknown[] = [];
-    const staleAfterMs = 1000;
+    // Workers heartbeat every staleAfterMs / 10: a tick late by up to 2 s on a loaded machine still
+    // leaves a running run fresh, while the story's abandoned runs are stale after 2.5 s.
+    const staleAfterMs = 2500;
     const fleet = startFleet(dir, { staleAfterMs, tickMs: 50, seed: 7, onEvent: (e) => events.push(e), onError: (e) => errors.push(e) });
     const seen = new Map<Lane, number>(LANES.map((l) => [l, 0]));
     const start = Date.now();
     let last: ReturnType<typeof channelStateOf> | null = null;
     let wispAhead = -Infinity;
     try {
-      while (Date.now() - start < 3200) {
+      while (Date.now() - start < 4000) {
         await sleep(200);
         const s = channelStateOf(dir, { staleAfterMs });
         expect(s.problems).toEqual([]);
