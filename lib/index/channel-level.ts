@@ -11,12 +11,11 @@ import type { Stats } from 'node:fs';
 import { assertChannelRoot, entryFromStat, walkChannelLevel } from './read-channel';
 import { channelContext, isTrustPath, ledgerReportOf, readEntry, workersOf, knownNames, type ChannelContext, type DeriveOptions, type FileOutcome, type Problem } from '../ledger/channel';
 import type { LedgerFileReport } from '../ledger/ledger-file';
-import type { Ed25519Verify } from '../ledger/verify';
 import type { IndexStore } from './store';
 import { statKey, type PassContext } from './order-pass';
-import { arrivalsFor, type ArrivalOf, type ClockStep } from '../ledger/clock-steps';
+import { arrivalsFor, type ArrivalOf } from '../ledger/clock-steps';
 import type { WorkerSetup } from './worker-pool';
-import type { FleetAgent } from './ferryman-state';
+import type { Pipeline } from './pipeline';
 import type { StoredAgent } from './types';
 
 type LedgerOutcome = Extract<FileOutcome, { status: 'ledger' }>;
@@ -29,22 +28,6 @@ export interface ChannelLevelRead {
   readonly retiredChanged: readonly string[];
   /** Signers of the ledger files read (their files' latest arrival may have moved). */
   readonly ledgerSigners: readonly string[];
-}
-
-export interface ChannelLevelOptions {
-  readonly root: string;
-  readonly store: IndexStore;
-  /** stale_after, ms. */
-  readonly staleAfterMs: number;
-  readonly operators?: readonly string[];
-  readonly fleetAgents?: readonly FleetAgent[];
-  readonly verify: Ed25519Verify;
-  /** This machine's clock, ms. */
-  readonly clock: () => number;
-  /** A channel-level entry's stat identity as the looks last saw it. */
-  readonly statOf: (rel: string) => string;
-  /** The wall clock's steps seen so far (steady-clock.ts): arrivals are put on the index's steady timeline. */
-  readonly clockSteps: () => readonly ClockStep[];
 }
 
 export class ChannelLevel {
@@ -61,7 +44,14 @@ export class ChannelLevel {
   /** Each channel-level file's arrival as last read, kept while its stat identity is the same (only once a clock step was seen). */
   private readonly arrivals = new Map<string, { stat: string; arrival_ms: number }>();
 
-  constructor(private readonly o: ChannelLevelOptions) {}
+  /**
+   * @param store the index database's statements this level writes through
+   * @param p the pipeline: the options, the verifier, the index's clock and its steps, the looks' stat identities
+   */
+  constructor(
+    private readonly store: IndexStore,
+    private readonly p: Pipeline,
+  ) {}
 
   /** The roster and retirements as last read, or null before the first read. */
   get channel(): ChannelContext | null {
@@ -70,7 +60,7 @@ export class ChannelLevel {
 
   /** Loads what the database remembers: pinned keys, the roster's signature, the ledger files' reports. */
   load(): void {
-    const s = this.o.store;
+    const s = this.store;
     for (const [name, key] of s.pins()) this.pins.set(name, key);
     this.rosterSig = s.readMeta('roster_sig') ?? '';
     for (const r of s.ledgerMemos()) {
@@ -81,11 +71,11 @@ export class ChannelLevel {
 
   /** Whether an operator re-pinned a key (`claimboard repin`) since the last read: the roster must be rebuilt. */
   pinsChanged(): boolean {
-    return (this.o.store.readMeta('pins_version') ?? '') !== this.pinsVersion;
+    return (this.store.readMeta('pins_version') ?? '') !== this.pinsVersion;
   }
 
   private deriveOptions(): DeriveOptions {
-    return { nowMs: this.o.clock(), staleAfterMs: this.o.staleAfterMs, operators: this.o.operators, fleetAgents: this.o.fleetAgents, pins: this.pins, verify: this.o.verify };
+    return { nowMs: this.p.clock(), staleAfterMs: this.p.opts.staleAfterMs, operators: this.p.opts.operators, fleetAgents: this.p.opts.fleetAgents, pins: this.pins, verify: this.p.verify };
   }
 
   /**
@@ -94,24 +84,24 @@ export class ChannelLevel {
    * their signers. The ledger files' reports are readLedgers'.
    */
   read(): ChannelLevelRead {
-    const s = this.o.store;
+    const s = this.store;
     this.files.clear();
     const entries: { rel: string; st: Stats }[] = [];
     const unread: Problem[] = [];
     walkChannelLevel(
-      this.o.root,
+      this.p.opts.root,
       (rel, st) => entries.push({ rel, st }),
       (rel, why) => unread.push({ path: rel, problem: 'invalid', detail: why }),
     );
     // Gone during the walk (renamed away, unmounted): what it found missing is not the channel's.
-    assertChannelRoot(this.o.root);
-    const arrival = arrivalsFor(this.o.clockSteps(), (rel) => this.arrivals.get(rel));
+    assertChannelRoot(this.p.opts.root);
+    const arrival = arrivalsFor(this.p.guard.steps, (rel) => this.arrivals.get(rel));
     const seen = new Map<string, { stat: string; arrival_ms: number }>();
     for (const { rel, st } of entries) {
       const stat = statKey(st);
       const arrivalMs = arrival ? arrival(rel, stat, st.ctimeMs) : st.ctimeMs;
       seen.set(rel, { stat, arrival_ms: arrivalMs });
-      this.files.set(rel, readEntry(entryFromStat(this.o.root, rel, st, arrivalMs)));
+      this.files.set(rel, readEntry(entryFromStat(this.p.opts.root, rel, st, arrivalMs)));
     }
     this.arrivals.clear();
     for (const [rel, a] of seen) this.arrivals.set(rel, a);
@@ -140,7 +130,7 @@ export class ChannelLevel {
       for (const [name, key] of ch.newPins) {
         if (!this.pins.has(name)) {
           this.pins.set(name, key);
-          s.addPin(name, key, this.o.clock());
+          s.addPin(name, key, this.p.clock());
         }
       }
       if (changed) {
@@ -150,7 +140,7 @@ export class ChannelLevel {
       // Ledger files count as files of their signer.
       for (const o of outcomes) {
         if (o.status === 'ledger' && o.signer) {
-          s.addLedgerFile(o.path, this.o.statOf(o.path), o.arrivalMs, this.o.clock(), o.signer);
+          s.addLedgerFile(o.path, this.p.parts.looks.channelStatOf(o.path), o.arrivalMs, this.p.clock(), o.signer);
           ledgerSigners.push(o.signer);
         }
       }
@@ -194,7 +184,7 @@ export class ChannelLevel {
     const ch = this.ctx;
     if (!ch) throw new Error('internal: channel context not read');
     const lm = this.ledgerMemo;
-    const stat = this.o.statOf(o.path);
+    const stat = this.p.parts.looks.channelStatOf(o.path);
     let fresh: LedgerFileReport | null = null;
     const report = ledgerReportOf(o, ch.roster, {
       ...this.deriveOptions(),
@@ -217,7 +207,7 @@ export class ChannelLevel {
 
   private storeLedgerReports(rows: readonly { path: string; report: LedgerFileReport }[]): void {
     for (const o of [...this.ledgerOutcomes()]) this.forgetLedgerText(o);
-    this.o.store.replaceLedgerReports(
+    this.store.replaceLedgerReports(
       rows.map(({ path, report }) => {
         const m = this.ledgerMemo.get(path);
         return { path, report, stat: m?.stat ?? null, keys: m?.keys ?? null };
@@ -243,11 +233,11 @@ export class ChannelLevel {
     const ch = this.ctx;
     if (!ch) throw new Error('internal: channel context not read');
     return {
-      root: this.o.root,
+      root: this.p.opts.root,
       roster: ch.roster,
       derive: {
-        nowMs: this.o.clock(),
-        staleAfterMs: this.o.staleAfterMs,
+        nowMs: this.p.clock(),
+        staleAfterMs: this.p.opts.staleAfterMs,
         retired: new Set(ch.retirements.map((r) => r.record.agent)),
         ferryRetired: new Set([...ferryRetired, ...ledgerRetiredNames(this.ledgerFacts())]),
         workers: workersOf(ch.roster, this.retiredNow(ferryRetired)),
@@ -256,7 +246,7 @@ export class ChannelLevel {
         persons: ch.roster.operators,
         lastArrivalByAgent: new Map(),
       },
-      verify: this.o.verify,
+      verify: this.p.verify,
       remembered,
       ...(arrival ? { arrival } : {}),
     };
@@ -267,17 +257,17 @@ export class ChannelLevel {
     const ch = this.ctx;
     if (!ch) return null;
     return {
-      root: this.o.root,
+      root: this.p.opts.root,
       agents: [...this.files.values()].filter((o) => isTrustPath(o.path)),
-      fleetAgents: [...(this.o.fleetAgents ?? [])],
+      fleetAgents: [...(this.p.opts.fleetAgents ?? [])],
       pins: [...this.pins],
-      operators: [...(this.o.operators ?? [])],
+      operators: [...(this.p.opts.operators ?? [])],
       retired: ch.retirements.map((r) => r.record.agent),
       ferryRetired: [...ferryRetired],
       ledger: ledgerFactsToWire(this.ledgerFacts()),
-      nowMs: this.o.clock(),
-      staleAfterMs: this.o.staleAfterMs,
-      clockSteps: [...this.o.clockSteps()],
+      nowMs: this.p.clock(),
+      staleAfterMs: this.p.opts.staleAfterMs,
+      clockSteps: [...this.p.guard.steps],
     };
   }
 

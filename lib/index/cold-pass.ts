@@ -22,14 +22,9 @@ import 'server-only';
  * Nothing unchecked is remembered as checked: pass 1's file rows carry no signature outcome, and
  * a start that finds marks left (a process killed while checking) passes those folders again.
  */
-import type { ChannelLevel } from './channel-level';
-import type { IndexStore } from './store';
-import type { ChannelFacts } from './facts';
-import type { PassWriter } from './pass-writer';
-import type { IndexProgress } from './types';
+import type { Pipeline } from './pipeline';
 import type { OrderPassResult, PassContext } from './order-pass';
 import type { ArrivalOf } from '../ledger/clock-steps';
-import type { Ed25519VerifyBytes } from './verifier';
 import { runChecksInWorkers, runPassesInWorkers, type WorkerSetup } from './worker-pool';
 import { CaseGroupCollector, passFolder } from './passes';
 import { checkSegment, segmentsIn, SpillWriter, type SegmentCheck } from './spill';
@@ -38,32 +33,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { beginBulkLoad, endBulkLoad } from './db';
 
-/** What the cold pass works with: the indexer's parts and a few of its steps. */
-export interface ColdPassParts {
-  readonly level: ChannelLevel;
-  readonly store: IndexStore;
-  readonly facts: ChannelFacts;
-  readonly writer: PassWriter;
+/** What a cold pass is given besides the pipeline. */
+export interface ColdPassRun {
   /** Worker threads besides this one (at least 1). */
   readonly workers: number;
   /** Arrivals on the index's clock (undefined: ctimes, no clock step seen). */
   readonly arrival: ArrivalOf | undefined;
-  readonly log: (line: string) => void;
-  /** The index's clock, ms. */
-  readonly clock: () => number;
-  readonly setProgress: (p: Partial<IndexProgress>) => void;
-  /** Settles every card (the indexer's settle(true)). */
-  readonly settleAll: () => void;
-  /** Passes folders again on this thread, every signature checked, and settles (the indexer's passDirs). */
-  readonly passAgain: (dirs: Set<string>) => void;
-  /** The indexer's Ed25519 primitive on bytes (counted), for the segments this thread checks. */
-  readonly verifyBytes: Ed25519VerifyBytes;
-  /** Adds signatures the worker threads verified to the indexer's count. */
-  readonly addVerified: (n: number) => void;
-  /** Told when the board shows unverified; awaited (tests hold the phase open). The checks already begun wait for it. */
-  readonly onBoardVisible?: () => void | Promise<void>;
-  /** Told each time a segment's checks are held until the board shows (tests). */
-  readonly onCheckHeld?: () => void;
 }
 
 /** What the "ready" line says of a cold pass. */
@@ -80,24 +55,25 @@ export interface ColdPassReport {
 }
 
 /** Runs both passes over `list` (every order folder, sorted). Rejects when a worker fails. */
-export async function coldPass(list: readonly string[], p: ColdPassParts): Promise<ColdPassReport> {
+export async function coldPass(list: readonly string[], p: Pipeline, run: ColdPassRun): Promise<ColdPassReport> {
   const spillDir = fs.mkdtempSync(path.join(os.tmpdir(), 'claimboard-unchecked-'));
   try {
-    return await passes(list, p, spillDir);
+    return await passes(list, p, run, spillDir);
   } finally {
     fs.rmSync(spillDir, { recursive: true, force: true });
   }
 }
 
-async function passes(list: readonly string[], p: ColdPassParts, spillDir: string): Promise<ColdPassReport> {
+async function passes(list: readonly string[], p: Pipeline, run: ColdPassRun, spillDir: string): Promise<ColdPassReport> {
+  const { level, store, facts, writer } = p.parts;
   const t0 = p.clock();
-  const base = p.level.workerSetup(p.facts.ferryRetired);
+  const base = level.workerSetup(facts.ferryRetired);
   if (!base) throw new Error('internal: channel context not read');
   const setup = { ...base, spillDir };
 
   // Pass 1: read and derive, every signature kept unchecked in segment files (spill.ts), into
   // tables without their random-order indexes (db.ts bulk load).
-  beginBulkLoad(p.store.db);
+  beginBulkLoad(store.db);
   const results: OrderPassResult[] = [];
   let deferred = 0;
   const groups = new CaseGroupCollector(list, (r) => {
@@ -105,16 +81,16 @@ async function passes(list: readonly string[], p: ColdPassParts, spillDir: strin
     results.push(r);
   });
   const spill = new SpillWriter(spillDir, 'main');
-  const unchecked: PassContext = { ...p.level.passContext(new Map(), p.facts.ferryRetired, p.arrival), defer: (d, k, m, s) => spill.add(d, k, m, s) };
+  const unchecked: PassContext = { ...level.passContext(new Map(), facts.ferryRetired, run.arrival), defer: (d, k, m, s) => spill.add(d, k, m, s) };
   let sinceFlush = 0;
   let readHere = 0; // files this thread read (the workers' come with their results)
   await runPassesInWorkers(
     list,
-    p.workers,
+    run.workers,
     setup,
     (r) => {
       groups.take(r);
-      if (results.length >= 1000) p.writer.storeResults(results.splice(0), true);
+      if (results.length >= 1000) writer.storeResults(results.splice(0), true);
     },
     (read) => p.setProgress({ files_read: read + readHere }),
     (d) => {
@@ -130,39 +106,39 @@ async function passes(list: readonly string[], p: ColdPassParts, spillDir: strin
   );
   spill.flush();
   groups.flush(); // a sibling that vanished meanwhile
-  p.writer.storeResults(results.splice(0), true);
+  writer.storeResults(results.splice(0), true);
 
   // Pass 2 starts on the workers now, while this thread settles the cards and makes the indexes
   // (the workers are handed enough segments at once to last that long); what they find is held
   // until the board shows.
-  const checks = startChecks(p, setup, spillDir, deferred);
+  const checks = startChecks(p, run.workers, setup, spillDir, deferred);
   try {
     const ts = performance.now();
-    p.settleAll();
+    p.settle(true);
     const settleMs = performance.now() - ts;
     const ti = performance.now();
-    endBulkLoad(p.store.db);
+    endBulkLoad(store.db);
     const indexMs = performance.now() - ti;
     const boardVisibleMs = p.clock() - t0;
     p.setProgress({ phase: 'verifying', signatures_to_check: deferred, signatures_checked: 0 });
-    p.store.addChange('*', p.clock());
+    store.addChange('*', p.clock());
     p.log(`index: indexes made in ${(indexMs / 1000).toFixed(1)} s`);
-    p.log(`index: board visible in ${(boardVisibleMs / 1000).toFixed(1)} s, unverified: ${p.store.unverifiedCount()} orders, ${deferred} signatures to check`);
-    await p.onBoardVisible?.();
+    p.log(`index: board visible in ${(boardVisibleMs / 1000).toFixed(1)} s, unverified: ${store.unverifiedCount()} orders, ${deferred} signatures to check`);
+    await p.opts.onBoardVisible?.();
 
     checks.release();
     // This thread verifies the ledger files first, a file at a time, then joins the segments: the
     // workers take segments meanwhile, so no thread is left with a ledger file when they end.
-    const before = p.level.ledgerFacts();
-    await p.level.readLedgersYielding();
+    const before = level.ledgerFacts();
+    await level.readLedgersYielding();
     p.addVerified((await checks.finish()).verified);
     // Whatever is still marked (a folder where a signature failed) is passed again here, and the
     // orders the ledger files say more about than was known when they were passed.
     const again = checks.failed;
-    for (const id of ordersChanged(before, p.level.ledgerFacts())) again.add(id);
-    for (const d of p.store.unverifiedDirs()) again.add(d);
-    if (again.size > 0) p.passAgain(again);
-    const left = p.store.unverifiedCount();
+    for (const id of ordersChanged(before, level.ledgerFacts())) again.add(id);
+    for (const d of store.unverifiedDirs()) again.add(d);
+    if (again.size > 0) p.passDirs(again);
+    const left = store.unverifiedCount();
     if (left > 0) p.log(`index: ${left} orders still marked unverified after checking (internal); the next start passes their folders again`);
     p.setProgress({ signatures_checked: deferred });
     p.log(
@@ -193,7 +169,8 @@ interface Checks {
  * Starts checking every segment in `spillDir` on the worker threads. Until `release`, what they
  * find is held: nothing is cleared before the board shows (a test may hold that phase open).
  */
-function startChecks(p: ColdPassParts, setup: WorkerSetup, spillDir: string, deferred: number): Checks {
+function startChecks(p: Pipeline, workers: number, setup: WorkerSetup, spillDir: string, deferred: number): Checks {
+  const { store, facts } = p.parts;
   const failed = new Set<string>();
   let checked = 0;
   let held: SegmentCheck[] | null = [];
@@ -201,10 +178,10 @@ function startChecks(p: ColdPassParts, setup: WorkerSetup, spillDir: string, def
   const apply = (c: SegmentCheck) => {
     checked += c.checked;
     for (const d of c.failed) failed.add(d);
-    p.store.transaction(() => {
+    store.transaction(() => {
       for (const d of c.ok) {
-        const id = p.facts.idIn(d);
-        if (id !== undefined) p.store.clearUnverified(id);
+        const id = facts.idIn(d);
+        if (id !== undefined) store.clearUnverified(id);
       }
     });
     p.setProgress({ signatures_checked: Math.min(checked, deferred) });
@@ -215,9 +192,9 @@ function startChecks(p: ColdPassParts, setup: WorkerSetup, spillDir: string, def
   const onCheck = (c: SegmentCheck) => {
     if (!held) return apply(c);
     held.push(c);
-    p.onCheckHeld?.();
+    p.opts.onCheckHeld?.();
   };
-  const running = runChecksInWorkers(segmentsIn(spillDir), p.workers, setup, onCheck, () => {}, {
+  const running = runChecksInWorkers(segmentsIn(spillDir), workers, setup, onCheck, () => {}, {
     local: (f) => checkSegment(f, p.verifyBytes),
     localAfter: joined,
     stop: stop.signal,

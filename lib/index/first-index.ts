@@ -1,6 +1,6 @@
 import 'server-only';
 /**
- * The indexer's first index, at start and after a rebuild (indexer.ts orchestrates the rest):
+ * The indexer's first index, at start and after a rebuild (pipeline.ts does the rest):
  * what the database remembers is loaded (the orders not finished, the live folders'
  * fingerprints), then only the folders that changed are read: every folder on a cold start,
  * on every core with the board shown before the signatures are checked (cold-pass.ts); on a
@@ -9,127 +9,65 @@ import 'server-only';
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { Ed25519VerifyBytes } from './verifier';
-import type { ArrivalOf } from '../ledger/clock-steps';
-import type { IndexProgress } from './types';
-import type { IndexerOptions } from './indexer-options';
-import type { IndexStore } from './store';
-import type { StoredIndex } from './stored';
-import type { ChannelFacts } from './facts';
-import type { FolderLooks } from './looks';
-import type { ChannelLevel } from './channel-level';
-import type { PassWriter } from './pass-writer';
-import type { LocalHolds } from './local-holds';
+import type { Pipeline } from './pipeline';
+import { loadMemory } from './index-parts';
 import { BeatGapRecorder } from './beat-gaps';
 import { coldPass } from './cold-pass';
 import { RULEBOOK_VERSION } from '../ledger/rulebook-version';
 
-/** The indexer's parts and steps the first index uses (the ones in force: a rebuild makes new ones first). */
-export interface FirstIndexHost {
-  readonly opts: IndexerOptions;
-  readonly store: IndexStore;
-  readonly stored: StoredIndex;
-  readonly facts: ChannelFacts;
-  readonly looks: FolderLooks;
-  readonly level: ChannelLevel;
-  readonly writer: PassWriter;
-  readonly holds: LocalHolds | null;
-  /** Which verifier checks signatures, for the "ready" line. */
-  readonly verifierName: string;
-  /** The index's verifier on bytes, counted (its signature checks behind a board shown unverified). */
-  readonly verifyBytes: Ed25519VerifyBytes;
-  /** The index's clock, ms (steady-clock.ts). */
-  readonly clock: () => number;
-  readonly log: (line: string) => void;
-  /** Signatures verified by this process so far. */
-  readonly verified: () => number;
-  /** Adds signatures a worker thread verified. */
-  readonly addVerified: (n: number) => void;
-  readonly progress: () => IndexProgress;
-  readonly setProgress: (p: Partial<IndexProgress>) => void;
-  /** Records the clock as read now (guard.ts), before anything is stored. */
-  readonly saveClock: () => void;
-  /** Where the live passes record heartbeat gaps from now on. */
-  readonly setBeatGaps: (b: BeatGapRecorder) => void;
-  /** Marks the orders whose reaper holds changed. */
-  readonly touchHolds: () => boolean;
-  /** Reads the channel level; true when the roster changed (every folder must be read again). */
-  readonly readChannelLevel: (withLedgers: boolean) => boolean;
-  /** Reads and derives folders on this thread, then settles. */
-  readonly passDirs: (dirs: Set<string>, cold?: boolean) => void;
-  /** Arrivals on the index's clock for a pass (null: a cold pass). */
-  readonly arrivals: (dirs: readonly string[] | null) => ArrivalOf | undefined;
-  readonly settle: (cold: boolean) => void;
-  /** Re-derives the folders whose stale time passed. */
-  readonly passDue: () => void;
-}
-
-/**
- * Loads what memory keeps from the database (a start, a resync): the orders not finished, how
- * many finished ones each holder holds, the live folders' fingerprints, the folders whose names
- * may not be canonical.
- */
-export function loadMemory(h: Pick<FirstIndexHost, 'stored' | 'facts' | 'looks'>): void {
-  // doneHeld first: an iterator left open by a read that throws would keep the connection busy.
-  const doneHeld = h.stored.doneHeld();
-  h.facts.load(h.stored.liveCards(), doneHeld);
-  for (const r of h.stored.liveDirs()) h.looks.remember(r.dir, r.self, r.listing);
-  for (const d of h.stored.maybeVariantDirs()) h.facts.noteVariant(d, true);
-}
-
 /** The first index: what the database remembers, then the folders that changed. Returns whether it was a warm start. */
-export async function firstIndex(h: FirstIndexHost): Promise<boolean> {
-  const s = h.store;
+export async function firstIndex(h: Pipeline): Promise<boolean> {
+  const { store: s, stored, facts, looks, level } = h.parts;
   const t0 = h.clock();
-  h.setBeatGaps(new BeatGapRecorder(s, t0, h.opts.staleAfterMs));
+  h.beatGaps = new BeatGapRecorder(s, t0, h.opts.staleAfterMs);
   s.writeMeta('channel', path.resolve(h.opts.root));
   s.writeMeta('stale_after_ms', h.opts.staleAfterMs);
   // In use: a stop that is not clean makes the next open check every page (db.ts; openWriter's own mark may have been refused).
   s.writeMeta('closed_cleanly', false);
-  h.saveClock();
-  h.level.load();
+  h.guard.saveClock();
+  level.load();
   const warm = s.hasFiles();
   // What the database remembers of the work not finished: per order what the channel-wide
   // facts need (no card is parsed), per folder a pair of fingerprints.
-  loadMemory(h);
+  loadMemory(h.parts);
   h.holds?.forget();
   h.touchHolds();
   h.setProgress({ phase: 'scanning' });
-  h.log(warm ? `index: warm start, ${h.looks.size} folders remembered` : 'index: cold start');
+  h.log(warm ? `index: warm start, ${looks.size} folders remembered` : 'index: cold start');
 
   const dirty = new Set<string>();
-  let seen = h.looks.readChannelLevel();
+  let seen = looks.readChannelLevel();
   if (!warm) {
     // A cold start: every folder is read anyway, and reading it stats it.
-    for (const n of h.looks.tasksNames() ?? []) dirty.add(n);
+    for (const n of looks.tasksNames() ?? []) dirty.add(n);
     seen += dirty.size;
   } else {
     // A warm start is a quick look against the remembered folders: the live ones now, the
     // finished orders' by the sweep's first slices just after (at a million orders, 700,000
     // lstats of inodes no longer cached); the rest of the sweep finds what changed in place.
-    const look = h.looks.quick(false);
+    const look = looks.quick(false);
     for (const d of look.dirty) dirty.add(d);
     seen += look.folders;
-    h.looks.begin();
+    looks.begin();
     // The latest arrival of every writer, as remembered.
-    h.facts.setLastArrivals(s.latestArrivals());
+    facts.setLastArrivals(s.latestArrivals());
     // Cards shown unverified by a cold index that was stopped while checking: passed again, every signature checked.
     for (const d of s.unverifiedDirs()) dirty.add(d);
   }
   // Folders of stored orders that have no stored fingerprints (the look finds the others gone).
-  for (const d of h.stored.cardDirsNotListed()) dirty.add(d);
+  for (const d of stored.cardDirsNotListed()) dirty.add(d);
   h.setProgress({ phase: 'reading', files_seen: seen });
   h.log(`index: ${seen} entries, ${dirty.size} order folders to read`);
 
   // Channel-level files are always read (they are few); a roster change re-reads every folder.
   // Ledger files are verified later, while worker threads read the folders (passDirsCold).
   const rosterChanged = h.readChannelLevel(false);
-  if (rosterChanged) for (const d of h.looks.dirs()) dirty.add(d);
+  if (rosterChanged) for (const d of looks.dirs()) dirty.add(d);
   // Cards another rulebook derived (an upgrade; an index older than the version row) are derived
   // again: every folder read again, no signature checked twice (the checks are remembered).
   const derivedBy = s.readMeta('rulebook');
   if (warm && derivedBy !== RULEBOOK_VERSION) {
-    for (const d of h.looks.dirs()) dirty.add(d);
+    for (const d of looks.dirs()) dirty.add(d);
     h.log(`index: the stored cards were derived by ${derivedBy === null ? 'an older rulebook' : `rulebook ${derivedBy}`}; deriving every order again with rulebook ${RULEBOOK_VERSION}`);
   }
 
@@ -141,12 +79,12 @@ export async function firstIndex(h: FirstIndexHost): Promise<boolean> {
   h.passDue();
   // Only once every card is this rulebook's: a start stopped before here derives them all again.
   s.writeMeta('rulebook', RULEBOOK_VERSION);
-  h.setProgress({ phase: 'ready', files_seen: seen, files_read: h.progress().files_read, files_verified: h.verified(), ready_at_ms: h.clock() });
+  h.setProgress({ phase: 'ready', files_seen: seen, files_read: h.progress.files_read, files_verified: h.verified, ready_at_ms: h.clock() });
   s.addChange('*', h.clock());
   const visible = report?.boardVisibleMs ?? null;
   h.log(
-    `index: ready in ${((h.clock() - t0) / 1000).toFixed(1)} s: ${seen} entries seen, ${dirty.size} folders read, ${h.verified()} signatures verified (${h.verifierName}), ${h.looks.size} folders, ${h.facts.liveCount} orders not finished in memory` +
-      (warm ? '' : ` (storing ${(h.writer.storeMs / 1000).toFixed(1)} s, settling ${((report?.settleMs ?? 0) / 1000).toFixed(1)} s on this thread${visible !== null ? `; board visible at ${(visible / 1000).toFixed(1)} s` : ''})`),
+    `index: ready in ${((h.clock() - t0) / 1000).toFixed(1)} s: ${seen} entries seen, ${dirty.size} folders read, ${h.verified} signatures verified (${h.verifierName}), ${looks.size} folders, ${facts.liveCount} orders not finished in memory` +
+      (warm ? '' : ` (storing ${(h.parts.writer.storeMs / 1000).toFixed(1)} s, settling ${((report?.settleMs ?? 0) / 1000).toFixed(1)} s on this thread${visible !== null ? `; board visible at ${(visible / 1000).toFixed(1)} s` : ''})`),
   );
   return warm;
 }
@@ -156,38 +94,23 @@ export async function firstIndex(h: FirstIndexHost): Promise<boolean> {
  * board shown before the signatures are checked behind it (cold-pass.ts); else on this thread.
  * Returns the cold pass's report, or null when this thread did it.
  */
-async function passDirsCold(h: FirstIndexHost, dirs: Set<string>, cold: boolean): Promise<{ settleMs: number; boardVisibleMs: number | null } | null> {
+async function passDirsCold(h: Pipeline, dirs: Set<string>, cold: boolean): Promise<{ settleMs: number; boardVisibleMs: number | null } | null> {
   const list = [...dirs].sort();
   const workers = cold ? (h.opts.workers ?? (list.length > 2000 ? Math.max(1, os.availableParallelism() - 1) : 0)) : 0;
   // Every order is stored, then all are settled at once: nothing to collect per order meanwhile
   // (settle(true) ends it; so does a pass that fails before it).
-  if (cold) h.facts.bulk = true;
+  const { facts, level } = h.parts;
+  if (cold) facts.bulk = true;
   try {
-    if (workers === 0 || !h.level.channel || list.length === 0) {
-      h.level.readLedgers();
+    if (workers === 0 || !level.channel || list.length === 0) {
+      level.readLedgers();
       // A warm start settles only what changed (its facts are remembered); a cold one, everything.
       h.passDirs(dirs, cold);
       if (!cold && dirs.size === 0) h.settle(false);
       return null;
     }
-    return await coldPass(list, {
-      level: h.level,
-      store: h.store,
-      facts: h.facts,
-      writer: h.writer,
-      workers,
-      arrival: h.arrivals(null),
-      log: h.log,
-      clock: h.clock,
-      setProgress: h.setProgress,
-      settleAll: () => h.settle(true),
-      passAgain: (d) => h.passDirs(d),
-      verifyBytes: h.verifyBytes,
-      addVerified: h.addVerified,
-      ...(h.opts.onBoardVisible ? { onBoardVisible: h.opts.onBoardVisible } : {}),
-      ...(h.opts.onCheckHeld ? { onCheckHeld: h.opts.onCheckHeld } : {}),
-    });
+    return await coldPass(list, h, { workers, arrival: h.arrivals(null) });
   } finally {
-    h.facts.bulk = false;
+    facts.bulk = false;
   }
 }

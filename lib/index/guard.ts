@@ -3,20 +3,21 @@ import 'server-only';
  * The faults an update can meet, kept out of the indexer's orchestration: a write
  * into the index that fails (its disk full), the index database deleted or replaced while
  * serving, the channel folder gone, this machine's wall clock stepped. `UpdateGuard.run` wraps
- * every update; the indexer gives it what it must do in each case (the hooks) and keeps the
- * parts those touch. The health it says is read by the web server's process (health.ts).
+ * every update; what it must do in each case it asks of the pipeline (pipeline.ts: resync,
+ * rebuild, a full look again), which keeps the parts those touch. The health it says is read
+ * by the web server's process (health.ts).
  */
 import { assertChannelRoot, ChannelUnreadableError } from './read-channel';
 import { dbIdentity, HEALTH_OK, isSqliteError, writeHealth, type IndexHealth } from './health';
 import { steppedMs, withStep, type ClockStep } from '../ledger/clock-steps';
 import { bootId } from './steady-clock';
-import type { StoredClock } from './meta';
+import type { Pipeline } from './pipeline';
 
 /** A wall-clock step: the wall clock minus the boot clock moved by more than this (ms) between two updates. */
 export const CLOCK_STEP_MS = 5_000;
 
-/** What the guard asks of the indexer. */
-export interface GuardHooks {
+/** Where the guard looks: the folder, the database file, the clocks. */
+export interface GuardSetup {
   readonly root: string;
   /** The index database's file, or null for an in-memory one (no identity, no health file). */
   readonly dbFile: string | null;
@@ -24,29 +25,6 @@ export interface GuardHooks {
   readonly clock: () => number;
   /** The boot clock `clock` is held against (steady-clock.ts bootClockMs). */
   readonly bootClock: () => number;
-  /** The `clock` meta row (steady-clock.ts), read at start and written at each step. */
-  readonly readClock: () => StoredClock | null;
-  readonly writeClock: (c: StoredClock) => void;
-  readonly log: (line: string) => void;
-  /** Asks for a full look `ms` from now. */
-  readonly retryIn: (ms: number) => void;
-  /** The folder is back: make its watches again. */
-  readonly resubscribe: () => void;
-  /** A failed update may have stored cards of some chunks and not settled them: settle them if so. */
-  readonly settleIfUnsettled: () => void;
-  /** Makes what the process remembers again from the database (after a failed write). */
-  readonly resync: () => void;
-  /** How many orders the index holds. */
-  readonly orderCount: () => number;
-  /** Derives every order again (after a clock step: files read again keep their arrivals, new ones are put on the steady timeline). */
-  readonly deriveAll: () => void;
-  /**
-   * Builds a new index at `file` from the folder (the database was deleted or replaced; a file
-   * that replaced ours is moved aside first, never trusted), then asks for a quick look.
-   */
-  readonly rebuild: (file: string, replaced: boolean) => Promise<void>;
-  /** The channel's folders that could not be listed at the last update (their problem rows' paths). */
-  readonly unlisted?: () => readonly string[];
 }
 
 /** Wraps the indexer's updates (see the module header); one per indexer. */
@@ -61,7 +39,10 @@ export class UpdateGuard {
   /** The rebuild under way after the database file was deleted or replaced, or null. */
   private rebuilding: Promise<void> | null = null;
 
-  constructor(private readonly h: GuardHooks) {}
+  constructor(
+    private readonly setup: GuardSetup,
+    private readonly p: Pipeline,
+  ) {}
 
   /** Whether the board is current: `degraded` while writes fail, the folder is missing, or the index is being rebuilt. */
   get health(): IndexHealth {
@@ -71,7 +52,7 @@ export class UpdateGuard {
   /** Sets the health and tells the web server's process (the health file). */
   setHealth(h: IndexHealth): void {
     this.healthNow = h;
-    if (this.h.dbFile) writeHealth(this.h.dbFile, h);
+    if (this.setup.dbFile) writeHealth(this.setup.dbFile, h);
   }
 
   /**
@@ -82,9 +63,9 @@ export class UpdateGuard {
   begin(): void {
     this.setHealth(HEALTH_OK);
     this.noteDb();
-    const stored = this.h.readClock();
-    const wall = this.h.clock();
-    const offset = wall - this.h.bootClock();
+    const stored = this.p.parts.store.readMeta('clock');
+    const wall = this.setup.clock();
+    const offset = wall - this.setup.bootClock();
     const boot = bootId();
     this.clockSteps = [...(stored?.steps ?? [])];
     this.wallOffset = offset;
@@ -106,21 +87,21 @@ export class UpdateGuard {
 
   /** Writes the steps into the index (again: a rebuilt index starts without the row). */
   saveClock(): void {
-    this.h.writeClock({ steps: this.clockSteps, boot_id: bootId(), wall_minus_boot_ms: this.wallOffset });
+    this.p.parts.store.writeMeta('clock', { steps: this.clockSteps, boot_id: bootId(), wall_minus_boot_ms: this.wallOffset });
   }
 
   private noteStep(wall: number, delta: number, when: string, deriving: boolean): void {
     this.clockSteps = withStep(this.clockSteps, wall, delta);
     this.saveClock();
-    this.h.log(
+    this.p.log(
       `index: this machine's clock stepped ${delta > 0 ? 'forward' : 'back'} by ${(Math.abs(delta) / 1000).toFixed(0)} s ${when}; ages stay on the clock as it read before (${(this.steppedMs / 1000).toFixed(0)} s stepped in all)` +
-        (deriving ? `, deriving all ${this.h.orderCount()} orders again` : ''),
+        (deriving ? `, deriving all ${this.p.parts.stored.orderCount()} orders again` : ''),
     );
   }
 
   /** Remembers the identity of the database file as it is now (after opening it). */
   noteDb(): void {
-    this.dbId = this.h.dbFile ? dbIdentity(this.h.dbFile) : null;
+    this.dbId = this.setup.dbFile ? dbIdentity(this.setup.dbFile) : null;
   }
 
   /** Resolves when no rebuild is under way. */
@@ -140,35 +121,35 @@ export class UpdateGuard {
     if (this.dbSwapped()) return;
     if (this.folderMissing()) return;
     try {
-      if (this.healthNow.state === 'degraded') this.h.settleIfUnsettled();
+      if (this.healthNow.state === 'degraded') this.p.settleIfUnsettled();
       this.followClockStep();
       work();
     } catch (e) {
       if (e instanceof ChannelUnreadableError) {
         // The folder went during the update, after the check above (the update found it so
-        // before storing anything of what it read: indexer.ts passDirs, channel-level.ts read).
-        this.h.resync();
-        if (!this.folderMissing()) this.h.retryIn(0);
+        // before storing anything of what it read: pipeline.ts passDirs, channel-level.ts read).
+        this.p.resync();
+        if (!this.folderMissing()) this.p.retryIn(0);
         return;
       }
       const why = e instanceof Error ? e.message : String(e);
       const h = this.healthNow;
       if (h.state === 'ok') {
-        this.h.log(`index: degraded: an update failed (${why}); serving the last good board, retrying every second${e instanceof Error && !isSqliteError(e) ? `\n${e.stack ?? ''}` : ''}`);
-        this.setHealth({ state: 'degraded', code: 'index_write_failed', reason: why, since_ms: this.h.clock(), retries: 0 });
+        this.p.log(`index: degraded: an update failed (${why}); serving the last good board, retrying every second${e instanceof Error && !isSqliteError(e) ? `\n${e.stack ?? ''}` : ''}`);
+        this.setHealth({ state: 'degraded', code: 'index_write_failed', reason: why, since_ms: this.setup.clock(), retries: 0 });
       } else if (h.code === 'index_write_failed') {
         this.setHealth({ ...h, reason: why, retries: h.retries + 1 });
       }
-      this.h.resync();
-      this.h.retryIn(1000);
+      this.p.resync();
+      this.p.retryIn(1000);
       return;
     }
     const h = this.healthNow;
     if (h.state === 'degraded' && h.code === 'index_write_failed') {
-      this.h.log(`index: writing again after ${((this.h.clock() - h.since_ms) / 1000).toFixed(1)} s and ${h.retries} retries; caught up`);
+      this.p.log(`index: writing again after ${((this.setup.clock() - h.since_ms) / 1000).toFixed(1)} s and ${h.retries} retries; caught up`);
       this.setHealth(HEALTH_OK);
     } else if (h.state === 'degraded' && h.code === 'folder_missing') {
-      this.h.log(`index: the channel folder is back after ${((this.h.clock() - h.since_ms) / 1000).toFixed(1)} s; the board is what is there now`);
+      this.p.log(`index: the channel folder is back after ${((this.setup.clock() - h.since_ms) / 1000).toFixed(1)} s; the board is what is there now`);
       this.setHealth(HEALTH_OK);
     }
     this.noteUnlisted();
@@ -176,16 +157,16 @@ export class UpdateGuard {
 
   /** Says (health folder_unreadable) while a folder of the channel cannot be listed, and stops saying it once none is. */
   private noteUnlisted(): void {
-    const unlisted = this.h.unlisted?.() ?? [];
+    const unlisted = this.p.unlisted();
     const h = this.healthNow;
     const saying = h.state === 'degraded' && h.code === 'folder_unreadable';
     if (unlisted.length > 0 && (h.state === 'ok' || saying)) {
       const reason = `${unlisted.slice(0, 5).join(', ')}${unlisted.length > 5 ? ` and ${unlisted.length - 5} more` : ''} cannot be listed: the board lacks what is in them`;
       if (saying && h.reason === reason) return;
-      if (!saying) this.h.log(`index: ${reason}`);
-      this.setHealth({ state: 'degraded', code: 'folder_unreadable', reason, since_ms: saying ? h.since_ms : this.h.clock(), retries: 0 });
+      if (!saying) this.p.log(`index: ${reason}`);
+      this.setHealth({ state: 'degraded', code: 'folder_unreadable', reason, since_ms: saying ? h.since_ms : this.setup.clock(), retries: 0 });
     } else if (unlisted.length === 0 && saying) {
-      this.h.log('index: every folder of the channel can be listed again');
+      this.p.log('index: every folder of the channel can be listed again');
       this.setHealth(HEALTH_OK);
     }
   }
@@ -200,7 +181,7 @@ export class UpdateGuard {
   private folderMissing(): boolean {
     let why: string | null = null;
     try {
-      assertChannelRoot(this.h.root);
+      assertChannelRoot(this.setup.root);
     } catch (e) {
       why = e instanceof Error ? e.message : String(e);
     }
@@ -208,15 +189,15 @@ export class UpdateGuard {
     const wasMissing = h.state === 'degraded' && h.code === 'folder_missing';
     if (why !== null) {
       if (!wasMissing) {
-        this.h.log(`index: the channel folder ${this.h.root} is missing (${why}); the board is kept and said to be not current, actions are refused; looking for it every second`);
-        this.setHealth({ state: 'degraded', code: 'folder_missing', reason: why, since_ms: this.h.clock(), retries: 0 });
+        this.p.log(`index: the channel folder ${this.setup.root} is missing (${why}); the board is kept and said to be not current, actions are refused; looking for it every second`);
+        this.setHealth({ state: 'degraded', code: 'folder_missing', reason: why, since_ms: this.setup.clock(), retries: 0 });
       }
-      this.h.retryIn(1000);
+      this.p.retryIn(1000);
       return true;
     }
     if (wasMissing) {
-      this.h.retryIn(0);
-      this.h.resubscribe();
+      this.p.retryIn(0);
+      this.p.resubscribe();
     }
     return false;
   }
@@ -229,13 +210,13 @@ export class UpdateGuard {
    * turns stale or fresh by the step alone. Said in one log line per step.
    */
   private followClockStep(): void {
-    const wall = this.h.clock();
-    const offset = wall - this.h.bootClock();
+    const wall = this.setup.clock();
+    const offset = wall - this.setup.bootClock();
     const prev = this.wallOffset;
     this.wallOffset = offset;
     if (prev === null || Math.abs(offset - prev) <= CLOCK_STEP_MS) return;
     this.noteStep(wall, offset - prev, 'since the last update', true);
-    this.h.deriveAll();
+    this.p.deriveAll();
   }
 
   /**
@@ -244,21 +225,21 @@ export class UpdateGuard {
    * saying so while it runs.
    */
   private dbSwapped(): boolean {
-    const file = this.h.dbFile;
+    const file = this.setup.dbFile;
     if (!file || this.dbId === null) return false;
     if (this.rebuilding) return true;
     const now = dbIdentity(file);
     if (now === this.dbId) return false;
     const why = now === null ? `the index database ${file} was deleted while serving` : `the index database ${file} was replaced by another file while serving`;
-    const t0 = this.h.clock();
-    this.h.log(`index: ${why}; rebuilding it from the folder`);
+    const t0 = this.setup.clock();
+    this.p.log(`index: ${why}; rebuilding it from the folder`);
     this.setHealth({ state: 'degraded', code: 'index_rebuilding', reason: why, since_ms: t0, retries: 0 });
-    this.rebuilding = this.h
+    this.rebuilding = this.p
       .rebuild(file, now !== null)
       .then(() => {
         this.noteDb();
         this.setHealth(HEALTH_OK);
-        this.h.log(`index: rebuilt from the folder in ${((this.h.clock() - t0) / 1000).toFixed(1)} s`);
+        this.p.log(`index: rebuilt from the folder in ${((this.setup.clock() - t0) / 1000).toFixed(1)} s`);
       })
       .finally(() => {
         this.rebuilding = null;

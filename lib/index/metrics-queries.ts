@@ -48,12 +48,12 @@ function readFigures(db: DB): IndexFigures {
     laneStates.push({ lane: r.lane, state: r.state, count: r.n });
     lanes.set(r.lane, (lanes.get(r.lane) ?? 0) + r.n);
   }
-  // cards.flags is ' f1 f2 ' (indexer.ts writeCard); only flagged cards have a word in it.
+  // cards.flags is ' f1 f2 ' (pass-writer.ts writeCard); only flagged cards have a word in it.
   const flags = new Map<string, number>();
   for (const r of db.prepare("SELECT flags FROM cards WHERE lane = 'attention'").all() as { flags: string }[]) {
     for (const f of r.flags.split(' ')) if (f) flags.set(f, (flags.get(f) ?? 0) + 1);
   }
-  // A card's sort_ms is its since_ms, or 0 without one (indexer.ts writeCard), and only a stale
+  // A card's sort_ms is its since_ms, or 0 without one (pass-writer.ts writeCard), and only a stale
   // claim has a since_ms: the lane index answers without reading the cards.
   const stale = db.prepare("SELECT MIN(sort_ms) AS t FROM cards WHERE lane IN ('stale', 'attention') AND sort_ms > 0").get() as { t: number | null };
   const oldestAttention = oldestAttentionSince(db);

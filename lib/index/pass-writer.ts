@@ -11,26 +11,13 @@ import { cyrb53, listingFingerprint, type FileRow, type OrderPassResult } from '
 import type { IndexStore, StoredFileRow } from './store';
 import { fingerprint, type ChannelFacts } from './facts';
 import type { FolderLooks } from './looks';
-import type { OrderWatches } from './watches';
-import type { MetricsRecorder } from './metrics-record';
-import type { BeatGapRecorder } from './beat-gaps';
+import type { Pipeline } from './pipeline';
 
+/** The parts of the same database a writer stores through; the rest it asks of the pipeline. */
 export interface PassWriterParts {
   readonly store: IndexStore;
   readonly facts: ChannelFacts;
   readonly looks: FolderLooks;
-  readonly watches: OrderWatches;
-  readonly metrics: MetricsRecorder;
-  /** stale_after, ms (a card's age reference is its staleness reference minus it). */
-  readonly staleAfterMs: number;
-  /** This machine's clock, ms. */
-  readonly clock: () => number;
-  /** Whether the first index is done (only then is a pass's lag counted). */
-  readonly live: () => boolean;
-  /** The heartbeat gap recorder, once the indexer started. */
-  readonly beatGaps: () => BeatGapRecorder | null;
-  /** Watches or stops watching an order folder as its order's lane says (called only while watching). */
-  readonly updateWatch: (dir: string) => void;
 }
 
 export class PassWriter {
@@ -44,13 +31,16 @@ export class PassWriter {
    */
   private readonly watchDue = new Set<string>();
 
-  constructor(private readonly p: PassWriterParts) {}
+  constructor(
+    private readonly pipe: Pipeline,
+    private readonly p: PassWriterParts,
+  ) {}
 
   /** Stores passes' results in one transaction, with the mark that their cards are not settled yet. */
   storeResults(results: readonly OrderPassResult[], cold: boolean): void {
     if (results.length === 0) return;
     const t0 = performance.now();
-    const now = this.p.clock();
+    const now = this.pipe.clock();
     try {
       this.p.store.transaction(() => {
         // Cards stored here are provisional until settle() applies the channel-wide facts, in a
@@ -60,7 +50,7 @@ export class PassWriter {
         for (const r of results) {
           this.storeFolder(r, cold, now);
           // Watched unless finished, once settled (a new watch looks at the folder once more).
-          if (this.p.watches.active) this.watchDue.add(r.dir);
+          if (this.pipe.watches.active) this.watchDue.add(r.dir);
         }
       });
     } finally {
@@ -72,7 +62,7 @@ export class PassWriter {
   updateWatches(): void {
     const due = [...this.watchDue];
     this.watchDue.clear();
-    if (this.p.watches.active) for (const d of due) this.p.updateWatch(d);
+    if (this.pipe.watches.active) for (const d of due) this.pipe.updateWatch(d);
   }
 
   /**
@@ -85,7 +75,7 @@ export class PassWriter {
     // A cold index starts from empty tables: a folder not stored yet has no rows to replace.
     const fresh = cold && !looks.knows(r.dir) && f.idIn(r.dir) === undefined;
     const old = fresh ? [] : s.filesIn(r.dir);
-    if (this.p.live()) this.p.metrics.noteFolder(old, r.files, now);
+    if (this.pipe.live) this.pipe.metrics.noteFolder(old, r.files, now);
     for (const o of old) if (o.writer) f.touchWriter(o.writer);
     const self = r.files[0];
     if (self) {
@@ -96,7 +86,7 @@ export class PassWriter {
     } else {
       looks.forget(r.dir);
       s.deleteDir(r.dir);
-      this.p.watches.unwatch(r.dir);
+      this.pipe.watches.unwatch(r.dir);
     }
     f.noteVariant(r.dir, r.files.length > 0);
     if (fresh) s.addFiles(r.files, now);
@@ -130,7 +120,7 @@ export class PassWriter {
     for (const h of r.holds) s.addHold(c.order_id, h.history, h.hold);
     if (known) s.deleteDeps(c.order_id);
     for (const d of c.depends_on) s.addDep(c.order_id, d);
-    const gaps = this.p.beatGaps();
+    const gaps = this.pipe.beatGaps;
     for (const b of r.beats) {
       // A folder this process never stored has no arrival it saw: no gap to look for.
       if (!fresh) gaps?.note(b);
@@ -167,11 +157,11 @@ export class PassWriter {
       fp,
       // The arrival the card's age counts from, as board-where.ts's REF reads it (the staleness
       // reference, else the holder's heartbeat, else the folder's newest file: the store's fallback).
-      ageRefMs: card.since_ms !== undefined ? card.since_ms - this.p.staleAfterMs : (card.heartbeat?.arrival_ms ?? null),
+      ageRefMs: card.since_ms !== undefined ? card.since_ms - this.pipe.opts.staleAfterMs : (card.heartbeat?.arrival_ms ?? null),
     });
     // Memory keeps the folders of orders not finished (and of none): the rest are the store's.
     this.p.looks.setLive(dir, card.lane !== 'done');
-    if (this.p.facts.noteStored(card, dir, fp, prev) && this.p.watches.active) this.watchDue.add(dir);
+    if (this.p.facts.noteStored(card, dir, fp, prev) && this.pipe.watches.active) this.watchDue.add(dir);
   }
 }
 

@@ -17,6 +17,8 @@ import 'server-only';
  * on this machine's clock (the same clock the arrivals are on).
  */
 
+import type { Pipeline } from './pipeline';
+
 /** The indexer's timers. */
 export type TimerName = 'pump' | 'rescan' | 'sweep' | 'poll' | 'grace' | 'stale';
 
@@ -39,33 +41,6 @@ export interface PendingWork {
   readonly tasksDir: boolean;
 }
 
-/** What the timers do, and what their delays are computed from (the indexer's parts). */
-export interface SchedulerHooks {
-  /** Processes the pending work (take()); a throw asks for a full look a second later. */
-  readonly pump: () => void;
-  readonly log: (line: string) => void;
-  /** The quick look's period, ms, when configured (IndexerOptions.rescanMs). */
-  readonly rescanMs: number | undefined;
-  /** How long the last quick look took, ms. */
-  readonly quickLookMs: () => number;
-  /** Looks at the next slice of the sweep: the folders whose listing changed, and whether folders are left. */
-  readonly sweepSlice: () => { readonly dirty: readonly string[]; readonly more: boolean };
-  /** The running sweep's busy time, ms. */
-  readonly sweepBusyMs: () => number;
-  /** Looks at the next slice of the unfinished orders' folders that are not watched: the ones whose own identity changed. */
-  readonly pollSlice: () => readonly string[];
-  /** The earliest end of a vanish grace (performance.now() ms), or null. */
-  readonly nextGraceEnd: () => number | null;
-  /** The paths whose grace ended. */
-  readonly graceEnded: () => readonly string[];
-  /** Re-derives the cards whose `next_ms` passed. */
-  readonly passDue: () => void;
-  /** The earliest `next_ms` of any card (ms, this machine's clock), or null. */
-  readonly nextDueMs: () => number | null;
-  /** This machine's clock, ms. */
-  readonly clock: () => number;
-}
-
 const nothing = (): PendingWork => ({ paths: new Set(), all: false, quick: false, channelDirs: false, tasksDir: false });
 
 export class Scheduler {
@@ -73,7 +48,8 @@ export class Scheduler {
   private work: { -readonly [K in keyof PendingWork]: PendingWork[K] } = nothing();
   private halted = false;
 
-  constructor(private readonly hooks: SchedulerHooks) {}
+  /** The pipeline whose work the timers run, and whose looks and cards their delays are computed from. */
+  constructor(private readonly p: Pipeline) {}
 
   /** Whether stop() was called: no timer is armed any more. */
   get stopped(): boolean {
@@ -158,9 +134,9 @@ export class Scheduler {
   schedule(ms: number): void {
     this.arm('pump', ms, () => {
       try {
-        this.hooks.pump();
+        this.p.guard.run(() => this.p.pump());
       } catch (e) {
-        this.hooks.log(`index: update failed, will rescan: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        this.p.log(`index: update failed, will rescan: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         this.wantAll();
         this.schedule(1000);
       }
@@ -184,7 +160,7 @@ export class Scheduler {
   /** A slice of the poll of unwatched unfinished orders' folders every POLL_EVERY_MS (a slice with none to look at costs a comparison). */
   private schedulePoll(): void {
     this.arm('poll', POLL_EVERY_MS, () => {
-      for (const d of this.hooks.pollSlice()) this.addPath(`tasks/${d}`);
+      for (const d of this.p.pollSlice()) this.addPath(`tasks/${d}`);
       if (this.hasPaths) this.schedule(0);
       this.schedulePoll();
     });
@@ -192,7 +168,7 @@ export class Scheduler {
 
   /** The quick look every `rescanMs` (default 20x the last one's own duration, at least 1 s: about 5% of a core). */
   private scheduleRescan(): void {
-    this.arm('rescan', this.hooks.rescanMs ?? Math.max(1000, 20 * this.hooks.quickLookMs()), () => {
+    this.arm('rescan', this.p.opts.rescanMs ?? Math.max(1000, 20 * this.p.parts.looks.quickMs), () => {
       this.wantQuick();
       this.schedule(0);
       this.scheduleRescan();
@@ -205,9 +181,9 @@ export class Scheduler {
    * folder (about 5% of a core).
    */
   private scheduleSweep(delayMs?: number): void {
-    const every = delayMs ?? Math.max(this.hooks.rescanMs ?? 10_000, 20 * this.hooks.sweepBusyMs());
+    const every = delayMs ?? Math.max(this.p.opts.rescanMs ?? 10_000, 20 * this.p.parts.looks.sweepBusyMs);
     this.arm('sweep', every, () => {
-      const slice = this.hooks.sweepSlice();
+      const slice = this.p.parts.looks.sweepSlice();
       for (const d of slice.dirty) this.addPath(`tasks/${d}`);
       if (this.hasPaths) this.schedule(0);
       if (slice.more) this.arm('sweep', 1, () => this.scheduleSweep(0));
@@ -218,10 +194,10 @@ export class Scheduler {
   /** Re-arms the grace timer for the earliest end of a vanish grace (5 ms after it), or disarms it. */
   graceChanged(): void {
     this.clear('grace');
-    const next = this.hooks.nextGraceEnd();
+    const next = this.p.parts.looks.nextGraceEnd();
     if (next === null) return;
     this.arm('grace', Math.max(5, next - performance.now() + 5), () => {
-      for (const rel of this.hooks.graceEnded()) this.addPath(rel);
+      for (const rel of this.p.parts.looks.graceEnded()) this.addPath(rel);
       this.schedule(0);
     });
   }
@@ -230,13 +206,13 @@ export class Scheduler {
   staleChanged(): void {
     this.clear('stale');
     if (this.halted) return;
-    const t = this.hooks.nextDueMs();
+    const t = this.p.parts.store.nextDueMs();
     if (t === null) return;
-    this.arm('stale', Math.max(20, Math.min(t - this.hooks.clock() + 5, 60_000)), () => {
+    this.arm('stale', Math.max(20, Math.min(t - this.p.clock() + 5, 60_000)), () => {
       try {
-        this.hooks.passDue();
+        this.p.guard.run(() => this.p.passDue());
       } catch (e) {
-        this.hooks.log(`index: re-derive failed: ${e instanceof Error ? e.message : String(e)}`);
+        this.p.log(`index: re-derive failed: ${e instanceof Error ? e.message : String(e)}`);
       }
       this.staleChanged();
     });
