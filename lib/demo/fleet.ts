@@ -46,8 +46,8 @@ import path from 'node:path';
 import { deriveChannel, type ChannelState } from '../ledger/channel';
 import type { Card } from '../ledger/derive';
 import type { Ed25519Verify } from '../ledger/verify';
-import { serverVerify } from '../index/verifier';
-import { readChannel } from '../index/read-channel';
+import { serverVerify } from '../index/disk/verifier';
+import { readChannel } from '../index/disk/read-channel';
 import { DEFAULT_STALE_AFTER_MS } from '../ledger/channel';
 import {
   appendLedgerLine,

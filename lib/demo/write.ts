@@ -40,7 +40,7 @@ import { randomBytes } from 'node:crypto';
 import { fsyncDir, writeAtomic, WriteError } from '../fs/atomic-write';
 import { parseRecord, type SignedRecord } from '../ledger/records';
 import { signingPayload, ledgerLinePayload } from '../ledger/payloads';
-import { nodePublicKey, nodeSign } from '../index/node-sign';
+import { nodePublicKey, nodeSign } from '../index/disk/node-sign';
 import { formatLocalInstant, parseTimestamp, rfc3339 } from '../ledger/time';
 import { sha256Hex, sha256HexOfText } from '../ledger/canonical';
 import { isSafeComponent, revisionComponent, type RecordKind } from '../ledger/names';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { settings } from '../config';
 import { dbIdentity } from './health';
-import { readMeta, writeMeta } from './meta';
+import { readMeta, writeMeta } from './store/meta';
 
 export type DB = Database.Database;
 
@@ -269,14 +269,14 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
   {
     id: 8,
     name: 'decision_files_index',
-    // The operator activity (lib/index/activity.ts) reads the decision records' rows: a partial
+    // The operator activity (lib/index/read/activity.ts) reads the decision records' rows: a partial
     // index holds only those (a few in a hundred files), so the query reads them, not every file.
     sql: `CREATE INDEX files_decisions ON files (kind, status, writer) WHERE kind IN ('release', 'interrupt', 'reopen', 'ack', 'supersede');`,
   },
   {
     id: 9,
     name: 'tuning_observations',
-    // The stale-threshold report (lib/index/tuning-queries.ts, docs/tuning.md). Heartbeat gaps
+    // The stale-threshold report (lib/index/read/tuning-queries.ts, docs/tuning.md). Heartbeat gaps
     // (successive arrivals of one run's heartbeat, this machine's clock) are observed live by the
     // indexer (beat-gaps.ts): per agent a count per log bucket (lib/ledger/tuning.ts), per run
     // how many and the longest; meta 'gaps_since_ms' says since when. They are not in the folder:
@@ -384,7 +384,7 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
   {
     id: 17,
     name: 'fleet_history',
-    // The fleet history (GET /api/holds, /history, lib/index/holds-queries.ts): each hold's
+    // The fleet history (GET /api/holds, /history, lib/index/read/holds-queries.ts): each hold's
     // arrivals, ending and what its numbers read as columns (lib/ledger/holds.ts), the whole row as
     // JSON, read by window
     // (claimed_ms, then ended_ms) overall or per agent. hold_gaps: the silences this index saw

@@ -31,12 +31,12 @@ import 'server-only';
  * One process writes the index; request handlers open it read-only. Its options are
  * indexer-options.ts.
  */
-import { assertChannelRoot } from './read-channel';
+import { assertChannelRoot } from './disk/read-channel';
 import type { Problem } from '../ledger/channel';
 import type { Card } from '../ledger/derive';
-import { firstIndex } from './first-index';
+import { firstIndex } from './writer/first-index';
 import type { IndexHealth } from './health';
-import { Pipeline } from './pipeline';
+import { Pipeline } from './writer/pipeline';
 import type { IndexerOptions } from './indexer-options';
 
 export type { IndexerOptions } from './indexer-options';

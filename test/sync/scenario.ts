@@ -20,8 +20,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Indexer } from '../../lib/index/indexer';
 import { openMemory, type DB } from '../../lib/index/db';
-import * as q from '../../lib/index/queries';
-import { serverVerify } from '../../lib/index/verifier';
+import * as q from '../../lib/index/read/queries';
+import { serverVerify } from '../../lib/index/disk/verifier';
 import { channelStateOf } from '../../lib/index/channel-state';
 import {
   publicKeyOf,
@@ -38,7 +38,7 @@ import { applyAction } from '../../lib/actions/apply';
 import { ledgerPrevOf } from '../../lib/actions/write';
 import { actingChannel, newChannelId } from '../../lib/actions/channel-id';
 import { buildAction } from '../../lib/ledger/actions';
-import { nodeSign } from '../../lib/index/node-sign';
+import { nodeSign } from '../../lib/index/disk/node-sign';
 import { formatLocalInstant } from '../../lib/ledger/time';
 import { seedOf } from '../support/channel-builder';
 import type { Card } from '../../lib/ledger/derive';
