@@ -32,6 +32,7 @@ import { naclPublicKey } from '../lib/ledger/nacl-verify';
 import { revisionComponent } from '../lib/ledger/names';
 import { signFields, signLedgerLine, type SignedKind } from '../lib/ledger/sign';
 import { sha256HexOfText } from '../lib/ledger/canonical';
+import { decisionTarget } from '../lib/ledger/targets';
 import { mulberry32 } from '../lib/util/prng';
 
 /** Bump when the generated content changes: cached channels of another version are not reused. */
@@ -378,7 +379,7 @@ export function generateChannel(n: number, cacheDir: string, log: (line: string)
       if ('plain' in f) text = pretty(f.plain);
       else if ('raw' in f) text = f.raw;
       else if ('ackOf' in f) {
-        const target = `giveup:${sha256HexOfText(texts.get(f.ackOf) ?? '')}`;
+        const target = decisionTarget({ kind: 'giveup', digest: sha256HexOfText(texts.get(f.ackOf) ?? '') });
         text = pretty(signFields('ack', { ...f.fields, target }, OPS, signerOf(OPS)));
       } else {
         const rec = signFields(f.kind, f.fields, f.by, signerOf(f.by));

@@ -232,7 +232,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     })
     .option('--out <file>', 'where to write the seed (default ./<name>.key); never overwritten')
     .action(async (name: string, opts: { out?: string }) => {
-      const { generateSeed, writeKeyFile, publicKeyOf, ChannelWriteError } = await import('../lib/demo/write');
+      const { generateSeed, writeKeyFile, publicKeyOf } = await import('../lib/demo/identity');
+      const { ChannelWriteError } = await import('../lib/demo/write-error');
       const file = path.resolve(opts.out ?? `${name}.key`);
       const seedHex = generateSeed();
       try {

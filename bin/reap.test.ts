@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeKeyFile, writeOrder, type Identity } from '../lib/demo/write';
+import { publicKeyOf, writeKeyFile, type Identity } from '../lib/demo/identity';
+import { writeAgent, writeClaim, writeHeartbeat, writeOrder } from '../lib/demo/write';
 import { seedOf } from '../test/support/channel-builder';
 import { folderSnapshot } from '../test/support/folder';
 

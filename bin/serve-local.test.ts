@@ -16,7 +16,8 @@ import { openMemory } from '../lib/index/db';
 import { Indexer } from '../lib/index/indexer';
 import { order } from '../lib/index/read/queries';
 import { nodeVerify } from '../lib/index/disk/node-verify';
-import { publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeOrder, type Identity } from '../lib/demo/write';
+import { publicKeyOf, type Identity } from '../lib/demo/identity';
+import { writeAgent, writeClaim, writeHeartbeat, writeOrder } from '../lib/demo/write';
 import { seedOf } from '../test/support/channel-builder';
 
 function parse(args: string[]): ServeLocalFlags {

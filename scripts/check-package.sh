@@ -8,7 +8,8 @@
 #     CLAIMBOARD_VERIFIER=sodium (sodium-native, a native dependency outside the bundle, loads);
 #   - `claimboard serve <that copy>` answers /api/board with g1 in the attention lane, its index
 #     verified with sodium-native;
-#   - `claimboard ack <copy> g1 --key ops.key` writes tasks/g1/ack.ops.json and ledger.ops.jsonl,
+#   - `claimboard ack <copy> g1 --key ops.key` writes claimboard.channel.json (the folder's first
+#     act names its channel), tasks/g1/ack.ops.json and ledger.ops.jsonl,
 #     after which `state` reads g1 closed (an acknowledged give-up is closed) and the
 #     running server's board moves g1 out of attention;
 #   - the time of `state --json` on that 17-file channel is printed (npm run bench measures it).
@@ -126,7 +127,8 @@ grep -q 'signatures verified (sodium-native)' "$WORK/serve.log" || { cat "$WORK/
 echo "package: serve -> the index verified with sodium-native (its worker threads and the web server load it the same way)"
 
 out="$("$CB" ack "$CH" g1 --key "$WORK/keys/ops.key" --note "seen at 3am" 2>/dev/null)"
-[ "$out" = "$(printf 'tasks/g1/ack.ops.json\nledger.ops.jsonl')" ] || fail "ack printed: $out"
+# The first act on the folder names its channel too (claimboard.channel.json).
+[ "$out" = "$(printf 'claimboard.channel.json\ntasks/g1/ack.ops.json\nledger.ops.jsonl')" ] || fail "ack printed: $out"
 got="$("$CB" state "$CH" --json | states)"
 [ "$got" = "g1=closed/done g2=closed/done g3=claimed/running" ] || fail "state after ack: $got"
 echo "package: ack g1 -> state $got"

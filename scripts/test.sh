@@ -131,6 +131,8 @@ vitest_step() { node scripts/run-vitest.mjs "$@" 2>&1 | tee -a "$VITEST_LOG"; re
 
 # The tests that start the real `claimboard serve` need the production build: they run after it.
 SERVE_TESTS=(test/support/soak/soak.test.ts test/faults/sigstop.test.ts test/faults/inotify.test.ts test/faults/burst.test.ts test/faults/sigterm.test.ts bin/web.test.ts bin/serve-attacks.test.ts)
+# The unit tests that need the real ferry's worker (test/support/ferry-kit.ts): only with ../shared.
+FERRY_TESTS=(lib/reaper/reap-ferry.test.ts)
 
 shared_steps() {
   if [ -d ../shared/vectors ]; then
@@ -140,7 +142,7 @@ shared_steps() {
   fi
   if [ -x ../shared/ferryman/bin/ferry ]; then
     # The unit tests that can also ask the real ferry for its verdict (test/support/ferry-kit.ts).
-    step "unit tests with the real ferry" env CLAIMBOARD_FERRY_KIT="$(cd ../shared/ferryman && pwd)" node scripts/run-vitest.mjs lib/actions/ferry-acts.test.ts lib/reaper/reap.test.ts lib/reaper/reap-ferry.test.ts
+    step "unit tests with the real ferry" env CLAIMBOARD_FERRY_KIT="$(cd ../shared/ferryman && pwd)" node scripts/run-vitest.mjs lib/actions/ferry-acts.test.ts lib/reaper/reap.test.ts "${FERRY_TESTS[@]}"
   else
     skip "unit tests with the real ferry" "../shared/ferryman/bin/ferry is not beside this repo"
   fi
@@ -163,7 +165,7 @@ else
   wait_bg "next build"
   # The vectors wait a minute of real time for their files' arrivals: beside the unit tests.
   step_bg "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
-  step "unit tests" vitest_step $(printf -- '--exclude %s ' "${SERVE_TESTS[@]}")
+  step "unit tests" vitest_step $(printf -- '--exclude %s ' "${SERVE_TESTS[@]}" "${FERRY_TESTS[@]}")
   step "ferry channels" node scripts/check-ferry.mjs .
   wait_bg "conformance vectors"
   if [[ " ${failed[*]-} " == *" next build ("* ]]; then

@@ -8,7 +8,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import type { Card, Lane } from '@/lib/api/types';
-import { ackCheck, ackPlan, bulkFleetEffect, bulkOutcome, BULK_MAX, plannedFiles, requeueCheck, type BulkResult, type PlannedFile } from '@/lib/client/action-plan';
+import { ackCheck, ackPlan, bulkFleetEffect, bulkOutcome, BULK_MAX, CHANNEL_FILE_PLAN, notAppliedText, plannedFiles, requeueCheck, type BulkResult, type PlannedFile } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSendBulk } from '@/lib/client/actions';
 import type { OperatorKey } from '@/lib/client/keys';
 import { useKeyGate } from '@/lib/client/operator';
@@ -22,7 +22,7 @@ import { FilesToWrite, FleetEffect, GateNote, SignerLine, writtenToast } from '.
 import { useToast } from './Toast';
 import { btn, field, note } from './ui';
 
-type Row = { readonly card: Card; readonly outcome: 'written' | 'not_applied' | 'refused'; readonly written?: readonly string[]; readonly reason?: string };
+type Row = { readonly card: Card; readonly outcome: 'written' | 'not_applied' | 'refused' } & Pick<BulkResult, 'written' | 'reason' | 'reason_code'>;
 
 export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | 'ack'; lane: Lane; cards: readonly Card[]; onClose: () => void }) {
   const gate = useKeyGate();
@@ -41,7 +41,7 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
         out.results.forEach((r: BulkResult, i) => {
           const card = (r.order_id ? byId.get(r.order_id) : undefined) ?? batch[i];
           if (!card) return;
-          next.set(card.order_id, { card, outcome: bulkOutcome(r), ...(r.written ? { written: r.written } : {}), ...(r.reason ? { reason: r.reason } : {}) });
+          next.set(card.order_id, { card, outcome: bulkOutcome(r), ...(r.written ? { written: r.written } : {}), ...(r.reason ? { reason: r.reason } : {}), ...(r.reason_code ? { reason_code: r.reason_code } : {}) });
         });
         return next;
       });
@@ -73,14 +73,14 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
 
   const op = gate.key?.name ?? '<operator>';
   const files: PlannedFile[] = useMemo(() => {
-    const out: PlannedFile[] = [];
+    const out: PlannedFile[] = gate.channelFileNew ? [CHANNEL_FILE_PLAN] : [];
     for (const c of eligible) {
       const plan = kind === 'requeue' ? (c.holder ? plannedFiles({ action: 'requeue', orderId: c.order_id, holder: c.holder }, op) : []) : ((a) => (a ? plannedFiles(a, op) : []))(ackPlan(c, op));
       out.push(...plan.slice(0, -1));
     }
     out.push({ path: ledgerPathOf(op), how: 'append', what: `${eligible.length} signed ${eligible.length === 1 ? 'line' : 'lines'} appended to ${op}'s ledger, chained` });
     return out;
-  }, [eligible, kind, op]);
+  }, [eligible, kind, op, gate.channelFileNew]);
 
   const verb = kind === 'requeue' ? 'Re-queue' : 'Acknowledge';
   const missingText = kind === 'requeue' && text.trim().length === 0;
@@ -132,7 +132,7 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
                 ) : r.outcome === 'refused' ? (
                   <span className="text-red-800 dark:text-red-300">refused: {r.reason}</span>
                 ) : (
-                  <span className="text-amber-800 dark:text-amber-300">{/^not applied/.test(r.reason ?? '') ? r.reason : `not applied: ${r.reason ?? 'sign again'}`}</span>
+                  <span className="text-amber-800 dark:text-amber-300">{notAppliedText(r)}</span>
                 )}
               </li>
             ))}

@@ -177,8 +177,8 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
           </p>
         </div>
 
-        {plan && gate.key ? <FilesToWrite files={plannedFiles(plan, gate.key.name)} /> : null}
-        {plan && !gate.key ? <FilesToWrite files={plannedFiles(plan, '<operator>')} title="It would write these files (your name in place of <operator>)" /> : null}
+        {plan && gate.key ? <FilesToWrite files={plannedFiles(plan, gate.key.name, { channelFile: gate.channelFileNew })} /> : null}
+        {plan && !gate.key ? <FilesToWrite files={plannedFiles(plan, '<operator>', { channelFile: gate.channelFileNew })} title="It would write these files (your name in place of <operator>)" /> : null}
         {plan ? <FleetEffect lines={fleetEffect(plan)} /> : null}
         {instead ? (
           <div className={`${note.info} flex flex-wrap items-center justify-between gap-2`} data-supersede-instead="">

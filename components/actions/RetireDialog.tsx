@@ -9,7 +9,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { AgentResponse } from '@/lib/api/types';
-import { fleetEffect, planChange, plannedFiles, refusalText, retireCheck, type PlanInput } from '@/lib/client/action-plan';
+import { fleetEffect, planChange, plannedFiles, refusalText, retireCheck, saysAlive, type PlanInput } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSend } from '@/lib/client/actions';
 import { useAgent } from '@/lib/client/api';
 import type { OperatorKey } from '@/lib/client/keys';
@@ -53,7 +53,7 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
       onClose();
     },
     onRefused: (out) => {
-      if (out.status === 422 && /looks alive/.test(out.message)) setServerSaysAlive(true);
+      if (saysAlive(out)) setServerSaysAlive(true);
       if (out.status === 409) void live.refetch();
     },
   });
@@ -168,7 +168,7 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
           </fieldset>
         ) : null}
 
-        <FilesToWrite files={plannedFiles(planInput, gate.key?.name ?? '<operator>')} />
+        <FilesToWrite files={plannedFiles(planInput, gate.key?.name ?? '<operator>', { channelFile: gate.channelFileNew })} />
         <FleetEffect lines={fleetEffect(planInput)} />
 
         {refusal ? (

@@ -13,9 +13,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useState } from 'react';
 import type { Card } from '@/lib/api/types';
-import { ACTION_TITLE, fleetEffect, plannedFiles, refusalText, type PlanInput } from '@/lib/client/action-plan';
+import { ACTION_TITLE, fleetEffect, offersReload, plannedFiles, refusalText, saysIdTaken, type PlanInput } from '@/lib/client/action-plan';
 import { invalidateAfterAction, signAndSend } from '@/lib/client/actions';
 import { fetchOrder, isNotFound, useAgents, useOrder } from '@/lib/client/api';
+import { queryKeys } from '@/lib/client/query-keys';
 import type { OperatorKey } from '@/lib/client/keys';
 import { useKeyGate } from '@/lib/client/operator';
 import { useSignedAction } from '@/lib/client/use-signed-action';
@@ -72,7 +73,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
       onClose();
     },
     onRefused: (out, { newId: refusedId }) => {
-      if (out.status === 409 && /there is already an order/.test(out.message)) setTaken((t) => new Set(t).add(refusedId));
+      if (saysIdTaken(out)) setTaken((t) => new Set(t).add(refusedId));
       if (out.status === 409) void live.refetch();
     },
   });
@@ -85,7 +86,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
 
   // The ids this page knows of: every board, lane and order answer in its cache, and the probes.
   const known = useMemo(() => {
-    const answers = [...qc.getQueriesData({ queryKey: ['board'] }), ...qc.getQueriesData({ queryKey: ['order'] })].map(([, d]) => d);
+    const answers = [...qc.getQueriesData({ queryKey: queryKeys.boardAll() }), ...qc.getQueriesData({ queryKey: queryKeys.orderAll() })].map(([, d]) => d);
     const ids = knownOrderIds(answers);
     for (const t of taken) ids.add(t);
     return ids;
@@ -100,7 +101,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
   // Ask the server whether an order of that id exists (the board's pages do not list every order).
   const probeId = useSettled(idProblem === null ? newId : '', 250);
   const probe = useQuery({
-    queryKey: ['order-exists', probeId],
+    queryKey: queryKeys.orderExists(probeId),
     queryFn: async ({ signal }) => {
       try {
         await fetchOrder(probeId, signal);
@@ -262,7 +263,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
 
         {order ? <Copies order={order} /> : <p className="text-sm text-zinc-500 dark:text-zinc-400">Reading {card.order_id}&apos;s order…</p>}
 
-        <FilesToWrite files={plannedFiles(plan, gate.key?.name ?? '<operator>')} />
+        <FilesToWrite files={plannedFiles(plan, gate.key?.name ?? '<operator>', { channelFile: gate.channelFileNew })} />
         <FleetEffect lines={fleetEffect(plan)} />
 
         {refusal ? (
@@ -271,7 +272,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
             text={refusalText(refusal.status, refusal.message)}
             {...(refusal.written ? { written: refusal.written } : {})}
             reload={
-              refusal.status === 409 && !/there is already an order/.test(refusal.message)
+              offersReload(refusal)
                 ? {
                     label: 'Reload the card',
                     onClick: () => {

@@ -1,6 +1,6 @@
 'use client';
 /** Pieces every action dialog shows: the files it writes, what the fleet does, who signs, refusals. */
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useRef } from 'react';
 import type { PlannedFile } from '@/lib/client/action-plan';
 import type { RetireStep } from '@/lib/ledger/actions';
 import { OrderLink } from '@/components/ui/links';
@@ -140,15 +140,6 @@ export function Refusal({ status, text, reload, written }: { status: number; tex
         </button>
       ) : null}
     </div>
-  );
-}
-
-/** A labelled block of the dialog. */
-export function Block({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <section aria-label={label} className="text-sm">
-      {children}
-    </section>
   );
 }
 

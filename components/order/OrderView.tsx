@@ -30,7 +30,7 @@ export function OrderView({ id }: { id: string }) {
 
 function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
   const { card, order } = data;
-  const ctx = { nowMs: now, staleAfterMs: data.stale_after_ms, onOrderPage: true };
+  const ctx = { nowMs: now, staleAfterMs: data.stale_after_ms };
   const lines = whyLines(card, ctx);
   const hb = heartbeatNote(card, now)?.replace(/^last heartbeat/, `${card.holder ?? 'the holder'}'s last heartbeat`) ?? null;
   const problems = data.files.filter((f) => f.status === 'problem');

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyAction, deriveSubset, type ApplyContext } from './apply';
 import { buildAction, type ActionInput } from '../ledger/actions';
+import type { RefusalReason } from '../errors';
 import { naclPublicKey, naclSign } from '../ledger/nacl-verify';
 import { nodeVerify } from '../index/disk/node-verify';
 import { channelStateOf } from '../index/channel-state';
@@ -87,7 +88,7 @@ describe('re-queue', () => {
     const req = build(root, 'ops', (s) => ({ action: 'requeue', card: cardOf(s, 't1'), note: 'x' }), ctx);
     const res = applyAction(req, ctx);
     expect(res.status).toBe(422);
-    expect(res).toMatchObject({ reason: "fang's heartbeat on t1 is fresh: a live run is never stolen from" });
+    expect(res).toMatchObject({ reason_code: 'rule', reason: "fang's heartbeat on t1 is fresh: a live run is never stolen from" });
     expect(folderSnapshot(root)).toEqual(before);
   });
   it("after this machine's clock stepped forward an hour, a fresh heartbeat is still fresh: refused (422), writing nothing", () => {
@@ -149,7 +150,7 @@ describe('re-queue', () => {
     expect([c.state, c.holder]).toEqual(['open', null]);
     // Applied now, it is refused: the order is open, and the folder stays as it is.
     const before = folderSnapshot(a);
-    expect(applyAction(late, ca)).toMatchObject({ status: 409, reason: 'ichabod-1650 is now open; you saw stale held by fang' });
+    expect(applyAction(late, ca)).toMatchObject({ status: 409, reason_code: 'card_moved', reason: 'ichabod-1650 is now open; you saw stale held by fang' });
     expect(folderSnapshot(a)).toEqual(before);
   });
 });
@@ -162,7 +163,7 @@ describe('retire', () => {
     const once = build(root, 'ops', () => ({ action: 'retire', agent: 'fang', orders: ['t1'], reason: 'machine rebuilt', confirmAlive: 1 }), ctx);
     const r1 = applyAction(once, ctx);
     expect(r1.status).toBe(422);
-    expect(r1).toMatchObject({ reason: 'fang looks alive (a heartbeat of it arrived within the stale window): confirm twice to retire it anyway' });
+    expect(r1).toMatchObject({ reason_code: 'looks_alive', reason: 'fang looks alive (a heartbeat of it arrived within the stale window): confirm twice to retire it anyway' });
     expect(folderSnapshot(root)).toEqual(before);
     const twice = build(root, 'ops', () => ({ action: 'retire', agent: 'fang', orders: ['t1'], reason: 'machine rebuilt', confirmAlive: 2 }), ctx);
     const r2 = applyAction(twice, ctx);
@@ -179,7 +180,7 @@ describe('retire', () => {
     const before = folderSnapshot(root);
     const req = build(root, 'ops', () => ({ action: 'retire', agent: 'fang', orders: ['t1'], reason: 'gone', confirmAlive: 2 }), ctx);
     const res = applyAction(req, ctx);
-    expect(res).toMatchObject({ status: 409, reason: 'fang now holds t1, t2 by an active claim with no result; you saw t1' });
+    expect(res).toMatchObject({ status: 409, reason_code: 'plan_changed', reason: 'fang now holds t1, t2 by an active claim with no result; you saw t1' });
     expect(folderSnapshot(root)).toEqual(before);
   });
 });
@@ -204,7 +205,7 @@ describe('reopen and acknowledge', () => {
     const before = folderSnapshot(root);
     const req = build(root, 'ops', (s) => ({ action: 'reopen', card: cardOf(s, 'e'), reason: 'redo' }), ctx);
     const res = applyAction(req, ctx);
-    expect(res).toMatchObject({ status: 422, reason: 'd (claimed) depends on e and already consumed its result' });
+    expect(res).toMatchObject({ status: 422, reason_code: 'rule', reason: 'd (claimed) depends on e and already consumed its result' });
     expect(folderSnapshot(root)).toEqual(before);
   });
   it('acknowledges a give-up: the order is closed', () => {
@@ -244,7 +245,7 @@ describe('acknowledge a late result (claimboard extension)', () => {
     const other = buildAction({ action: 'ack', card: { ...cardOf(deriveSubset(ctx, null), 't1'), late_target: 'late:1:wisp:open' }, note: 'n' }, 'ops', (p) => naclSign(seed, p), '2026-11-30T12:00:00Z', '', TEST_CHANNEL);
     const before = folderSnapshot(root);
     const res = applyAction({ ...r, record: other.record }, ctx);
-    expect(res).toMatchObject({ status: 409, reason: 'the ack names late:1:wisp:open; t1 as it is now needs one naming late:1:fang:open: reload the order and decide again' });
+    expect(res).toMatchObject({ status: 409, reason_code: 'target_moved', reason: 'the ack names late:1:wisp:open; t1 as it is now needs one naming late:1:fang:open: reload the order and decide again' });
     expect(folderSnapshot(root)).toEqual(before);
   });
   it("replacing an operator's own ack or reopen undoes nothing: each names the decisions in force again", () => {
@@ -315,52 +316,72 @@ describe('acknowledge a late result (claimboard extension)', () => {
     expect(applyAction(req, ctx).status).toBe(201);
     const before = folderSnapshot(root);
     const res = applyAction(req, ctx);
-    expect(res).toMatchObject({ status: 422, reason: 't1: its late result is already acknowledged' });
+    expect(res).toMatchObject({ status: 422, reason_code: 'rule', reason: 't1: its late result is already acknowledged' });
     expect(folderSnapshot(root)).toEqual(before);
   });
 });
 
 describe('refusals write nothing', () => {
   const ackG1 = (root: string, ctx: ApplyContext, who = 'ops') => build(root, who, (s) => ({ action: 'ack', card: cardOf(s, 'g1'), note: 'n' }), ctx);
-  const cases: [string, (root: string, ctx: ApplyContext) => unknown, number, RegExp][] = [
+  const cases: [string, (root: string, ctx: ApplyContext) => unknown, number, RefusalReason, RegExp][] = [
     ['a forged signature', (root, ctx) => {
       const r = ackG1(root, ctx);
       return { ...r, record: { ...r.record, note: 'changed after signing' } };
-    }, 403, /^ack refused: invalid signature/],
-    ['a roster agent who is not an operator', (root, ctx) => ackG1(root, ctx, 'fang'), 403, /^fang is not an operator of this channel$/],
+    }, 403, 'bad_signature', /^ack refused: invalid signature/],
+    ['a roster agent who is not an operator', (root, ctx) => ackG1(root, ctx, 'fang'), 403, 'not_operator', /^fang is not an operator of this channel$/],
     ['a record for another order than the one seen', (root, ctx) => {
       const r = ackG1(root, ctx);
       const other = build(root, 'ops', (s) => ({ action: 'ack', card: { ...cardOf(s, 'g1'), order_id: 'g2' }, note: 'n' }), ctx);
       return { ...r, record: other.record };
-    }, 400, /^the ack is for g2, not g1$/],
+    }, 400, 'mismatch', /^the ack is for g2, not g1$/],
     ['an expect that no longer holds', (root, ctx) => {
       const r = ackG1(root, ctx);
       return { ...r, expect: { ...r.expect, order: { ...r.expect.order, state: 'claimed' } } };
-    }, 409, /^g1 is now gave_up held by fang; you saw claimed held by fang$/],
+    }, 409, 'card_moved', /^g1 is now gave_up held by fang; you saw claimed held by fang$/],
     ['a ledger line signed against an older ledger', (root, ctx) => {
       const r = ackG1(root, ctx);
       fs.writeFileSync(path.join(root, 'ledger.ops.jsonl'), '');
       fs.appendFileSync(path.join(root, 'ledger.ops.jsonl'), build(root, 'ops', (s) => ({ action: 'ack', card: cardOf(s, 'g1'), note: 'other' }), ctx).ledger_line + '\n');
       return r;
-    }, 409, /^ledger\.ops\.jsonl has a new line since this action was signed: sign again$/],
+    }, 409, 'ledger_moved', /^ledger\.ops\.jsonl has a new line since this action was signed: sign again$/],
     ['a path that would overwrite another writer\'s file', (root, ctx) => {
       fs.writeFileSync(path.join(root, 'tasks/g1/ack.ops.json'), '{"not": "ours"}');
       return ackG1(root, ctx);
-    }, 409, /^tasks\/g1\/ack\.ops\.json is in the way and was not written by ops; nothing was written$/],
-    ['malformed input', () => ({ action: 'ack', record: 'x' }), 400, /^bad request: /],
+    }, 409, 'in_the_way', /^tasks\/g1\/ack\.ops\.json is in the way and was not written by ops; nothing was written$/],
+    ['malformed input', () => ({ action: 'ack', record: 'x' }), 400, 'malformed', /^bad request: /],
   ];
-  for (const [name, make, status, reason] of cases) {
-    it(`${name}: ${status}`, () => {
+  for (const [name, make, status, code, reason] of cases) {
+    it(`${name}: ${status} ${code}`, () => {
       const root = copy('11-give-up-ack-reopen');
       const ctx = ctxOf(root);
       const body = make(root, ctx);
       const before = folderSnapshot(root);
       const res = applyAction(body, ctx);
       expect(res.status).toBe(status);
+      expect('reason_code' in res ? res.reason_code : null).toBe(code);
       expect('reason' in res ? res.reason : '').toMatch(reason);
       expect(folderSnapshot(root)).toEqual(before);
     });
   }
+  it('a supersede whose new id is already an order: 409 id_taken, with the card', () => {
+    const root = onDisk(new ChannelBuilder().roster().order('x', { assigned_to: 'fang' }).order('x-2'));
+    const ctx = ctxOf(root);
+    const req = build(root, 'ops', (s) => {
+      const order = s.views.get('x')?.folder.order.record;
+      if (!order) throw new Error('no x');
+      return { action: 'supersede', card: cardOf(s, 'x'), order, newId: 'x-2', assignTo: null, reason: 'fang is gone' };
+    }, ctx);
+    const before = folderSnapshot(root);
+    expect(applyAction(req, ctx)).toMatchObject({ status: 409, reason_code: 'id_taken', reason: 'there is already an order x-2; choose another id', card: { order_id: 'x', state: 'offered' } });
+    expect(folderSnapshot(root)).toEqual(before);
+  });
+  it('an act on an order whose folder is gone: 409 no_order', () => {
+    const root = copy('11-give-up-ack-reopen');
+    const ctx = ctxOf(root);
+    const req = ackG1(root, ctx);
+    fs.rmSync(path.join(root, 'tasks/g1'), { recursive: true });
+    expect(applyAction(req, ctx)).toMatchObject({ status: 409, reason_code: 'no_order', reason: 'there is no order g1 in the folder now' });
+  });
   it('a replay of an earlier action: 409, nothing written the second time', () => {
     const root = copy('11-give-up-ack-reopen');
     const ctx = ctxOf(root);
@@ -368,7 +389,7 @@ describe('refusals write nothing', () => {
     expect(applyAction(req, ctx).status).toBe(201);
     const before = folderSnapshot(root);
     const again = applyAction(req, ctx);
-    expect(again).toMatchObject({ status: 409, reason: 'g1 is now closed held by fang; you saw gave_up held by fang' });
+    expect(again).toMatchObject({ status: 409, reason_code: 'card_moved', reason: 'g1 is now closed held by fang; you saw gave_up held by fang' });
     expect(folderSnapshot(root)).toEqual(before);
   });
 });

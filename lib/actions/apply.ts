@@ -6,11 +6,12 @@ import 'server-only';
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ActionRequestSchema, ackRefusal, ackTargetOf, agentLooksAlive, reopenTargetOf, decisionPath, LEDGER_KIND, ledgerPathOf, reopenRefusal, requeueRefusal, retirePlan, retireRefusal, supersedeRefusal, type ActionRequest, type Refusal, type RefusalCode } from '../ledger/actions';
-import { HTTP_STATUS } from '../errors';
+import { ActionRequestSchema, ackRefusal, ackTargetOf, agentLooksAlive, reopenTargetOf, decisionPath, LEDGER_KIND, ledgerPathOf, RECORD_KIND, reopenRefusal, requeueRefusal, retirePlan, retireRefusal, supersedeRefusal, type ActionRequest, type Refusal, type RefusalCode } from '../ledger/actions';
+import { HTTP_STATUS, type RefusalReason } from '../errors';
 import type { AgentRecord } from '../ledger/records';
 import { deriveChannel, type ChannelEntry, type ChannelState } from '../ledger/channel';
-import { targetList, type Card } from '../ledger/derive';
+import type { Card } from '../ledger/derive';
+import { targetList } from '../ledger/targets';
 import { parseStrictJsonText, toPlain } from '../ledger/json';
 import { canonicalName } from '../ledger/names';
 import { ledgerLinePayload, signingPayload } from '../ledger/payloads';
@@ -78,7 +79,7 @@ export type ApplyRefusal = Refusal & {
 
 export type ApplyResult = { readonly status: 201; readonly written: readonly string[]; readonly card?: Card; readonly orders?: readonly Card[] } | ApplyRefusal;
 
-const refuse = (code: RefusalCode, reason: string, card?: Card): ApplyRefusal => ({ code, status: HTTP_STATUS[code], reason, ...(card ? { card } : {}) });
+const refuse = (code: RefusalCode, reasonCode: RefusalReason, reason: string, card?: Card): ApplyRefusal => ({ code, status: HTTP_STATUS[code], reason, reason_code: reasonCode, ...(card ? { card } : {}) });
 
 /** Reads the roster, retirements and the named orders' folders (or everything) from disk, and derives them. */
 export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | null): ChannelState {
@@ -134,21 +135,6 @@ export function deriveSubset(ctx: ApplyContext, orderIds: readonly string[] | nu
   return deriveChannel(entries, { nowMs: ctx.nowMs, staleAfterMs: ctx.staleAfterMs, operators: ctx.operators, pins: ctx.pins, fleetAgents: ctx.fleetAgents, verify: ctx.verify });
 }
 
-function kindOf(action: ActionRequest['action']): 'release' | 'retirement' | 'reopen' | 'ack' | 'supersede' {
-  switch (action) {
-    case 'requeue':
-      return 'release';
-    case 'retire':
-      return 'retirement';
-    case 'reopen':
-      return 'reopen';
-    case 'ack':
-      return 'ack';
-    case 'supersede':
-      return 'supersede';
-  }
-}
-
 const bytesOf = (o: Record<string, unknown>) => new TextEncoder().encode(JSON.stringify(o, null, 2) + '\n');
 
 /**
@@ -162,28 +148,28 @@ const bytesOf = (o: Record<string, unknown>) => new TextEncoder().encode(JSON.st
  */
 export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
   const parsed = ActionRequestSchema.safeParse(body);
-  if (!parsed.success) return refuse('bad_request', `bad request: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success) return refuse('bad_request', 'malformed', `bad request: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`);
   const req = parsed.data as ActionRequest;
-  const kind = kindOf(req.action);
+  const kind = RECORD_KIND[req.action];
 
   // The records must be well formed before anything else is looked at.
   const shaped = shapeRecord(kind, bytesOf(req.record));
-  if (!shaped.ok) return refuse('bad_request', `the ${kind} record is not valid: ${shaped.detail}`);
+  if (!shaped.ok) return refuse('bad_request', 'malformed', `the ${kind} record is not valid: ${shaped.detail}`);
   const record = shaped.record as SignedRecord;
   const releases: SignedRecord[] = [];
   for (const r of req.releases ?? []) {
     const s = shapeRecord('release', bytesOf(r));
-    if (!s.ok) return refuse('bad_request', `a release record is not valid: ${s.detail}`);
+    if (!s.ok) return refuse('bad_request', 'malformed', `a release record is not valid: ${s.detail}`);
     releases.push(s.record as SignedRecord);
   }
-  if (req.action !== 'retire' && releases.length > 0) return refuse('bad_request', 'only a retirement carries extra releases');
+  if (req.action !== 'retire' && releases.length > 0) return refuse('bad_request', 'malformed', 'only a retirement carries extra releases');
   let newOrder: OrderRecord | null = null;
   if (req.action === 'supersede') {
-    if (!req.order) return refuse('bad_request', 'a supersede carries the new order');
+    if (!req.order) return refuse('bad_request', 'malformed', 'a supersede carries the new order');
     const s = shapeRecord('order', bytesOf(req.order));
-    if (!s.ok || s.record.kind !== 'order') return refuse('bad_request', `the new order is not valid: ${s.ok ? 'not an order' : s.detail}`);
+    if (!s.ok || s.record.kind !== 'order') return refuse('bad_request', 'malformed', `the new order is not valid: ${s.ok ? 'not an order' : s.detail}`);
     newOrder = s.record;
-  } else if (req.order) return refuse('bad_request', 'only a supersede carries a new order');
+  } else if (req.order) return refuse('bad_request', 'malformed', 'only a supersede carries a new order');
   const signer = canonicalName(record.signed_by ?? '');
 
   // Which folders to read fresh.
@@ -210,76 +196,58 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
       }
     }
   } catch (e) {
-    return refuse('refused', e instanceof Error ? e.message : String(e));
+    return refuse('refused', 'no_channel', e instanceof Error ? e.message : String(e));
   }
 
   // Who is acting (403).
   if (!isOperator(state.roster, signer)) {
-    return refuse('forbidden', record.signed_by ? `${signer} is not an operator of this channel` : 'the record is not signed');
+    return refuse('forbidden', 'not_operator', record.signed_by ? `${signer} is not an operator of this channel` : 'the record is not signed');
   }
   for (const r of [record, ...releases, ...(newOrder ? [newOrder] : [])]) {
     const bad = verifyRecord(r, state.roster, ctx.verify);
-    if (bad) return refuse('forbidden', `${r.kind} refused: ${bad.problem.replace('_', ' ')}: ${bad.detail}`);
+    if (bad) return refuse('forbidden', 'bad_signature', `${r.kind} refused: ${bad.problem.replace('_', ' ')}: ${bad.detail}`);
   }
 
   // The act must be signed for this channel (lib/ledger/channel-binding.ts): one signed for
   // another is refused, whatever its ledger chain says.
   const channel = actingChannel(ctx.root, ctx.proposedChannel);
-  if ('problem' in channel) return refuse('refused', channel.problem);
+  if ('problem' in channel) return refuse('refused', 'no_channel', channel.problem);
   for (const r of [record, ...releases, ...(newOrder ? [newOrder] : [])]) {
     const bad = bindingRefusal(`the ${r.kind} record`, bindingOf(r.raw, () => signingPayload(r), state.roster, ctx.verify), channel.id);
-    if (bad) return refuse(bad.code, bad.reason);
+    if (bad) return refuse(bad.code, bad.reason_code, bad.reason);
   }
 
   // The records must say what the operator saw (400).
   const mismatch = recordMismatch(req, record, releases, signer);
-  if (mismatch) return refuse('bad_request', mismatch);
+  if (mismatch) return refuse('bad_request', 'mismatch', mismatch);
 
   // The folder must still be what the operator saw (409), and the rules must allow it (422).
   let orderCard: Card | undefined;
   if (req.action === 'retire') {
     const agent = req.expect.retire?.agent ?? '';
     const r = retireRefusal(state, agent);
-    if (r) return refuse('refused', r);
+    if (r) return refuse('refused', 'rule', r);
     const plan = retirePlan(state, agent);
     const saw = [...(req.expect.retire?.orders ?? [])].sort();
     if (plan.join(',') !== saw.join(',')) {
-      return refuse('conflict', `${agent} now holds ${plan.length ? plan.join(', ') : 'nothing'} by an active claim with no result; you saw ${saw.length ? saw.join(', ') : 'nothing'}`);
+      return refuse('conflict', 'plan_changed', `${agent} now holds ${plan.length ? plan.join(', ') : 'nothing'} by an active claim with no result; you saw ${saw.length ? saw.join(', ') : 'nothing'}`);
     }
     if (agentLooksAlive(state, agent, ctx.nowMs, ctx.staleAfterMs) && (req.expect.retire?.confirm_alive ?? 0) < 2) {
-      return refuse('refused', `${agent} looks alive (a heartbeat of it arrived within the stale window): confirm twice to retire it anyway`);
+      return refuse('refused', 'looks_alive', `${agent} looks alive (a heartbeat of it arrived within the stale window): confirm twice to retire it anyway`);
     }
   } else {
     const e = req.expect.order;
-    if (!e) return refuse('bad_request', 'expect.order is required for this action');
+    if (!e) return refuse('bad_request', 'malformed', 'expect.order is required for this action');
     const view = state.views.get(e.order_id);
-    if (!view) return refuse('conflict', `there is no order ${e.order_id} in the folder now`);
+    if (!view) return refuse('conflict', 'no_order', `there is no order ${e.order_id} in the folder now`);
     orderCard = view.card;
     const c = view.card;
     if (c.state !== e.state || c.holder !== e.holder || (c.target ?? null) !== e.target) {
-      return refuse('conflict', `${c.order_id} is now ${c.state}${c.holder ? ` held by ${c.holder}` : ''}; you saw ${e.state}${e.holder ? ` held by ${e.holder}` : ''}`, c);
+      return refuse('conflict', 'card_moved', `${c.order_id} is now ${c.state}${c.holder ? ` held by ${c.holder}` : ''}; you saw ${e.state}${e.holder ? ` held by ${e.holder}` : ''}`, c);
     }
     if (newOrder) {
-      const o = view.folder.order.record;
-      const why =
-        newOrder.issued_by !== signer
-          ? 'the new order must be issued by the signing operator'
-          : newOrder.id === o.id
-            ? 'the new order needs an id of its own'
-            : state.views.has(newOrder.id)
-              ? `there is already an order ${newOrder.id}; choose another id`
-              : newOrder.supersedes !== o.id
-                ? `the new order must say it supersedes ${o.id}`
-                : newOrder.project_id !== o.project_id || newOrder.payload_digest !== o.payload_digest
-                  ? `the new order must carry ${o.id}'s project and task unchanged (its payload could not be copied exactly)`
-                  : record.kind === 'supersede' && record.by !== newOrder.id
-                    ? `the supersede record names ${record.by}, not the new order ${newOrder.id}`
-                    : newOrder.assigned_to !== null && !state.roster.entries.has(newOrder.assigned_to)
-                      ? `${newOrder.assigned_to} is not in the roster`
-                      : newOrder.assigned_to !== null && state.retirements.some((r) => r.record.agent === newOrder?.assigned_to)
-                        ? `${newOrder.assigned_to} is retired`
-                        : null;
-      if (why) return refuse(why.startsWith('there is already') ? 'conflict' : 'bad_request', why, c);
+      const bad = newOrderRefusal(newOrder, view.folder.order.record, record, signer, state);
+      if (bad) return refuse(bad.code, bad.reason_code, bad.reason, c);
     }
     const rule =
       req.action === 'supersede'
@@ -289,14 +257,14 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
         : req.action === 'reopen'
           ? reopenRefusal(c, ctx.related ? ctx.related.dependentsOf(c.order_id).map((d) => state.views.get(d)?.card).filter((x): x is Card => !!x) : state.orders.filter((o) => o.depends_on.includes(c.order_id)))
           : ackRefusal(c);
-    if (rule) return refuse('refused', rule, c);
+    if (rule) return refuse('refused', 'rule', rule, c);
     if ((req.action === 'ack' && record.kind === 'ack') || (req.action === 'reopen' && record.kind === 'reopen')) {
       // What the record must name is the order as it is now: all the operator's earlier file of that
       // kind named, and the new decision (ackTargetOf, reopenTargetOf): replacing it undoes nothing.
       const want = record.kind === 'ack' ? ackTargetOf(c, signer) : reopenTargetOf(c, signer);
       if (targetList(record.target) !== want) {
         // Not "sign again": the same card would sign the same record; the page must take the order as it is now.
-        return refuse('conflict', `the ${record.kind} names ${record.target}; ${c.order_id} as it is now needs one naming ${want ?? 'nothing'}: reload the order and decide again`, c);
+        return refuse('conflict', 'target_moved', `the ${record.kind} names ${record.target}; ${c.order_id} as it is now needs one naming ${want ?? 'nothing'}: reload the order and decide again`, c);
       }
     }
   }
@@ -305,23 +273,23 @@ export function applyAction(body: unknown, ctx: ApplyContext): ApplyResult {
   const ledgerRel = ledgerPathOf(signer);
   const ledgerAbs = path.join(/*turbopackIgnore: true*/ ctx.root, ledgerRel);
   const lineProblem = ledgerLineProblem(req, signer, state, ctx.verify, channel.id);
-  if (lineProblem) return refuse(lineProblem.code, lineProblem.reason);
+  if (lineProblem) return lineProblem;
   const current = ledgerPrevOf(ledgerAbs);
   // Checked before anything is written: a ledger line that cannot be appended refuses the whole act.
-  if (current.refused) return refuse('conflict', `${current.refused}; nothing was written`);
-  if (current.prev !== req.expect.ledger_prev) return refuse('conflict', `${ledgerRel} has a new line since this action was signed: sign again`);
+  if (current.refused) return refuse('conflict', 'ledger_unreadable', `${current.refused}; nothing was written`);
+  if (current.prev !== req.expect.ledger_prev) return refuse('conflict', 'ledger_moved', `${ledgerRel} has a new line since this action was signed: sign again`);
 
   // Paths: only the operator's own, never over another writer's file; the channel's id first
   // when this act is the first to name it.
   const plans: { rel: string; bytes: Uint8Array; replace: boolean }[] = channel.create ? [{ rel: CHANNEL_FILE, bytes: channelFileBytes(channel.id, new Date(ctx.nowMs).toISOString()), replace: false }] : [];
   for (const r of [...(newOrder ? [newOrder] : []), record, ...releases]) {
     const rel = decisionPath(r.kind as 'release' | 'retirement' | 'reopen' | 'ack' | 'supersede' | 'order', r.raw);
-    if (!rel) return refuse('bad_request', `cannot name a file for this ${r.kind}`);
+    if (!rel) return refuse('bad_request', 'malformed', `cannot name a file for this ${r.kind}`);
     const abs = path.join(/*turbopackIgnore: true*/ ctx.root, rel);
     const replace = r.kind === 'reopen' || r.kind === 'ack';
     const existing = inTheWay(abs, rel, signer);
-    if (existing === 'foreign') return refuse('conflict', `${rel} is in the way and was not written by ${signer}; nothing was written`);
-    if (existing === 'own' && !replace) return refuse('conflict', `${rel} already exists: this action was already taken (a replay?)`);
+    if (existing === 'foreign') return refuse('conflict', 'in_the_way', `${rel} is in the way and was not written by ${signer}; nothing was written`);
+    if (existing === 'own' && !replace) return refuse('conflict', 'replay', `${rel} already exists: this action was already taken (a replay?)`);
     plans.push({ rel, bytes: bytesOf(withSignature(r)), replace });
   }
 
@@ -340,8 +308,11 @@ function withSignature(r: SignedRecord): Record<string, unknown> {
   return { ...r.raw, signed_by: r.signed_by, signature: r.signature };
 }
 
-/** A write's failure as a refusal's code: a file in the way or a ledger moved on is the folder moving on; a failing disk is not. */
-const writeCode = (e: unknown): RefusalCode => (e instanceof WriteError && e.code !== 'io' ? 'conflict' : 'refused');
+/** A write's failure as a refusal's codes: a file in the way or a ledger moved on is the folder moving on (sign again for the ledger); a failing disk is not. */
+function writeRefusal(e: unknown): [RefusalCode, RefusalReason] {
+  if (!(e instanceof WriteError) || e.code === 'io') return ['refused', 'write_failed'];
+  return ['conflict', e.code === 'moved_on' ? 'ledger_moved' : 'in_the_way'];
+}
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /**
@@ -362,7 +333,7 @@ function writeAll(
   const discardFrom = (i: number) => {
     for (const s of staged.slice(i).reverse()) s.w.discard();
   };
-  const nothing = (e: unknown) => ({ refusal: refuse(writeCode(e), `${messageOf(e)}; nothing was written`) });
+  const nothing = (e: unknown) => ({ refusal: refuse(...writeRefusal(e), `${messageOf(e)}; nothing was written`) });
   try {
     for (const p of plans) {
       const abs = path.join(/*turbopackIgnore: true*/ root, p.rel);
@@ -388,7 +359,7 @@ function writeAll(
       if (written.length === 0) return nothing(e);
       const notWritten = staged.slice(i).map((x) => x.rel);
       const reason = `partly written: ${partlyWords(written, notWritten, ledger.rel)}: ${messageOf(e)}`;
-      return { refusal: { ...refuse(writeCode(e), reason), written, not_written: notWritten } };
+      return { refusal: { ...refuse(...writeRefusal(e), reason), written, not_written: notWritten } };
     }
   }
   return { written };
@@ -412,6 +383,25 @@ function inTheWay(abs: string, rel: string, operator: string): 'none' | 'own' | 
   const r: LedgerRecord = parsed.record;
   const by = 'signed_by' in r && r.signed_by ? canonicalName(r.signed_by) : '';
   return by === operator ? 'own' : 'foreign';
+}
+
+/**
+ * Why a supersede's new order may not be written, or null: an id already taken is the folder
+ * moving on (`id_taken`, choose another id); anything else is the request (`mismatch`).
+ */
+function newOrderRefusal(newOrder: OrderRecord, old: OrderRecord, record: SignedRecord, signer: string, state: ChannelState): Omit<Refusal, 'card'> | null {
+  const mismatch = (reason: string): Omit<Refusal, 'card'> => ({ code: 'bad_request', reason_code: 'mismatch', reason });
+  if (newOrder.issued_by !== signer) return mismatch('the new order must be issued by the signing operator');
+  if (newOrder.id === old.id) return mismatch('the new order needs an id of its own');
+  if (state.views.has(newOrder.id)) return { code: 'conflict', reason_code: 'id_taken', reason: `there is already an order ${newOrder.id}; choose another id` };
+  if (newOrder.supersedes !== old.id) return mismatch(`the new order must say it supersedes ${old.id}`);
+  if (newOrder.project_id !== old.project_id || newOrder.payload_digest !== old.payload_digest) {
+    return mismatch(`the new order must carry ${old.id}'s project and task unchanged (its payload could not be copied exactly)`);
+  }
+  if (record.kind === 'supersede' && record.by !== newOrder.id) return mismatch(`the supersede record names ${record.by}, not the new order ${newOrder.id}`);
+  if (newOrder.assigned_to !== null && !state.roster.entries.has(newOrder.assigned_to)) return mismatch(`${newOrder.assigned_to} is not in the roster`);
+  if (newOrder.assigned_to !== null && state.retirements.some((r) => r.record.agent === newOrder.assigned_to)) return mismatch(`${newOrder.assigned_to} is retired`);
+  return null;
 }
 
 /** Why the records do not describe what the operator saw, or null. */
@@ -464,17 +454,17 @@ function recordMismatch(req: ActionRequest, record: SignedRecord, releases: read
 }
 
 /** Why the ledger line is not this operator's signed account of this action, or null. */
-function ledgerLineProblem(req: ActionRequest, signer: string, state: ChannelState, verify: Ed25519Verify, channel: string): Refusal | null {
+function ledgerLineProblem(req: ActionRequest, signer: string, state: ChannelState, verify: Ed25519Verify, channel: string): ApplyRefusal | null {
   const p = parseStrictJsonText(req.ledger_line);
-  if (!p.ok || p.node.t !== 'obj') return refuse('bad_request', `the ledger line is not a JSON object${p.ok ? '' : `: ${p.reason}`}`);
+  if (!p.ok || p.node.t !== 'obj') return refuse('bad_request', 'malformed', `the ledger line is not a JSON object${p.ok ? '' : `: ${p.reason}`}`);
   const l = toPlain(p.node) as Record<string, unknown>;
   const str = (k: string) => (typeof l[k] === 'string' ? l[k] : null);
   const created = parseTimestamp(str('created_at') ?? '');
-  if (str('kind') !== LEDGER_KIND[req.action]) return refuse('bad_request', `the ledger line's kind must be ${LEDGER_KIND[req.action]}`);
-  if (canonicalName(str('actor') ?? '') !== signer) return refuse('bad_request', "the ledger line's actor must be the signing operator");
-  if (str('summary') === null || str('prev') === null || !created.ok) return refuse('bad_request', 'the ledger line lacks summary, prev or a valid created_at');
-  if (str('prev') !== req.expect.ledger_prev) return refuse('bad_request', "the ledger line's prev differs from expect.ledger_prev");
-  if (canonicalName(str('signed_by') ?? '') !== signer) return refuse('forbidden', 'the ledger line must be signed by the acting operator');
+  if (str('kind') !== LEDGER_KIND[req.action]) return refuse('bad_request', 'mismatch', `the ledger line's kind must be ${LEDGER_KIND[req.action]}`);
+  if (canonicalName(str('actor') ?? '') !== signer) return refuse('bad_request', 'mismatch', "the ledger line's actor must be the signing operator");
+  if (str('summary') === null || str('prev') === null || !created.ok) return refuse('bad_request', 'malformed', 'the ledger line lacks summary, prev or a valid created_at');
+  if (str('prev') !== req.expect.ledger_prev) return refuse('bad_request', 'mismatch', "the ledger line's prev differs from expect.ledger_prev");
+  if (canonicalName(str('signed_by') ?? '') !== signer) return refuse('forbidden', 'bad_signature', 'the ledger line must be signed by the acting operator');
   const check = checkSignature(
     str('signed_by'),
     str('signature'),
@@ -482,8 +472,8 @@ function ledgerLineProblem(req: ActionRequest, signer: string, state: ChannelSta
     state.roster,
     verify,
   );
-  if (check !== 'valid') return refuse('forbidden', `the ledger line's signature: ${check.replace('_', ' ')}`);
+  if (check !== 'valid') return refuse('forbidden', 'bad_signature', `the ledger line's signature: ${check.replace('_', ' ')}`);
   const payload = ledgerLinePayload({ kind: str('kind') ?? '', actor: str('actor') ?? '', summary: str('summary') ?? '', reference: str('reference'), created_at: created.value, prev: str('prev') ?? '' });
   const bound = bindingRefusal('the ledger line', bindingOf(l, payload, state.roster, verify), channel);
-  return bound ? refuse(bound.code, bound.reason) : null;
+  return bound ? refuse(bound.code, bound.reason_code, bound.reason) : null;
 }

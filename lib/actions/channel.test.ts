@@ -8,10 +8,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { applyAction, deriveSubset, type ApplyContext } from './apply';
+import { operatorInfo } from './server';
+import { openMemory } from '../index/db';
 import { ledgerPrevOf } from './write';
 import { buildAction, type ActionInput, type ActionRequest } from '../ledger/actions';
+import type { RefusalReason } from '../errors';
 import type { ChannelState } from '../ledger/channel';
 import { channelPayload, CHANNEL_FILE } from '../ledger/channel-binding';
 import { signingPayload } from '../ledger/payloads';
@@ -86,6 +89,7 @@ describe('an act names its channel', () => {
     const before = folderSnapshot(b);
     expect(applyAction(reopen, ctxOf(b))).toMatchObject({
       status: 403,
+      reason_code: 'other_channel',
       reason: 'the reopen record was signed for channel channel-a-0001, not this channel (channel-b-0001): an act is applied only to the channel it was signed for',
     });
     expect(folderSnapshot(b)).toEqual(before);
@@ -96,15 +100,15 @@ describe('an act names its channel', () => {
     const root = vector11('channel-a-0001');
     const req = signedFor(root, 'channel-a-0001', ackG1);
     const forB = signedFor(root, 'channel-b-0001', ackG1);
-    const cases: [string, ActionRequest, number, string][] = [
-      ['unbound record', { ...req, record: strip(req.record) }, 400, 'the ack record names no channel: an act must be signed for this channel (channel-a-0001); sign it again'],
-      ['unbound line', { ...req, ledger_line: JSON.stringify(strip(JSON.parse(req.ledger_line) as Record<string, unknown>)) }, 400, 'the ledger line names no channel: an act must be signed for this channel (channel-a-0001); sign it again'],
-      ['line for B', { ...req, ledger_line: forB.ledger_line }, 403, 'the ledger line was signed for channel channel-b-0001, not this channel (channel-a-0001): an act is applied only to the channel it was signed for'],
-      ["B's record relabelled A", { ...req, record: { ...forB.record, channel: 'channel-a-0001' } }, 403, "the ack record's channel signature: invalid signature"],
+    const cases: [string, ActionRequest, number, RefusalReason, string][] = [
+      ['unbound record', { ...req, record: strip(req.record) }, 400, 'unbound', 'the ack record names no channel: an act must be signed for this channel (channel-a-0001); sign it again'],
+      ['unbound line', { ...req, ledger_line: JSON.stringify(strip(JSON.parse(req.ledger_line) as Record<string, unknown>)) }, 400, 'unbound', 'the ledger line names no channel: an act must be signed for this channel (channel-a-0001); sign it again'],
+      ['line for B', { ...req, ledger_line: forB.ledger_line }, 403, 'other_channel', 'the ledger line was signed for channel channel-b-0001, not this channel (channel-a-0001): an act is applied only to the channel it was signed for'],
+      ["B's record relabelled A", { ...req, record: { ...forB.record, channel: 'channel-a-0001' } }, 403, 'bad_signature', "the ack record's channel signature: invalid signature"],
     ];
     const before = folderSnapshot(root);
-    for (const [name, body, status, reason] of cases) {
-      expect([name, applyAction(body, ctxOf(root))]).toMatchObject([name, { status, reason }]);
+    for (const [name, body, status, code, reason] of cases) {
+      expect([name, applyAction(body, ctxOf(root))]).toMatchObject([name, { status, reason_code: code, reason }]);
       expect(folderSnapshot(root)).toEqual(before);
     }
     expect(applyAction(req, ctxOf(root)).status).toBe(201);
@@ -121,7 +125,7 @@ describe('an act names its channel', () => {
     const root = vector11(null);
     const before = folderSnapshot(root);
     // No proposal (a caller that does not name channels): refused, nothing written.
-    expect(applyAction(signedFor(root, 'first-channel-01', ackG1), ctxOf(root))).toMatchObject({ status: 422, reason: 'claimboard.channel.json is not in the channel: no act can be bound to it' });
+    expect(applyAction(signedFor(root, 'first-channel-01', ackG1), ctxOf(root))).toMatchObject({ status: 422, reason_code: 'no_channel', reason: 'claimboard.channel.json is not in the channel: no act can be bound to it' });
     expect(folderSnapshot(root)).toEqual(before);
 
     const req = signedFor(root, 'first-channel-01', ackG1);
@@ -140,6 +144,7 @@ describe('an act names its channel', () => {
     const before = folderSnapshot(root);
     expect(applyAction(signedFor(root, 'first-channel-01', ackG1), ctxOf(root, { proposedChannel: 'first-channel-01' }))).toMatchObject({
       status: 422,
+      reason_code: 'no_channel',
       reason: 'claimboard.channel.json is not read (a symlink; not followed): no act can be bound to this channel',
     });
     expect(folderSnapshot(root)).toEqual(before);
@@ -149,5 +154,23 @@ describe('an act names its channel', () => {
       status: 422,
       reason: 'claimboard.channel.json names no channel (its "channel" is not a channel id (8 to 128 letters, digits, ".", "-", "_")): no act can be bound to this channel',
     });
+  });
+});
+
+describe('GET /api/operators/:name says which channel the next act is for', () => {
+  it('on a folder that names none: a proposal, and that the act writes claimboard.channel.json; once named: its id, nothing new', () => {
+    const root = vector11(null);
+    vi.stubEnv('CLAIMBOARD_CHANNEL', root);
+    const db = openMemory();
+    try {
+      const fresh = operatorInfo(db, 'ops');
+      expect(fresh.channel_new).toBe(true);
+      expect(fresh.channel).toMatch(/^[0-9a-f]{32}$/);
+      nameChannel(root, 'named-channel-0002');
+      expect(operatorInfo(db, 'ops')).toMatchObject({ channel: 'named-channel-0002', channel_new: false, channel_problem: null });
+    } finally {
+      db.close();
+      vi.unstubAllEnvs();
+    }
   });
 });

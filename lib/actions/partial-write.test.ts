@@ -60,7 +60,7 @@ describe('an act and its ledger line', () => {
     vi.spyOn(fs, 'writeSync').mockImplementation(full);
     const res = applyAction(req, ctx);
     vi.restoreAllMocks();
-    expect(res).toEqual({ code: 'refused', status: 422, reason: 'cannot write ledger.ops.jsonl: ENOSPC; nothing was written' });
+    expect(res).toEqual({ code: 'refused', status: 422, reason_code: 'write_failed', reason: 'cannot write ledger.ops.jsonl: ENOSPC; nothing was written' });
     expect(folderSnapshot(root)).toEqual(before);
   });
 
@@ -78,6 +78,7 @@ describe('an act and its ledger line', () => {
     expect(res).toEqual({
       code: 'conflict',
       status: 409,
+      reason_code: 'in_the_way',
       reason: `partly written: ${RELEASE} written; its ledger line (ledger.ops.jsonl) was not: ledger.ops.jsonl is a symlink; not followed, not replaced`,
       written: [RELEASE],
       not_written: ['ledger.ops.jsonl'],

@@ -75,7 +75,9 @@ describe('the retire preview', () => {
     expect(agent(db, 'fang', Date.now())?.retire_plan).toEqual(steps?.map((s) => s.order_id));
     db.close();
 
-    const page = plannedFiles({ action: 'retire', agent: 'fang', orders: steps?.map((s) => s.order_id) ?? [] }, 'ops').map((f) => f.path);
+    // The folder names no channel yet: the act names it too, and the page's list says so first.
+    const page = plannedFiles({ action: 'retire', agent: 'fang', orders: steps?.map((s) => s.order_id) ?? [] }, 'ops', { channelFile: true }).map((f) => f.path);
+    expect(page[0]).toBe('claimboard.channel.json');
     const key = path.join(path.dirname(root), `${path.basename(root)}-ops.key`);
     fs.writeFileSync(key, seedOf('ops') + '\n', { mode: 0o600 });
     dirs.push(key);

@@ -15,7 +15,7 @@ import { anyUnverified, claimedOrdersOf, dependentsOf, indexVersion, isUnverifie
 import { readHealth } from '../index/health';
 import { indexClockSteps, indexNowMs } from '../index/steady-clock';
 import { assertChannelRoot } from '../index/disk/read-channel';
-import { ledgerPathOf } from '../ledger/actions';
+import { ledgerPathOf, RECORD_KIND, type ActionKind } from '../ledger/actions';
 import type { Card } from '../ledger/derive';
 import { canonicalName } from '../ledger/names';
 import { shapeRecord, type SignedRecord } from '../ledger/records';
@@ -23,21 +23,21 @@ import { signingPayload } from '../ledger/payloads';
 import { checkSignature, isOperator, type Roster } from '../ledger/verify';
 import { CLIENT_ADDRESS_HEADER, MAX_POST_BODY_BYTES, originAllowed } from '../security';
 import { settings } from '../config';
-import { ClaimboardError, HTTP_STATUS } from '../errors';
+import { ClaimboardError, HTTP_STATUS, type RefusalReason } from '../errors';
 import { applyAction, type ApplyContext } from './apply';
 import { ledgerPrevOf } from './write';
 import { actingChannel, serverProposal } from './channel-id';
 
 /** Why a request is refused before its content is looked at (`forbidden` or `unsupported_media_type`), or null. */
 export function guardRequest(req: Request): ClaimboardError | null {
-  if (settings.readOnly()) return new ClaimboardError('forbidden', 'this dashboard is read-only (CLAIMBOARD_READ_ONLY=1): no action is accepted');
+  if (settings.readOnly()) return new ClaimboardError('forbidden', 'this dashboard is read-only (CLAIMBOARD_READ_ONLY=1): no action is accepted', { reasonCode: 'read_only' });
   const type = req.headers.get('content-type') ?? '';
-  if (!/^application\/json(\s*;|$)/i.test(type)) return new ClaimboardError('unsupported_media_type', 'actions take application/json only');
+  if (!/^application\/json(\s*;|$)/i.test(type)) return new ClaimboardError('unsupported_media_type', 'actions take application/json only', { reasonCode: 'malformed' });
   const site = req.headers.get('sec-fetch-site');
-  if (site && site !== 'same-origin' && site !== 'none') return new ClaimboardError('forbidden', `cross-origin request refused (${site})`);
+  if (site && site !== 'same-origin' && site !== 'none') return new ClaimboardError('forbidden', `cross-origin request refused (${site})`, { reasonCode: 'cross_origin' });
   const origin = req.headers.get('origin');
   // Against the hosts the board answers to (serve sets them), not the request's own Host, which the client writes.
-  if (origin && !originAllowed(origin, settings.servedHosts(), req.headers.get('host'))) return new ClaimboardError('forbidden', `cross-origin request refused (origin ${origin})`);
+  if (origin && !originAllowed(origin, settings.servedHosts(), req.headers.get('host'))) return new ClaimboardError('forbidden', `cross-origin request refused (origin ${origin})`, { reasonCode: 'cross_origin' });
   return null;
 }
 
@@ -75,7 +75,7 @@ function clientOf(req: Request): string {
 
 /** The body as text, at most MAX_POST_BODY_BYTES read; over it, ClaimboardError `too_large`. */
 async function cappedBody(req: Request): Promise<string> {
-  const tooLarge = () => new ClaimboardError('too_large', `the body is over ${MAX_POST_BODY_BYTES} bytes`);
+  const tooLarge = () => new ClaimboardError('too_large', `the body is over ${MAX_POST_BODY_BYTES} bytes`, { reasonCode: 'malformed' });
   if (Number(req.headers.get('content-length') ?? 0) > MAX_POST_BODY_BYTES) throw tooLarge();
   const reader = req.body?.getReader();
   if (!reader) return '';
@@ -114,21 +114,13 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-const ACTION_KINDS: Readonly<Record<string, 'release' | 'retirement' | 'reopen' | 'ack' | 'supersede'>> = {
-  requeue: 'release',
-  retire: 'retirement',
-  reopen: 'reopen',
-  ack: 'ack',
-  supersede: 'supersede',
-};
-
 /** An action's signed record, shaped (no signature checked yet), or a `bad_request` error. */
 export function signedRecordOf(action: unknown): SignedRecord {
   const a = action as { action?: unknown; record?: unknown } | null;
-  const kind = typeof a?.action === 'string' && Object.hasOwn(ACTION_KINDS, a.action) ? ACTION_KINDS[a.action] : undefined;
-  if (!kind || typeof a?.record !== 'object' || a.record === null) throw new ClaimboardError('bad_request', 'an action names its action (requeue, retire, reopen, ack, supersede) and carries its signed record');
+  const kind = typeof a?.action === 'string' && Object.hasOwn(RECORD_KIND, a.action) ? RECORD_KIND[a.action as ActionKind] : undefined;
+  if (!kind || typeof a?.record !== 'object' || a.record === null) throw new ClaimboardError('bad_request', 'an action names its action (requeue, retire, reopen, ack, supersede) and carries its signed record', { reasonCode: 'malformed' });
   const shaped = shapeRecord(kind, new TextEncoder().encode(JSON.stringify(a.record)));
-  if (!shaped.ok) throw new ClaimboardError('bad_request', `the ${kind} record is not valid: ${shaped.detail}`);
+  if (!shaped.ok) throw new ClaimboardError('bad_request', `the ${kind} record is not valid: ${shaped.detail}`, { reasonCode: 'malformed' });
   return shaped.record as SignedRecord;
 }
 
@@ -140,8 +132,8 @@ export function signedRecordOf(action: unknown): SignedRecord {
 export function verifiedSigner(roster: Roster, r: SignedRecord): string {
   const signer = canonicalName(r.signed_by ?? '');
   const check = checkSignature(r.signed_by, r.signature, () => signingPayload(r), roster, serverVerify);
-  if (check !== 'valid') throw new ClaimboardError('forbidden', `the ${r.kind} record's signature: ${check.replace('_', ' ')}${r.signed_by ? ` (signed_by ${signer})` : ''}`);
-  if (!isOperator(roster, signer)) throw new ClaimboardError('forbidden', `${signer} is not an operator of this channel`);
+  if (check !== 'valid') throw new ClaimboardError('forbidden', `the ${r.kind} record's signature: ${check.replace('_', ' ')}${r.signed_by ? ` (signed_by ${signer})` : ''}`, { reasonCode: 'bad_signature' });
+  if (!isOperator(roster, signer)) throw new ClaimboardError('forbidden', `${signer} is not an operator of this channel`, { reasonCode: 'not_operator' });
   return signer;
 }
 
@@ -183,19 +175,19 @@ export async function actionRequest<T>(req: Request, parse: (body: unknown) => T
   const client = clientOf(req);
   const addressKey = `address ${client}`;
   const held = limited(addressKey, MAX_UNVERIFIED_PER_ADDRESS, Date.now(), false);
-  if (held > 0) throw new ClaimboardError('too_many_requests', `too many refused action requests from ${client}: wait ${held} s`, { retryAfterS: held });
+  if (held > 0) throw new ClaimboardError('too_many_requests', `too many refused action requests from ${client}: wait ${held} s`, { retryAfterS: held, reasonCode: 'rate_limited' });
   const gone = channelGone();
-  if (gone) throw new ClaimboardError('index_unavailable', `the channel folder is missing (${gone}): no action is accepted until it is back and indexed again`);
+  if (gone) throw new ClaimboardError('index_unavailable', `the channel folder is missing (${gone}): no action is accepted until it is back and indexed again`, { reasonCode: 'index_unavailable' });
   let parsed: T;
   let signers: string[];
   try {
     const text = await cappedBody(req);
-    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new ClaimboardError('bad_request', `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new ClaimboardError('bad_request', `the body nests deeper than ${MAX_JSON_DEPTH} levels`, { reasonCode: 'malformed' });
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw new ClaimboardError('bad_request', 'the body is not JSON');
+      throw new ClaimboardError('bad_request', 'the body is not JSON', { reasonCode: 'malformed' });
     }
     parsed = parse(body);
     const records = actionsOf(parsed).map(signedRecordOf);
@@ -203,7 +195,7 @@ export async function actionRequest<T>(req: Request, parse: (body: unknown) => T
     try {
       db = readDb();
     } catch (e) {
-      throw new ClaimboardError('index_unavailable', `the index is not available yet: ${e instanceof Error ? e.message : String(e)}`);
+      throw new ClaimboardError('index_unavailable', `the index is not available yet: ${e instanceof Error ? e.message : String(e)}`, { reasonCode: 'index_unavailable' });
     }
     const { roster } = rosterOf(db, indexVersion(db));
     signers = [...new Set(records.map((r) => verifiedSigner(roster, r)))];
@@ -213,7 +205,7 @@ export async function actionRequest<T>(req: Request, parse: (body: unknown) => T
   }
   for (const signer of signers) {
     const wait = rateLimited(signer, Date.now());
-    if (wait > 0) throw new ClaimboardError('too_many_requests', `too many actions by ${signer}: wait ${wait} s`, { retryAfterS: wait });
+    if (wait > 0) throw new ClaimboardError('too_many_requests', `too many actions by ${signer}: wait ${wait} s`, { retryAfterS: wait, reasonCode: 'rate_limited' });
   }
   return parsed;
 }
@@ -250,9 +242,9 @@ export function unverifiedRefusal(db: DB, body: unknown): ClaimboardError | null
   const p = progressOf(db);
   const done = p.signatures_to_check ? ` (${(p.signatures_checked ?? 0).toLocaleString('en')} of ${p.signatures_to_check.toLocaleString('en')} checked)` : '';
   if (id !== null && isUnverified(db, id))
-    return new ClaimboardError('refused', `${id}'s card is not verified yet: the index showed the board before checking every signature and is checking them now${done}; its card may show a forged record. Try again once the card no longer says unverified.`);
+    return new ClaimboardError('refused', `${id}'s card is not verified yet: the index showed the board before checking every signature and is checking them now${done}; its card may show a forged record. Try again once the card no longer says unverified.`, { reasonCode: 'unverified' });
   if (id === null && expect?.retire !== undefined)
-    return new ClaimboardError('refused', `the index is still checking the signatures behind the board${done}, and the orders a retirement releases are read from it; try again once the board says every signature is checked.`);
+    return new ClaimboardError('refused', `the index is still checking the signatures behind the board${done}, and the orders a retirement releases are read from it; try again once the board says every signature is checked.`, { reasonCode: 'unverified' });
   return null;
 }
 
@@ -277,25 +269,26 @@ export function applyOne(db: DB, body: unknown): Applied {
   if (res.status !== 201) {
     if (res.written) nudgeIndexer(res.written);
     const partly = res.written ? { written: res.written, not_written: res.not_written ?? [] } : {};
-    throw new ClaimboardError(res.code, res.reason, res.card || res.written ? { detail: { ...(res.card ? { card: res.card } : {}), ...partly } } : {});
+    throw new ClaimboardError(res.code, res.reason, { reasonCode: res.reason_code, ...(res.card || res.written ? { detail: { ...(res.card ? { card: res.card } : {}), ...partly } } : {}) });
   }
   nudgeIndexer(res.written);
   return res;
 }
 
-/** One action's outcome in a bulk answer: its HTTP status (201 written), and the paths written or the reason (with the paths written of an act partly written). */
+/** One action's outcome in a bulk answer: its HTTP status (201 written), and the paths written or the reason and its code (with the paths written of an act partly written). */
 export interface BulkActionResult {
   readonly order_id: string | null;
   readonly status: number;
   readonly written?: readonly string[];
   readonly not_written?: readonly string[];
   readonly reason?: string;
+  readonly reason_code?: RefusalReason;
 }
 
 /**
  * POST /api/actions/bulk's work: applies the actions in order, each as POST /api/actions would;
  * the ledger lines are chained, so after the first refusal the rest are not applied (a
- * conflict: "sign again").
+ * conflict, `chain_broken`: "sign again").
  */
 export function applyBulk(db: DB, actions: readonly unknown[]): BulkActionResult[] {
   const results: BulkActionResult[] = [];
@@ -303,12 +296,12 @@ export function applyBulk(db: DB, actions: readonly unknown[]): BulkActionResult
   for (const a of actions) {
     const id = (a as { expect?: { order?: { order_id?: string } } } | null)?.expect?.order?.order_id ?? null;
     if (broken) {
-      results.push({ order_id: id, status: HTTP_STATUS.conflict, reason: `not applied: ${broken}; sign again` });
+      results.push({ order_id: id, status: HTTP_STATUS.conflict, reason: `not applied: ${broken}; sign again`, reason_code: 'chain_broken' });
       continue;
     }
     const wait = unverifiedRefusal(db, a);
     if (wait) {
-      results.push({ order_id: id, status: HTTP_STATUS[wait.code], reason: wait.message });
+      results.push({ order_id: id, status: HTTP_STATUS[wait.code], reason: wait.message, ...(wait.reasonCode ? { reason_code: wait.reasonCode } : {}) });
       broken = `the ledger chain stopped at ${id ?? 'an earlier action'}`;
       continue;
     }
@@ -318,7 +311,7 @@ export function applyBulk(db: DB, actions: readonly unknown[]): BulkActionResult
       results.push({ order_id: id, status: 201, written: res.written });
     } else {
       if (res.written) nudgeIndexer(res.written);
-      results.push({ order_id: id, status: res.status, reason: res.reason, ...(res.written ? { written: res.written, not_written: res.not_written ?? [] } : {}) });
+      results.push({ order_id: id, status: res.status, reason: res.reason, reason_code: res.reason_code, ...(res.written ? { written: res.written, not_written: res.not_written ?? [] } : {}) });
       broken = `the ledger chain stopped at ${id ?? 'an earlier action'}`;
     }
   }
@@ -337,6 +330,8 @@ export interface OperatorAnswer {
   /** The channel an act must be signed for (lib/ledger/channel-binding.ts), or null when none can be (`channel_problem` says why). */
   readonly channel: string | null;
   readonly channel_problem: string | null;
+  /** True when the folder names no channel yet: the next act writes claimboard.channel.json with its own files. */
+  readonly channel_new: boolean;
   readonly actions_enabled: boolean;
   readonly demo_key_available: boolean;
 }
@@ -362,6 +357,7 @@ export function operatorInfo(db: DB, name: string): OperatorAnswer {
     ledger_problem: refused ?? null,
     channel: 'id' in channel ? channel.id : null,
     channel_problem: 'problem' in channel ? channel.problem : null,
+    channel_new: 'create' in channel && channel.create,
     actions_enabled: !settings.readOnly(),
     demo_key_available: Boolean(settings.demoOperatorKey()),
   };

@@ -100,7 +100,7 @@ export function cardWords(card: Card, kind: 'attention' | 'stale', reasons: read
   if (kind === 'stale') return stateSentence(card, ctx) ?? `stale: ${card.reason ?? 'its run stopped writing'}`;
   const lines = reasons.map((r) => {
     if (!isFlag(r)) return r;
-    const s = r === 'gave_up' ? stateSentence(card, ctx) : flagSentence(card, r, ctx);
+    const s = r === 'gave_up' ? stateSentence(card, ctx) : flagSentence(card, r);
     return s ?? FLAG_LABEL[r];
   });
   return lines.join('; ');

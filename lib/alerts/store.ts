@@ -1,7 +1,7 @@
 import 'server-only';
 /**
- * The alerts' tables in the index (migration 7, lib/index/db.ts), written by the serve process
- * only (the one writer): the sent set (`alerts_sent`), the deliveries owed and made
+ * The alerts' tables in the index (migration 7, lib/index/migrations/07-alerts.ts), written by
+ * the serve process only (the one writer): the sent set (`alerts_sent`), the deliveries owed and made
  * (`alert_outbox`), each target's last success and error (`alert_state`), and the
  * configuration the web server shows (`meta` key `alerts`). Times: this machine's clock, ms.
  */

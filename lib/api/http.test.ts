@@ -24,6 +24,16 @@ describe('errorResponse', () => {
     ]);
   });
 
+  it('carries a refused act\'s reason code as reason_code beside the message', async () => {
+    const card = { order_id: 'g1', state: 'gave_up' };
+    expect(await answer(errorResponse(new ClaimboardError('conflict', 'there is already an order g1-2; choose another id', { reasonCode: 'id_taken', detail: { card } })))).toEqual([
+      409,
+      'no-store',
+      null,
+      { error: 'conflict', reason_code: 'id_taken', message: 'there is already an order g1-2; choose another id', card },
+    ]);
+  });
+
   it('(code, message, detail) is the same as a new ClaimboardError', async () => {
     expect(await answer(errorResponse('unsupported_media_type', 'actions take application/json only'))).toEqual([
       415,

@@ -1,7 +1,7 @@
 import 'server-only';
 /**
  * Shared plumbing of the route handlers, which parse, call and respond: the error response
- * (a ClaimboardError of lib/errors.ts as `{error: code, message, ...detail}` with its code's
+ * (a ClaimboardError of lib/errors.ts as `{error: code, reason_code?, message, ...detail}` with its code's
  * status), `respond` for handlers whose work throws one, JSON responses, the read token, and
  * opening the index.
  */
@@ -12,7 +12,8 @@ import { ClaimboardError, HTTP_STATUS, type ErrorCode } from '../errors';
 import { toResponse, type Answer, type ReadRequest } from './answer';
 
 /**
- * The response to an error: the JSON body `{error: code, message, ...detail}` with the code's
+ * The response to an error: the JSON body `{error: code, reason_code?, message, ...detail}` (the
+ * reason code only for a refused act) with the code's
  * status (lib/errors.ts HTTP_STATUS), never cached, with Retry-After when the error says how long
  * to wait. `errorResponse(code, message, detail)` is the same for a new ClaimboardError.
  */
@@ -29,7 +30,7 @@ export function errorAnswer(error: ClaimboardError | ErrorCode, message = '', de
   const e = error instanceof ClaimboardError ? error : new ClaimboardError(error, message, { detail });
   const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
   if (e.retryAfterS !== undefined) headers['Retry-After'] = String(e.retryAfterS);
-  return { status: HTTP_STATUS[e.code], headers, body: Buffer.from(JSON.stringify({ error: e.code, message: e.message, ...e.detail })) };
+  return { status: HTTP_STATUS[e.code], headers, body: Buffer.from(JSON.stringify({ error: e.code, ...(e.reasonCode ? { reason_code: e.reasonCode } : {}), message: e.message, ...e.detail })) };
 }
 
 /**

@@ -3,7 +3,8 @@ import type { Card } from '@/lib/ledger/derive';
 import { buildAction, decisionPath, reopenTargetOf } from '@/lib/ledger/actions';
 import { sha256HexOfText } from '@/lib/ledger/canonical';
 import { naclSign } from '@/lib/ledger/nacl-verify';
-import { ackCheck, ackPlan, ackWhat, bulkFleetEffect, bulkOutcome, chainActions, fleetEffect, planChange, plannedFiles, refusalText, reopenCheck, requeueCheck, requeueRelevant, retireCheck } from './action-plan';
+import { ackCheck, ackPlan, ackWhat, bulkFleetEffect, bulkOutcome, chainActions, fleetEffect, notAppliedText, offersReload, planChange, plannedFiles, refusalText, reopenCheck, requeueCheck, requeueRelevant, retireCheck, saysAlive, saysIdTaken } from './action-plan';
+import { reasonCodeOf } from './api';
 
 const SEED = '6d68517bd645bea101e11cba05adb9d59d0bc49f579c3df82192e1946bb45e4c'; // ops in conformance/vectors/keys.json
 
@@ -154,18 +155,50 @@ describe('bulk', () => {
     for (const a of actions) expect((JSON.parse(a.ledger_line) as { prev: string }).prev).toBe(a.expect.ledger_prev);
   });
 
-  it('tells written, not applied (sign again) and refused apart', () => {
+  it('tells written, not applied (sign again) and refused apart by the reason code', () => {
     expect(bulkOutcome({ order_id: 'a', status: 201, written: ['x'] })).toBe('written');
-    expect(bulkOutcome({ order_id: 'a', status: 409, reason: 'not applied: the ledger chain stopped at b; sign again' })).toBe('not_applied');
-    expect(bulkOutcome({ order_id: 'a', status: 409, reason: 'ledger.ops.jsonl has a new line since this action was signed: sign again' })).toBe('not_applied');
+    expect(bulkOutcome({ order_id: 'a', status: 409, reason_code: 'chain_broken', reason: 'not applied: the ledger chain stopped at b; sign again' })).toBe('not_applied');
+    expect(bulkOutcome({ order_id: 'a', status: 409, reason_code: 'ledger_moved', reason: 'ledger.ops.jsonl has a new line since this action was signed: sign again' })).toBe('not_applied');
     // The order itself moved on (its ack must name more now): retrying the same card would sign the same record.
-    expect(bulkOutcome({ order_id: 'a', status: 409, reason: 'the ack names giveup:ab; a as it is now needs one naming giveup:00 giveup:ab: reload the order and decide again' })).toBe('refused');
-    expect(bulkOutcome({ order_id: 'a', status: 409, reason: 'a is now open; you saw stale held by fang' })).toBe('refused');
-    expect(bulkOutcome({ order_id: 'a', status: 422, reason: 'x' })).toBe('refused');
+    expect(bulkOutcome({ order_id: 'a', status: 409, reason_code: 'target_moved', reason: 'the ack names giveup:ab; a as it is now needs one naming giveup:00 giveup:ab: reload the order and decide again' })).toBe('refused');
+    expect(bulkOutcome({ order_id: 'a', status: 409, reason_code: 'card_moved', reason: 'a is now open; you saw stale held by fang' })).toBe('refused');
+    expect(bulkOutcome({ order_id: 'a', status: 422, reason_code: 'rule', reason: 'x' })).toBe('refused');
+    // The words do not decide: "sign again" under another code is a refusal, a chain broken in other words is not applied.
+    expect(bulkOutcome({ order_id: 'a', status: 400, reason_code: 'unbound', reason: 'the ack record names no channel; sign again' })).toBe('refused');
+    expect(bulkOutcome({ order_id: 'a', status: 409, reason_code: 'chain_broken', reason: 'stopped' })).toBe('not_applied');
+    expect(bulkOutcome({ order_id: 'a', status: 409, reason: 'no code: sign again' })).toBe('refused');
+  });
+
+  it('says a result not applied in the server\'s words when the chain stopped, else after "not applied"', () => {
+    expect(notAppliedText({ reason_code: 'chain_broken', reason: 'not applied: the ledger chain stopped at b; sign again' })).toBe('not applied: the ledger chain stopped at b; sign again');
+    expect(notAppliedText({ reason_code: 'ledger_moved', reason: 'ledger.ops.jsonl has a new line since this action was signed: sign again' })).toBe(
+      'not applied: ledger.ops.jsonl has a new line since this action was signed: sign again',
+    );
+    expect(notAppliedText({ reason_code: 'ledger_moved' })).toBe('not applied: sign again');
   });
 });
 
 describe('refusals', () => {
+  it('reads the reason code of an error body, and nothing else as one', () => {
+    expect(reasonCodeOf({ error: 'conflict', reason_code: 'id_taken', message: 'there is already an order a-2; choose another id' })).toBe('id_taken');
+    expect(reasonCodeOf({ error: 'conflict', message: 'there is already an order a-2; choose another id' })).toBeNull();
+    expect(reasonCodeOf({ reason_code: 'there is already an order' })).toBeNull();
+    expect(reasonCodeOf('id_taken')).toBeNull();
+  });
+
+  it('decides by the reason code, not the words: alive, id taken, reload offered', () => {
+    expect(saysAlive({ status: 422, reason_code: 'looks_alive' })).toBe(true);
+    expect(saysAlive({ status: 422, reason_code: 'rule' })).toBe(false);
+    expect(saysAlive({ status: 422, reason_code: null })).toBe(false);
+    expect(saysIdTaken({ status: 409, reason_code: 'id_taken' })).toBe(true);
+    expect(saysIdTaken({ status: 409, reason_code: 'card_moved' })).toBe(false);
+    // A conflict offers to reload the card, but not over a taken id (choosing another id is the way on), nor for a refusal that is no conflict.
+    expect(offersReload({ status: 409, reason_code: 'card_moved' })).toBe(true);
+    expect(offersReload({ status: 409, reason_code: 'ledger_moved' })).toBe(true);
+    expect(offersReload({ status: 409, reason_code: 'id_taken' })).toBe(false);
+    expect(offersReload({ status: 422, reason_code: 'rule' })).toBe(false);
+  });
+
   it('keeps the server message verbatim, after "the board changed" for 409s', () => {
     expect(refusalText(409, 'a is now open; you saw stale held by fang')).toBe('the board changed: a is now open; you saw stale held by fang');
     expect(refusalText(403, 'fang is not an operator of this channel')).toBe('fang is not an operator of this channel');

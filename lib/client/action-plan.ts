@@ -6,13 +6,14 @@
  * (lib/actions/apply.ts): these checks only keep the page from offering what it would refuse.
  */
 import type { Card, OrderState } from '@/lib/ledger/derive';
+import { TERMINAL_STATES } from '@/lib/ledger/card';
 import { ackRefusal, ackTargetOf, ledgerPathOf, WORKING_STATES, type ActionKind, type ActionRequest } from '@/lib/ledger/actions';
 import { sha256HexOfText } from '@/lib/ledger/canonical';
+import { parseDecisionTarget } from '@/lib/ledger/targets';
 import { canonicalName } from '@/lib/ledger/names';
 import { words } from '@/lib/ledger/words';
-import { codeOfStatus } from '@/lib/errors';
-
-const TERMINAL: ReadonlySet<OrderState> = new Set<OrderState>(['done', 'accepted', 'closed']);
+import { codeOfStatus, type RefusalReason } from '@/lib/errors';
+import { CHANNEL_FILE } from '@/lib/ledger/channel-binding';
 
 /** Words of each action (buttons, dialog titles, toasts). */
 export const ACTION_TITLE: Record<ActionKind, string> = {
@@ -43,7 +44,7 @@ export function requeueCheck(card: Card): string | null {
   if (!card.holder || card.state === 'offered') return `${card.order_id} has no active claim to release (state ${card.state})`;
   if (card.holder_fresh === true) return `${card.holder}'s heartbeat on ${card.order_id} is fresh: a live run is never stolen from`;
   if (card.state === 'stale' || card.state === 'gave_up') return null;
-  if (card.flags.includes('retired_holder') && !TERMINAL.has(card.state) && card.state !== 'awaiting_review') return null;
+  if (card.flags.includes('retired_holder') && !TERMINAL_STATES.has(card.state) && card.state !== 'awaiting_review') return null;
   return `${card.order_id} is ${card.state}: re-queue is for stale or given-up orders, or orders held by a retired agent`;
 }
 
@@ -57,25 +58,31 @@ export function ackWhat(card: Card): string {
   return late ?? 'nothing';
 }
 
+/** Whether a late target reads the holder's own result at that revision too (ferry counts the holder's). */
+function lateTwice(lateTarget: string | undefined): boolean {
+  const t = lateTarget ? parseDecisionTarget(lateTarget) : null;
+  return t?.kind === 'late' && t.twice;
+}
+
 /** `operator`'s ack of this card as the page plans it (plannedFiles, fleetEffect), or null when there is nothing to acknowledge. */
 export function ackPlan(card: Card, operator: string): PlanInput | null {
   const target = ackTargetOf(card, operator);
   if (target === null) return null;
   const giveup = card.state === 'gave_up';
   return card.flags.includes('late_result')
-    ? { action: 'ack', orderId: card.order_id, target, giveup, late: { agents: card.late_results, holder: card.holder, twice: card.late_target?.includes(':twice:') === true } }
+    ? { action: 'ack', orderId: card.order_id, target, giveup, late: { agents: card.late_results, holder: card.holder, twice: lateTwice(card.late_target) } }
     : { action: 'ack', orderId: card.order_id, target, giveup };
 }
 
 /** Whether reopen belongs on this order's page: it is done, accepted or closed. */
-export const reopenRelevant = (card: Card): boolean => TERMINAL.has(card.state);
+export const reopenRelevant = (card: Card): boolean => TERMINAL_STATES.has(card.state);
 
 /**
  * docs/channel-format.md reopen (lib/ledger/actions.ts `reopenRefusal`, with the dependents as the order
  * page lists them): terminal, and no order that depends on it is in a working state.
  */
 export function reopenCheck(card: Card, dependents: readonly { readonly order_id: string; readonly state: OrderState }[]): string | null {
-  if (!TERMINAL.has(card.state)) return `${card.order_id} is ${card.state}: only done, accepted or closed orders can be reopened`;
+  if (!TERMINAL_STATES.has(card.state)) return `${card.order_id} is ${card.state}: only done, accepted or closed orders can be reopened`;
   if (!card.target) return `${card.order_id} names nothing to reopen`;
   const working = dependents.filter((d) => WORKING_STATES.has(d.state));
   if (working.length > 0) {
@@ -141,7 +148,18 @@ export type PlanInput =
   | { readonly action: 'retire'; readonly agent: string; readonly orders: readonly string[] };
 
 /** Exactly the files an action will write, in the order the server writes them, the ledger line last. */
-export function plannedFiles(input: PlanInput, operator: string): PlannedFile[] {
+export function plannedFiles(input: PlanInput, operator: string, opts: { readonly channelFile?: boolean } = {}): PlannedFile[] {
+  const files = actFiles(input, operator);
+  return opts.channelFile ? [CHANNEL_FILE_PLAN, ...files] : files;
+}
+
+/**
+ * The channel's id, written by the first act on a folder that has none (the server says so:
+ * GET /api/operators/:name `channel_new`), before the act's own files.
+ */
+export const CHANNEL_FILE_PLAN: PlannedFile = { path: CHANNEL_FILE, how: 'new', what: "the channel's id, named once by the first act on this folder (every act is signed for it)" };
+
+function actFiles(input: PlanInput, operator: string): PlannedFile[] {
   const op = canonicalName(operator);
   const ledger: PlannedFile = { path: ledgerPathOf(op), how: 'append', what: `one signed line appended to ${op}'s ledger` };
   switch (input.action) {
@@ -267,16 +285,25 @@ export interface BulkResult {
   readonly status: number;
   readonly written?: readonly string[];
   readonly reason?: string;
+  readonly reason_code?: RefusalReason;
 }
 
 /**
  * One bulk result: written; not applied because an earlier one broke the chain or the ledger
- * moved (sign again: retrying may succeed); or refused by a rule or a changed board.
+ * moved (`chain_broken`, `ledger_moved`: sign again, retrying may succeed); or refused by a rule
+ * or a changed board (anything else).
  */
 export function bulkOutcome(r: BulkResult): 'written' | 'not_applied' | 'refused' {
   if (r.status === 201) return 'written';
-  if (codeOfStatus(r.status) === 'conflict' && /sign again/.test(r.reason ?? '')) return 'not_applied';
-  return 'refused';
+  return r.reason_code !== undefined && SIGN_AGAIN.has(r.reason_code) ? 'not_applied' : 'refused';
+}
+
+/** The reasons a bulk result was not applied for: signed again, it may be. */
+const SIGN_AGAIN: ReadonlySet<RefusalReason> = new Set<RefusalReason>(['chain_broken', 'ledger_moved']);
+
+/** A result not applied, in words: the server's own words when it says why the chain stopped (`chain_broken`), else its reason after "not applied". */
+export function notAppliedText(r: Pick<BulkResult, 'reason' | 'reason_code'>): string {
+  return r.reason_code === 'chain_broken' && r.reason ? r.reason : `not applied: ${r.reason ?? 'sign again'}`;
 }
 
 // ---- the server's refusals -------------------------------------------------------------
@@ -288,6 +315,21 @@ export function refusalText(status: number, message: string): string {
   if (code === 'too_many_requests') return `slow down: ${message}`;
   return message;
 }
+
+/** What a refusal is, for a dialog to decide by: its status and reason code (lib/client/actions.ts ActionOutcome). */
+export interface RefusalCodes {
+  readonly status: number;
+  readonly reason_code: RefusalReason | null;
+}
+
+/** Whether the server found the agent to retire alive (`looks_alive`): the dialog then asks for both confirmations. */
+export const saysAlive = (r: RefusalCodes): boolean => r.reason_code === 'looks_alive';
+
+/** Whether the server says a supersede's new order id is taken (`id_taken`): the dialog never proposes it again. */
+export const saysIdTaken = (r: RefusalCodes): boolean => r.reason_code === 'id_taken';
+
+/** Whether a refusal offers to reload the card: the board moved on (a conflict), but not over a taken id (choosing another id is the way on). */
+export const offersReload = (r: RefusalCodes): boolean => codeOfStatus(r.status) === 'conflict' && !saysIdTaken(r);
 
 /** Why an action on a card still marked unverified waits (Card.unverified; the server refuses it too). */
 export const UNVERIFIED_REASON = 'its card is not verified yet: the index is still checking the signatures behind it';

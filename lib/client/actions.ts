@@ -13,9 +13,10 @@ import { buildAction, type ActionInput, type ActionRequest } from '@/lib/ledger/
 import { naclSign } from '@/lib/ledger/nacl-verify';
 import { chainActions, type BulkResult } from './action-plan';
 import type { OperatorKey } from './keys';
-import { fetchOperator, operatorQueryKey } from './operator';
-import { errorCodeOf } from './api';
-import type { ErrorCode } from '@/lib/errors';
+import { fetchOperator } from './operator';
+import { queryKeys } from './query-keys';
+import { errorCodeOf, reasonCodeOf } from './api';
+import type { ErrorCode, RefusalReason } from '@/lib/errors';
 
 /** A signed action the server answered. */
 export type ActionOutcome =
@@ -24,6 +25,8 @@ export type ActionOutcome =
       readonly ok: false;
       readonly status: number;
       readonly error: ErrorCode | null;
+      /** Why, as a code the dialogs decide by (lib/errors.ts REFUSAL_REASONS); null when the answer names none. */
+      readonly reason_code: RefusalReason | null;
       readonly message: string;
       readonly card?: Card;
       /** The paths written of an act only partly written (the message says what was not); absent when nothing was written. */
@@ -79,6 +82,7 @@ export async function signAndSend(input: ActionInput, key: OperatorKey): Promise
     ok: false,
     status: res.status,
     error: errorCodeOf(res.body),
+    reason_code: reasonCodeOf(res.body),
     message: str(res.body, 'message') ?? (typeof res.body === 'string' && res.body ? res.body : `the server answered ${res.status}`),
     ...(card ? { card } : {}),
     ...(written ? { written } : {}),
@@ -108,10 +112,10 @@ export async function signAndSendBulk(inputs: readonly ActionInput[], key: Opera
 
 /** After a write: what may have moved. */
 export function invalidateAfterAction(qc: QueryClient, orderIds: readonly string[], agent?: string, operator?: string): void {
-  void qc.invalidateQueries({ queryKey: ['board'] });
-  for (const id of orderIds) void qc.invalidateQueries({ queryKey: ['order', id] });
-  void qc.invalidateQueries({ queryKey: ['agents'] });
-  void qc.invalidateQueries({ queryKey: ['agent'] });
-  if (agent) void qc.invalidateQueries({ queryKey: ['agent', agent] });
-  if (operator) void qc.invalidateQueries({ queryKey: operatorQueryKey(operator) });
+  void qc.invalidateQueries({ queryKey: queryKeys.boardAll() });
+  for (const id of orderIds) void qc.invalidateQueries({ queryKey: queryKeys.order(id) });
+  void qc.invalidateQueries({ queryKey: queryKeys.agents() });
+  void qc.invalidateQueries({ queryKey: queryKeys.agentAll() });
+  if (agent) void qc.invalidateQueries({ queryKey: queryKeys.agent(agent) });
+  if (operator) void qc.invalidateQueries({ queryKey: queryKeys.operator(operator) });
 }

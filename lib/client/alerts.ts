@@ -6,6 +6,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { AlertsResponse } from '@/lib/api/types';
 import { ApiError } from './api';
+import { queryKeys } from './query-keys';
 
 /** Fetches GET /api/alerts; a non-2xx answer throws ApiError. */
 export async function fetchAlerts(signal?: AbortSignal): Promise<AlertsResponse> {
@@ -16,5 +17,5 @@ export async function fetchAlerts(signal?: AbortSignal): Promise<AlertsResponse>
 
 /** The alerts' state, refreshed every 10 s. */
 export function useAlerts() {
-  return useQuery({ queryKey: ['alerts'] as const, queryFn: ({ signal }) => fetchAlerts(signal), refetchInterval: 10_000 });
+  return useQuery({ queryKey: queryKeys.alerts(), queryFn: ({ signal }) => fetchAlerts(signal), refetchInterval: 10_000 });
 }

@@ -1,18 +1,10 @@
 'use client';
 /**
- * Typed fetchers for the HTTP API (lib/api/types.ts) and the TanStack Query
- * hooks the pages use. Query keys:
- *
- * - `['board', filters]`                       the board (first page of every lane)
- * - `['board', 'lane', lane, filters, after]`  the pages of one lane after the first
- * - `['order', id]`, `['agents']`, `['agent', name]`, `['problems']`
- * - `['activity', filters]`                    the operator activity, page after page
- * - `['history', search]`                      the fleet history of a window and a query
- *
- * Live updates (lib/client/live.ts) invalidate by these prefixes.
+ * Typed fetchers for the HTTP API (lib/api/types.ts) and the TanStack Query hooks the pages use,
+ * each asking by its key in lib/client/query-keys.ts (live updates, lib/client/live.ts,
+ * invalidate by the same keys).
  */
 import { keepPreviousData, useInfiniteQuery, useQueries, useQuery } from '@tanstack/react-query';
-import { z } from 'zod';
 import {
   MAX_LANE_LIMIT,
   type ActFilters,
@@ -28,9 +20,10 @@ import {
   type ProblemsResponse,
 } from '@/lib/api/types';
 import { filtersToParams } from '@/lib/ui/board-filters';
-import { ACT_KINDS } from '@/lib/ledger/acts';
+import { actFiltersToParams } from '@/lib/ui/act-filters';
 import { useLiveStatus } from './live';
-import { isErrorCode, type ErrorCode } from '@/lib/errors';
+import { queryKeys } from './query-keys';
+import { isErrorCode, isRefusalReason, type ErrorCode, type RefusalReason } from '@/lib/errors';
 
 /** An HTTP answer other than 2xx, with the server's message when it gave one. */
 export class ApiError extends Error {
@@ -53,6 +46,12 @@ export class ApiError extends Error {
 export function errorCodeOf(body: unknown): ErrorCode | null {
   const code = body && typeof body === 'object' && 'error' in body ? body.error : null;
   return isErrorCode(code) ? code : null;
+}
+
+/** The reason code of a refused act's body `{reason_code, ...}`, or null when it names none of lib/errors.ts's REFUSAL_REASONS. */
+export function reasonCodeOf(body: unknown): RefusalReason | null {
+  const code = body && typeof body === 'object' && 'reason_code' in body ? body.reason_code : null;
+  return isRefusalReason(code) ? code : null;
 }
 
 export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.status === 404;
@@ -81,32 +80,9 @@ async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
 
 export { filtersToParams, hasFilters, parseFilters } from '@/lib/ui/board-filters';
 
-// ---- activity filters (in the URL as ?operator=&act=&order=) ------------------------------
+// ---- activity filters (in the URL as ?operator=&act=&order=): lib/ui/act-filters.ts
 
-const actFiltersSchema = z.object({
-  operator: z.string().trim().min(1).optional().catch(undefined),
-  act: z.enum(ACT_KINDS as [string, ...string[]]).optional().catch(undefined),
-  order: z.string().trim().min(1).optional().catch(undefined),
-});
-
-/** Activity filters from URL search parameters; unknown or malformed values are dropped. */
-export function parseActFilters(params: { get(name: string): string | null }): ActFilters {
-  const parsed = actFiltersSchema.parse({ operator: params.get('operator') ?? undefined, act: params.get('act') ?? undefined, order: params.get('order') ?? undefined });
-  return {
-    ...(parsed.operator ? { operator: parsed.operator } : {}),
-    ...(parsed.act ? { act: parsed.act as NonNullable<ActFilters['act']> } : {}),
-    ...(parsed.order ? { order: parsed.order } : {}),
-  };
-}
-
-/** Activity filters as query parameters, in a stable order (also the query key's identity). */
-export function actFiltersToParams(f: ActFilters): URLSearchParams {
-  const p = new URLSearchParams();
-  if (f.operator) p.set('operator', f.operator);
-  if (f.act) p.set('act', f.act);
-  if (f.order) p.set('order', f.order);
-  return p;
-}
+export { actFiltersToParams, parseActFilters } from '@/lib/ui/act-filters';
 
 // ---- fetchers --------------------------------------------------------------------------
 
@@ -141,19 +117,6 @@ export const fetchActivity = (f: ActFilters, cursor: string, signal?: AbortSigna
 export const fetchHistory = (search: string, signal?: AbortSignal) => getJson<HistoryResponse>(`/api/history${search ? `?${search}` : ''}`, signal);
 
 // ---- hooks -----------------------------------------------------------------------------
-
-export const queryKeys = {
-  board: (f: BoardFilters) => ['board', filtersToParams(f).toString()] as const,
-  /** One lane under one query, whatever its first page. */
-  laneScope: (lane: Lane, f: BoardFilters) => ['board', 'lane', lane, filtersToParams(f).toString()] as const,
-  lane: (lane: Lane, f: BoardFilters, after: string | null) => [...queryKeys.laneScope(lane, f), after] as const,
-  order: (id: string) => ['order', id] as const,
-  agents: () => ['agents'] as const,
-  agent: (name: string) => ['agent', name] as const,
-  problems: () => ['problems'] as const,
-  activity: (f: ActFilters) => ['activity', actFiltersToParams(f).toString()] as const,
-  history: (search: string) => ['history', search] as const,
-};
 
 /** While the live stream is down, poll instead (every 10 s); while indexing, every second. */
 function usePollInterval(): number | false {

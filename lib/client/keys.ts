@@ -133,6 +133,8 @@ export interface OperatorInfo {
   /** The channel the next act must be signed for, or null (`channel_problem` says why). */
   readonly channel?: string | null;
   readonly channel_problem?: string | null;
+  /** The next act names the channel: it writes claimboard.channel.json too. */
+  readonly channel_new?: boolean;
   readonly actions_enabled: boolean;
   readonly demo_key_available: boolean;
 }

@@ -11,6 +11,7 @@
 import { createContext, createElement, useContext, useEffect, useState, type ReactNode } from 'react';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
+import { queryKeys } from './query-keys';
 
 const changedSchema = z.object({
   seq: z.number(),
@@ -38,13 +39,13 @@ export function invalidateChanged(qc: QueryClient, ev: { orders: readonly string
     void qc.invalidateQueries();
     return;
   }
-  void qc.invalidateQueries({ queryKey: ['board'] });
-  for (const id of ev.orders) void qc.invalidateQueries({ queryKey: ['order', id] });
-  void qc.invalidateQueries({ queryKey: ['agents'] });
-  void qc.invalidateQueries({ queryKey: ['agent'] });
-  void qc.invalidateQueries({ queryKey: ['problems'] });
-  void qc.invalidateQueries({ queryKey: ['activity'] });
-  void qc.invalidateQueries({ queryKey: ['history'] });
+  void qc.invalidateQueries({ queryKey: queryKeys.boardAll() });
+  for (const id of ev.orders) void qc.invalidateQueries({ queryKey: queryKeys.order(id) });
+  void qc.invalidateQueries({ queryKey: queryKeys.agents() });
+  void qc.invalidateQueries({ queryKey: queryKeys.agentAll() });
+  void qc.invalidateQueries({ queryKey: queryKeys.problems() });
+  void qc.invalidateQueries({ queryKey: queryKeys.activityAll() });
+  void qc.invalidateQueries({ queryKey: queryKeys.historyAll() });
 }
 
 /** Opens the event stream while mounted; reconnects with backoff (1 s doubling to 30 s). */

@@ -8,6 +8,7 @@
 import { createContext, createElement, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { ApiError } from './api';
+import { queryKeys } from './query-keys';
 import { forgetKey, keyGate, loadKey, publicKeyOf, saveKey, type KeyGate, type KeyStorage, type KeyStores, type OperatorInfo, type OperatorKey } from './keys';
 
 interface KeyState {
@@ -84,12 +85,10 @@ export async function fetchOperator(name: string, signal?: AbortSignal): Promise
   return body as OperatorInfo;
 }
 
-export const operatorQueryKey = (name: string) => ['operator', name] as const;
-
 /** What the server says about an operator name (roster, operator, pinned key, actions enabled). */
 export function useOperatorInfo(name: string | null) {
   return useQuery({
-    queryKey: operatorQueryKey(name ?? ''),
+    queryKey: queryKeys.operator(name ?? ''),
     queryFn: ({ signal }) => fetchOperator(name ?? '', signal),
     enabled: name !== null,
     staleTime: 30_000,
@@ -97,10 +96,10 @@ export function useOperatorInfo(name: string | null) {
 }
 
 /** The operator key with whether actions may be offered with it, and why not. */
-export function useKeyGate(): KeyGate & { readonly key: OperatorKey | null; readonly publicKey: string | null } {
+export function useKeyGate(): KeyGate & { readonly key: OperatorKey | null; readonly publicKey: string | null; readonly channelFileNew: boolean } {
   const { key } = useOperatorKey();
   const info = useOperatorInfo(key?.name ?? null);
   const publicKey = useMemo(() => (key ? publicKeyOf(key.seed) : null), [key]);
   const gate = keyGate(key, publicKey, info.data ?? (info.isError ? 'error' : null));
-  return { ...gate, key, publicKey };
+  return { ...gate, key, publicKey, channelFileNew: info.data?.channel_new === true };
 }

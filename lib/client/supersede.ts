@@ -9,11 +9,10 @@ import { nextOrderId, supersedeRefusal, type ActionInput, type SupersedeSource }
 import { parseStrictJsonText } from '@/lib/ledger/json';
 import { payloadDigest } from '@/lib/ledger/canonical';
 import { canonicalName, isSafeComponent } from '@/lib/ledger/names';
-
-const TERMINAL = new Set<Card['state']>(['done', 'accepted', 'closed']);
+import { TERMINAL_STATES } from '@/lib/ledger/card';
 
 /** Whether the order is finished: a supersede of it means "do it again in ferry" (ferry has no reopen). */
-export const isFinished = (card: Card): boolean => TERMINAL.has(card.state);
+export const isFinished = (card: Card): boolean => TERMINAL_STATES.has(card.state);
 
 /**
  * Whether supersede belongs on this card (shown, enabled or not): where the rules allow it, and

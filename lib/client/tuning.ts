@@ -9,6 +9,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { TuningReport } from '@/lib/ledger/tuning-types';
 import { ApiError } from './api';
+import { queryKeys } from './query-keys';
 
 export const TUNING_REFRESH_MS = 15_000;
 
@@ -30,9 +31,7 @@ export async function fetchTuning(agent: string | null, signal?: AbortSignal): P
   return body as TuningReport;
 }
 
-export const tuningKey = (agent: string | null) => ['tuning', agent ?? ''] as const;
-
 /** The tuning report, refreshed every 15 s (see above). */
 export function useTuning(agent: string | null) {
-  return useQuery({ queryKey: tuningKey(agent), queryFn: ({ signal }) => fetchTuning(agent, signal), refetchInterval: TUNING_REFRESH_MS });
+  return useQuery({ queryKey: queryKeys.tuning(agent), queryFn: ({ signal }) => fetchTuning(agent, signal), refetchInterval: TUNING_REFRESH_MS });
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../bin/cli';
 import { naclPublicKey } from '../ledger/nacl-verify';
-import { readKeyFile } from './write';
+import { readKeyFile } from './identity';
 
 let tmp: string;
 let out: string;

@@ -10,8 +10,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { channelStateOf } from '../index/channel-state';
 import { DemoEngines } from './engines';
-import { startFleet, type FleetEvent } from './fleet';
-import { readDemoManifest, writeDemoChannel } from './scenario';
+import { startFleet } from './fleet';
+import type { FleetEvent } from './fleet-options';
+import { readDemoManifest } from './manifest';
+import { writeDemoChannel } from './scenario';
 
 let tmp: string;
 beforeEach(() => {

@@ -7,7 +7,8 @@ import { nodeVerify } from '../index/disk/node-verify';
 import { readChannel } from '../index/disk/read-channel';
 import { compareTimestamps, parseTimestamp } from '../ledger/time';
 import { channelRetire, claimOrder, readFerryView, startRun, submitResult, workerStart } from './ferry';
-import { generateSeed, publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeInterrupt, writeOrder, writeResult, type Identity } from './write';
+import { generateSeed, publicKeyOf, type Identity } from './identity';
+import { writeAgent, writeClaim, writeHeartbeat, writeInterrupt, writeOrder, writeResult } from './write';
 
 const MIN = 60_000;
 let tmp: string;

@@ -34,17 +34,11 @@ import { compareTimestamps } from '../ledger/time';
 import type { Ed25519Verify } from '../ledger/verify';
 import { serverVerify } from '../index/disk/verifier';
 import { readChannel } from '../index/disk/read-channel';
-import {
-  appendLedgerLine,
-  removeOwnClaim,
-  removeOwnHeartbeat,
-  writeClaim,
-  writeInterruptAck,
-  writeRelease,
-  writeResult,
-  type At,
-  type Identity,
-} from './write';
+import type { Identity } from './identity';
+import { writeClaim, writeInterruptAck, writeRelease, writeResult } from './write';
+import { appendLedgerLine } from './ledger-line';
+import type { At } from './record-file';
+import { removeOwnClaim, removeOwnHeartbeat } from './remove-own';
 
 /** ferry's reasons, verbatim (O/agent.rs 1584, 1629; CLI/main.rs 3959). */
 export const DIED_MID_RUN = 'worker died mid-run';

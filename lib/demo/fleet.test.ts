@@ -5,10 +5,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { channelStateOf } from '../index/channel-state';
 import { LANES, type Lane } from '../ledger/derive';
 import { compareTimestamps } from '../ledger/time';
-import { demoKeysDir, writeDemoChannel, writeDemoManifest } from './scenario';
-import { archiveCandidate, startFleet, type FleetEvent } from './fleet';
+import { demoKeysDir } from './cast';
+import { writeDemoManifest } from './manifest';
+import { writeDemoChannel } from './scenario';
+import { archiveCandidate } from './archive';
+import { startFleet } from './fleet';
+import type { FleetEvent } from './fleet-options';
 import { ChannelBuilder } from '../../test/support/channel-builder';
-import { generateSeed, publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeInterrupt, writeKeyFile, writeOrder, type Identity } from './write';
+import { generateSeed, publicKeyOf, writeKeyFile, type Identity } from './identity';
+import { writeAgent, writeClaim, writeHeartbeat, writeInterrupt, writeOrder } from './write';
 
 let tmp: string;
 let dir: string;

@@ -26,116 +26,38 @@ import 'server-only';
  * the worker holds with no live run, and the board would lose the stale cards the demo shows).
  *
  * What it decides from: the channel itself, derived every tick exactly as the board derives it
- * (this machine's clock, file ctimes), plus the demo manifest (scenario.ts) that lists the runs
- * to keep alive and the ones never to touch. Ground rules kept: it only writes
+ * (this machine's clock, file ctimes), plus the demo manifest (manifest.ts, written by
+ * scenario.ts) that lists the runs to keep alive and the ones never to touch. Ground rules kept: it only writes
  * files named with the acting identity (or write-once files that do not exist yet), never
  * rewrites another writer's file, deletes only what ferry deletes of its own (a worker's claim on
  * a kill or pause, its heartbeat when a run ends), honours releases and retirements made by an
  * operator from the dashboard, and stays bounded (at most `maxOrders` orders; revisions capped):
  * with `archiveAtBound` (serve's demo), before it issues a new order at the bound, it moves the finished order longest untouched out of
- * the channel into `<dir>.archive/` (an operator's clean-up; no order depends on it), so a demo
- * left open keeps working for hours with the folder the same size.
+ * the channel into `<dir>.archive/` (archive.ts: an operator's clean-up; no order depends on it), so a demo
+ * left open keeps working for hours with the folder the same size. Its options and events are
+ * fleet-options.ts.
  *
  * Timers: one `setTimeout` chain; a tick is synchronous, so `stop()` never interrupts a write
  * (and every write is a dot-temp file renamed into place anyway).
- *
- * Just over 500 lines: the fleet's step machine (claim, beat, finish, give up, die) reads as one loop.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { deriveChannel, type ChannelState } from '../ledger/channel';
 import type { Card } from '../ledger/derive';
 import type { Ed25519Verify } from '../ledger/verify';
 import { serverVerify } from '../index/disk/verifier';
 import { readChannel } from '../index/disk/read-channel';
 import { DEFAULT_STALE_AFTER_MS } from '../ledger/channel';
-import {
-  appendLedgerLine,
-  writeAck,
-  writeGiveup,
-  writeHeartbeat,
-  writeInterrupt,
-  writeOrder,
-  writeReview,
-  type Identity,
-} from './write';
+import type { Identity } from './identity';
+import { writeAck, writeGiveup, writeHeartbeat, writeInterrupt, writeOrder, writeReview } from './write';
+import { appendLedgerLine } from './ledger-line';
 import { claimOrder, endRun, startRun as ferryRunStart, submitResult, workerStart } from './ferry';
-import {
-  demoKeysDir,
-  loadDemoIdentity,
-  readDemoManifest,
-  writeDemoManifest,
-  type DemoManifest,
-  type RunFate,
-} from './scenario';
+import { demoKeysDir, loadDemoIdentity } from './cast';
+import { readDemoManifest, writeDemoManifest, type DemoManifest, type RunFate } from './manifest';
 import { mulberry32 } from '../util/prng';
 import { DemoEngines } from './engines';
-
-/** Options of {@link startFleet}. Durations are ms; all decisions use this machine's clock. */
-export interface FleetOptions {
-  /** `stale_after` the board uses (default 300 000); workers heartbeat every `staleAfterMs / 10`. */
-  readonly staleAfterMs?: number;
-  /** Time between ticks (default `heartbeat / 5`, clamped to 50..1000). */
-  readonly tickMs?: number;
-  /** Seed of the fleet's random choices (default 1): same seed, same choices for the same folder. */
-  readonly seed?: number;
-  /** Clock skew per identity, ms (writer clock minus this machine's); overrides the manifest's. */
-  readonly clockOffsets?: Readonly<Record<string, number>>;
-  /** The fleet issues no order once the channel holds this many (default 80). */
-  readonly maxOrders?: number;
-  /** At maxOrders, archive the finished order longest untouched (into `<dir>.archive/`) before issuing a new one (default false: stop issuing). */
-  readonly archiveAtBound?: boolean;
-  /** Runs the fleet itself lets die over its life (default 2); the manifest's abandoned runs are extra. */
-  readonly maxDeaths?: number;
-  /** The share of runs a worker that may die lets die, until maxDeaths (default 0.25; a test that waits for a death raises it). */
-  readonly dieChance?: number;
-  /** Give-ups the fleet itself writes over its life besides the manifest's (default 1). */
-  readonly maxGiveups?: number;
-  /** Steers ops writes over the fleet's life on orders still in the queue (default 2). */
-  readonly maxSteers?: number;
-  /** At least this long between two deaths, two give-ups or two steers the fleet writes, ms (default 0: only the caps above). */
-  readonly paceMs?: number;
-  /** ops acknowledges a give-up left in Needs attention this long, ms (default: never). */
-  readonly ackAfterMs?: number;
-  /** A worker that died starts again after this many ms (default between 1.5 and 3 x staleAfterMs). */
-  readonly restartAfterMs?: number;
-  /** Called with every error a tick meets (the tick is skipped, the fleet goes on); default: one line on stderr. */
-  readonly onError?: (error: unknown) => void;
-  /** Called after each write, for logs and tests. */
-  readonly onEvent?: (event: FleetEvent) => void;
-  /**
-   * Each run gets a real child process whose pid its heartbeats carry, killed when the run dies
-   * or ends (lib/demo/engines.ts; `serve`'s demo, whose agents are local). Default false: a pid
-   * made up from the seed.
-   */
-  readonly realProcesses?: boolean;
-}
-
-/** One thing the fleet did. */
-export interface FleetEvent {
-  readonly kind:
-    | 'issue'
-    | 'claim'
-    | 'adopt'
-    | 'heartbeat'
-    | 'result'
-    | 'review'
-    | 'giveup'
-    | 'die'
-    /** A worker started again; `detail` lists what its start released (`<order> (<reason>)`). */
-    | 'restart'
-    /** A run's start acknowledged interrupts; `detail`: `kill`/`pause` (the run stopped) or `steer`. */
-    | 'interrupt'
-    /** ops steered an order still in the queue. */
-    | 'steer'
-    /** At the bound: a finished order moved out of the channel into `<dir>.archive/`. */
-    | 'archive'
-    /** ops acknowledged a give-up that waited ackAfterMs. */
-    | 'ack';
-  readonly agent: string;
-  readonly order_id: string;
-  readonly detail?: string;
-}
+import { archiveOne, archivedIds } from './archive';
+import type { FleetEvent, FleetOptions } from './fleet-options';
+import { parseDecisionTarget } from '../ledger/targets';
 
 /** A running fleet. */
 export interface Fleet {
@@ -197,44 +119,6 @@ const STEER_NOTES = ['Keep the public API unchanged.', 'Target the release branc
  */
 function runnable(c: Card, agent: string): boolean {
   return WORKING.has(c.state) || (c.state === 'offered' && c.assigned_to === agent);
-}
-
-/**
- * The finished order to archive at the bound ({@link archiveCandidate}), moved into
- * `<dir>.archive/tasks/`; its id, or null when none may go.
- */
-function archiveOne(dir: string, state: ChannelState, story: (id: string) => boolean): string | null {
-  const id = archiveCandidate(state, story, (d) => fs.statSync(path.join(dir, 'tasks', d)).mtimeMs);
-  if (id === null) return null;
-  const to = path.join(`${dir}.archive`, 'tasks');
-  fs.mkdirSync(to, { recursive: true });
-  fs.renameSync(path.join(dir, 'tasks', id), path.join(to, id));
-  return id;
-}
-
-/** The ids of the orders archived beside the channel (`<dir>.archive/tasks/`). */
-function archivedIds(dir: string): string[] {
-  try {
-    return fs.readdirSync(path.join(`${dir}.archive`, 'tasks'));
-  } catch {
-    return [];
-  }
-}
-
-/**
- * Which finished order may leave the channel: done or accepted with no flag, no story run on it,
- * no order depending on it; the one whose folder changed longest ago (`touchedMs`). Pure but for
- * `touchedMs`.
- */
-export function archiveCandidate(state: ChannelState, story: (id: string) => boolean, touchedMs: (id: string) => number): string | null {
-  const needed = new Set(state.orders.flatMap((c) => c.depends_on));
-  let best: { id: string; t: number } | null = null;
-  for (const c of state.orders) {
-    if ((c.state !== 'done' && c.state !== 'accepted') || c.flags.length > 0 || story(c.order_id) || needed.has(c.order_id)) continue;
-    const t = touchedMs(c.order_id);
-    if (!best || t < best.t) best = { id: c.order_id, t };
-  }
-  return best?.id ?? null;
 }
 
 /**
@@ -504,7 +388,7 @@ export function startFleet(dir: string, options: FleetOptions = {}): Fleet {
     }
 
     // 4b. ops acknowledges a give-up left in Needs attention long enough (ackAfterMs): the order is closed
-    const gaveUp = state.orders.filter((c) => c.state === 'gave_up' && c.target?.startsWith('giveup:'));
+    const gaveUp = state.orders.filter((c) => c.state === 'gave_up' && c.target !== undefined && parseDecisionTarget(c.target)?.kind === 'giveup');
     for (const id of [...giveupSeen.keys()]) if (!gaveUp.some((c) => c.order_id === id)) giveupSeen.delete(id);
     for (const c of gaveUp) if (!giveupSeen.has(c.order_id)) giveupSeen.set(c.order_id, now);
     const acked = options.ackAfterMs === undefined ? undefined : gaveUp.find((c) => now - (giveupSeen.get(c.order_id) ?? now) >= (options.ackAfterMs ?? Infinity));

@@ -20,8 +20,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ReapPolicy } from '../ledger/liveness';
 import { claimOrder } from './ferry';
-import { demoKeysDir, loadDemoIdentity, readDemoManifest, writeDemoManifest } from './scenario';
-import { generateSeed, publicKeyOf, readKeyFile, writeAgent, writeHeartbeat, writeKeyFile, writeOrder, type Identity } from './write';
+import { demoKeysDir, loadDemoIdentity } from './cast';
+import { readDemoManifest, writeDemoManifest } from './manifest';
+import { generateSeed, publicKeyOf, readKeyFile, writeKeyFile, type Identity } from './identity';
+import { writeAgent, writeHeartbeat, writeOrder } from './write';
 
 /** The story's workers, the order each runs and the policy the demo's reaper applies to it. */
 export const REAPER_STORY: readonly { readonly agent: string; readonly order: string; readonly policy: ReapPolicy; readonly task: string }[] = [

@@ -8,8 +8,11 @@ import { naclPublicKey } from '../ledger/nacl-verify';
 import { nodeVerify } from '../index/disk/node-verify';
 import { readChannel } from '../index/disk/read-channel';
 import { compareTimestamps, parseTimestamp } from '../ledger/time';
-import { demoKeysDir, ensureDemoChannel, loadDemoIdentity, readDemoManifest, writeDemoChannel } from './scenario';
-import { readKeyFile, writeHeartbeat } from './write';
+import { demoKeysDir, loadDemoIdentity } from './cast';
+import { readDemoManifest } from './manifest';
+import { ensureDemoChannel, writeDemoChannel } from './scenario';
+import { readKeyFile } from './identity';
+import { writeHeartbeat } from './write';
 
 let tmp: string;
 let dir: string;

@@ -27,107 +27,43 @@ import 'server-only';
  * pause deletes the worker's own claim; the orchestrator's `ferry channel retire` releases
  * (`retired`) every order the retired name holds or is addressed to with no result.
  *
- * Over 500 lines on purpose: the demo's story is data, one order after another; splitting it would scatter the story.
+ * Who is in it is cast.ts; the manifest the fleet reads is manifest.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { demoManifestPath } from './manifest-path';
+import { decisionTarget } from '../ledger/targets';
 import { channelRetire, claimOrder, endRun, readFerryView, startRun, submitResult, workerStart } from './ferry';
+import { generateSeed, publicKeyOf, readKeyFile, writeKeyFile, type Identity } from './identity';
 import {
-  appendLedgerLine,
-  generateSeed,
-  publicKeyOf,
-  readKeyFile,
   writeAck,
   writeAgent,
-  writeFileAtomic,
   writeGiveup,
   writeHeartbeat,
   writeInterrupt,
-  writeKeyFile,
   writeOrder,
   writeRelease,
   writeReopen,
   writeRetirement,
   writeReview,
-  type Identity,
   type OrderFields,
   type RunFields,
 } from './write';
+import { appendLedgerLine } from './ledger-line';
+import {
+  DEMO_CLOCK_OFFSETS_MS,
+  DEMO_OPERATOR,
+  DEMO_ORCHESTRATOR,
+  DEMO_RETIRED,
+  DEMO_ROLES,
+  DEMO_SILENT,
+  DEMO_WORKERS,
+  demoKeysDir,
+} from './cast';
+import { writeDemoManifest, type DemoManifest, type DemoRun, type RunFate } from './manifest';
 
 const MIN = 60_000;
-const HOUR = 60 * MIN;
-
-/** The demo's operator (role `operator`). */
-export const DEMO_OPERATOR = 'ops';
-/** The fleet's orchestrator (role `orchestrator`): issues some orders and runs `ferry channel retire`. */
-export const DEMO_ORCHESTRATOR = 'orchestrator';
-/** Workers the simulated fleet runs. */
-export const DEMO_WORKERS: readonly string[] = ['fang', 'wisp', 'nebra', 'kestrel'];
-/** A worker that holds work and never comes back (its claims go stale: `agent_silent`). */
-export const DEMO_SILENT: readonly string[] = ['ghost'];
-/** A worker retired by the operator in the story (its machine was rebuilt). */
-export const DEMO_RETIRED: readonly string[] = ['moth'];
-
-/**
- * Each identity's clock minus this machine's clock, ms: wisp runs 3 h ahead, nebra 2 h behind,
- * so writer times differ from local arrival times.
- */
-export const DEMO_CLOCK_OFFSETS_MS: Readonly<Record<string, number>> = {
-  ops: 0,
-  orchestrator: 0,
-  fang: 0,
-  wisp: 3 * HOUR,
-  nebra: -2 * HOUR,
-  kestrel: 45_000,
-  ghost: -7 * MIN,
-  moth: 0,
-};
-
-const ROLES: Readonly<Record<string, { role: string; capabilities: string[] }>> = {
-  ops: { role: 'operator', capabilities: [] },
-  orchestrator: { role: 'orchestrator', capabilities: ['messages.receive'] },
-  fang: { role: 'worker', capabilities: ['rust', 'docker', 'api'] },
-  wisp: { role: 'worker', capabilities: ['typescript', 'playwright', 'web'] },
-  nebra: { role: 'worker', capabilities: ['postgres', 'python', 'db'] },
-  kestrel: { role: 'worker', capabilities: ['go', 'benchmarks', 'docs'] },
-  ghost: { role: 'worker', capabilities: ['typescript', 'search'] },
-  moth: { role: 'worker', capabilities: ['security'] },
-};
-
-/** What the fleet does with a run it keeps alive: finish it, let it die, give up, or keep it going until stopped. */
-export type RunFate = 'finish' | 'die' | 'giveup' | 'linger';
-
-/** A run the fleet adopts when it starts (if the order still needs it). */
-export interface DemoRun {
-  readonly order_id: string;
-  readonly agent: string;
-  readonly run: string;
-  readonly pid: number;
-  readonly fate: RunFate;
-}
-
-/**
- * The demo manifest (`<parent>/<name>.fleet.json`), outside the channel. `abandoned` holds
- * `<order_id>/<agent>` keys of runs the fleet must never touch (they are meant to go stale);
- * the fleet adds the runs it lets die.
- */
-export interface DemoManifest {
-  readonly version: 1;
-  readonly operator: string;
-  readonly workers: readonly string[];
-  readonly silent: readonly string[];
-  readonly retired: readonly string[];
-  readonly clock_offsets_ms: Readonly<Record<string, number>>;
-  readonly runs: readonly DemoRun[];
-  readonly abandoned: readonly string[];
-  /**
-   * Workers the fleet let die (fleet.ts), with the local time (ms) of their next start; absent or
-   * empty: every worker is up.
-   */
-  readonly down?: Readonly<Record<string, number>>;
-}
 
 /** Where a demo channel's pieces live and whether this call created it. */
 export interface DemoChannel {
@@ -145,50 +81,6 @@ export interface DemoChannel {
   readonly created: boolean;
   /** Orders written (0 when not created). */
   readonly orders: number;
-}
-
-/** `<parent of dir>/keys`: where the demo keeps seeds, outside the synced folder. */
-export function demoKeysDir(dir: string): string {
-  return path.join(path.dirname(path.resolve(dir)), 'keys');
-}
-
-export { demoManifestPath };
-
-/** Reads the demo manifest of the channel at `dir`. Throws when it is missing or not a manifest. */
-export function readDemoManifest(dir: string): DemoManifest {
-  const file = demoManifestPath(dir);
-  const m = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<DemoManifest>;
-  if (m.version !== 1 || typeof m.operator !== 'string' || !Array.isArray(m.workers) || !Array.isArray(m.runs)) {
-    throw new Error(`${file} is not a claimboard demo manifest`);
-  }
-  return {
-    version: 1,
-    operator: m.operator,
-    workers: m.workers,
-    silent: m.silent ?? [],
-    retired: m.retired ?? [],
-    clock_offsets_ms: m.clock_offsets_ms ?? {},
-    runs: m.runs,
-    abandoned: m.abandoned ?? [],
-    down: m.down ?? {},
-  };
-}
-
-/** Writes the manifest atomically (outside the channel). */
-export function writeDemoManifest(dir: string, manifest: DemoManifest): void {
-  writeFileAtomic(demoManifestPath(dir), new TextEncoder().encode(JSON.stringify(manifest, null, 2) + '\n'), 'replace');
-}
-
-/**
- * The identity `name` of a demo whose seeds are in `keysDir`, with its demo clock offset
- * (overridden by `offsets`). Throws when the key file is missing or malformed.
- */
-export function loadDemoIdentity(keysDir: string, name: string, offsets: Readonly<Record<string, number>> = {}): Identity {
-  return {
-    name,
-    seedHex: readKeyFile(path.join(keysDir, `${name}.key`)),
-    clockOffsetMs: offsets[name] ?? DEMO_CLOCK_OFFSETS_MS[name] ?? 0,
-  };
 }
 
 function looksLikeChannel(dir: string): boolean {
@@ -270,7 +162,7 @@ export function writeDemoChannel(dir: string, opts: DemoOptions = {}): DemoChann
       writeKeyFile(file, seedHex);
     }
     ids[name] = { name, seedHex, clockOffsetMs: DEMO_CLOCK_OFFSETS_MS[name] ?? 0 };
-    const r = ROLES[name] ?? { role: 'worker', capabilities: [] };
+    const r = DEMO_ROLES[name] ?? { role: 'worker', capabilities: [] };
     writeAgent(abs, { name, role: r.role, capabilities: r.capabilities, publicKey: publicKeyOf(ids[name]) });
   }
   const who = (name: string): Identity => {
@@ -384,7 +276,7 @@ export function writeDemoChannel(dir: string, opts: DemoOptions = {}): DemoChann
       appendLedgerLine(abs, who('kestrel'), { kind: 'giveup', summary: 'gave up bench-api-1018', reference: 'bench-api-1018' }, at(200));
     });
     step(170, () => {
-      writeAck(abs, ops, 'bench-api-1018', `giveup:${digest}`, 'bench host is gone; tracked in infra-77', at(170));
+      writeAck(abs, ops, 'bench-api-1018', decisionTarget({ kind: 'giveup', digest }), 'bench host is gone; tracked in infra-77', at(170));
       appendLedgerLine(abs, ops, { kind: 'ack', summary: "acknowledged kestrel's give-up on bench-api-1018", reference: 'bench-api-1018' }, at(170));
     });
   }
@@ -432,8 +324,9 @@ export function writeDemoChannel(dir: string, opts: DemoOptions = {}): DemoChann
   beat(250, 'fang', 'release-notes-58', newRun());
   result(200, 'fang', 'release-notes-58', 1, { summary: 'draft in docs/releases/2.4.md', commit: sha() });
   step(25, () => {
-    writeReopen(abs, ops, 'release-notes-58', 'result:1', 'the notes miss the API break in /quotes', at(25));
-    appendLedgerLine(abs, ops, { kind: 'reopen', summary: 'reopened release-notes-58 (result:1)', reference: 'release-notes-58' }, at(25));
+    const target = decisionTarget({ kind: 'result', revision: 1 });
+    writeReopen(abs, ops, 'release-notes-58', target, 'the notes miss the API break in /quotes', at(25));
+    appendLedgerLine(abs, ops, { kind: 'reopen', summary: `reopened release-notes-58 (${target})`, reference: 'release-notes-58' }, at(25));
   });
   live('release-notes-58', 'fang', 'finish');
 

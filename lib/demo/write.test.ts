@@ -6,23 +6,16 @@ import { deriveChannel, type ChannelState } from '../ledger/channel';
 import { nodeVerify } from '../index/disk/node-verify';
 import { readChannel } from '../index/disk/read-channel';
 import { parseTimestamp } from '../ledger/time';
+import { generateSeed, publicKeyOf, readKeyFile, writeKeyFile, writerTime, type Identity } from './identity';
 import {
-  ChannelWriteError,
-  appendLedgerLine,
   ferryAckTime,
-  generateSeed,
-  publicKeyOf,
-  readKeyFile,
   writeAck,
   writeAgent,
   writeClaim,
   writeGiveup,
   writeHeartbeat,
-  removeOwnClaim,
-  removeOwnHeartbeat,
   writeInterrupt,
   writeInterruptAck,
-  writeKeyFile,
   writeOrder,
   writeRecommendation,
   writeRelease,
@@ -30,9 +23,10 @@ import {
   writeResult,
   writeRetirement,
   writeReview,
-  writerTime,
-  type Identity,
 } from './write';
+import { appendLedgerLine } from './ledger-line';
+import { removeOwnClaim, removeOwnHeartbeat } from './remove-own';
+import { ChannelWriteError } from './write-error';
 
 const HOUR = 3_600_000;
 const STALE = 300_000;

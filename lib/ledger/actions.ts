@@ -5,18 +5,27 @@
  */
 import { z } from 'zod';
 import type { ChannelState, OrderView } from './channel';
-import { holderOf, type Card, type OrderState } from './derive';
+import { holderOf, TERMINAL_STATES, type Card, type OrderState } from './derive';
 import type { OrderRecord } from './records';
 import { canonicalName, isSafeComponent } from './names';
+import { joinTargets } from './targets';
 import { signFields as signFieldsAs, signLedgerLineAfter, type SignedKind, type Signer } from './sign';
-import type { ErrorCode } from '../errors';
+import type { ErrorCode, RefusalReason } from '../errors';
 
 /**
  * The operator actions, plus supersede: a new signed order that does an old one's
  * work, the act that moves work in ferry where a release cannot (docs/channel-format.md).
  */
 export type ActionKind = 'requeue' | 'retire' | 'reopen' | 'ack' | 'supersede';
-export const ACTION_KINDS: readonly ActionKind[] = ['requeue', 'retire', 'reopen', 'ack', 'supersede'];
+
+/** The record each action signs (a retire's releases aside). */
+export const RECORD_KIND: Readonly<Record<ActionKind, 'release' | 'retirement' | 'reopen' | 'ack' | 'supersede'>> = {
+  requeue: 'release',
+  retire: 'retirement',
+  reopen: 'reopen',
+  ack: 'ack',
+  supersede: 'supersede',
+};
 
 /** The ledger line kind each action appends. */
 export const LEDGER_KIND: Record<ActionKind, 'release' | 'retire' | 'reopen' | 'ack' | 'supersede'> = {
@@ -127,10 +136,11 @@ export const ActionRequestSchema = z.object({
  */
 export type RefusalCode = Extract<ErrorCode, 'bad_request' | 'forbidden' | 'conflict' | 'refused'>;
 
-/** A refusal with its code and a reason an operator can act on. */
+/** A refusal with its code, a reason an operator can act on, and that reason's code for a client to decide by. */
 export interface Refusal {
   readonly code: RefusalCode;
   readonly reason: string;
+  readonly reason_code: RefusalReason;
   /** The current card, for conflicts. */
   readonly card?: Card;
 }
@@ -157,7 +167,7 @@ export function requeueRefusal(view: OrderView): string | null {
   }
   const retired = c.flags.includes('retired_holder');
   if (c.state === 'stale' || c.state === 'gave_up') return null;
-  if (retired && !['done', 'accepted', 'closed', 'awaiting_review'].includes(c.state)) return null;
+  if (retired && !TERMINAL_STATES.has(c.state) && c.state !== 'awaiting_review') return null;
   return `${c.order_id} is ${c.state}: re-queue is for stale or given-up orders, or orders held by a retired agent`;
 }
 
@@ -300,18 +310,11 @@ export function reopenRefusal(card: Card, dependents: readonly Card[]): string |
   return null;
 }
 
-/** `extra` after `first`, each target once, space-separated (the order an operator's file keeps). */
-const joinTargets = (first: string | undefined, extra: readonly (string | null | undefined)[]): string => {
-  const out = first ? first.split(' ') : [];
-  for (const t of extra) if (t && !out.includes(t.toLowerCase())) out.push(t.toLowerCase());
-  return out.join(' ');
-};
-
 /**
  * What `operator`'s ack of this card names: everything the operator's current ack file on the
  * order names (Card.decided), then the give-up (`giveup:<digest>`) when the order
  * gave up and its late results (Card.late_target, a claimboard extension, docs/channel-format.md)
- * while flagged, space-separated (derive.ts namesTarget). An operator has one ack file per order
+ * while flagged, space-separated (lib/ledger/targets.ts). An operator has one ack file per order
  * and a new one replaces it: naming again all it named, it undoes nothing, whoever holds the
  * order by then. Null when nothing is to be acknowledged now (ackRefusal).
  */

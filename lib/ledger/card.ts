@@ -175,7 +175,7 @@ export interface Card {
   /** What an operator's decision on the current state names. */
   readonly target?: string;
   /**
-   * What an acknowledgement of the late results names (lateTargetOf), present whenever there are
+   * What an acknowledgement of the late results names (lib/ledger/targets.ts), present whenever there are
    * late results; `late_result` is raised until an operator's ack names it (namesTarget).
    */
   readonly late_target?: string;

@@ -20,6 +20,7 @@ import { parseStrictJson, toPlain } from './json';
 import { isSafeComponent } from './names';
 import { checkSignature, type Ed25519Verify, type Roster, type SignatureCheck } from './verify';
 import type { Signer } from './sign';
+import type { RefusalReason } from '../errors';
 
 /** The file at the channel's root that names the channel. */
 export const CHANNEL_FILE = 'claimboard.channel.json';
@@ -81,13 +82,18 @@ export function bindingOf(f: BindingFields, payload: string | (() => string), ro
  * Why a file of a new act may not be written into the channel `channel`, or null: `what` names
  * it ("the release record", "the ledger line"). An act must be bound to this channel, by a
  * channel signature that verifies: unbound is `bad_request` (signed by a page or CLI that does
- * not bind; sign again), another channel or a bad channel signature is `forbidden`.
+ * not bind; sign again: `unbound`), another channel (`other_channel`) or a bad channel signature
+ * (`bad_signature`) is `forbidden`.
  */
-export function bindingRefusal(what: string, b: Binding, channel: string): { readonly code: 'bad_request' | 'forbidden'; readonly reason: string } | null {
-  if (b.state === 'unbound') return { code: 'bad_request', reason: `${what} names no channel: an act must be signed for this channel (${channel}); sign it again` };
-  if (b.check === 'malformed') return { code: 'bad_request', reason: `${what} names no valid channel id; sign it again` };
-  if (b.channel !== channel) return { code: 'forbidden', reason: `${what} was signed for channel ${b.channel}, not this channel (${channel}): an act is applied only to the channel it was signed for` };
-  if (b.check !== 'valid') return { code: 'forbidden', reason: `${what}'s channel signature: ${b.check.replace('_', ' ')}` };
+export function bindingRefusal(
+  what: string,
+  b: Binding,
+  channel: string,
+): { readonly code: 'bad_request' | 'forbidden'; readonly reason: string; readonly reason_code: Extract<RefusalReason, 'unbound' | 'other_channel' | 'bad_signature'> } | null {
+  if (b.state === 'unbound') return { code: 'bad_request', reason_code: 'unbound', reason: `${what} names no channel: an act must be signed for this channel (${channel}); sign it again` };
+  if (b.check === 'malformed') return { code: 'bad_request', reason_code: 'unbound', reason: `${what} names no valid channel id; sign it again` };
+  if (b.channel !== channel) return { code: 'forbidden', reason_code: 'other_channel', reason: `${what} was signed for channel ${b.channel}, not this channel (${channel}): an act is applied only to the channel it was signed for` };
+  if (b.check !== 'valid') return { code: 'forbidden', reason_code: 'bad_signature', reason: `${what}'s channel signature: ${b.check.replace('_', ' ')}` };
   return null;
 }
 

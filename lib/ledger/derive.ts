@@ -12,9 +12,9 @@
  */
 import { formatLocalInstant } from './time';
 import { laneOf, type Alert, type AttentionFlag, type Card, type DeriveContext, type OrderFolder, type OrderState, type StaleReason } from './card';
-import type { RetirementRecord } from './records';
 import { agreesWithFerry } from './ferry-states';
-import { ferryStateOf, stateRule, targetList } from './state';
+import { ferryStateOf, stateRule } from './state';
+import { targetList } from './targets';
 import { factsOf, type OrderFacts } from './flags/facts';
 import { byFlagOrder, runRules } from './flags';
 import { missingText } from './flags/missing-dependency';
@@ -22,7 +22,8 @@ import { ferryDifference } from './words';
 
 export * from './card';
 export { agreesWithFerry } from './ferry-states';
-export { holderOf, isFresh, lateTargetOf, namesTarget, staleness, targetList } from './state';
+export { holderOf, isFresh, staleness } from './state';
+export { namesTarget, targetList } from './targets';
 
 /**
  * Derives one order's card, except the `blocked` decision, which needs the states of its
@@ -97,11 +98,6 @@ export function resolveDependencies(card: Card, stateOf: (id: string) => OrderSt
   });
   if (!blocked) return card;
   return { ...card, state: 'blocked', lane: laneOf('blocked', card.flags) };
-}
-
-/** A retirement counts when valid; the set of retired canonical names. */
-export function retiredAgents(retirements: readonly RetirementRecord[]): Set<string> {
-  return new Set(retirements.map((r) => r.agent));
 }
 
 /**

@@ -11,7 +11,8 @@
 import type { OrderView } from './channel';
 import type { Arrived, Card, OrderState } from './card';
 import type { ReleaseRecord } from './records';
-import { namesTarget, ranAfterOwnRelease } from './state';
+import { ranAfterOwnRelease } from './state';
+import { decisionTarget, namesTarget } from './targets';
 import { compareTimestamps, type Timestamp } from './time';
 
 /** How a hold ended, in the order the pages list them; `held` while it goes on. */
@@ -95,12 +96,12 @@ function endingOf(view: Pick<OrderView, 'folder'>, card: Pick<Card, 'holder'>, c
   if (top) {
     const rev = top.record.revision;
     const sentBack = f.reviews.some((r) => r.record.revision === rev && !r.record.accepted);
-    if (!sentBack && !reopened(`result:${rev}`) && !reopened(`review:${rev}`)) {
+    if (!sentBack && !reopened(decisionTarget({ kind: 'result', revision: rev })) && !reopened(decisionTarget({ kind: 'review', revision: rev }))) {
       events.push({ ending: 'finished', ms: top.arrivalMs, at: top.record.submitted_at, by: agent, reason: `revision ${rev}`, rank: 1 });
     }
   }
   for (const g of f.giveups) {
-    if (g.record.agent !== agent || reopened(`giveup:${g.record.file_digest}`)) continue;
+    if (g.record.agent !== agent || reopened(decisionTarget({ kind: 'giveup', digest: g.record.file_digest }))) continue;
     events.push({ ending: 'gave_up', ms: g.arrivalMs, at: g.record.at, by: agent, reason: g.record.reason, rank: 2 });
   }
   for (const s of f.supersedes) {

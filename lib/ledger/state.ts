@@ -9,6 +9,7 @@
  * every machine; a release's `at` only with a heartbeat or claim of the same writer.
  */
 import { compareTimestamps } from './time';
+import { decisionTarget, namesTarget } from './targets';
 import type { Arrived, DeriveContext, OrderFolder, OrderState, StaleReason } from './card';
 import type { ClaimRecord, HeartbeatRecord, ReleaseRecord } from './records';
 import type { FerryState } from './ferry-states';
@@ -74,36 +75,6 @@ export function isFresh(arrivalMs: number, ctx: DeriveContext): boolean {
   return ctx.nowMs - arrivalMs <= ctx.staleAfterMs;
 }
 
-const normTarget = (t: string) => t.trim().toLowerCase();
-
-/**
- * The target an ack of late results names (a claimboard extension, docs/channel-format.md):
- * `late:<revision>:<agents>:<open | held:<holder> | twice:<holder>>`, the agents whose results at
- * that revision are late, sorted and comma-joined (canonical names), and how ferry reads the
- * order: open (it hands it out again), held (it counts the late result) or twice (the holder's
- * own result at that revision too: ferry counts the holder's). A new late result, a worker
- * claiming the order, or the holder's own result arriving makes a new target, so an earlier ack
- * no longer covers it.
- */
-export function lateTargetOf(revision: number, agents: readonly string[], holder: string | null, holderResultToo = false): string {
-  return `late:${revision}:${[...agents].sort().join(',')}:${holder === null ? 'open' : `${holderResultToo ? 'twice' : 'held'}:${holder}`}`;
-}
-
-/**
- * Whether a decision record's target (an ack's, a reopen's) names `target`. One names one target
- * or several, separated by spaces (claimboard's extension: one ack and one reopen file per
- * operator and order, so a new decision of an operator carries the ones of theirs still in force,
- * lib/ledger/actions.ts ackTargetOf, reopenTargetOf). Case and spacing aside.
- */
-export function namesTarget(recordTarget: string, target: string): boolean {
-  return targetList(recordTarget).split(' ').includes(normTarget(target));
-}
-
-/** A decision record's target as compared: trimmed, lowercased, its targets separated by one space. */
-export function targetList(recordTarget: string): string {
-  return normTarget(recordTarget).split(/\s+/).join(' ');
-}
-
 
 /** What the state rule decides, and what it read to decide it (the flags read it too). */
 export interface StateFacts {
@@ -148,7 +119,7 @@ export function stateRule(folder: OrderFolder, ctx: DeriveContext): StateFacts {
   let latest: number | null = null;
   for (const { record: r } of folder.results) if (latest === null || r.revision > latest) latest = r.revision;
   const reopened = (target: string) => folder.reopens.some((r) => namesTarget(r.record.target, target));
-  const rReopened = latest !== null && (reopened(`result:${latest}`) || reopened(`review:${latest}`));
+  const rReopened = latest !== null && (reopened(decisionTarget({ kind: 'result', revision: latest })) || reopened(decisionTarget({ kind: 'review', revision: latest })));
 
   let state: OrderState;
   let reason: string | undefined;
@@ -178,7 +149,7 @@ export function stateRule(folder: OrderFolder, ctx: DeriveContext): StateFacts {
   } else if (latest === null || rReopened) {
     const claim = activeClaim(holder);
     const giveup = pick(folder.giveups, (g) => g.agent === holder);
-    const giveupTarget = giveup ? `giveup:${giveup.record.file_digest}` : null;
+    const giveupTarget = giveup ? decisionTarget({ kind: 'giveup', digest: giveup.record.file_digest }) : null;
     if (!claim) {
       state = 'offered';
       // ferry's worker releases an order addressed to itself at startup, then claims and runs it
@@ -214,7 +185,7 @@ export function stateRule(folder: OrderFolder, ctx: DeriveContext): StateFacts {
     const review = pick(folder.reviews, (r) => r.revision === latest);
     if (review) {
       state = review.record.accepted ? 'accepted' : 'changes_requested';
-      if (review.record.accepted) target = `review:${latest}`;
+      if (review.record.accepted) target = decisionTarget({ kind: 'review', revision: latest });
       // A run of the next revision leaves its heartbeat until it ends; one its writer released is over.
       const own = holder ? ownRelease(holder) : undefined;
       if (!review.record.accepted && holder && holderHeartbeat && !(own && compareTimestamps(own.record.at, holderHeartbeat.record.at) >= 0)) {
@@ -224,7 +195,7 @@ export function stateRule(folder: OrderFolder, ctx: DeriveContext): StateFacts {
       state = 'awaiting_review';
     } else {
       state = 'done';
-      target = `result:${latest}`;
+      target = decisionTarget({ kind: 'result', revision: latest });
     }
   }
   if (holder !== null && holderFresh === null && holderHeartbeat && activeClaim(holder)) {

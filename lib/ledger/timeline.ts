@@ -5,6 +5,7 @@
  */
 import type { OrderView } from './channel';
 import { canonicalName } from './names';
+import { decisionTarget, parseDecisionTarget, targetList } from './targets';
 
 /** One event of an order's story (GET /api/orders/:id `timeline`, re-exported by lib/api/types.ts), oldest arrival first. */
 export interface TimelineEvent {
@@ -118,7 +119,7 @@ export function orderTimeline(view: OrderView): TimelineEvent[] {
       arrival_ms: g.arrivalMs,
       summary: `${g.record.agent} gave up after ${g.record.attempts} attempt${g.record.attempts === 1 ? '' : 's'}: ${g.record.reason}`,
       path: g.path,
-      detail: { reason: g.record.reason, attempts: g.record.attempts, run: g.record.run, target: `giveup:${g.record.file_digest}` },
+      detail: { reason: g.record.reason, attempts: g.record.attempts, run: g.record.run, target: decisionTarget({ kind: 'giveup', digest: g.record.file_digest }) },
     });
   }
   for (const r of f.reopens) {
@@ -184,27 +185,21 @@ export function orderTimeline(view: OrderView): TimelineEvent[] {
 
 /** A decision target in words. */
 export function describeTarget(target: string): string {
-  // An ack or a reopen may name several targets (derive.ts namesTarget): each in words.
-  const all = target.trim().toLowerCase().split(/\s+/);
+  // An ack or a reopen may name several targets (lib/ledger/targets.ts): each in words.
+  const all = targetList(target).split(' ');
   if (all.length > 1) return all.map(describeTarget).join(' and ');
-  const t = all[0] ?? '';
-  const [kind, rest] = [t.slice(0, t.indexOf(':')), t.slice(t.indexOf(':') + 1)];
-  switch (kind) {
+  const t = parseDecisionTarget(all[0] ?? '');
+  if (!t) return target;
+  switch (t.kind) {
     case 'late': {
-      // late:<revision>:<agents>:<open | held:<holder> | twice:<holder>> (derive.ts lateTargetOf)
-      const [rev, agents, how, holder] = rest.split(':');
-      const who = (agents ?? '').split(',').filter(Boolean);
-      const reading = how === 'open' ? 'order open' : how === 'held' && holder ? `held by ${holder}` : how === 'twice' && holder ? `beside ${holder}'s own` : null;
-      if (!rev || who.length === 0 || !reading) return target;
-      return `the late ${who.length > 1 ? 'results' : 'result'} by ${who.join(', ')} at revision ${rev} (${reading})`;
+      const reading = t.holder === null ? 'order open' : t.twice ? `beside ${t.holder}'s own` : `held by ${t.holder}`;
+      return `the late ${t.agents.length > 1 ? 'results' : 'result'} by ${t.agents.join(', ')} at revision ${t.revision} (${reading})`;
     }
     case 'result':
-      return `the result at revision ${rest}`;
+      return `the result at revision ${t.revision}`;
     case 'review':
-      return `the accepting review of revision ${rest}`;
+      return `the accepting review of revision ${t.revision}`;
     case 'giveup':
-      return `the give-up ${rest.slice(0, 12)}…`;
-    default:
-      return target;
+      return `the give-up ${t.digest.slice(0, 12)}…`;
   }
 }

@@ -49,8 +49,6 @@ export type QueryTerm =
   | { readonly kind: 'age'; readonly neg: boolean; readonly op: '>' | '<'; readonly amount: number; readonly unit: AgeUnit }
   | { readonly kind: 'text'; readonly neg: boolean; readonly value: string };
 
-export type QueryKind = QueryTerm['kind'];
-
 /** A parse: the terms, or why not and at which character (0-based offset into the text). */
 export type ParsedQuery = { readonly ok: true; readonly terms: readonly QueryTerm[] } | { readonly ok: false; readonly reason: string; readonly at: number };
 

@@ -7,6 +7,7 @@ import type { AttentionFlag, Lane, OrderState } from '../ledger/derive';
 import type { ProblemCode } from '../ledger/channel';
 import { FLAGS } from '../ledger/flags';
 import type { HoldEnding } from '../ledger/holds';
+import { parseDecisionTarget } from '../ledger/targets';
 
 export const LANE_TITLE: Record<Lane, string> = {
   attention: 'Needs attention',
@@ -105,20 +106,16 @@ export const LANE_TONE: Record<Lane, Tone> = {
  * revision 1". The raw target is for a tooltip; unknown forms come back as they are.
  */
 export function targetWords(target: string, holder: string | null): string {
-  const [kind = '', ...rest] = target.split(':');
-  const arg = rest.join(':');
-  switch (kind) {
+  const t = parseDecisionTarget(target);
+  if (!t) return target;
+  switch (t.kind) {
     case 'giveup':
-      return `${holder ? `${holder}'s` : 'the'} give-up (file ${arg.slice(0, 8)})`;
+      return `${holder ? `${holder}'s` : 'the'} give-up (file ${t.digest.slice(0, 8)})`;
     case 'result':
-      return `the result at revision ${arg}`;
+      return `the result at revision ${t.revision}`;
     case 'review':
-      return `the review of revision ${arg}`;
-    case 'late': {
-      const [rev, agents] = rest;
-      return `late results by ${(agents ?? '').split(',').join(', ')} at revision ${rev}`;
-    }
-    default:
-      return target;
+      return `the review of revision ${t.revision}`;
+    case 'late':
+      return `late results by ${t.agents.join(', ')} at revision ${t.revision}`;
   }
 }

@@ -74,22 +74,26 @@ describe('why: flags', () => {
     expect(why(c, ctx)).toBe('fang gave up: run pruned; delivery unknown');
   });
 
-  it('double_run names the other runner before the state', () => {
-    const c = card({ lane: 'attention', flags: ['double_run'], other_runs: ['wisp'], heartbeat: hb(NOW - MIN) });
-    expect(whyLines(c, ctx)).toEqual([
-      'wisp is also running it (fresh heartbeat)',
-      'fang is running it; last heartbeat arrived 1 min ago',
-    ]);
+  it('double_run: the derivation\'s words for the flag, before the state', () => {
+    const text = 'wisp is also running it (a fresh heartbeat here) while fang holds it: two machines are doing one task';
+    const c = card({ lane: 'attention', flags: ['double_run'], alerts: [{ flag: 'double_run', text }], other_runs: ['wisp'], heartbeat: hb(NOW - MIN) });
+    expect(whyLines(c, ctx)).toEqual([text, 'fang is running it; last heartbeat arrived 1 min ago']);
   });
 
-  it('late_result, retired_holder, released_assignee', () => {
-    expect(whyLines(card({ state: 'done', lane: 'attention', flags: ['late_result'], late_results: ['nebra'], latest_revision: 1 }), ctx)[0]).toBe(
-      'result by nebra, who does not hold it',
-    );
-    expect(whyLines(card({ lane: 'attention', flags: ['retired_holder'] }), ctx)[0]).toBe('held by fang, which is retired');
-    expect(
-      why(card({ state: 'offered', lane: 'attention', flags: ['released_assignee'], assigned_to: 'fang', holder: 'fang' }), ctx),
-    ).toBe('assigned to fang, whose claim was released: ferryman will offer it to fang for ever');
+  it('each flag says what its alert on the card says, in the order of the flags', () => {
+    const late = 'result by nebra, who does not hold it (fang does): ferry counts it all the same; acknowledge it if that result stands, or reopen it';
+    const released = "ops released fang's claim, but the order is addressed to fang: ferry keeps offering it to fang, whose next poll runs it again; to move it, supersede it with a new order";
+    const c = card({
+      state: 'offered',
+      lane: 'attention',
+      assigned_to: 'fang',
+      flags: ['late_result', 'released_assignee'],
+      alerts: [
+        { flag: 'late_result', text: late },
+        { flag: 'released_assignee', text: released },
+      ],
+    });
+    expect(why(c, ctx)).toBe(`${late}; ${released}`);
   });
 
   it("an offered order's state sentence is left out where the flag's own words say whom ferry offers it to", () => {
@@ -98,26 +102,20 @@ describe('why: flags', () => {
     expect(whyLines(paused, ctx)).toEqual([text]);
     const retired = 'addressed to wisp, retired by orchestrator: ferry offers it to wisp for ever and to nobody else; supersede it with a new order';
     expect(whyLines(card({ state: 'offered', lane: 'attention', holder: 'wisp', assigned_to: 'wisp', flags: ['retired_holder'], alerts: [{ flag: 'retired_holder', text: retired }] }), ctx)).toEqual([retired]);
-    // Without the derivation's words (an older card), the state sentence stays.
-    expect(whyLines(card({ state: 'offered', lane: 'attention', holder: 'wisp', assigned_to: 'wisp', flags: ['retired_holder'] }), ctx)).toEqual([
-      'held by wisp, which is retired',
-      'offered to wisp, who has not claimed it',
-    ]);
+    // A flag without the derivation's words on the card (no card is made so) adds no line, and the state sentence stays.
+    expect(whyLines(card({ state: 'offered', lane: 'attention', holder: 'wisp', assigned_to: 'wisp', flags: ['retired_holder'] }), ctx)).toEqual(['offered to wisp, who has not claimed it']);
   });
 
   it('missing_dependency and blocked', () => {
-    const c = card({ state: 'blocked', lane: 'attention', holder: null, flags: ['missing_dependency'], depends_on: ['nope', 'a', 'b'], missing_dependencies: ['nope'] });
-    expect(whyLines(c, ctx)).toEqual(['depends on nope, which is not an order here', 'waiting for a and b']);
+    const text = 'depends on nope, not an order of this channel: ferry never offers it';
+    const c = card({ state: 'blocked', lane: 'attention', holder: null, flags: ['missing_dependency'], alerts: [{ flag: 'missing_dependency', text }], depends_on: ['nope', 'a', 'b'], missing_dependencies: ['nope'] });
+    expect(whyLines(c, ctx)).toEqual([text, 'waiting for a and b']);
     expect(why(card({ state: 'blocked', lane: 'queue', holder: null, depends_on: ['a', 'b', 'c'] }), ctx)).toBe('waiting for a, b and c');
   });
 
-  it('bad_record and sync_conflict point at the order page', () => {
-    const c = card({ lane: 'attention', flags: ['bad_record', 'sync_conflict'], heartbeat: hb(NOW - MIN) });
-    expect(whyLines(c, ctx).slice(0, 2)).toEqual([
-      'a file in its folder is bad: see the order',
-      'a file in its folder is conflicted: see the order',
-    ]);
-    expect(whyLines(c, { ...ctx, onOrderPage: true })[0]).toBe('a file in its folder is bad: see Files below');
+  it('gave_up\'s alert is not said twice: the state sentence says it', () => {
+    const c = card({ state: 'gave_up', lane: 'attention', flags: ['gave_up'], alerts: [{ flag: 'gave_up', text: 'fang gave up: tired; acknowledge it or re-queue it' }], reason: 'tired' });
+    expect(whyLines(c, ctx)).toEqual(['fang gave up: tired']);
   });
 });
 

@@ -6,7 +6,6 @@
  * appear only as "its clock said ..." beside an arrival, never subtracted from ours.
  */
 import type { AttentionFlag, Card } from '@/lib/ledger/derive';
-import { FLAGS } from '@/lib/ledger/flags';
 import { words } from '@/lib/ledger/words';
 import { ago, formatDuration, writerShort } from '@/lib/ui/time';
 
@@ -17,8 +16,6 @@ export interface WhyContext {
   readonly staleAfterMs: number;
   /** Last arrival here of any file an agent wrote (from GET /api/agents), when known. */
   readonly lastSeenMs?: (agent: string) => number | null | undefined;
-  /** The sentence is shown on the order's own page (which lists its files below). */
-  readonly onOrderPage?: boolean;
 }
 
 /** "a", "a and b", "a, b and c". */
@@ -107,13 +104,13 @@ export function stateSentence(card: Card & { readonly stale_detail?: 'dead_local
 }
 
 /**
- * The sentence of one attention flag, or null when the state sentence says it: the derivation's
- * own words (the card's `alerts`), else the flag's words for a card without them (lib/ledger/flags).
+ * The sentence of one attention flag: the derivation's own words, which a card carries for each of
+ * its flags (its `alerts`: lib/ledger/derive.ts and the reaper's holds make the flags from them);
+ * null for `gave_up`, which the state sentence says.
  */
-export function flagSentence(card: Card, flag: AttentionFlag, ctx?: WhyContext): string | null {
-  const said = card.alerts?.find((a) => a.flag === flag)?.text;
-  if (said !== undefined) return flag === 'gave_up' ? null : said;
-  return FLAGS[flag].fallback(card, ctx?.onOrderPage ? 'see Files below' : 'see the order');
+export function flagSentence(card: Card, flag: AttentionFlag): string | null {
+  if (flag === 'gave_up') return null;
+  return card.alerts.find((a) => a.flag === flag)?.text ?? null;
 }
 
 /**
@@ -122,7 +119,7 @@ export function flagSentence(card: Card, flag: AttentionFlag, ctx?: WhyContext):
  */
 export function whyLines(card: Card, ctx: WhyContext): string[] {
   const state = stateSentence(card, ctx);
-  const flags = card.flags.map((f) => flagSentence(card, f, ctx)).filter((s): s is string => s !== null);
+  const flags = card.flags.map((f) => flagSentence(card, f)).filter((s): s is string => s !== null);
   const lines = card.state === 'gave_up' ? [state, ...flags] : [...flags, state];
   return lines.filter((s): s is string => s !== null && s !== '');
 }

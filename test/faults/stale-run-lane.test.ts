@@ -25,7 +25,8 @@ import { Indexer } from '../../lib/index/indexer';
 import { channelStateOf } from '../../lib/index/channel-state';
 import { naclPublicKey } from '../../lib/ledger/nacl-verify';
 import { seedOf } from '../support/channel-builder';
-import { writeAgent, writeClaim, writeHeartbeat, writeOrder, writeResult, writeReview, type Identity } from '../../lib/demo/write';
+import type { Identity } from '../../lib/demo/identity';
+import { writeAgent, writeClaim, writeHeartbeat, writeOrder, writeResult, writeReview } from '../../lib/demo/write';
 
 const STALE_MS = 1000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

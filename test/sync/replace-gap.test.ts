@@ -23,7 +23,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory } from '../../lib/index/db';
 import { Indexer } from '../../lib/index/indexer';
-import { publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeOrder } from '../../lib/demo/write';
+import { publicKeyOf } from '../../lib/demo/identity';
+import { writeAgent, writeClaim, writeHeartbeat, writeOrder } from '../../lib/demo/write';
 import { seedOf } from '../support/channel-builder';
 import type { Card } from '../../lib/ledger/derive';
 

@@ -23,17 +23,9 @@ import { openMemory, type DB } from '../../lib/index/db';
 import * as q from '../../lib/index/read/queries';
 import { serverVerify } from '../../lib/index/disk/verifier';
 import { channelStateOf } from '../../lib/index/channel-state';
-import {
-  publicKeyOf,
-  writeAgent,
-  writeClaim,
-  writeGiveup,
-  writeHeartbeat,
-  writeOrder,
-  writeResult,
-  type Identity,
-  type Written,
-} from '../../lib/demo/write';
+import { publicKeyOf, type Identity } from '../../lib/demo/identity';
+import { writeAgent, writeClaim, writeGiveup, writeHeartbeat, writeOrder, writeResult } from '../../lib/demo/write';
+import type { Written } from '../../lib/demo/record-file';
 import { applyAction } from '../../lib/actions/apply';
 import { ledgerPrevOf } from '../../lib/actions/write';
 import { actingChannel, newChannelId } from '../../lib/actions/channel-id';

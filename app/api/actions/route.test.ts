@@ -1,6 +1,7 @@
 /**
- * POST /api/actions through the real route handler, on an index of a vector folder: the guards
- * (origin, content type, read-only), success, and refusals that write nothing.
+ * POST /api/actions (and the bulk endpoint's results) through the real route handlers, on an
+ * index of a vector folder: the guards (origin, content type, read-only), success, and refusals
+ * that write nothing, each with its reason code.
  */
 import fs from 'node:fs';
 import { folderSnapshot } from '@/test/support/folder';
@@ -15,6 +16,7 @@ import { nodeVerify } from '@/lib/index/disk/node-verify';
 import { channelStateOf } from '@/lib/index/channel-state';
 import { VECTORS_DIR, vectorKeys } from '@/test/support/vectors';
 import { POST } from './route';
+import { POST as POST_BULK } from './bulk/route';
 import { nameChannel, TEST_CHANNEL } from '@/test/support/channel';
 
 const keys = vectorKeys() as Record<string, { seed: string }>;
@@ -48,26 +50,39 @@ const ackG1 = (who = 'ops') => {
 const post = (body: unknown, headers: Record<string, string> = {}) =>
   POST(new Request('http://127.0.0.1:3000/api/actions', { method: 'POST', headers: { 'content-type': 'application/json', host: '127.0.0.1:3000', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }));
 
+/** A refusal's status and reason code. */
+const reply = async (r: Response) => [r.status, ((await r.json()) as { reason_code?: string }).reason_code] as const;
+
 describe('POST /api/actions', () => {
   it('refuses another origin (403), a cross-site fetch (403), non-JSON (415) and read-only mode (403), writing nothing', async () => {
     const before = folderSnapshot(root);
     const body = ackG1();
     const r1 = await post(body, { origin: 'http://evil.example' });
-    expect([r1.status, ((await r1.json()) as { message: string }).message]).toEqual([403, 'cross-origin request refused (origin http://evil.example)']);
-    expect((await post(body, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
-    expect((await post(JSON.stringify(body), { 'content-type': 'text/plain' })).status).toBe(415);
+    expect([r1.status, await r1.json()]).toEqual([403, { error: 'forbidden', reason_code: 'cross_origin', message: 'cross-origin request refused (origin http://evil.example)' }]);
+    expect(await reply(await post(body, { 'sec-fetch-site': 'cross-site' }))).toEqual([403, 'cross_origin']);
+    expect(await reply(await post(JSON.stringify(body), { 'content-type': 'text/plain' }))).toEqual([415, 'malformed']);
     process.env.CLAIMBOARD_READ_ONLY = '1';
-    expect((await post(body, { origin: 'http://127.0.0.1:3000' })).status).toBe(403);
+    expect(await reply(await post(body, { origin: 'http://127.0.0.1:3000' }))).toEqual([403, 'read_only']);
     expect(folderSnapshot(root)).toEqual(before);
   });
   it('refuses a non-operator (403) and a stale expect (409 with the current card), writing nothing', async () => {
     const before = folderSnapshot(root);
     const r = await post(ackG1('fang'));
-    expect([r.status, ((await r.json()) as { message: string }).message]).toEqual([403, 'fang is not an operator of this channel']);
+    expect([r.status, await r.json()]).toEqual([403, { error: 'forbidden', reason_code: 'not_operator', message: 'fang is not an operator of this channel' }]);
     const stale = ackG1();
     const res = await post({ ...stale, expect: { ...stale.expect, order: { ...stale.expect.order, state: 'claimed' } } });
-    const b = (await res.json()) as { error: string; card: { state: string } };
-    expect([res.status, b.error, b.card.state]).toEqual([409, 'conflict', 'gave_up']);
+    const b = (await res.json()) as { error: string; reason_code: string; card: { state: string } };
+    expect([res.status, b.error, b.reason_code, b.card.state]).toEqual([409, 'conflict', 'card_moved', 'gave_up']);
+    expect(folderSnapshot(root)).toEqual(before);
+  });
+  it('bulk: after a refusal the rest are not applied, each result with its reason code, writing nothing', async () => {
+    const before = folderSnapshot(root);
+    const stale = ackG1();
+    const actions = [{ ...stale, expect: { ...stale.expect, order: { ...stale.expect.order, state: 'claimed' } } }, ackG1()];
+    const res = await POST_BULK(new Request('http://127.0.0.1:3000/api/actions/bulk', { method: 'POST', headers: { 'content-type': 'application/json', host: '127.0.0.1:3000' }, body: JSON.stringify({ actions }) }));
+    const b = (await res.json()) as { results: { order_id: string; status: number; reason_code?: string; reason?: string }[] };
+    expect([res.status, b.results.map((r) => [r.order_id, r.status, r.reason_code])]).toEqual([200, [['g1', 409, 'card_moved'], ['g1', 409, 'chain_broken']]]);
+    expect(b.results[1]?.reason).toBe('not applied: the ledger chain stopped at g1; sign again');
     expect(folderSnapshot(root)).toEqual(before);
   });
   it('accepts the operator\'s signed acknowledgement from the same origin: 201 with the written paths and the card after', async () => {

@@ -14,7 +14,8 @@ import { Indexer } from '../indexer';
 import { lanePage, order, PAGE_SIZE } from '../read/queries';
 import { DEATHS_RELOOK_MS, withLocalDeath } from './local-deaths';
 import { naclVerify } from '../../ledger/nacl-verify';
-import { publicKeyOf, writeAgent, writeClaim, writeHeartbeat, writeOrder, type Identity } from '../../demo/write';
+import { publicKeyOf, type Identity } from '../../demo/identity';
+import { writeAgent, writeClaim, writeHeartbeat, writeOrder } from '../../demo/write';
 import { ChannelBuilder, seedOf } from '../../../test/support/channel-builder';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-deaths-ix-'));

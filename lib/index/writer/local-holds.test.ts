@@ -16,7 +16,8 @@ import { changesSince, decodeCursor, lanePage, latestSeq, order, PAGE_SIZE } fro
 import { indexFigures } from '../read/metrics-queries';
 import { nodeVerify } from '../disk/node-verify';
 import { parseQuery, type QueryTerm } from '../../query/query';
-import { publicKeyOf, writeAgent, writeClaim, writeGiveup, writeHeartbeat, writeOrder, writeRelease, type Identity } from '../../demo/write';
+import { publicKeyOf, type Identity } from '../../demo/identity';
+import { writeAgent, writeClaim, writeGiveup, writeHeartbeat, writeOrder, writeRelease } from '../../demo/write';
 import { seedOf } from '../../../test/support/channel-builder';
 import { stateFileOf, writeReaperState, type ReaperHold } from '../../local/reaper-state';
 import { HOLDS_REREAD_MS } from './local-holds';

@@ -9,7 +9,6 @@ export const badRecord: FlagRule = {
   rule: 'raised while the order\'s folder has a problem row (unsigned, unknown signer, bad signature, unreadable, misnamed) other than a conflict copy',
   ferry: 'C/lib.rs `read_task` and the `verify_*` functions (what ferry drops, refuses or reads all the same)',
   clocks: 'none',
-  fallback: (_card, see) => `a file in its folder is bad: ${see}`,
   raise: (f) => (f.folder.problemCount > 0 ? { text: badRecordText(f.folder, f.holder, f.state) } : null),
 };
 

@@ -12,5 +12,4 @@ export const deadRunHeld: FlagRule = {
   rule: 'raised by this machine\'s reaper, not by derivation, while it holds a dead local run for review',
   ferry: 'O/agent.rs `reclaim_own_orphans` (what ferry itself would do at the worker\'s next start)',
   clocks: 'none: a process check on this machine',
-  fallback: () => 'dead run held for review: its process is gone on the machine that ran it',
 };

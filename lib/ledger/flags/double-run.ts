@@ -11,10 +11,6 @@ export const doubleRun: FlagRule = {
   rule: 'raised while the order is unfinished and an agent other than the holder has a fresh heartbeat here not released by its own writer since',
   ferry: 'C/lib.rs `holder` (the earliest unreleased claim holds; the others\' runs go on regardless)',
   clocks: 'freshness: the heartbeat\'s arrival on this machine against this machine\'s clock; "released since": a release and a heartbeat of the same writer',
-  fallback: (card) =>
-    card.other_runs.length === 0
-      ? 'another agent is also running it (fresh heartbeat)'
-      : `${words(card.other_runs)} ${card.other_runs.length > 1 ? 'are' : 'is'} also running it (fresh heartbeat)`,
   raise: (f) =>
     f.otherRuns.length > 0
       ? { text: `${words(f.otherRuns)} ${f.otherRuns.length > 1 ? 'are' : 'is'} also running it (a fresh heartbeat here) while ${f.holder} holds it: two machines are doing one task` }

@@ -5,7 +5,8 @@
 import { compareTimestamps } from '../time';
 import { UNFINISHED, type Arrived, type DeriveContext, type OrderFolder } from '../card';
 import type { AckRecord, HeartbeatRecord, OrderRecord, ReleaseRecord, SupersedeRecord } from '../records';
-import { isFresh, lateTargetOf, namesTarget, type StateFacts } from '../state';
+import { isFresh, type StateFacts } from '../state';
+import { decisionTarget, namesTarget } from '../targets';
 
 export interface OrderFacts extends StateFacts {
   readonly folder: OrderFolder;
@@ -82,7 +83,7 @@ export function factsOf(folder: OrderFolder, ctx: DeriveContext, isOrder: (id: s
       : [];
   const lateRevision = lateResults.length > 0 ? (latest ?? 0) : Math.max(0, ...redone.map((r) => r.record.revision));
   const late = lateResults.length > 0 ? lateResults : [...new Set(redone.filter((r) => r.record.revision === lateRevision).map((r) => r.record.agent))].sort();
-  const lateTarget = late.length > 0 ? lateTargetOf(lateRevision, late, holder, holderHasLatest) : undefined;
+  const lateTarget = late.length > 0 ? decisionTarget({ kind: 'late', revision: lateRevision, agents: late, holder, twice: holderHasLatest }) : undefined;
   const lateAck = lateTarget ? folder.acks.find((a) => namesTarget(a.record.target, lateTarget)) : undefined;
 
   // Releases of an assignee: its own (ferry's restart "orphaned at startup", a dead run) are

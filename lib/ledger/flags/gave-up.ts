@@ -11,6 +11,5 @@ export const gaveUp: FlagRule = {
   rule: 'raised while the holder has a give-up that no operator has acknowledged (closed) or reopened',
   ferry: 'none: a claimboard record; ferry still reads the holder\'s claim (C/lib.rs `holder`)',
   clocks: 'none',
-  fallback: () => null, // the state sentence ("fang gave up: ...") says it
   raise: (f) => (f.state === 'gave_up' ? { text: `${f.holder ?? 'the holder'} gave up: ${f.reason?.trim() || 'no reason given'}; acknowledge it or re-queue it` } : null),
 };

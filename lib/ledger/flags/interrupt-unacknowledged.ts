@@ -15,7 +15,6 @@ export const interruptUnacknowledged: FlagRule = {
   rule: 'raised while the order is unfinished and an interrupt that is not a kill or pause already acknowledged either has no acknowledgement by the holder while a run is going and arrived here more than stale_after ago, or has an acknowledgement by the holder that is of an earlier interrupt of the same issuer (never seen: the holder\'s ledger says it acted on another kind, or the issuer\'s ledger has more than one interrupt on the order and the acknowledgement arrived here before the interrupt file) or may be (more than one issued, the acknowledgement arrived after)',
   ferry: 'C/interrupt.rs (`pending_interrupts`: read when a run starts, skipped once interrupt.<issuer>.<agent>.acked.json exists)',
   clocks: 'the interrupt\'s arrival on this machine against this machine\'s clock; the arrival order of an acknowledgement and the interrupt file here; the issuer\'s and the worker\'s ledger lines are read, never their times',
-  fallback: () => 'an interrupt was not seen by the holder',
   raise: (f) => {
     const holder = f.holder;
     if (holder === null) return null;

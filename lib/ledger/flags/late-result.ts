@@ -13,10 +13,6 @@ export const lateResult: FlagRule = {
   rule: 'raised while an agent other than the holder has a result at the latest revision that no review or reopen has decided on, or (work done twice) a result at an earlier revision never sent back while its claim is released or absent and the holder has the latest; until an operator\'s ack names them (late:<revision>:<agents>:<open|held:h|twice:h>)',
   ferry: 'C/lib.rs `read_task` (any valid result counts), `holder`, `released`',
   clocks: 'none: which results, claims, releases and reviews exist, never when',
-  fallback: (card) =>
-    card.late_results.length === 0
-      ? 'a result by an agent that does not hold it'
-      : `result by ${words(card.late_results)}, who ${card.late_results.length > 1 ? 'do' : 'does'} not hold it`,
   raise: (f) => {
     if (!f.lateTarget) return null;
     const who = `${f.lateResults.length > 1 ? 'results' : 'result'} by ${words(f.lateResults)}`;

@@ -12,9 +12,5 @@ export const missingDependency: FlagRule = {
   rule: 'raised while a depends_on id of the order names no order of the channel',
   ferry: 'C/lib.rs `work_for` (an order is offered only when each dependency is Done or Accepted)',
   clocks: 'none',
-  fallback: (card) => {
-    const m = card.missing_dependencies;
-    return m.length > 1 ? `depends on ${words(m)}, which are not orders here` : `depends on ${m[0] ?? 'an order'}, which is not an order here`;
-  },
   raise: (f) => (f.missing.length > 0 ? { text: missingText(f.missing) } : null),
 };

@@ -11,7 +11,6 @@ export const noWorkerLeft: FlagRule = {
   rule: 'raised while an open order has no holder, is not superseded, and every worker of the roster has released its own claim on it',
   ferry: 'C/lib.rs `released` (a released claim never counts again), `claim_order` (never rewrites a claim), `work_for`',
   clocks: 'none',
-  fallback: () => 'every worker released its own claim: none will take it again',
   raise: (f) => {
     const workers = f.ctx.workers;
     if (f.holder !== null || !workers || workers.size === 0 || f.state !== 'open' || f.supersede) return null;

@@ -11,10 +11,6 @@ export const releasedAssignee: FlagRule = {
   rule: 'raised while an addressed order reads Offered, its assignee is not retired, no supersede moved it, and another released the assignee\'s claim for a reason other than a retire',
   ferry: 'C/lib.rs `holder` (the assignee, whatever is released), `work_for`',
   clocks: 'none',
-  fallback: (card) => {
-    const a = card.assigned_to ?? card.holder ?? 'nobody';
-    return `assigned to ${a}, whose claim was released: ferryman will offer it to ${a} for ever`;
-  },
   raise: (f) => {
     if (f.assignee === null || f.retiredHolder || f.state !== 'offered' || f.supersede) return null;
     const other = f.byOthers.find((r) => r.record.reason.trim() !== 'retired');

@@ -13,7 +13,6 @@ export const retiredHolder: FlagRule = {
   rule: 'raised while the order is unfinished, not superseded, and its holder is retired: by a retirement record, by a retire release of the assignee in its folder, or by a retire release (a file, or a retirer\'s ledger line) anywhere while no heartbeat of it is fresh here',
   ferry: 'C/lib.rs `holder` (the assignee holds an addressed order for ever), O/agent.rs retire (releases; ferry keeps no retired state)',
   clocks: 'freshness of the holder\'s heartbeat: its arrival on this machine against this machine\'s clock',
-  fallback: (card) => `held by ${card.holder ?? 'nobody'}, which is retired`,
   raise: (f) => {
     if (!f.retiredHolder || f.holder === null || !f.unfinished || f.supersede) return null;
     const h = f.holder;

@@ -19,7 +19,6 @@ export const reviewLoop: FlagRule = {
   rule: `raised while the order is changes-requested and the reviews of its last ${REVIEW_LOOP_SENDBACKS} revisions all sent the work back, none by a person (a roster operator) or all with one reason`,
   ferry: 'C/lib.rs `Task::state_at` (the latest revision\'s review decides; a send-back makes ChangesRequested, the worker\'s next start writes the next revision)',
   clocks: 'none: revisions are numbered by the worker',
-  fallback: () => 'revision after revision is sent back: a review loop',
   raise: (f) => {
     if (f.state !== 'changes_requested' || f.latest === null || f.latest < REVIEW_LOOP_SENDBACKS) return null;
     const last = [];

@@ -3,7 +3,7 @@
  * facts) and its words, kept beside the rule so the board, the order page, the alerts, the CLI and
  * docs/channel-format.md all read them from one place.
  */
-import type { AttentionFlag, Card } from '../card';
+import type { AttentionFlag } from '../card';
 import type { OrderFacts } from './facts';
 
 /** What a rule found: the card line when the flag is raised, and notes (facts, not alarms) either way. */
@@ -22,11 +22,6 @@ export interface FlagRule {
   readonly rule: string;
   readonly ferry: string;
   readonly clocks: string;
-  /**
-   * The card line of a card that carries the flag without the derivation's words for it (a card
-   * stored before they existed), or null when the state sentence says it.
-   */
-  readonly fallback: (card: Card, see: string) => string | null;
   /** The rule; absent for a flag raised outside derivation. */
   readonly raise?: (f: OrderFacts) => Finding | null;
 }

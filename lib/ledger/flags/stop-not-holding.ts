@@ -12,7 +12,6 @@ export const stopNotHolding: FlagRule = {
   rule: 'raised when a kill or pause is on an order with a result in (done, accepted, awaiting review), or is acknowledged while the order is unfinished; the acknowledgement is of an earlier interrupt of the same issuer when the worker\'s ledger says it acted on another kind, or when the issuer\'s ledger has more than one interrupt on the order and it arrived here before the interrupt file, and may be when it arrived after',
   ferry: 'C/interrupt.rs (a kill or pause deletes the worker\'s own claim, for that pass only), C/lib.rs `work_for`',
   clocks: 'the arrival order of an acknowledgement and an interrupt file on this machine; the issuer\'s and the worker\'s ledger lines are read, never their times',
-  fallback: () => 'a kill or pause was acknowledged, but ferry will run it again',
   raise: (f) => {
     for (const i of interruptsOf(f)) {
       if (!i.stops) continue;

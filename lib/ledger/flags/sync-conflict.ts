@@ -8,6 +8,5 @@ export const syncConflict: FlagRule = {
   rule: 'raised while the order\'s folder holds a Syncthing conflict copy (*.sync-conflict-*)',
   ferry: 'C/lib.rs `read_task` (reads files by name; a conflict copy is not one of them)',
   clocks: 'none',
-  fallback: (_card, see) => `a file in its folder is conflicted: ${see}`,
   raise: (f) => (f.folder.conflictCount > 0 ? { text: 'two machines wrote one path here (a Syncthing conflict copy): see Files' } : null),
 };

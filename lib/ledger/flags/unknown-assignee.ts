@@ -12,7 +12,6 @@ export const unknownAssignee: FlagRule = {
   rule: 'raised while an addressed order reads Offered, is not superseded, and its assignee is in no roster entry, reservation, fleet roster, master declaration or grant',
   ferry: 'C/lib.rs `holder` (an addressed order\'s holder is its assignee), `work_for` (offers it to the assignee only)',
   clocks: 'none',
-  fallback: (card) => `addressed to ${card.assigned_to ?? 'a name'}, whom no roster knows`,
   raise: (f) => {
     const a = f.assignee;
     if (a === null || f.state !== 'offered' || f.retiredHolder || f.supersede || !f.ctx.known || f.ctx.known.has(a)) return null;

@@ -32,7 +32,10 @@ import { signFields } from '../../../lib/ledger/sign';
 import { mulberry32 } from '../../../lib/util/prng';
 import { DIED_MID_RUN, claimOrder, endRun, submitResult } from '../../../lib/demo/ferry';
 import type { Expectation, SoakWrite, SoakWriteKind } from './types';
-import { appendLedgerLine, writeAck, writeAgent, writeFileAtomic, writeGiveup, writeHeartbeat, writeOrder, writeRelease, writeReview, writerTime, type Identity } from '../../../lib/demo/write';
+import { writerTime, type Identity } from '../../../lib/demo/identity';
+import { writeAck, writeAgent, writeGiveup, writeHeartbeat, writeOrder, writeRelease, writeReview } from '../../../lib/demo/write';
+import { appendLedgerLine } from '../../../lib/demo/ledger-line';
+import { writeFileAtomic } from '../../../lib/demo/record-file';
 
 export type { Expectation, SoakWrite, SoakWriteKind } from './types';
 

@@ -28,13 +28,13 @@ const answer = async (r: Response) => [r.status, await r.json()] as const;
 
 describe('POST /api/actions/bulk', () => {
   it('refuses non-JSON with 415 as POST /api/actions does (one code for it: unsupported_media_type)', async () => {
-    expect(await answer(await post('{"actions":[{}]}', 'text/plain'))).toEqual([415, { error: 'unsupported_media_type', message: 'actions take application/json only' }]);
+    expect(await answer(await post('{"actions":[{}]}', 'text/plain'))).toEqual([415, { error: 'unsupported_media_type', reason_code: 'malformed', message: 'actions take application/json only' }]);
   });
 
   it('refuses a body that is not JSON, or not 1 to 500 actions, with 400', async () => {
-    expect(await answer(await post('{'))).toEqual([400, { error: 'bad_request', message: 'the body is not JSON' }]);
+    expect(await answer(await post('{'))).toEqual([400, { error: 'bad_request', reason_code: 'malformed', message: 'the body is not JSON' }]);
     for (const body of ['{"actions":[]}', JSON.stringify({ actions: Array.from({ length: 501 }, () => ({})) }), '[]']) {
-      expect(await answer(await post(body))).toEqual([400, { error: 'bad_request', message: 'expected {actions: [...]} with 1 to 500 actions' }]);
+      expect(await answer(await post(body))).toEqual([400, { error: 'bad_request', reason_code: 'malformed', message: 'expected {actions: [...]} with 1 to 500 actions' }]);
     }
   });
 
@@ -43,14 +43,14 @@ describe('POST /api/actions/bulk', () => {
     for (let i = 0; i < 120; i++) expect((await post(body, 'application/json', '10.9.0.1')).status).toBe(400);
     const r = await post(body, 'application/json', '10.9.0.1');
     const wait = Number(r.headers.get('retry-after'));
-    expect([r.status, wait >= 1 && wait <= 60, await r.json()]).toEqual([429, true, { error: 'too_many_requests', message: `too many refused action requests from 10.9.0.1: wait ${wait} s` }]);
+    expect([r.status, wait >= 1 && wait <= 60, await r.json()]).toEqual([429, true, { error: 'too_many_requests', reason_code: 'rate_limited', message: `too many refused action requests from 10.9.0.1: wait ${wait} s` }]);
     // Another address is not held, and no operator's budget was spent (the signer is never read from an unverified record).
     expect((await post(body, 'application/json', '10.9.0.2')).status).toBe(400);
   });
 
   it('refuses a body over the limit with 413 and JSON nested too deep with 400, reading no further', async () => {
     const deep = `{"actions":[${'['.repeat(200_000)}${']'.repeat(200_000)}]}`;
-    expect(await answer(await post(deep, 'application/json', '10.9.0.3'))).toEqual([400, { error: 'bad_request', message: 'the body nests deeper than 64 levels' }]);
+    expect(await answer(await post(deep, 'application/json', '10.9.0.3'))).toEqual([400, { error: 'bad_request', reason_code: 'malformed', message: 'the body nests deeper than 64 levels' }]);
     const big = ' '.repeat(MAX_POST_BODY_BYTES + 1);
     expect((await post(big, 'application/json', '10.9.0.3')).status).toBe(413);
   });

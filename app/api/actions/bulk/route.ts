@@ -10,7 +10,7 @@ const Bulk = z.object({ actions: z.array(z.unknown()).min(1).max(500) });
 
 function parseBulk(body: unknown): readonly unknown[] {
   const parsed = Bulk.safeParse(body);
-  if (!parsed.success) throw new ClaimboardError('bad_request', 'expected {actions: [...]} with 1 to 500 actions');
+  if (!parsed.success) throw new ClaimboardError('bad_request', 'expected {actions: [...]} with 1 to 500 actions', { reasonCode: 'malformed' });
   return parsed.data.actions;
 }
 
@@ -18,7 +18,7 @@ function parseBulk(body: unknown): readonly unknown[] {
  * POST /api/actions/bulk `{actions: ActionRequest[]}` (at most 500; re-queue or acknowledge
  * over a lane selection). Each action is checked against what the operator saw, exactly as
  * POST /api/actions does, in order; the ledger lines are chained, so after the first refusal
- * the rest are not applied ("sign again"). 200 `{results: [{order_id, status, written?|reason}]}`;
+ * the rest are not applied ("sign again"). 200 `{results: [{order_id, status, written?|reason and reason_code}]}`;
  * the whole request refused as POST /api/actions refuses one (400, 403, 413, 415, 429).
  */
 function post(req: Request) {
