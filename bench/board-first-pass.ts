@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
-import { passOrder, type OrderPassResult, type PassContext } from '../lib/index/order-pass';
-import { SpillWriter } from '../lib/index/spill';
+import { passOrder, type OrderPassResult, type PassContext } from '../lib/index/writer/order-pass';
+import { SpillWriter } from '../lib/index/workers/spill';
 import type { Card } from '../lib/ledger/derive';
 
 /**

@@ -1,8 +1,8 @@
 /** A worker thread of bench/board-first.ts: passes the chunks it is sent (board-first-pass.ts). */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { serverVerify } from '../lib/index/verifier';
-import { passContextOf } from '../lib/index/worker-context';
-import type { WorkerSetup } from '../lib/index/worker-pool';
+import { serverVerify } from '../lib/index/disk/verifier';
+import { passContextOf } from '../lib/index/workers/worker-context';
+import type { WorkerSetup } from '../lib/index/workers/worker-pool';
 import { passChunk, ThreadSpill, type Way } from './board-first-pass';
 
 const { setup, way } = workerData as { setup: WorkerSetup; way: Way };

@@ -3,7 +3,7 @@
  * how soon a board shown before anything is stored could be there (the board visible,
  * 1.5x the read floor), against the read floor measured in the same run. Every order folder is
  * passed as a cold index's first pass passes it (passOrder, every signature taken unchecked) on
- * every core: worker threads and this thread, in chunks, as lib/index/worker-pool.ts hands them
+ * every core: worker threads and this thread, in chunks, as lib/index/workers/worker-pool.ts hands them
  * out. Each way (board-first-pass.ts `Way`) does only what it names with the results: nothing
  * is stored, no channel-wide fact is settled, no board is answered, so each figure is a lower
  * bound for a design that works that way. Timed from the workers being loaded (the server's
@@ -15,8 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { serverVerify } from '../lib/index/verifier';
-import { passContextOf } from '../lib/index/worker-context';
+import { serverVerify } from '../lib/index/disk/verifier';
+import { passContextOf } from '../lib/index/workers/worker-context';
 import { benchSetup } from './channel-setup';
 import { readFloor } from './floor';
 import { passChunk, ThreadSpill, type ChunkOut, type Way } from './board-first-pass';
@@ -33,7 +33,7 @@ const opt = (k: string): string | undefined => {
 const rounds = Number(opt('--rounds') ?? 2);
 const ways = (opt('--ways') ?? 'derive,sigs,spill,send').split(',') as Way[];
 const threads = os.availableParallelism();
-/** As lib/index/worker-pool.ts: folders per chunk to a worker and on this thread, chunks a worker has in hand. */
+/** As lib/index/workers/worker-pool.ts: folders per chunk to a worker and on this thread, chunks a worker has in hand. */
 const CHUNK = 200;
 const LOCAL_CHUNK = 50;
 const OUTSTANDING = 4;

@@ -1,5 +1,5 @@
 /**
- * The pass setup a worker thread rebuilds its context from (lib/index/worker-pool.ts
+ * The pass setup a worker thread rebuilds its context from (lib/index/workers/worker-pool.ts
  * WorkerSetup), for the bench scripts that pass order folders without an indexer: the roster
  * files as the indexer reads them (agents/, retirements/, grants/, master.json), nothing else.
  * Clock now, stale_after 120 s. Throws what reading the folder throws.
@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isTrustPath, readEntry, type FileOutcome } from '../lib/ledger/channel';
-import type { WorkerSetup } from '../lib/index/worker-pool';
-import { entryFromStat } from '../lib/index/read-channel';
+import type { WorkerSetup } from '../lib/index/workers/worker-pool';
+import { entryFromStat } from '../lib/index/disk/read-channel';
 
 export function benchSetup(root: string, spillDir?: string): WorkerSetup {
   const trust: FileOutcome[] = [];

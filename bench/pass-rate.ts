@@ -1,6 +1,6 @@
 /**
  * `node --conditions=react-server --import tsx bench/pass-rate.ts <channel> [--n N] [--rounds R] [--hold] [--spill]`:
- * what reading and deriving one order folder costs on one thread (lib/index/order-pass.ts
+ * what reading and deriving one order folder costs on one thread (lib/index/writer/order-pass.ts
  * `passOrder`, as a cold index's first pass runs it: every signature taken unchecked), over the
  * channel's first N order folders (default 20,000), R rounds (default 3; the first warms the JIT
  * and the page cache). Prints each round's µs per folder, wall and CPU (user, system). Asserts
@@ -20,9 +20,9 @@ import os from 'node:os';
 import v8 from 'node:v8';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { serverVerify } from '../lib/index/verifier';
-import { passOrder, type PassContext } from '../lib/index/order-pass';
-import { passContextOf } from '../lib/index/worker-context';
+import { serverVerify } from '../lib/index/disk/verifier';
+import { passOrder, type PassContext } from '../lib/index/writer/order-pass';
+import { passContextOf } from '../lib/index/workers/worker-context';
 import { benchSetup } from './channel-setup';
 
 const root = process.argv[2];

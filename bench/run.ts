@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { ALIVE, OPS, benchSigner, generateChannel, readPlan, refreshLiveHeartbeats, writeAtomic, type Generated, type Plan } from './generate';
 import { signFields } from '../lib/ledger/sign';
-import { chooseVerifier, NODE_VERIFIER, type Verifier } from '../lib/index/verifier';
+import { chooseVerifier, NODE_VERIFIER, type Verifier } from '../lib/index/disk/verifier';
 import { settings } from '../lib/config';
 import { naclPublicKey } from '../lib/ledger/nacl-verify';
 import { benchSeed } from './generate';
@@ -259,7 +259,7 @@ interface ReadyInfo {
   /** The indexer's own figure (start() to ready), s. */
   readonly ownS: number | null;
   readonly verified: number | null;
-  /** The verifier the server's "ready" line names (lib/index/verifier.ts), or null when it names none. */
+  /** The verifier the server's "ready" line names (lib/index/disk/verifier.ts), or null when it names none. */
   readonly verifier: string | null;
   /** What the indexer said after "ready in X s: " (counts of what it saw, read, verified). */
   readonly detail: string;

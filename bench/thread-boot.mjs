@@ -1,5 +1,5 @@
 // Boots a bench worker thread: TypeScript through tsx and `server-only` resolved to an empty
-// module, as lib/index/worker-boot.mjs does for the indexer's own worker threads, then runs the
+// module, as lib/index/workers/worker-boot.mjs does for the indexer's own worker threads, then runs the
 // script named by workerData.script (bench/verify-all-thread.ts, bench/board-first-thread.ts).
 import { register } from 'node:module';
 import { workerData } from 'node:worker_threads';

@@ -1,11 +1,11 @@
 /**
- * One thread of bench/verify-all.ts: the chosen verifier (lib/index/verifier.ts chooseVerifier,
+ * One thread of bench/verify-all.ts: the chosen verifier (lib/index/disk/verifier.ts chooseVerifier,
  * as the server's threads choose it) over `count` verifications of the sample, in rotation, once
  * the main thread says go. Posts the thread's own seconds.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { chooseVerifier } from '../lib/index/verifier';
+import { chooseVerifier } from '../lib/index/disk/verifier';
 
 const { want, count, sample } = workerData as { want: 'node' | 'sodium' | undefined; count: number; sample: [string, string, string][] };
 const v = chooseVerifier({ want });

@@ -1,7 +1,7 @@
 /**
  * `node --conditions=react-server --import tsx bench/verify-rate.ts [--n N] [--rounds R]`:
  * Ed25519 verifications per second on one core (this thread) with each server verifier
- * (lib/index/verifier.ts): node:crypto and sodium-native, over the same N signed payloads
+ * (lib/index/disk/verifier.ts): node:crypto and sodium-native, over the same N signed payloads
  * (release payloads, 40 signing keys, as a channel has), rounds interleaved so both meet the same
  * machine load; and the same for signatures with one bit flipped (what a forged record costs).
  * Prints the median and best round of each; asserts only that every valid sample verifies and
@@ -9,7 +9,7 @@
  */
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { chooseVerifier, NODE_VERIFIER, type Verifier } from '../lib/index/verifier';
+import { chooseVerifier, NODE_VERIFIER, type Verifier } from '../lib/index/disk/verifier';
 
 const arg = (k: string, d: number) => {
   const i = process.argv.indexOf(k);

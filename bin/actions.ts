@@ -8,7 +8,7 @@ import path from 'node:path';
 import { applyAction, deriveSubset, type ApplyContext } from '../lib/actions/apply';
 import { ledgerPrevOf } from '../lib/actions/write';
 import { actingChannel, newChannelId } from '../lib/actions/channel-id';
-import { serverVerify } from '../lib/index/verifier';
+import { serverVerify } from '../lib/index/disk/verifier';
 import { settings } from '../lib/config';
 import { ackRefusal, buildAction, reopenRefusal, ferryConsequence, ledgerPathOf, nextOrderId, retirePlan, retireSteps, type ActionInput } from '../lib/ledger/actions';
 import { naclSign, naclPublicKey } from '../lib/ledger/nacl-verify';

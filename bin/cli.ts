@@ -21,7 +21,7 @@ function ferrymanTrust(stateDir: string | undefined, pinsDir: string | undefined
     ...(pinsDir ? { pins: readFerryPins(pinsDir) } : {}),
   };
 }
-import { ChannelUnreadableError, unlistedFolders } from '../lib/index/read-channel';
+import { ChannelUnreadableError, unlistedFolders } from '../lib/index/disk/read-channel';
 import { parseTimestamp } from '../lib/ledger/time';
 import { isSafeComponent } from '../lib/ledger/names';
 import { stateJson, stateTable } from './format';

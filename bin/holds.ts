@@ -10,7 +10,7 @@ import { InvalidArgumentError } from 'commander';
 import type { HoldRow } from '../lib/ledger/holds';
 import type { HoldsResponse } from '../lib/index/types';
 import { holdFiltersOf } from '../lib/api/holds-get';
-import { MAX_HOLDS_LIMIT } from '../lib/index/holds-queries';
+import { MAX_HOLDS_LIMIT } from '../lib/index/read/holds-queries';
 import { staleAfterMsFor } from './stale-after-for';
 
 /** The CSV's columns, in order: one row per hold (docs: README, "The fleet history"). */
@@ -89,7 +89,7 @@ export async function holdsOfChannel(channel: string, o: HoldsOptions): Promise<
   const p = new URLSearchParams();
   for (const k of ['from', 'to', 'range', 'q', 'agent', 'project'] as const) if (o[k] !== undefined) p.set(k, o[k]);
   const { openMemory, openReader } = await import('../lib/index/db');
-  const { holdsPage } = await import('../lib/index/holds-queries');
+  const { holdsPage } = await import('../lib/index/read/holds-queries');
   const { indexNowMs } = await import('../lib/index/steady-clock');
   const db = o.db ? openReader(o.db) : openMemory();
   try {

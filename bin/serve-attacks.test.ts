@@ -17,7 +17,7 @@ import { channelStateOf } from '../lib/index/channel-state';
 import { buildAction, type ActionRequest } from '../lib/ledger/actions';
 import { applyAction } from '../lib/actions/apply';
 import { ledgerPrevOf } from '../lib/actions/write';
-import { nodeVerify } from '../lib/index/node-verify';
+import { nodeVerify } from '../lib/index/disk/node-verify';
 import { nameChannel } from '../test/support/channel';
 import { naclSign } from '../lib/ledger/nacl-verify';
 import { MAX_POST_BODY_BYTES } from '../lib/security';

@@ -14,8 +14,8 @@ import { addServeLocalOptions, serveLocalOf, type ServeLocalFlags } from './serv
 import { prepareLocal, startReaper } from './serve-local';
 import { openMemory } from '../lib/index/db';
 import { Indexer } from '../lib/index/indexer';
-import { order } from '../lib/index/queries';
-import { nodeVerify } from '../lib/index/node-verify';
+import { order } from '../lib/index/read/queries';
+import { nodeVerify } from '../lib/index/disk/node-verify';
 import { publicKeyOf, type Identity } from '../lib/demo/identity';
 import { writeAgent, writeClaim, writeHeartbeat, writeOrder } from '../lib/demo/write';
 import { seedOf } from '../test/support/channel-builder';

@@ -21,7 +21,7 @@ import type { ServeLocal } from './serve-local-options';
 /** What serve starts with: the web server's environment, the reaper's config (or null) and lines to print. */
 export interface PreparedLocal {
   readonly env: Readonly<Record<string, string>>;
-  /** The reaper's state folder, absolute: its holds are folded into the index (lib/index/local-holds.ts). */
+  /** The reaper's state folder, absolute: its holds are folded into the index (lib/index/writer/local-holds.ts). */
   readonly stateDir: string;
   /** One reaper per reaped agent, each with its own policy (empty: none). */
   readonly reaps: readonly { readonly config: ReapConfig; readonly everyMs: number }[];

@@ -5,8 +5,8 @@
  * `./.claimboard/demo` once and runs a simulated fleet in it.
  */
 import { BUILD_STEPS, buildStepLine, buildStepOf } from './build-steps';
-import { LocalOverlay } from '../lib/index/local-overlay';
-import type { LocalDeath } from '../lib/index/local-deaths';
+import { LocalOverlay } from '../lib/index/read/local-overlay';
+import type { LocalDeath } from '../lib/index/writer/local-deaths';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { closeWriter, openWriter } from '../lib/index/db';
 import { Indexer } from '../lib/index/indexer';
-import { IndexStore } from '../lib/index/store';
+import { IndexStore } from '../lib/index/store/store';
 import { prepareLocal, startReaper, type PreparedLocal } from './serve-local';
 import type { ServeLocal } from './serve-local-options';
 import { settings } from '../lib/config';
@@ -63,7 +63,7 @@ export interface ServeOptions {
   readonly alertBaseUrl?: string;
   /** Addresses readers reach the board at besides host:port (`--public-url`): their hosts are answered too (lib/security.ts servedHosts). */
   readonly publicUrls?: readonly string[];
-  /** Order folders watched at most (`--max-watches`, default DEFAULT_WATCH_BUDGET in lib/index/watches.ts). */
+  /** Order folders watched at most (`--max-watches`, default DEFAULT_WATCH_BUDGET in lib/index/writer/watches.ts). */
   readonly maxWatches?: number;
   /** This machine's agents and the opt-in reaper (bin/serve-local.ts). */
   readonly local?: ServeLocal;
@@ -281,7 +281,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
     onRebuilt: alerts ? (rebuilt) => alerts.useDb(rebuilt) : undefined,
     // This machine's reaper holds count as flags in the index (docs/reaper.md).
     reaperState: local.stateDir,
-    // A local agent's run whose process is gone here leaves Running at once (lib/index/local-deaths.ts).
+    // A local agent's run whose process is gone here leaves Running at once (lib/index/writer/local-deaths.ts).
     ...(local.agents.engines.size > 0 ? { localDeath: localDeathOf(new LocalOverlay({ local: local.agents, stateDir: local.stateDir, channel })) } : {}),
     ...(opts.maxWatches !== undefined ? { maxWatches: opts.maxWatches } : {}),
   });

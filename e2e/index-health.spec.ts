@@ -3,7 +3,7 @@
  * the production build, on a server of this spec's own (a free port, started here and stopped
  * by its pid) serving a fresh temp copy of vector 03-claimed-fresh. The state is a real one, not
  * forced: the channel folder is renamed away while the board is open, so the indexer says
- * `folder_missing` (lib/index/guard.ts) in the health file that GET /api/board reads as
+ * `folder_missing` (lib/index/writer/guard.ts) in the health file that GET /api/board reads as
  * `index_health`; the page open meanwhile must show the banner with the API's reason, without a
  * reload, and lose it once the folder is back.
  *

@@ -135,7 +135,7 @@ export const settings = {
   /** The bundled index worker script (set by bin/claimboard.mjs), or undefined (tests: the sources). */
   workerScript: setting('CLAIMBOARD_WORKER_SCRIPT', () => process.env.CLAIMBOARD_WORKER_SCRIPT, text),
   /**
-   * Which Ed25519 verifier to use (lib/index/verifier.ts): `node` forces node:crypto, `sodium`
+   * Which Ed25519 verifier to use (lib/index/disk/verifier.ts): `node` forces node:crypto, `sodium`
    * requires sodium-native (an Error when it cannot load); unset: sodium-native when it loads.
    */
   verifier: setting('CLAIMBOARD_VERIFIER', () => process.env.CLAIMBOARD_VERIFIER, z.enum(['node', 'sodium'], { error: "expected 'node' or 'sodium'" }).optional()),

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds the CLI (bin/cli.ts) and the index worker thread (lib/index/order-worker.ts) into plain
+// Builds the CLI (bin/cli.ts) and the index worker thread (lib/index/workers/order-worker.ts) into plain
 // JavaScript under dist/, once: before `npm pack` (`prepack`, with --clean: dist/ from nothing),
 // and by bin/claimboard.mjs in a checkout where the bundle is missing or its sources are newer. A claimboard start then loads one file and no bundler (`state` on a
 // small channel spent 0.7-1.0 s of every call in esbuild). dist/inputs.json lists the source
@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 const projectDir = path.resolve(import.meta.dirname, '..');
 const ENTRIES = [
   ['bin/cli.ts', 'cli'],
-  ['lib/index/order-worker.ts', 'order-worker'],
+  ['lib/index/workers/order-worker.ts', 'order-worker'],
 ];
 
 /**

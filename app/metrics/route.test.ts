@@ -14,7 +14,7 @@ import { GET as metricsGET } from './route';
 import { GET as boardGET } from '../api/board/route';
 import { openWriter, type DB } from '@/lib/index/db';
 import { Indexer } from '@/lib/index/indexer';
-import { passStats } from '@/lib/index/metrics-record';
+import { passStats } from '@/lib/index/writer/metrics-record';
 import { recordFailure, recordSuccess, storeConfig, storeDecision } from '@/lib/alerts/store';
 import { metricsFigures, metricsText, METRICS_CONTENT_TYPE } from '@/lib/api/metrics';
 import { loadExpect, VECTORS_DIR } from '@/test/support/vectors';

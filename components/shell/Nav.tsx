@@ -95,7 +95,7 @@ function LiveDot({ connected }: { connected: boolean }) {
   );
 }
 
-/** The board is shown, its signatures being checked behind it (a cold index, lib/index/cold-pass.ts). */
+/** The board is shown, its signatures being checked behind it (a cold index, lib/index/workers/cold-pass.ts). */
 function VerifyingBanner({ checked, total }: { checked: number; total: number }) {
   const pct = total > 0 ? Math.min(100, Math.floor((checked / total) * 100)) : 0;
   return (

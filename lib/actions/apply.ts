@@ -20,8 +20,8 @@ import { parseRecord, shapeRecord, type LedgerRecord, type OrderRecord, type Sig
 import { parseTimestamp } from '../ledger/time';
 import { steadyArrival, type ClockStep } from '../ledger/clock-steps';
 import { checkSignature, isOperator, verifyRecord, type Ed25519Verify } from '../ledger/verify';
-import { assertChannelRoot, ChannelUnreadableError, entryFromStat, listCapped, listOrderFolder, MAX_FOLDER_ENTRIES, readChannelFile, statEntry, walkChannel } from '../index/read-channel';
-import { statKey } from '../index/order-pass';
+import { assertChannelRoot, ChannelUnreadableError, entryFromStat, listCapped, listOrderFolder, MAX_FOLDER_ENTRIES, readChannelFile, statEntry, walkChannel } from '../index/disk/read-channel';
+import { statKey } from '../index/writer/order-pass';
 import { ledgerPrevOf, stageLedgerLine, stageNewFile, stageOwnFile, WriteError, type StagedWrite } from './write';
 import { actingChannel } from './channel-id';
 

@@ -10,7 +10,7 @@ import 'server-only';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { CHANNEL_FILE, parseChannelFile } from '../ledger/channel-binding';
-import { readChannelFile } from '../index/read-channel';
+import { readChannelFile } from '../index/disk/read-channel';
 
 /** A new channel id: 32 hex digits. */
 export function newChannelId(): string {

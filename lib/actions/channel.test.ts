@@ -20,7 +20,7 @@ import { channelPayload, CHANNEL_FILE } from '../ledger/channel-binding';
 import { signingPayload } from '../ledger/payloads';
 import { shapeRecord, type SignedRecord } from '../ledger/records';
 import { naclSign, naclVerify } from '../ledger/nacl-verify';
-import { nodeVerify } from '../index/node-verify';
+import { nodeVerify } from '../index/disk/node-verify';
 import { channelStateOf } from '../index/channel-state';
 import { folderSnapshot } from '../../test/support/folder';
 import { VECTORS_DIR, vectorKeys } from '../../test/support/vectors';

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ChannelBuilder, seedOf } from '../../test/support/channel-builder';
 import { openMemory } from '../index/db';
 import { Indexer } from '../index/indexer';
-import { agent } from '../index/queries';
+import { agent } from '../index/read/queries';
 import { naclVerify } from '../ledger/nacl-verify';
 import { plannedFiles } from '../client/action-plan';
 import { runAction } from '../../bin/actions';

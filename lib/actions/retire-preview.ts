@@ -6,7 +6,7 @@ import 'server-only';
  * lists exactly the releases the act writes, and `claimboard retire` prints.
  */
 import type { DB } from '../index/db';
-import { claimedOrdersOf } from '../index/queries';
+import { claimedOrdersOf } from '../index/read/queries';
 import { retireSteps, type RetireStep } from '../ledger/actions';
 import { deriveSubset } from './apply';
 import { serverContext } from './server';

@@ -8,13 +8,13 @@ import 'server-only';
  */
 import path from 'node:path';
 import { readDb, type DB } from '../index/db';
-import { serverVerify } from '../index/verifier';
+import { serverVerify } from '../index/disk/verifier';
 import { readFleetRoster } from '../index/ferryman-state';
 import { nudgeIndexer } from '../index/nudge';
-import { anyUnverified, claimedOrdersOf, dependentsOf, indexVersion, isUnverified, pinnedKeys, progressOf, rosterOf, storedAgent } from '../index/queries';
+import { anyUnverified, claimedOrdersOf, dependentsOf, indexVersion, isUnverified, pinnedKeys, progressOf, rosterOf, storedAgent } from '../index/read/queries';
 import { readHealth } from '../index/health';
 import { indexClockSteps, indexNowMs } from '../index/steady-clock';
-import { assertChannelRoot } from '../index/read-channel';
+import { assertChannelRoot } from '../index/disk/read-channel';
 import { ledgerPathOf, RECORD_KIND, type ActionKind } from '../ledger/actions';
 import type { Card } from '../ledger/derive';
 import { canonicalName } from '../ledger/names';

@@ -18,8 +18,8 @@ import { appendLedgerLine, ledgerPrevOf, replaceOwnFile, writeNewFile, WriteErro
 import { ChannelBuilder } from '../../test/support/channel-builder';
 import { folderSnapshot } from '../../test/support/folder';
 import { deriveChannel } from '../ledger/channel';
-import { nodeVerify } from '../index/node-verify';
-import { readChannel } from '../index/read-channel';
+import { nodeVerify } from '../index/disk/node-verify';
+import { readChannel } from '../index/disk/read-channel';
 import { deriveSubset } from './apply';
 
 const enc = (s: string) => new TextEncoder().encode(s);

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { sha256HexOfText } from '../ledger/canonical';
 import { splitLines } from '../ledger/ledger-file';
 import { assertPlainFolders, isSymlink, stageAtomic, WriteError, type StagedWrite } from '../fs/atomic-write';
-import { readChannelFile } from '../index/read-channel';
+import { readChannelFile } from '../index/disk/read-channel';
 
 export { WriteError, type StagedWrite } from '../fs/atomic-write';
 

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openWriter, type DB } from '../index/db';
 import { Indexer } from '../index/indexer';
 import { naclSign } from '../ledger/nacl-verify';
-import { nodeVerify } from '../index/node-verify';
+import { nodeVerify } from '../index/disk/node-verify';
 import { buildAction } from '../ledger/actions';
 import { applyAction, deriveSubset, type ApplyContext } from '../actions/apply';
 import { ledgerPrevOf } from '../actions/write';

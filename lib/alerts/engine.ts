@@ -12,7 +12,7 @@ import 'server-only';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { DB } from '../index/db';
-import { cardLane, changedOrderIds, firstSeqAfter, latestSeq, pagingCards, problemDetail, problemsWithCodes, storedCard } from '../index/queries';
+import { cardLane, changedOrderIds, firstSeqAfter, latestSeq, pagingCards, problemDetail, problemsWithCodes, storedCard } from '../index/read/queries';
 import type { Card } from '../ledger/derive';
 import type { ProblemCode } from '../ledger/channel';
 import { formatLocalInstant } from '../ledger/time';
@@ -21,7 +21,7 @@ import { attempt, type AlertTarget } from './deliver';
 import { cardWords, itemOfProblem, itemsOfCard, PAGING_PROBLEMS, problemWords, resolvedOrderWords, resolvedProblemWords, type AlertItem } from './items';
 import { makePayload, redactCommand, redactUrl, type AlertPayload } from './payload';
 import { copyAlertTables, nextPending, openRows, prune, recordFailure, recordSuccess, storeConfig, storeDecision, type OutboxEntry } from './store';
-import type { StoredAlertConfig } from '../index/meta';
+import type { StoredAlertConfig } from '../index/store/meta';
 
 export type { AlertTarget } from './deliver';
 

@@ -6,7 +6,7 @@ import 'server-only';
  */
 import { z } from 'zod';
 import type { DB } from '../index/db';
-import { readMeta } from '../index/meta';
+import { readMeta } from '../index/store/meta';
 import type { AlertsResponse, AlertTargetStatus } from '../index/types';
 
 const Payload = z.object({ text: z.string(), order_id: z.string().optional() });

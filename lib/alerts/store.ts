@@ -6,7 +6,7 @@ import 'server-only';
  * configuration the web server shows (`meta` key `alerts`). Times: this machine's clock, ms.
  */
 import type { DB } from '../index/db';
-import { deleteMeta, writeMeta, type StoredAlertConfig } from '../index/meta';
+import { deleteMeta, writeMeta, type StoredAlertConfig } from '../index/store/meta';
 import type { Decision, OpenRow } from './decide';
 import type { AlertEvent } from './items';
 

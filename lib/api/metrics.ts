@@ -3,7 +3,7 @@ import 'server-only';
  * GET /metrics in the Prometheus text format (docs/prometheus.md), through prom-client.
  *
  * Two kinds of figures, from two processes:
- * - the index's, read per scrape (lib/index/metrics-queries.ts) into a Registry made for that
+ * - the index's, read per scrape (lib/index/read/metrics-queries.ts) into a Registry made for that
  *   scrape alone (no global metric objects to register twice when Next reloads a module);
  * - this web process's own (`process_*`, `nodejs_*`: prom-client's default metrics), from one
  *   Registry per process kept on globalThis. The indexer is the separate `claimboard serve`
@@ -18,7 +18,7 @@ import type { ProblemCode } from '../ledger/channel';
 import { LANES, type Lane, type OrderState } from '../ledger/derive';
 import { ATTENTION_FLAGS } from '../ledger/card';
 import type { DB } from '../index/db';
-import { indexFigures, type IndexFigures } from '../index/metrics-queries';
+import { indexFigures, type IndexFigures } from '../index/read/metrics-queries';
 import type { AlertsResponse } from '../index/types';
 import { alertsStatus } from '../alerts/status';
 

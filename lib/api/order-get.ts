@@ -1,8 +1,8 @@
 import 'server-only';
 import { errorAnswer, jsonAnswer, readTokenChecked, withDbAnswer } from './http';
 import { readRequestOf, toResponse, type Answer, type ReadRequest } from './answer';
-import { OrderAnswerCache, orderJson } from '../index/queries';
-import { serverOverlay } from '../index/local-overlay';
+import { OrderAnswerCache, orderJson } from '../index/read/queries';
+import { serverOverlay } from '../index/read/local-overlay';
 import { isSafeComponent } from '../ledger/names';
 import { indexNowMs } from '../index/steady-clock';
 

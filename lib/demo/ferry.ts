@@ -32,8 +32,8 @@ import { deriveChannel, DEFAULT_STALE_AFTER_MS, type ChannelState, type OrderVie
 import { sameName } from '../ledger/names';
 import { compareTimestamps } from '../ledger/time';
 import type { Ed25519Verify } from '../ledger/verify';
-import { serverVerify } from '../index/verifier';
-import { readChannel } from '../index/read-channel';
+import { serverVerify } from '../index/disk/verifier';
+import { readChannel } from '../index/disk/read-channel';
 import type { Identity } from './identity';
 import { writeClaim, writeInterruptAck, writeRelease, writeResult } from './write';
 import { appendLedgerLine } from './ledger-line';

@@ -13,7 +13,7 @@ import 'server-only';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { nodePublicKey } from '../index/node-sign';
+import { nodePublicKey } from '../index/disk/node-sign';
 import { formatLocalInstant } from '../ledger/time';
 import { hexToBytes } from '../ledger/hex';
 import { ChannelWriteError } from './write-error';

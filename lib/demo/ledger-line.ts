@@ -6,7 +6,7 @@ import 'server-only';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ledgerLinePayload } from '../ledger/payloads';
-import { nodeSign } from '../index/node-sign';
+import { nodeSign } from '../index/disk/node-sign';
 import { parseTimestamp } from '../ledger/time';
 import { sha256Hex, sha256HexOfText } from '../ledger/canonical';
 import { splitLines } from '../ledger/ledger-file';

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { writeAtomic, WriteError } from '../fs/atomic-write';
 import { parseRecord, type SignedRecord } from '../ledger/records';
 import { signingPayload } from '../ledger/payloads';
-import { nodeSign } from '../index/node-sign';
+import { nodeSign } from '../index/disk/node-sign';
 import { sha256Hex } from '../ledger/canonical';
 import { isSafeComponent, type RecordKind } from '../ledger/names';
 import type { Identity } from './identity';

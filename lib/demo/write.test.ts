@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deriveChannel, type ChannelState } from '../ledger/channel';
-import { nodeVerify } from '../index/node-verify';
-import { readChannel } from '../index/read-channel';
+import { nodeVerify } from '../index/disk/node-verify';
+import { readChannel } from '../index/disk/read-channel';
 import { parseTimestamp } from '../ledger/time';
 import { generateSeed, publicKeyOf, readKeyFile, writeKeyFile, writerTime, type Identity } from './identity';
 import {

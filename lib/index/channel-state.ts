@@ -4,8 +4,8 @@ import 'server-only';
  * with ctimes as arrivals and derives it with node:crypto verification.
  */
 import { deriveChannel, type ChannelState } from '../ledger/channel';
-import { serverVerify } from './verifier';
-import { readChannel } from './read-channel';
+import { serverVerify } from './disk/verifier';
+import { readChannel } from './disk/read-channel';
 import type { FleetAgent } from './ferryman-state';
 
 /** Options, all on this machine's clock. */

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { beginBulkLoad, closeWriter, endBulkLoad, openReader, openWriter } from './db';
-import { readMeta } from './meta';
+import { readMeta } from './store/meta';
 
 const cleanup: (() => void)[] = [];
 afterEach(() => {

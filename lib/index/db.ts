@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { settings } from '../config';
 import { dbIdentity } from './health';
-import { readMeta, writeMeta } from './meta';
+import { readMeta, writeMeta } from './store/meta';
 import { MIGRATIONS } from './migrations';
 import { FILL_CARD_AGENTS, FILL_LANE_COUNTS } from './migrations/kept-tables';
 

@@ -1,6 +1,6 @@
 import 'server-only';
 /** The Indexer's options (indexer.ts): what it indexes, its clock, its periods, and what it tells. */
-import type { LocalDeath } from './local-deaths';
+import type { LocalDeath } from './writer/local-deaths';
 import type { DB } from './db';
 import type { Ed25519Verify } from '../ledger/verify';
 import type { FleetAgent } from './ferryman-state';

@@ -9,10 +9,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openMemory, openWriter, type DB } from './db';
 import { Indexer } from './indexer';
-import { IndexStore } from './store';
+import { IndexStore } from './store/store';
 import { VECTORS_DIR } from '../../test/support/vectors';
-import { nodeVerify } from './node-verify';
-import * as q from './queries';
+import { nodeVerify } from './disk/node-verify';
+import * as q from './read/queries';
 
 let cleanup: (() => void)[] = [];
 afterEach(async () => {

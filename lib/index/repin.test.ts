@@ -9,7 +9,7 @@ import { repin } from './repin';
 import { naclPublicKey } from '../ledger/nacl-verify';
 import { seedOf } from '../../test/support/channel-builder';
 import { VECTORS_DIR } from '../../test/support/vectors';
-import * as q from './queries';
+import * as q from './read/queries';
 
 let dir = '';
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));

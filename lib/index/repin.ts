@@ -6,11 +6,11 @@ import 'server-only';
  * to say which key is right.
  */
 import type { DB } from './db';
-import { readChannel } from './read-channel';
+import { readChannel } from './disk/read-channel';
 import { deriveChannel } from '../ledger/channel';
-import { serverVerify } from './verifier';
+import { serverVerify } from './disk/verifier';
 import { canonicalName } from '../ledger/names';
-import { IndexStore } from './store';
+import { IndexStore } from './store/store';
 
 /** Result of a re-pin: the old and new keys (hex). */
 export interface Repinned {

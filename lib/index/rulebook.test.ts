@@ -9,11 +9,11 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory, type DB } from './db';
 import { Indexer } from './indexer';
-import { readMeta, writeMeta, deleteMeta } from './meta';
-import { nodeVerify } from './node-verify';
+import { readMeta, writeMeta, deleteMeta } from './store/meta';
+import { nodeVerify } from './disk/node-verify';
 import { VECTORS_DIR } from '../../test/support/vectors';
 import { RULEBOOK_VERSION } from '../ledger/rulebook-version';
-import * as q from './queries';
+import * as q from './read/queries';
 
 let cleanup: (() => void | Promise<void>)[] = [];
 afterEach(async () => {

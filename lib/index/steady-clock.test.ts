@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openMemory } from './db';
-import { writeMeta } from './meta';
+import { writeMeta } from './store/meta';
 import { bootClockMs, bootId, indexClockSteps, indexNowMs } from './steady-clock';
 
 describe("the index's clock", () => {

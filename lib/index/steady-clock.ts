@@ -10,7 +10,7 @@ import 'server-only';
 import fs from 'node:fs';
 import { steppedMs, type ClockStep } from '../ledger/clock-steps';
 import type { DB } from './db';
-import { readMeta } from './meta';
+import { readMeta } from './store/meta';
 
 let uptimeReadable: boolean | null = null;
 

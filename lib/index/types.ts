@@ -320,7 +320,7 @@ export interface ActivityResponse {
   readonly now_ms: number;
 }
 
-/** GET /api/holds: one keyset page of the holds of a window, by claim arrival here (lib/index/holds-queries.ts). */
+/** GET /api/holds: one keyset page of the holds of a window, by claim arrival here (lib/index/read/holds-queries.ts). */
 export interface HoldsResponse {
   readonly holds: readonly HoldRow[];
   /** The next page's cursor, or null on the last page. */

@@ -2,7 +2,7 @@
  * Operator activity: every deliberate act of an authority (operator, master,
  * orchestrator) in the channel, from its decision records and its signed ledger lines, each act
  * one row with both sides when both are there. Pure: the records and lines come read and
- * verified (lib/index/activity.ts reads them).
+ * verified (lib/index/read/activity.ts reads them).
  *
  * A record and a line are the same act when they have the same signer, the same kind (a release
  * record and a `release` line, a retirement and `retire`, …) and the same subject (the line's

@@ -163,7 +163,7 @@ export function sha256Hex(bytes: Uint8Array): string {
 
 /**
  * A faster SHA-256 (lowercase hex of bytes or of a string's UTF-8) a server may install (the
- * server's node:crypto, lib/index/verifier.ts): the same function, so the same digests, at a
+ * server's node:crypto, lib/index/disk/verifier.ts): the same function, so the same digests, at a
  * fraction of the pure-JavaScript one's cost on a cold index (~7 µs a payload digest here).
  */
 export type Sha256Hex = (data: Uint8Array | string) => string;

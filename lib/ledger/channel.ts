@@ -1,7 +1,7 @@
 /**
  * A whole channel, from its files to its board.
  *
- * Pure: the caller lists the folder (lib/index/read-channel.ts does it on a real disk) and
+ * Pure: the caller lists the folder (lib/index/disk/read-channel.ts does it on a real disk) and
  * passes every entry with its bytes and its arrival on this machine's clock.
  *
  * One file read into its outcome (classification, the §2 problem rows) is entry.ts; one order's

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { deriveChannel, type ChannelEntry } from './channel';
 import { holdRow, lastSilence, orderHolds, type Hold } from './holds';
-import { nodeVerify } from '../index/node-verify';
+import { nodeVerify } from '../index/disk/node-verify';
 import { vectorEntries } from '../../test/support/vectors';
 import { ChannelBuilder } from '../../test/support/channel-builder';
 

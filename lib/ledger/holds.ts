@@ -175,7 +175,7 @@ export interface HoldRow extends Hold {
 
 /**
  * `hold` with its silences: of `seen` (the spans the index saw with nothing of the agent's runs on
- * the order arriving, lib/index/beat-gaps.ts), those inside the hold and longer than
+ * the order arriving, lib/index/writer/beat-gaps.ts), those inside the hold and longer than
  * `staleAfterMs`, then its last silence. `nowMs` and every span: this machine's clock.
  */
 export function holdRow(hold: Hold, seen: readonly Silence[], nowMs: number, staleAfterMs: number): HoldRow {

@@ -1,7 +1,7 @@
 /**
  * Ed25519 with tweetnacl: the primitive the browser signs with, and a reference verifier for
  * tests. About 190 verifications/s: the server uses node:crypto instead
- * (lib/index/node-verify.ts); both give identical answers.
+ * (lib/index/disk/node-verify.ts); both give identical answers.
  */
 import nacl from 'tweetnacl';
 import { hexToBytes, bytesToHex } from './hex';

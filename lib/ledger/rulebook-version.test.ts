@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deriveChannel } from './channel';
 import { sha256HexOfText } from './canonical';
-import { nodeVerify } from '../index/node-verify';
+import { nodeVerify } from '../index/disk/node-verify';
 import { RULEBOOK } from './flags';
 import { RULEBOOK_VERSION, RULES_REVISION, versionOf } from './rulebook-version';
 import { ferryCases } from '../../test/support/ferry-cases';

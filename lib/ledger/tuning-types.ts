@@ -1,7 +1,7 @@
 /**
  * The shapes of the stale-threshold tuning report: the distributions that
  * say whether the channel's stale threshold fits what its fleet really does. Pure types; the
- * rule and the histogram math live in `tuning.ts`, the reading in `lib/index/tuning-queries.ts`.
+ * rule and the histogram math live in `tuning.ts`, the reading in `lib/index/read/tuning-queries.ts`.
  *
  * Clocks: a heartbeat gap is the time between two successive arrivals of one run's heartbeat
  * on this machine (ctime, the clock staleness is measured on). A run's duration is from its

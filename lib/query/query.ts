@@ -12,7 +12,7 @@
  * flags or reason. Anything else is a reason in words with the character it starts at.
  *
  * The age of a card is measured on this machine's clock, from the arrival the card's sentence
- * counts from (lib/index/board-where.ts computes it in SQL): for a stale card the arrival its
+ * counts from (lib/index/read/board-where.ts computes it in SQL): for a stale card the arrival its
  * staleness runs from (`since_ms` − stale_after: "nothing from fang for 3 h"), else its holder's
  * last heartbeat arrival ("last heartbeat arrived 2 min ago"), else the newest arrival of a file
  * in the order's folder.

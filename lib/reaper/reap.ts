@@ -22,7 +22,7 @@ import path from 'node:path';
 import { appendLedgerLine, ledgerPrevOf, writeNewFile } from '../actions/write';
 import { channelStateOf } from '../index/channel-state';
 import type { FleetAgent } from '../index/ferryman-state';
-import { ChannelUnreadableError } from '../index/read-channel';
+import { ChannelUnreadableError } from '../index/disk/read-channel';
 import {
   judgeLiveness,
   reapReason,

@@ -2,13 +2,13 @@ import 'server-only';
 /**
  * `claimboard state` as the served board reads the same folder on this machine: the reaper's
  * holds (lib/local/reaper-state.ts) raise `dead_run_held` on the cards they stand against, as
- * the index folds them in for `serve` (lib/index/local-holds.ts). This machine's facts only.
+ * the index folds them in for `serve` (lib/index/writer/local-holds.ts). This machine's facts only.
  */
 import type { ChannelState } from '../ledger/channel';
 import { laneOf, type Alert, type Card } from '../ledger/derive';
 import { holdApplies } from '../ledger/liveness';
 import { byFlagOrder } from '../ledger/flags';
-import { holdText } from '../index/local-holds';
+import { holdText } from '../index/writer/local-holds';
 import type { ReaperHold } from '../local/reaper-state';
 
 /** The state with each standing hold's flag on its card (cards without one unchanged). */

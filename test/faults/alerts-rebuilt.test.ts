@@ -22,7 +22,7 @@ import { alertsStatus } from '../../lib/alerts/status';
 import { openReader, openWriter } from '../../lib/index/db';
 import { healthFileOf } from '../../lib/index/health';
 import { Indexer } from '../../lib/index/indexer';
-import { nodeVerify } from '../../lib/index/node-verify';
+import { nodeVerify } from '../../lib/index/disk/node-verify';
 import { ChannelBuilder } from '../support/channel-builder';
 import { until } from '../support/until';
 

@@ -21,8 +21,8 @@ import { Indexer } from '../../lib/index/indexer';
 import { bootClockMs, indexNowMs } from '../../lib/index/steady-clock';
 import { VECTORS_DIR } from '../support/vectors';
 import { folderSnapshot } from '../support/folder';
-import { nodeVerify } from '../../lib/index/node-verify';
-import * as q from '../../lib/index/queries';
+import { nodeVerify } from '../../lib/index/disk/node-verify';
+import * as q from '../../lib/index/read/queries';
 import { until } from '../support/until';
 
 const HOUR = 3_600_000;

@@ -21,7 +21,7 @@ import { Indexer } from '../../lib/index/indexer';
 import { readHealth } from '../../lib/index/health';
 import { VECTORS_DIR } from '../support/vectors';
 import { folderSnapshot } from '../support/folder';
-import { nodeVerify } from '../../lib/index/node-verify';
+import { nodeVerify } from '../../lib/index/disk/node-verify';
 import { ChannelBuilder } from '../support/channel-builder';
 
 const writeFile = (file: string, bytes: Uint8Array) => {

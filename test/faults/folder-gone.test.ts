@@ -15,7 +15,7 @@ import { Indexer } from '../../lib/index/indexer';
 import { healthFileOf, readHealth } from '../../lib/index/health';
 import { VECTORS_DIR } from '../support/vectors';
 import { folderSnapshot } from '../support/folder';
-import { nodeVerify } from '../../lib/index/node-verify';
+import { nodeVerify } from '../../lib/index/disk/node-verify';
 import { POST } from '../../app/api/actions/route';
 import { until } from '../support/until';
 

@@ -32,7 +32,7 @@ vi.mock('../../lib/index/health', async (importOriginal) => {
 });
 import { VECTORS_DIR } from '../support/vectors';
 import { folderSnapshot } from '../support/folder';
-import { nodeVerify } from '../../lib/index/node-verify';
+import { nodeVerify } from '../../lib/index/disk/node-verify';
 import { ChannelBuilder } from '../support/channel-builder';
 import { until } from '../support/until';
 

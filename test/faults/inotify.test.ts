@@ -34,7 +34,7 @@ afterAll(async () => {
 describe.skipIf(!built || !namespaces)('inotify watches run out', () => {
   it(`with ${WATCHES} watches allowed: said once, every write still shown, the board equal to a fresh index`, async () => {
     // Reruns never hang here: a card stale by its run keeps a stale reason its holder's activity
-    // elsewhere changed (lib/index/facts.ts, the soak finding), which this test is not about.
+    // elsewhere changed (lib/index/writer/facts.ts, the soak finding), which this test is not about.
     h = await SoakHarness.start({
       workers: 16,
       streams: 10,

@@ -43,7 +43,7 @@ async function caughtUp(hh: SoakHarness, t: number, boundMs: number): Promise<nu
 describe.skipIf(!built)('SIGSTOP while the fleet writes', () => {
   it('catches up after SIGCONT, the indexer alone and the whole group, without a restart', async () => {
     // Reruns never hang here: a card stale by its run keeps a stale reason its holder's activity
-    // elsewhere changed (lib/index/facts.ts, the soak finding), which this test is not about.
+    // elsewhere changed (lib/index/writer/facts.ts, the soak finding), which this test is not about.
     h = await SoakHarness.start({ workers: 16, streams: 10, pollers: 3, staleAfterS: 10, maxOrders: 200, hangs: { rerun: 0 }, log: (l) => console.log(`sigstop: ${l}`) });
     const serve = h.serve;
     if (!serve) throw new Error('no serve process');

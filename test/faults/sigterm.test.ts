@@ -20,7 +20,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dashboardBuilt, freePort, killAll, ServeProcess, sleep } from '../support/soak/proc';
 import { VECTORS_DIR } from '../support/vectors';
-import { readMeta } from '../../lib/index/meta';
+import { readMeta } from '../../lib/index/store/meta';
 
 const built = dashboardBuilt();
 if (!built) console.warn('sigterm.test.ts: skipped: no production build (.next/BUILD_ID); run `npm run build` first');

@@ -6,7 +6,7 @@
  *
  * 1. fang's rerun heartbeat stops while fang still heartbeats another order: heartbeat_lapsed;
  *    then fang falls silent everywhere: agent_silent (the fresh derivation says so; the index
- *    keeps heartbeat_lapsed: lib/index/facts.ts settle() gives the flip a next_ms only when
+ *    keeps heartbeat_lapsed: lib/index/writer/facts.ts settle() gives the flip a next_ms only when
  *    `fixed.state === 'stale'`);
  * 2. fang then writes again elsewhere: heartbeat_lapsed again (the index keeps agent_silent:
  *    facts.ts updateTouchedWriters() touches only orders whose `info.state === 'stale'`).

@@ -13,7 +13,7 @@ import { ChannelBuilder } from '../support/channel-builder';
 import { deriveChannel, type ChannelEntry } from '../../lib/ledger/channel';
 import { classifyPath } from '../../lib/ledger/names';
 import { laneOf, type Card } from '../../lib/ledger/derive';
-import { nodeVerify } from '../../lib/index/node-verify';
+import { nodeVerify } from '../../lib/index/disk/node-verify';
 import { channelStateOf } from '../../lib/index/channel-state';
 import { openMemory, openWriter, type DB } from '../../lib/index/db';
 import { Indexer } from '../../lib/index/indexer';

@@ -5,8 +5,8 @@
  */
 import { deriveChannel, type ChannelEntry, type ChannelState } from '../../lib/ledger/channel';
 import { sha256HexOfText } from '../../lib/ledger/canonical';
-import { nodePublicKey, nodeSign } from '../../lib/index/node-sign';
-import { nodeVerify } from '../../lib/index/node-verify';
+import { nodePublicKey, nodeSign } from '../../lib/index/disk/node-sign';
+import { nodeVerify } from '../../lib/index/disk/node-verify';
 import { revisionComponent } from '../../lib/ledger/names';
 import { signFields, signLedgerLine, type SignedKind } from '../../lib/ledger/sign';
 

@@ -12,7 +12,7 @@ import { openWriter } from '@/lib/index/db';
 import { Indexer } from '@/lib/index/indexer';
 import { buildAction } from '@/lib/ledger/actions';
 import { naclSign } from '@/lib/ledger/nacl-verify';
-import { nodeVerify } from '@/lib/index/node-verify';
+import { nodeVerify } from '@/lib/index/disk/node-verify';
 import { channelStateOf } from '@/lib/index/channel-state';
 import { VECTORS_DIR, vectorKeys } from '@/test/support/vectors';
 import { POST } from './route';

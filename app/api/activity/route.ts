@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorResponse, json, withDb, withReadToken } from '@/lib/api/http';
-import { activity } from '@/lib/index/activity';
-import { decodeCursor } from '@/lib/index/queries';
+import { activity } from '@/lib/index/read/activity';
+import { decodeCursor } from '@/lib/index/read/queries';
 import { ACT_KINDS } from '@/lib/ledger/acts';
 import { isSafeComponent } from '@/lib/ledger/names';
 import { indexNowMs } from '@/lib/index/steady-clock';

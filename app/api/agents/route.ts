@@ -1,5 +1,5 @@
 import { json, withDb, withReadToken } from '@/lib/api/http';
-import { agents } from '@/lib/index/queries';
+import { agents } from '@/lib/index/read/queries';
 import { indexNowMs } from '@/lib/index/steady-clock';
 
 export const runtime = 'nodejs';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GET } from './route';
 import { openWriter, type DB } from '@/lib/index/db';
 import { Indexer } from '@/lib/index/indexer';
-import { encodeCursor } from '@/lib/index/queries';
+import { encodeCursor } from '@/lib/index/read/queries';
 import { VECTORS_DIR } from '@/test/support/vectors';
 import type { BoardResponse, LanePage } from '@/lib/api/types';
 

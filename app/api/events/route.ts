@@ -1,7 +1,7 @@
 import { withDb, withReadToken } from '@/lib/api/http';
 import { settings } from '@/lib/config';
 import { healthChanges } from '@/lib/index/health';
-import { changesSince, latestSeq } from '@/lib/index/queries';
+import { changesSince, latestSeq } from '@/lib/index/read/queries';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

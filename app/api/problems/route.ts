@@ -1,5 +1,5 @@
 import { json, withDb, withReadToken } from '@/lib/api/http';
-import { problems } from '@/lib/index/queries';
+import { problems } from '@/lib/index/read/queries';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

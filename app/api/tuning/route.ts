@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorResponse, json, withDb, withReadToken } from '@/lib/api/http';
-import { isKnownAgent, tuningReport } from '@/lib/index/tuning-queries';
+import { isKnownAgent, tuningReport } from '@/lib/index/read/tuning-queries';
 import { isSafeComponent } from '@/lib/ledger/names';
 import { indexNowMs } from '@/lib/index/steady-clock';
 

@@ -1,5 +1,5 @@
 /**
- * The operator activity (lib/index/activity.ts) reads the decision records' rows: a partial
+ * The operator activity (lib/index/read/activity.ts) reads the decision records' rows: a partial
  * index holds only those (a few in a hundred files), so the query reads them, not every file.
  */
 import type { Migration } from './migration';

@@ -1,5 +1,5 @@
 /**
- * The stale-threshold report (lib/index/tuning-queries.ts, docs/tuning.md). Heartbeat gaps
+ * The stale-threshold report (lib/index/read/tuning-queries.ts, docs/tuning.md). Heartbeat gaps
  * (successive arrivals of one run's heartbeat, this machine's clock) are observed live by the
  * indexer (beat-gaps.ts): per agent a count per log bucket (lib/ledger/tuning.ts), per run
  * how many and the longest; meta 'gaps_since_ms' says since when. They are not in the folder:

@@ -1,5 +1,5 @@
 /**
- * The fleet history (GET /api/holds, /history, lib/index/holds-queries.ts): each hold's
+ * The fleet history (GET /api/holds, /history, lib/index/read/holds-queries.ts): each hold's
  * arrivals, ending and what its numbers read as columns (lib/ledger/holds.ts), the whole row as
  * JSON, read by window
  * (claimed_ms, then ended_ms) overall or per agent. hold_gaps: the silences this index saw

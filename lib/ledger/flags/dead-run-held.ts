@@ -2,7 +2,7 @@ import type { FlagRule } from './rule';
 
 /**
  * Dead run held: this machine's reaper found the holder's run dead here and holds it for a
- * person's review. Raised by this machine's reaper state (lib/index/local-overlay.ts), never by
+ * person's review. Raised by this machine's reaper state (lib/index/read/local-overlay.ts), never by
  * derivation.
  */
 export const deadRunHeld: FlagRule = {

@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { benchSeed, OPS, REVIEWER, WORKERS } from '../../../bench/generate';
-import { nodePublicKey, nodeSign } from '../../../lib/index/node-sign';
+import { nodePublicKey, nodeSign } from '../../../lib/index/disk/node-sign';
 import { signFields } from '../../../lib/ledger/sign';
 import { mulberry32 } from '../../../lib/util/prng';
 import { DIED_MID_RUN, claimOrder, endRun, submitResult } from '../../../lib/demo/ferry';

@@ -28,7 +28,7 @@ afterAll(async () => {
 describe.skipIf(!built)('the soak, short', () => {
   it(`${RUN_S} s of a 25 files/s fleet: no missed update, every write shown, the board equal to a fresh index`, async () => {
     // Reruns never hang here: a card stale by its run keeps a stale reason its holder's activity
-    // elsewhere changed (lib/index/facts.ts, the soak finding), which this test is not about.
+    // elsewhere changed (lib/index/writer/facts.ts, the soak finding), which this test is not about.
     h = await SoakHarness.start({ workers: 20, streams: 10, pollers: 3, staleAfterS: 10, maxOrders: 150, hangs: { rerun: 0 }, log: (l) => console.log(`soak: ${l}`) });
     await sleep(RUN_S * 1000);
     expect(h.serve?.exited ?? null).toBeNull();

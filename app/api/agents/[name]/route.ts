@@ -1,5 +1,5 @@
 import { errorResponse, json, withDb, withReadToken } from '@/lib/api/http';
-import { agent } from '@/lib/index/queries';
+import { agent } from '@/lib/index/read/queries';
 import { retirePreview } from '@/lib/actions/retire-preview';
 import { isSafeComponent } from '@/lib/ledger/names';
 import { indexNowMs } from '@/lib/index/steady-clock';
