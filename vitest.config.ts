@@ -15,7 +15,8 @@ export default defineConfig({
     // Bounds far beyond any run on a loaded 2-core machine: they only end a test that hangs.
     testTimeout: 600_000,
     hookTimeout: 600_000,
-    // Both cores: most files spend their time waiting on child processes, timers and the disk.
-    maxWorkers: 2,
+    // Four workers on two cores: most files spend their time waiting on child processes, timers
+    // and the disk, not on a core.
+    maxWorkers: 4,
   },
 });

@@ -17,6 +17,9 @@ import { serveThisFile } from './fixture-server';
 
 const server = actionsServer();
 serveThisFile(server);
+// Its tests run on several workers at once, each worker with a server of its own: no test
+// depends on another's writes.
+test.describe.configure({ mode: 'parallel' });
 
 const lane = (page: Page, name: string) => page.locator(`section[data-lane="${name}"]`);
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });

@@ -1,5 +1,5 @@
 /**
- * On a phone: 390×844, touch, light and dark, against the actions server
+ * On a phone: 390×844, touch, against the actions server
  * (e2e/actions-fixture.ts). The board shows one lane at a time with the lanes as tabs whose
  * counts are /api/board's, the selected lane in the URL, and no sideways scroll; the header fits
  * with "Sign in as operator" a 44 px tap target; an alert's link (`<base>/orders/<id>`, as
@@ -7,6 +7,7 @@
  * every action dialog (acknowledge, re-queue, reopen, retire, supersede, bulk) and the key panel
  * fit the screen with their buttons reachable; a virtualized lane scrolls in the one-lane view.
  * Each test writes its own orders into the channel (the ones of 100 cards are removed after).
+ * The board runs in light and dark; the alert flow in light, the dialogs in dark (FLOW_SCHEME).
  * Screenshots: test-results/phone-*-light.png and phone-*-dark.png.
  */
 import { createHash } from 'node:crypto';
@@ -23,10 +24,15 @@ const W = 390;
 const H = 844;
 const server = actionsServer();
 serveThisFile(server);
+// Its tests run on several workers at once, each worker with a server of its own: each test
+// writes its own orders.
+test.describe.configure({ mode: 'parallel' });
 test.use({ viewport: { width: W, height: H }, deviceScaleFactor: 2, hasTouch: true, isMobile: true });
 
 const SCHEMES = ['light', 'dark'] as const;
 type Scheme = (typeof SCHEMES)[number];
+/** The scheme each tap flow runs in: one each, so that both schemes are looked at in a flow. */
+const FLOW_SCHEME: Record<'alert' | 'dialogs', Scheme> = { alert: 'light', dialogs: 'dark' };
 const LANES = ['attention', 'stale', 'running', 'review', 'queue', 'done'] as const;
 const TITLE: Record<(typeof LANES)[number], string> = {
   attention: 'Needs attention',
@@ -236,6 +242,8 @@ for (const scheme of SCHEMES) {
       await noSideScroll(page);
     });
 
+    // The two flows run once each, in one scheme each (the board above runs in both).
+    if (scheme === FLOW_SCHEME.alert)
     test(`from an alert's link to Done, by tap: sign in, acknowledge the give-up (${scheme})`, async ({ page }, testInfo) => {
       const id = `phone-gu-${scheme}`;
       writeClaimed(id, { gaveUp: true });
@@ -274,6 +282,7 @@ for (const scheme of SCHEMES) {
       await shot(page, testInfo, `done-${scheme}`);
     });
 
+    if (scheme === FLOW_SCHEME.dialogs)
     test(`every action dialog fits the screen and is worked by tap (${scheme})`, async ({ page }, testInfo) => {
       const [a, b] = [`phone-st-${scheme}-1`, `phone-st-${scheme}-2`];
       writeClaimed(a);
