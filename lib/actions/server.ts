@@ -4,7 +4,7 @@ import 'server-only';
  * dialogs ask first, GET /api/operators/:name): the request prelude they share (same origin, JSON
  * only, read-only mode, a per-operator rate limit), the context applyAction runs in on the server
  * (pins and related orders from the index), and the work of each endpoint. Refusals are thrown
- * as ClaimboardError (lib/errors.ts), which the route answers with lib/api/http.ts.
+ * as ClaimboardError (lib/errors.ts), which the endpoints' executor answers (lib/api/endpoint.ts).
  */
 import path from 'node:path';
 import { readDb, type DB } from '../index/db';
