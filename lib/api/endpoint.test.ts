@@ -26,7 +26,7 @@ afterEach(() => {
 let calls: unknown[] = [];
 
 /** GET /t/:id?n=: echoes the parsed request; `throw` makes it throw what `thrown` holds. */
-let thrown: unknown = null;
+let thrown: Error | null = null;
 const echo = defineEndpoint({
   method: 'GET',
   path: '/t/:id',
