@@ -2,7 +2,7 @@
  * Runs before every request but the API's and /metrics' (Next.js 16 proxy): the read token when
  * one is configured (CLAIMBOARD_READ_TOKEN; required by `claimboard serve` beyond loopback), and
  * a per-request CSP nonce for pages so that no inline script runs but Next's own. /api routes
- * and /metrics check the read token themselves (withReadToken in lib/api/http.ts): running the
+ * and /metrics check the read token themselves (the executor, lib/api/endpoint.ts): running the
  * proxy costs about a quarter of a cheap API request, they need no nonce, and a scraper must get
  * its answer, not the redirect that trades `?token=` for a cookie.
  */

@@ -352,9 +352,8 @@ export async function serve(opts: ServeOptions): Promise<number> {
     env: {
       ...process.env,
       NEXT_TELEMETRY_DISABLED: '1',
+      // The channel and its stale_after reach the web process through the index (the indexer records both).
       CLAIMBOARD_DB: dbFile,
-      CLAIMBOARD_CHANNEL: channel,
-      CLAIMBOARD_STALE_AFTER_MS: String(staleAfterMs),
       ...(opts.ferrymanState ? { CLAIMBOARD_FERRYMAN_STATE: path.resolve(opts.ferrymanState) } : {}),
       ...(stopNudges ? { CLAIMBOARD_NUDGE_SOCKET: nudgeSocket } : {}),
       ...(operatorKey ? { CLAIMBOARD_DEMO_OPERATOR_KEY: operatorKey } : {}),

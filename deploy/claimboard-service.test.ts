@@ -177,7 +177,7 @@ describe('the env example and docs/deploy.md', () => {
   });
 
   it('lists only variables claimboard or the unit reads', () => {
-    const sources = ['bin/cli.ts', 'bin/serve.ts', 'lib/config.ts', 'lib/index/channel-state.ts', 'lib/api/http.ts', 'proxy.ts'].map(read).join('\n');
+    const sources = ['bin/cli.ts', 'bin/serve.ts', 'lib/config.ts', 'lib/index/channel-state.ts', 'lib/api/endpoint.ts', 'proxy.ts'].map(read).join('\n');
     for (const v of exampleVars) {
       const used = sources.includes(`process.env.${v}`) || sources.includes(`env.${v}`) || UNITS.plain.text.includes(`$${v}`);
       expect(used, v).toBe(true);

@@ -3,8 +3,9 @@
  * test/support/boundaries.ts): the pure core imports no fs, SQLite, Next, React or outer layer;
  * components import no server code; the index imports neither the actions, the HTTP layer, the
  * alerts nor the pages' words; the query language stands alone; this machine's facts (lib/local)
- * sit below the index. Every source file of lib/ledger, components, lib/index, lib/alerts,
- * lib/api, lib/query and lib/local is read; a failure names the file, the line and the import.
+ * sit below the index; a route file (app/api, app/metrics) is an adapter of an endpoint of lib/api.
+ * Every source file of lib/ledger, components, lib/index, lib/alerts, lib/api, lib/query, lib/local,
+ * app/api and app/metrics is read; a failure names the file, the line and the import.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,8 +39,8 @@ function sourcesUnder(dir: string): string[] {
 }
 
 describe('the layout', () => {
-  it('lib/ledger, components, lib/index, lib/alerts, lib/api, lib/query and lib/local import only what their layer may', () => {
-    const files = ['lib/ledger', 'components', 'lib/index', 'lib/alerts', 'lib/api', 'lib/query', 'lib/local'].flatMap(sourcesUnder);
+  it('lib/ledger, components, lib/index, lib/alerts, lib/api, lib/query, lib/local and the route files import only what their layer may', () => {
+    const files = ['lib/ledger', 'components', 'lib/index', 'lib/alerts', 'lib/api', 'lib/query', 'lib/local', 'app/api', 'app/metrics'].flatMap(sourcesUnder);
     expect(files.length).toBeGreaterThan(80);
     const found = files.flatMap((f) => violationsOf(f, fs.readFileSync(path.join(ROOT, f), 'utf8'), repoContext));
     const known = (v: { file: string; target: string }) => KNOWN.some((k) => k.file === v.file && k.target === v.target);
@@ -128,6 +129,14 @@ describe('the checker', () => {
     expect(check('lib/query/query.ts', "import { FLAG_LABEL } from '../ui/labels';\nimport { ATTENTION_FLAGS } from '../ledger/card';")).toEqual([
       '1 ../ui/labels -> lib/ui/labels.ts: lib/ui is outside the query language',
     ]);
+  });
+
+  it('fails a route file on anything but lib/api (its adapter and endpoint); its tests are exempt', () => {
+    const src = "import { nextRoute } from '@/lib/api/next-route';\nimport { agents } from '@/lib/index/queries';\nimport { z } from 'zod';\nimport type { Card } from '@/lib/api/types';";
+    const why = (p: string) => `${p} is not lib/api: a route's work is its endpoint's`;
+    expect(check('app/api/agents/route.ts', src)).toEqual([`2 @/lib/index/queries -> lib/index/queries.ts: ${why('lib/index/queries.ts')}`, "3 zod -> zod: package zod: a route's work is its endpoint's"]);
+    expect(check('app/metrics/route.ts', "import { readDb } from '@/lib/index/db';")).toEqual([`1 @/lib/index/db -> lib/index/db.ts: ${why('lib/index/db.ts')}`]);
+    expect(check('app/api/agents/route.test.ts', src)).toEqual([]);
   });
 
   it('fails lib/local on the index and the acts (the reaper is lib/reaper)', () => {

@@ -77,11 +77,11 @@ const flag = z
  * process's working directory where they are used).
  */
 export const settings = {
-  /** The channel root the web server serves (`claimboard serve` sets it), or undefined. */
+  /** The channel `claimboard serve` serves when none is given on the command line, or undefined (the web process reads the served channel from the index). */
   channel: setting('CLAIMBOARD_CHANNEL', () => process.env.CLAIMBOARD_CHANNEL, text),
   /** The index database file, or undefined (the web server then has no index). */
   dbFile: setting('CLAIMBOARD_DB', () => process.env.CLAIMBOARD_DB, text),
-  /** stale_after, ms; default DEFAULT_STALE_AFTER_MS (300 000). */
+  /** stale_after for `claimboard reap`, ms; default DEFAULT_STALE_AFTER_MS (300 000). */
   staleAfterMs: setting(
     'CLAIMBOARD_STALE_AFTER_MS',
     () => process.env.CLAIMBOARD_STALE_AFTER_MS,

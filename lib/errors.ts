@@ -2,7 +2,7 @@
  * The error codes of claimboard, shared by the core, the server and the browser: what an error
  * body's `error` field says (`{error: code, message}`), the one map from a code to the HTTP
  * status it is answered with, and ClaimboardError, the one error type the server's services
- * throw (lib/api/http.ts `errorResponse` answers it). No imports: anything may use it.
+ * throw (lib/api/endpoint.ts `errorAnswer` answers it). No imports: anything may use it.
  */
 
 /** Every error code, as sent in an error body's `error`. */

@@ -1,7 +1,8 @@
 /**
  * The proxy does not run for /api routes nor /metrics, so each route handler checks the read
- * token itself (withReadToken). Every handler exported by every route file under app/ (app/api/**
- * and app/metrics), found on disk (a new route that forgets the check fails here): 401 without
+ * token itself (the endpoints' executor, lib/api/endpoint.ts, which every route's adapter goes
+ * through). Every handler exported by every route file under app/ (app/api/** and app/metrics),
+ * found on disk (a new route that forgets the check fails here): 401 without
  * the token when one is configured, and let through with it (bearer, cookie or query) or when
  * none is configured.
  */

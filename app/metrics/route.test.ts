@@ -61,7 +61,7 @@ async function scrape(headers: Record<string, string> = {}): Promise<{ res: Resp
 
 /** GET /api/board. `tag` makes the query string new: the route caches answers by it (1 s), and another test's index may have the same change seq. */
 async function boardOf(tag: string): Promise<BoardResponse> {
-  const res = boardGET(new Request(`http://127.0.0.1:3000/api/board?t=${tag}`));
+  const res = await boardGET(new Request(`http://127.0.0.1:3000/api/board?t=${tag}`));
   expect(res.status).toBe(200);
   return (await res.json()) as BoardResponse;
 }

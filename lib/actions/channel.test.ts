@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { applyAction, deriveSubset, type ApplyContext } from './apply';
 import { operatorInfo } from './server';
 import { openMemory } from '../index/db';
@@ -160,17 +160,16 @@ describe('an act names its channel', () => {
 describe('GET /api/operators/:name says which channel the next act is for', () => {
   it('on a folder that names none: a proposal, and that the act writes claimboard.channel.json; once named: its id, nothing new', () => {
     const root = vector11(null);
-    vi.stubEnv('CLAIMBOARD_CHANNEL', root);
+    const served = { root, staleAfterMs: 300_000 };
     const db = openMemory();
     try {
-      const fresh = operatorInfo(db, 'ops');
+      const fresh = operatorInfo(db, 'ops', served);
       expect(fresh.channel_new).toBe(true);
       expect(fresh.channel).toMatch(/^[0-9a-f]{32}$/);
       nameChannel(root, 'named-channel-0002');
-      expect(operatorInfo(db, 'ops')).toMatchObject({ channel: 'named-channel-0002', channel_new: false, channel_problem: null });
+      expect(operatorInfo(db, 'ops', served)).toMatchObject({ channel: 'named-channel-0002', channel_new: false, channel_problem: null });
     } finally {
       db.close();
-      vi.unstubAllEnvs();
     }
   });
 });

@@ -9,10 +9,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ChannelBuilder, seedOf } from '../../test/support/channel-builder';
 import { openMemory } from '../index/db';
 import { Indexer } from '../index/indexer';
+import { servedChannelOf } from '../index/store/meta';
 import { agent } from '../index/read/queries';
 import { naclVerify } from '../ledger/nacl-verify';
 import { plannedFiles } from '../client/action-plan';
@@ -21,7 +22,6 @@ import { retirePreview } from './retire-preview';
 
 const dirs: string[] = [];
 afterEach(() => {
-  vi.unstubAllEnvs();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -50,14 +50,12 @@ function channel(): string {
 describe('the retire preview', () => {
   it('names exactly the paths claimboard retire writes, each order with its consequence in ferry', async () => {
     const root = channel();
-    vi.stubEnv('CLAIMBOARD_CHANNEL', root);
-    vi.stubEnv('CLAIMBOARD_STALE_AFTER_MS', '300000');
     const db = openMemory();
     const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: naclVerify });
     await ix.start();
     await ix.stop();
 
-    const steps = retirePreview(db, 'fang', Date.now());
+    const steps = retirePreview(db, 'fang', Date.now(), servedChannelOf(db));
     expect(steps?.map((s) => [s.order_id, s.why])).toEqual([
       ['addressed', 'addressed'],
       ['gaveup', 'gave_up'],

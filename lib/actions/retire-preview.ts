@@ -10,11 +10,12 @@ import { claimedOrdersOf } from '../index/read/queries';
 import { retireSteps, type RetireStep } from '../ledger/actions';
 import { deriveSubset } from './apply';
 import { serverContext } from './server';
+import type { ServedChannel } from '../index/store/meta';
 
-/** The agent's retirement plan with each order's consequence, or null when the folder cannot be read. */
-export function retirePreview(db: DB, agent: string, nowMs: number): RetireStep[] | null {
+/** The agent's retirement plan with each order's consequence on the `served` channel, or null when the folder cannot be read. */
+export function retirePreview(db: DB, agent: string, nowMs: number, served: ServedChannel): RetireStep[] | null {
   try {
-    const ctx = serverContext(db, nowMs);
+    const ctx = serverContext(db, nowMs, served);
     return retireSteps(deriveSubset(ctx, claimedOrdersOf(db, agent)), agent);
   } catch {
     return null;

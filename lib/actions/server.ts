@@ -4,7 +4,7 @@ import 'server-only';
  * dialogs ask first, GET /api/operators/:name): the request prelude they share (same origin, JSON
  * only, read-only mode, a per-operator rate limit), the context applyAction runs in on the server
  * (pins and related orders from the index), and the work of each endpoint. Refusals are thrown
- * as ClaimboardError (lib/errors.ts), which the route answers with lib/api/http.ts.
+ * as ClaimboardError (lib/errors.ts), which the endpoints' executor answers (lib/api/endpoint.ts).
  */
 import path from 'node:path';
 import { readDb, type DB } from '../index/db';
@@ -23,6 +23,7 @@ import { signingPayload } from '../ledger/payloads';
 import { checkSignature, isOperator, type Roster } from '../ledger/verify';
 import { CLIENT_ADDRESS_HEADER, MAX_POST_BODY_BYTES, originAllowed } from '../security';
 import { settings } from '../config';
+import type { ServedChannel } from '../index/store/meta';
 import { ClaimboardError, HTTP_STATUS, type RefusalReason } from '../errors';
 import { applyAction, type ApplyContext } from './apply';
 import { ledgerPrevOf } from './write';
@@ -137,10 +138,14 @@ export function verifiedSigner(roster: Roster, r: SignedRecord): string {
   return signer;
 }
 
-/** The context of an action on the server: the channel and window from the environment, pins and related orders from the index. */
-export function serverContext(db: DB, nowMs: number): ApplyContext {
-  const root = settings.channel();
-  if (!root) throw new Error('CLAIMBOARD_CHANNEL is not set: start the dashboard with `claimboard serve`');
+/**
+ * The context of an action on the server: the channel and its stale_after as the index
+ * serves them (`served`), pins and related orders from the index. ClaimboardError
+ * `index_unavailable` while the index names no channel yet.
+ */
+export function serverContext(db: DB, nowMs: number, served: ServedChannel): ApplyContext {
+  const root = served.root;
+  if (!root) throw new ClaimboardError('index_unavailable', 'the index has not recorded the channel it serves yet: no action is accepted until it has', { reasonCode: 'index_unavailable' });
   const pins = pinnedKeys(db);
   const ferrymanState = settings.ferrymanState();
   return {
@@ -148,7 +153,7 @@ export function serverContext(db: DB, nowMs: number): ApplyContext {
     nowMs,
     clockSteps: indexClockSteps(db),
     knownArrival: (rel) => db.prepare('SELECT stat, arrival_ms FROM files WHERE path = ?').get(rel) as { stat: string; arrival_ms: number } | undefined,
-    staleAfterMs: settings.staleAfterMs(),
+    staleAfterMs: served.staleAfterMs,
     operators: settings.operators(),
     proposedChannel: serverProposal(),
     pins,
@@ -167,16 +172,18 @@ export function serverContext(db: DB, nowMs: number): ApplyContext {
  * MAX_JSON_DEPTH) as JSON; its shape (`parse`, which throws ClaimboardError `bad_request`); the
  * signer of every action `actionsOf` lists, verified against the index's roster; then the
  * verified signers' rate limits. A request refused before its signer is verified spends its
- * address's budget, never an operator's. Returns the parsed body; throws ClaimboardError.
+ * address's budget, never an operator's. `channelRoot` is the served channel's root, or null
+ * when the index cannot say (its folder is then not looked at here). Returns the parsed body;
+ * throws ClaimboardError.
  */
-export async function actionRequest<T>(req: Request, parse: (body: unknown) => T, actionsOf: (parsed: T) => readonly unknown[]): Promise<T> {
+export async function actionRequest<T>(req: Request, parse: (body: unknown) => T, actionsOf: (parsed: T) => readonly unknown[], channelRoot: () => string | null): Promise<T> {
   const guard = guardRequest(req);
   if (guard) throw guard;
   const client = clientOf(req);
   const addressKey = `address ${client}`;
   const held = limited(addressKey, MAX_UNVERIFIED_PER_ADDRESS, Date.now(), false);
   if (held > 0) throw new ClaimboardError('too_many_requests', `too many refused action requests from ${client}: wait ${held} s`, { retryAfterS: held, reasonCode: 'rate_limited' });
-  const gone = channelGone();
+  const gone = channelGone(channelRoot());
   if (gone) throw new ClaimboardError('index_unavailable', `the channel folder is missing (${gone}): no action is accepted until it is back and indexed again`, { reasonCode: 'index_unavailable' });
   let parsed: T;
   let signers: string[];
@@ -211,13 +218,12 @@ export async function actionRequest<T>(req: Request, parse: (body: unknown) => T
 }
 
 /**
- * Why the channel folder cannot take an action now, or null: it is not at CLAIMBOARD_CHANNEL (or
- * not a channel), or the indexer says it went missing and has not indexed it since it came back
- * (the health file, lib/index/health.ts): an action checked against a board that is not the
+ * Why the channel folder cannot take an action now, or null: it is not at `root` (or not a
+ * channel), or the indexer says it went missing and has not indexed it since it came back (the
+ * health file, lib/index/health.ts): an action checked against a board that is not the
  * folder's must not be written.
  */
-function channelGone(): string | null {
-  const root = settings.channel();
+function channelGone(root: string | null): string | null {
   if (root) {
     try {
       assertChannelRoot(root);
@@ -262,10 +268,10 @@ export interface Applied {
  * current card when the refusal has one (a conflict's), and for an act partly written the paths
  * that were written and those that were not (the indexer is told of those written).
  */
-export function applyOne(db: DB, body: unknown): Applied {
+export function applyOne(db: DB, body: unknown, served: ServedChannel): Applied {
   const wait = unverifiedRefusal(db, body);
   if (wait) throw wait;
-  const res = applyAction(body, serverContext(db, indexNowMs(db)));
+  const res = applyAction(body, serverContext(db, indexNowMs(db), served));
   if (res.status !== 201) {
     if (res.written) nudgeIndexer(res.written);
     const partly = res.written ? { written: res.written, not_written: res.not_written ?? [] } : {};
@@ -290,7 +296,7 @@ export interface BulkActionResult {
  * the ledger lines are chained, so after the first refusal the rest are not applied (a
  * conflict, `chain_broken`: "sign again").
  */
-export function applyBulk(db: DB, actions: readonly unknown[]): BulkActionResult[] {
+export function applyBulk(db: DB, actions: readonly unknown[], served: ServedChannel): BulkActionResult[] {
   const results: BulkActionResult[] = [];
   let broken: string | null = null;
   for (const a of actions) {
@@ -305,7 +311,7 @@ export function applyBulk(db: DB, actions: readonly unknown[]): BulkActionResult
       broken = `the ledger chain stopped at ${id ?? 'an earlier action'}`;
       continue;
     }
-    const res = applyAction(a, serverContext(db, indexNowMs(db)));
+    const res = applyAction(a, serverContext(db, indexNowMs(db), served));
     if (res.status === 201) {
       nudgeIndexer(res.written);
       results.push({ order_id: id, status: 201, written: res.written });
@@ -342,12 +348,12 @@ export interface OperatorAnswer {
  * as it is on disk now (`ledger_prev`: what its next signed line must chain to), the channel its
  * next act must be signed for, and whether actions and the demo key are offered.
  */
-export function operatorInfo(db: DB, name: string): OperatorAnswer {
+export function operatorInfo(db: DB, name: string, served: ServedChannel): OperatorAnswer {
   const n = canonicalName(name);
   const summary = storedAgent(db, n);
-  const root = settings.channel() ?? '';
+  const root = served.root ?? '';
   const { prev, refused } = ledgerPrevOf(path.join(root, ledgerPathOf(n)));
-  const channel = root ? actingChannel(root, serverProposal()) : { problem: 'no channel is served (CLAIMBOARD_CHANNEL is not set)' };
+  const channel = root ? actingChannel(root, serverProposal()) : { problem: 'no channel is served (the index has not recorded one yet)' };
   return {
     name: n,
     in_roster: summary !== null,

@@ -1,9 +1,9 @@
 /**
- * An HTTP answer before it is a Web Response, and what a read handler looks at of a request:
+ * An HTTP answer before it is a Web Response, and what the fast path looks at of a request:
  * the web process's fast path (fast-path.ts) writes an Answer straight to Node's response and
  * builds a ReadRequest from Node's request, with no Request or Response of the Fetch API between
  * (measured at 100,000 orders under 20 clients: those objects were about a sixth of the web
- * process's CPU). Next.js's route handlers turn the same Answer into a Response (toResponse).
+ * process's CPU). Next.js's route handlers turn the same Answer into a Response (next-route.ts).
  */
 
 /** Status, headers and the body's bytes. */
@@ -13,19 +13,8 @@ export interface Answer {
   readonly body: Buffer;
 }
 
-/** What a read handler looks at of a request: its URL as sent (`/api/board?q=...`, or absolute) and a header by name. */
+/** What the fast path looks at of a request: its URL as sent (`/api/board?q=...`, or absolute) and a header by name. */
 export interface ReadRequest {
   readonly url: string;
   readonly header: (name: string) => string | null;
-}
-
-/** The ReadRequest of a Fetch API Request (a Next.js route's). */
-export function readRequestOf(req: Request): ReadRequest {
-  return { url: req.url, header: (name) => req.headers.get(name) };
-}
-
-/** The Fetch API Response of an Answer (a Next.js route's). */
-export function toResponse(a: Answer): Response {
-  // Buffers from Buffer.from(string) sit on a plain ArrayBuffer (the type allows a shared one).
-  return new Response(a.body as Uint8Array<ArrayBuffer>, { status: a.status, headers: a.headers });
 }

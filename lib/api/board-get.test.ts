@@ -56,7 +56,7 @@ describe('boardForPage', () => {
     const page = boardForPage('');
     expect(page).not.toBeNull();
     expect(lanesOf(page!)).toEqual(want);
-    const api = (await boardGET(new Request('http://127.0.0.1:3000/api/board')).json()) as BoardResponse;
+    const api = (await (await boardGET(new Request('http://127.0.0.1:3000/api/board'))).json()) as BoardResponse;
     expect(lanesOf(page!)).toEqual(lanesOf(api));
     expect(page!.lanes.map((l) => l.count)).toEqual(api.lanes.map((l) => l.count));
   });
@@ -72,7 +72,7 @@ describe('boardForPage', () => {
   it('is null where the API answers an error: a query it refuses, no index', async () => {
     await indexed();
     const bad = `?${new URLSearchParams({ q: 'state:nonsense' }).toString()}`;
-    expect(boardGET(new Request(`http://127.0.0.1:3000/api/board${bad}`)).status).toBe(400);
+    expect((await boardGET(new Request(`http://127.0.0.1:3000/api/board${bad}`))).status).toBe(400);
     expect(boardForPage(bad)).toBeNull();
 
     process.env.CLAIMBOARD_DB = path.join(os.tmpdir(), 'cb-board-page-no-such-index', 'index.sqlite');
@@ -82,7 +82,7 @@ describe('boardForPage', () => {
   it('does not ask for the read token: the proxy checks it for the page (proxy.ts), while the API asks itself', async () => {
     await indexed();
     process.env.CLAIMBOARD_READ_TOKEN = 'a-read-token-of-32-characters-at-least';
-    expect(boardGET(new Request('http://127.0.0.1:3000/api/board')).status).toBe(401);
+    expect((await boardGET(new Request('http://127.0.0.1:3000/api/board'))).status).toBe(401);
     expect(boardForPage('')).not.toBeNull();
   });
 });

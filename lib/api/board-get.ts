@@ -1,26 +1,26 @@
 import 'server-only';
+/** GET /api/board (the fast path answers it too, lib/api/fast-path.ts): every lane's count and first page, or one lane's next page. */
 import { z } from 'zod';
-import { actionsEnabled, errorAnswer, jsonAnswer, readTokenChecked, withDbAnswer } from './http';
-import { readRequestOf, toResponse, type Answer, type ReadRequest } from './answer';
-import { board, decodeCursor, lanePage, latestSeq, PAGE_SIZE } from '../index/read/queries';
+import { defineEndpoint, Raw, answerForPage } from './endpoint';
+import { board as boardOf, decodeCursor, lanePage, latestSeq, PAGE_SIZE } from '../index/read/queries';
 import { AnswerCache } from './answer-cache';
 import { serverOverlay } from '../index/read/local-overlay';
-import { LANES } from '../ledger/derive';
+import { LANES, type Lane } from '../ledger/derive';
 import { ATTENTION_FLAGS, ORDER_STATES } from '../ledger/card';
 import { MAX_QUERY_LENGTH, queryOfParams } from '../query/query';
 import { currentHealth, HEALTH_OK, type IndexHealth } from '../index/health';
 import { settings } from '../config';
 import { MAX_LANE_LIMIT, type BoardResponse } from './types';
-import { indexNowMs } from '../index/steady-clock';
 
 /**
  * `q`: the board query (lib/query/query.ts); `agent`, `state`, `flag`: the older parameters, each
  * one more term of the query (`agent=fang` is `agent:fang`). A query that does not parse is a
- * 400 whose message is the parser's reason and the character it starts at.
+ * 400 whose message is the parser's reason and the character it starts at; then a cursor that
+ * is not one of this API's.
  */
-const Query = z
+const BoardRequest = z
   .object({
-    lane: z.enum(LANES as unknown as [string, ...string[]]).optional(),
+    lane: z.enum(LANES as unknown as [Lane, ...Lane[]]).optional(),
     cursor: z.string().max(2000).optional(),
     // With `lane`: how many cards this page holds (a lane fetched again after its first page
     // changed asks for as many as it had loaded, so it keeps its length).
@@ -36,7 +36,12 @@ const Query = z
       ctx.addIssue({ code: 'custom', path: ['q'], message: `${parsed.reason} (at character ${parsed.at + 1})` });
       return z.NEVER;
     }
-    return { lane: p.lane, cursor: p.cursor, limit: p.limit, terms: parsed.terms };
+    const after = p.cursor ? decodeCursor(p.cursor) : null;
+    if (p.cursor && !after) {
+      ctx.addIssue({ code: 'custom', path: ['cursor'], message: 'not a cursor from this API' });
+      return z.NEVER;
+    }
+    return { lane: p.lane, cursor: p.cursor, limit: p.limit, terms: parsed.terms, after };
   });
 
 const healthOf = (file: string | undefined) => (file ? currentHealth(file) : HEALTH_OK);
@@ -51,56 +56,36 @@ function healthBytes(health: IndexHealth): Buffer {
 /** Answers at most 1 s old and never older than the index's last change (`now_ms` may lag by that second). */
 const cache = new AnswerCache(1000);
 
-/**
- * GET /api/board: every lane's count and first page; with `lane` (and `cursor`, `limit`), one
- * lane's next page. Cached by the raw query string: a query answered before was valid then and
- * parses the same now, so a hit skips parsing.
- */
-function get(req: ReadRequest): Answer {
-  const url = req.url;
-  const q = url.indexOf('?');
-  const search = q === -1 ? '' : url.slice(q);
-  return withDbAnswer((db) => {
-    const now = indexNowMs(db);
+/** GET /api/board: every lane's count and first page; with `lane` (and `cursor`, `limit`), one lane's next page. Cached by the query string. */
+export const boardGet = defineEndpoint({
+  method: 'GET',
+  path: '/api/board',
+  request: BoardRequest,
+  execute(ctx, req) {
+    const db = ctx.db();
+    const now = ctx.nowMs();
     const seq = latestSeq(db);
     // The writer's word on whether this board is current (a full disk, a rebuild, the folder
     // gone): read on every request, outside the cache, since it changes with no change row.
     const health = healthBytes(healthOf(settings.dbFile()));
-    const withHealth = (body: Buffer) => jsonAnswer(Buffer.concat([health, body.subarray(1)]));
-    const hit = cache.peek(search, seq, now);
+    const withHealth = (body: Buffer) => Raw.bytes(Buffer.concat([health, body.subarray(1)]));
+    const hit = cache.peek(ctx.search, seq, now);
     if (hit) return withHealth(hit);
-    const params = Object.fromEntries(new URLSearchParams(search));
-    for (const k of Object.keys(params)) if (params[k] === '') delete params[k];
-    const parsed = Query.safeParse(params);
-    if (!parsed.success) return errorAnswer('bad_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-    const { lane, cursor, limit, terms } = parsed.data;
-    const c = cursor ? decodeCursor(cursor) : null;
-    if (cursor && !c) return errorAnswer('bad_request', 'cursor: not a cursor from this API');
     // This machine's facts: nothing changes where no agent is local and nothing is held.
-    const overlay = serverOverlay();
+    const overlay = serverOverlay(ctx.served().root);
     const body = JSON.stringify(
-      lane ? overlay.lanePage(db, lanePage(db, lane as (typeof LANES)[number], terms, c, limit ?? PAGE_SIZE, now), now) : overlay.board(db, board(db, terms, now, actionsEnabled()), now),
+      req.lane ? overlay.lanePage(db, lanePage(db, req.lane, req.terms, req.after, req.limit ?? PAGE_SIZE, now), now) : overlay.board(db, boardOf(db, req.terms, now, !ctx.readOnly), now),
     );
-    return withHealth(cache.put(search, seq, now, body));
-  });
-}
-
-/** GET /api/board for the web process's fast path (lib/api/fast-path.ts), read token checked. */
-export const boardAnswer = readTokenChecked(get);
-
-/** The same handler as a Next.js route (app/api/board/route.ts), so both answer alike. */
-export function getBoard(req: Request): Response {
-  return toResponse(boardAnswer(readRequestOf(req)));
-}
+    return withHealth(cache.put(ctx.search, seq, now, body));
+  },
+});
 
 /**
  * The board GET /api/board would answer for `search` (`''` or `?q=...`), for the board page's
  * server render (app/page.tsx): the page arrives with its lanes and cards, and the browser asks
- * the API only when something changes. The read token was checked by the proxy for the page.
- * Null when the API would answer an error (no index yet, a query it refuses): the page then
- * fetches the board itself and shows the error as it always has.
+ * the API only when something changes. Null when the API would answer an error (no index yet, a
+ * query it refuses): the page then fetches the board itself and shows the error as it always has.
  */
 export function boardForPage(search: string): BoardResponse | null {
-  const a = get({ url: `/api/board${search}`, header: () => null });
-  return a.status === 200 ? (JSON.parse(a.body.toString('utf8')) as BoardResponse) : null;
+  return answerForPage(boardGet, search) as BoardResponse | null;
 }

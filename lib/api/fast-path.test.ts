@@ -6,17 +6,19 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip, fastHandler, SECURITY_HEADERS } from './fast-path';
-import { boardAnswer } from './board-get';
-import { holdsAnswer } from './holds-get';
+import { acceptsGzip, fastHandler, fastRoute, SECURITY_HEADERS } from './fast-path';
+import { boardGet } from './board-get';
+import { holdsGet } from './holds-get';
+import { orderGet } from './order-get';
 
 describe('fastHandler: what the fast path answers, what it leaves to Next.js', () => {
-  it('takes GET /api/board and GET /api/holds with any query, and GET /api/orders/<id>', () => {
-    expect(fastHandler('GET', '/api/board')).toBe(boardAnswer);
-    expect(fastHandler('GET', '/api/holds?range=30d&agent=fang')).toBe(holdsAnswer);
-    expect(fastHandler('GET', '/api/board?q=lane%3Astale&lane=stale')).toBe(boardAnswer);
+  it('takes GET /api/board and GET /api/holds with any query, and GET /api/orders/<id> with the id decoded', () => {
+    expect(fastRoute('GET', '/api/board')).toEqual({ endpoint: boardGet, params: {} });
+    expect(fastRoute('GET', '/api/holds?range=30d&agent=fang')).toEqual({ endpoint: holdsGet, params: {} });
+    expect(fastRoute('GET', '/api/board?q=lane%3Astale&lane=stale')).toEqual({ endpoint: boardGet, params: {} });
+    expect(fastRoute('GET', '/api/orders/fix-api-1046')).toEqual({ endpoint: orderGet, params: { id: 'fix-api-1046' } });
+    expect(fastRoute('GET', '/api/orders/a%2Fb?x=1')).toEqual({ endpoint: orderGet, params: { id: 'a/b' } }); // the endpoint refuses the id (400), as Next's route does
     expect(fastHandler('GET', '/api/orders/fix-api-1046')).toBeTypeOf('function');
-    expect(fastHandler('GET', '/api/orders/a%2Fb?x=1')).toBeTypeOf('function'); // the handler refuses the id (400), as Next's route did
   });
   it('leaves everything else to Next.js: other methods, paths, a trailing slash, a bad escape', () => {
     for (const [m, u] of [
@@ -36,6 +38,7 @@ describe('fastHandler: what the fast path answers, what it leaves to Next.js', (
       ['GET', undefined],
       [undefined, '/api/board'],
     ] as const) {
+      expect(fastRoute(m, u), `${String(m)} ${String(u)}`).toBeNull();
       expect(fastHandler(m, u), `${String(m)} ${String(u)}`).toBeNull();
     }
   });

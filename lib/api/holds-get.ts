@@ -6,19 +6,20 @@ import 'server-only';
  * A window or a query that does not read is a 400 with the reason.
  */
 import { z } from 'zod';
-import { errorAnswer, jsonAnswer, readTokenChecked, withDbAnswer } from './http';
-import { readRequestOf, toResponse, type Answer, type ReadRequest } from './answer';
+import { ClaimboardError } from '../errors';
+import { answerForPage, defineEndpoint, Raw, rawRequestOf, reasonOf } from './endpoint';
 import { AnswerCache } from './answer-cache';
 import { latestSeq } from '../index/read/queries';
 import { decodeHoldCursor, historyView, holdsPage, MAX_HOLDS_LIMIT, type HoldFilters } from '../index/read/holds-queries';
-import { indexNowMs } from '../index/steady-clock';
+import type { DB } from '../index/db';
 import { isSafeComponent } from '../ledger/names';
 import { historyQueryOf, MAX_QUERY_LENGTH } from '../query/query';
 import { resolveWindow } from '../query/window';
 import type { HistoryResponse } from './types';
 
 const Instant = z.string().max(40).optional();
-const Params = z.object({
+/** The request's parameters as given; the window they name depends on when it is asked (filtersAt). */
+const HoldsRequest = z.object({
   range: z.string().max(10).optional(),
   from: Instant,
   to: Instant,
@@ -29,15 +30,12 @@ const Params = z.object({
   cursor: z.string().max(2000).optional(),
   limit: z.coerce.number().int().min(1).max(MAX_HOLDS_LIMIT).optional(),
 });
+type HoldsParams = z.infer<typeof HoldsRequest>;
 
-/** The filters a query string asks for at `nowMs`, or the reason it asks for none. */
-export function holdFiltersOf(search: string, nowMs: number): { ok: true; filters: HoldFilters; cursor: string | null; limit: number | undefined } | { ok: false; reason: string } {
-  const params = Object.fromEntries(new URLSearchParams(search));
-  delete params.token;
-  for (const k of Object.keys(params)) if (params[k] === '') delete params[k];
-  const parsed = Params.safeParse(params);
-  if (!parsed.success) return { ok: false, reason: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
-  const p = parsed.data;
+type Filtered = { ok: true; filters: HoldFilters; cursor: string | null; limit: number | undefined } | { ok: false; reason: string };
+
+/** The filters parsed parameters ask for at `nowMs`: the window, the query, the cursor; or the reason they ask for none. */
+function filtersAt(p: HoldsParams, nowMs: number): Filtered {
   const w = resolveWindow(p, nowMs);
   if (!w.ok) return w;
   const q = historyQueryOf(p);
@@ -46,60 +44,46 @@ export function holdFiltersOf(search: string, nowMs: number): { ok: true; filter
   return { ok: true, filters: { window: w.window, terms: q.terms, ...(p.order ? { order: p.order } : {}) }, cursor: p.cursor ?? null, limit: p.limit };
 }
 
-const searchOf = (url: string) => {
-  const q = url.indexOf('?');
-  return q === -1 ? '' : url.slice(q);
-};
+/** The filters a query string asks for at `nowMs`, or the reason it asks for none (the CLI's `claimboard holds` reads its options so). */
+export function holdFiltersOf(search: string, nowMs: number): Filtered {
+  const parsed = HoldsRequest.safeParse(rawRequestOf(search, {}));
+  return parsed.success ? filtersAt(parsed.data, nowMs) : { ok: false, reason: reasonOf(parsed.error.issues, []) };
+}
 
-/** Answers at most 1 s old and never older than the index's last change (a relative window moves with now). */
-const pages = new AnswerCache(1000);
-const views = new AnswerCache(1000);
-
-function getHolds(req: ReadRequest): Answer {
-  const search = searchOf(req.url);
-  return withDbAnswer((db) => {
-    const now = indexNowMs(db);
-    const seq = latestSeq(db);
-    const hit = pages.peek(search, seq, now);
-    if (hit) return jsonAnswer(hit);
-    const f = holdFiltersOf(search, now);
-    if (!f.ok) return errorAnswer('bad_request', f.reason);
-    return jsonAnswer(pages.put(search, seq, now, JSON.stringify(holdsPage(db, f.filters, f.cursor, now, f.limit))));
+/**
+ * The endpoint at `path` answering `answer` for the filters a request asks for now, each answer
+ * cached by the query string at most 1 s and never past the index's last change (a relative
+ * window moves with now).
+ */
+function holdsEndpoint(path: string, answer: (db: DB, f: Extract<Filtered, { ok: true }>, nowMs: number) => unknown) {
+  const cache = new AnswerCache(1000);
+  return defineEndpoint({
+    method: 'GET',
+    path,
+    request: HoldsRequest,
+    execute(ctx, p) {
+      const db = ctx.db();
+      const now = ctx.nowMs();
+      const seq = latestSeq(db);
+      const hit = cache.peek(ctx.search, seq, now);
+      if (hit) return Raw.bytes(hit);
+      const f = filtersAt(p, now);
+      if (!f.ok) throw new ClaimboardError('bad_request', f.reason);
+      return Raw.bytes(cache.put(ctx.search, seq, now, JSON.stringify(answer(db, f, now))));
+    },
   });
 }
 
-function getHistory(req: ReadRequest): Answer {
-  const search = searchOf(req.url);
-  return withDbAnswer((db) => {
-    const now = indexNowMs(db);
-    const seq = latestSeq(db);
-    const hit = views.peek(search, seq, now);
-    if (hit) return jsonAnswer(hit);
-    const f = holdFiltersOf(search, now);
-    if (!f.ok) return errorAnswer('bad_request', f.reason);
-    return jsonAnswer(views.put(search, seq, now, JSON.stringify(historyView(db, f.filters, now))));
-  });
-}
+/** GET /api/holds (the fast path answers it too): one page of the holds in the window. */
+export const holdsGet = holdsEndpoint('/api/holds', (db, f, now) => holdsPage(db, f.filters, f.cursor, now, f.limit));
 
-/** GET /api/holds for the web process's fast path, read token checked. */
-export const holdsAnswer = readTokenChecked(getHolds);
-const historyAnswer = readTokenChecked(getHistory);
-
-/** GET /api/holds as a Next.js route (app/api/holds/route.ts). */
-export function getHoldsRoute(req: Request): Response {
-  return toResponse(holdsAnswer(readRequestOf(req)));
-}
-
-/** GET /api/history as a Next.js route (app/api/history/route.ts). */
-export function getHistoryRoute(req: Request): Response {
-  return toResponse(historyAnswer(readRequestOf(req)));
-}
+/** GET /api/history: what /history draws. */
+export const historyGet = holdsEndpoint('/api/history', (db, f, now) => historyView(db, f.filters, now));
 
 /**
  * What GET /api/history answers for `search`, for the page's server render (app/history/page.tsx);
  * null when it answers an error (the page then asks and shows it). The proxy checked the read token.
  */
 export function historyForPage(search: string): HistoryResponse | null {
-  const a = getHistory({ url: `/api/history${search}`, header: () => null });
-  return a.status === 200 ? (JSON.parse(a.body.toString('utf8')) as HistoryResponse) : null;
+  return answerForPage(historyGet, search) as HistoryResponse | null;
 }

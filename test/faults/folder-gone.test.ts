@@ -20,13 +20,10 @@ import { POST } from '../../app/api/actions/route';
 import { until } from '../support/until';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-gone-'));
-const saved = { db: process.env.CLAIMBOARD_DB, channel: process.env.CLAIMBOARD_CHANNEL };
+const saved = { db: process.env.CLAIMBOARD_DB };
 afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
-  for (const [k, v] of [
-    ['CLAIMBOARD_DB', saved.db],
-    ['CLAIMBOARD_CHANNEL', saved.channel],
-  ] as const) {
+  for (const [k, v] of [['CLAIMBOARD_DB', saved.db]] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
@@ -57,7 +54,6 @@ describe('the channel folder disappears and comes back', () => {
     const ix = new Indexer({ root, db, staleAfterMs: 300_000, rescanMs: 100, verify: nodeVerify, log: (l) => lines.push(l) });
     await ix.start();
     process.env.CLAIMBOARD_DB = file;
-    process.env.CLAIMBOARD_CHANNEL = root;
     try {
       const first = JSON.stringify(ix.state);
       expect(ix.state.orders.map((c) => c.order_id).sort()).toEqual(['t1', 't2', 't3']);

@@ -140,7 +140,23 @@ export const RULES: readonly Rule[] = [
       return dir ? `${dir} is a layer above` : null;
     },
   },
+  {
+    name: 'app/api route files are adapters of lib/api endpoints (lib/api/next-route.ts and the endpoints, nothing else)',
+    files: 'app/api/',
+    forbids: (t) => routeImport(t),
+  },
+  {
+    name: 'app/metrics is an adapter of a lib/api endpoint (lib/api/next-route.ts and the endpoint, nothing else)',
+    files: 'app/metrics/',
+    forbids: (t) => routeImport(t),
+  },
 ];
+
+/** Why a route file may not import `t` (it imports the adapter and its endpoint from lib/api only), or null. */
+function routeImport(t: Target): string | null {
+  if (t.kind === 'package') return `package ${t.name}: a route's work is its endpoint's`;
+  return under(t, ['lib/api']) ? null : `${t.path} is not lib/api: a route's work is its endpoint's`;
+}
 
 /** One forbidden import. */
 export interface Violation {

@@ -35,7 +35,6 @@ beforeAll(async () => {
   await ix.stop();
   db.close();
   process.env.CLAIMBOARD_DB = path.join(dir, 'index.sqlite');
-  process.env.CLAIMBOARD_CHANNEL = root;
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 beforeEach(() => {

@@ -40,7 +40,7 @@ afterAll(async () => {
   else process.env.CLAIMBOARD_DB = savedDb;
 });
 
-const board = async () => (await GET(new Request('http://127.0.0.1:3000/api/board')).json()) as BoardResponse;
+const board = async () => (await (await GET(new Request('http://127.0.0.1:3000/api/board'))).json()) as BoardResponse;
 
 describe('GET /api/board index_health', () => {
   it('is ok after a start, degraded with the reason while the writer says so (cached answers too), ok again after', async () => {

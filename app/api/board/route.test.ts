@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 async function get(query: Record<string, string>): Promise<{ status: number; body: unknown }> {
-  const res = GET(new Request(`http://127.0.0.1:3000/api/board?${new URLSearchParams(query).toString()}`));
+  const res = await GET(new Request(`http://127.0.0.1:3000/api/board?${new URLSearchParams(query).toString()}`));
   return { status: res.status, body: await res.json() };
 }
 

@@ -1,12 +1,8 @@
-import { json, withDb, withReadToken } from '@/lib/api/http';
-import { problems } from '@/lib/index/read/queries';
+import { nextRoute } from '@/lib/api/next-route';
+import { problemsGet } from '@/lib/api/fleet-get';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-/** GET /api/problems: every problem row and every ledger file's integrity. */
-function get() {
-  return withDb((db) => json(problems(db)));
-}
-
-export const GET = withReadToken(get);
+/** GET /api/problems (lib/api/fleet-get.ts). */
+export const GET = nextRoute(problemsGet);

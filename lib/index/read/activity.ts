@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DB } from '../db';
 import { decodeCursor, encodeCursor, indexVersion, rosterOf } from './queries';
-import { readMeta } from '../store/meta';
+import { channelRootOf } from '../store/meta';
 import { indexClockSteps } from '../steady-clock';
 import { steadyArrival, type ClockStep } from '../../ledger/clock-steps';
 import { entryFromStat, isRealDir, listCapped, MAX_FOLDER_ENTRIES } from '../disk/read-channel';
@@ -159,7 +159,7 @@ function everything(db: DB): { acts: Act[]; ledgers: ActivityLedger[] } {
   // Arrivals on the index's clock (steady-clock.ts): the clock's steps are part of what the acts are computed from.
   const steps = indexClockSteps(db);
   const rosterVersion = steps.length === 0 ? rosterOnly : `${rosterOnly}\u0000${JSON.stringify(steps)}`;
-  const root = readMeta(db, 'channel') ?? '';
+  const root = channelRootOf(db) ?? '';
   const isAuthority = (n: string) => roster.authorities.has(n);
 
   const read: ReadRecord[] = [];

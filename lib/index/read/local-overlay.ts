@@ -121,16 +121,15 @@ let current: { readonly key: string; readonly overlay: LocalOverlay } | null = n
 
 /**
  * The web server's overlay, from the settings `claimboard serve` passes (CLAIMBOARD_LOCAL_AGENTS,
- * CLAIMBOARD_FERRYMAN_WORKSPACES, CLAIMBOARD_FERRYMAN_STATE, CLAIMBOARD_REAPER_STATE,
- * CLAIMBOARD_CHANNEL); one per distinct configuration. Throws Error on a bad local agent or
+ * CLAIMBOARD_FERRYMAN_WORKSPACES, CLAIMBOARD_FERRYMAN_STATE, CLAIMBOARD_REAPER_STATE) and the
+ * served `channel` root (null: none recorded yet); one per distinct configuration. Throws Error on a bad local agent or
  * agent.toml (serve checks the same at start and exits 2, so a served board never meets it).
  */
-export function serverOverlay(): LocalOverlay {
+export function serverOverlay(channel: string | null): LocalOverlay {
   const localAgents = settings.localAgents();
   const workspaces = settings.ferrymanWorkspaces();
   const ferrymanState = settings.ferrymanState();
   const stateDir = settings.reaperState() ?? defaultStateDir();
-  const channel = settings.channel() ?? null;
   const key = JSON.stringify([localAgents, workspaces, ferrymanState, stateDir, channel]);
   if (current?.key !== key) {
     const local = localAgentsOf({ localAgents, workspaces, ...(ferrymanState ? { ferrymanState } : {}) });

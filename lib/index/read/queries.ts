@@ -24,7 +24,7 @@ import type {
 import type { HoldHistory } from '../../ledger/holds';
 import type { Roster, RosterEntry } from '../../ledger/verify';
 import { laneWhere } from './board-where';
-import { readMeta, staleAfterMsOf } from '../store/meta';
+import { channelRootOf, readMeta, staleAfterMsOf } from '../store/meta';
 import { indexClockSteps } from '../steady-clock';
 import { orderBody, type OrderInputs, type RunRow } from './order-detail';
 import { groupQuery, type QueryTerm } from '../../query/query';
@@ -119,7 +119,7 @@ function withUnverified(db: DB, cards: Card[]): Card[] {
 /** GET /api/board: every lane's count and first page under the query (`nowMs`: this machine's clock). */
 export function board(db: DB, terms: readonly QueryTerm[], nowMs: number, actionsEnabled: boolean): BoardResponse {
   return {
-    channel: readMeta(db, 'channel') ?? '',
+    channel: channelRootOf(db) ?? '',
     now_ms: nowMs,
     stale_after_ms: staleAfterMsOf(db),
     progress: progressOf(db),
@@ -195,7 +195,7 @@ function readOrderInputs(db: DB, id: string): OrderInputs | null {
     runs: stmt(db, 'SELECT agent, run, pid, first_arrival_ms, last_arrival_ms, last_writer_at, beats, writer_offset_ms FROM runs WHERE order_id = ? ORDER BY first_arrival_ms, agent, run').all(row.order_id) as RunRow[],
     dependents: stmt(db, 'SELECT c.order_id, c.state FROM deps d JOIN cards c ON c.order_id = d.order_id WHERE d.dep = ? ORDER BY c.order_id').all(row.order_id) as OrderInputs['dependents'],
     roster: rosterOf(db, at),
-    channel: readMeta(db, 'channel') ?? '',
+    channel: channelRootOf(db) ?? '',
     staleAfterMs: staleAfterMsOf(db),
     clockSteps: indexClockSteps(db),
   };

@@ -18,7 +18,7 @@ import { LANES, type Lane } from '../../ledger/derive';
 import { countBeyond, distributionOfBuckets, distributionOfSamples, suggestThreshold, wouldFlag, type BucketCount } from '../../ledger/tuning';
 import type { FlaggedRun, LaneAge, TuningReport } from '../../ledger/tuning-types';
 import { GAPS_SINCE_KEY } from '../writer/beat-gaps';
-import { readMeta, staleAfterMsOf } from '../store/meta';
+import { channelRootOf, readMeta, staleAfterMsOf } from '../store/meta';
 
 const statements = new WeakMap<DB, Map<string, Statement>>();
 
@@ -95,7 +95,7 @@ function readReport(db: DB, agent: string | null, nowMs: number): TuningReport {
   ) as number[];
 
   return {
-    channel: readMeta(db, 'channel') ?? '',
+    channel: channelRootOf(db) ?? '',
     agent,
     stale_after_ms: staleAfterMs,
     now_ms: nowMs,

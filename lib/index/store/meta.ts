@@ -178,3 +178,25 @@ export function deleteMeta(db: DB, key: MetaKey): void {
 export function staleAfterMsOf(db: DB): number {
   return readMeta(db, 'stale_after_ms') ?? DEFAULT_STALE_AFTER_MS;
 }
+
+/** The channel root the indexer recorded at its start (absolute), or null before it has. */
+export function channelRootOf(db: DB): string | null {
+  return readMeta(db, 'channel');
+}
+
+/** The channel an index was built from and the stale_after it derives with. */
+export interface ServedChannel {
+  /** The channel root (absolute), or null: no indexer has recorded one in this index yet. */
+  readonly root: string | null;
+  /** stale_after, ms. */
+  readonly staleAfterMs: number;
+}
+
+/**
+ * The channel the index serves, as its indexer recorded it at its start: the one place the web
+ * process learns the channel root and stale_after, for its reads and its acts alike (the
+ * answers' own `channel` and `stale_after_ms` are read from the same rows).
+ */
+export function servedChannelOf(db: DB): ServedChannel {
+  return { root: channelRootOf(db), staleAfterMs: staleAfterMsOf(db) };
+}
