@@ -15,7 +15,7 @@ export default defineConfig({
   retries: 0,
   // Bounds far beyond any run on a loaded 2-core machine: they only end a test that hangs.
   timeout: 600_000,
-  expect: { timeout: 20_000 },
+  expect: { timeout: 60_000 },
   workers: 4,
   fullyParallel: false,
   reporter: [['list']],

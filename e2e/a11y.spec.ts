@@ -38,7 +38,7 @@ test.beforeAll(async () => {
   // Every claim of the demo goes stale once stale_after (300 s) has passed on the server's clock.
   await server.letTimePass(400_000);
   await expect
-    .poll(async () => ((await (await fetch(`${server!.url}/api/board`)).json()) as BoardResponse).lanes.find((l) => l.lane === 'stale')?.count ?? 0, { timeout: 30_000 })
+    .poll(async () => ((await (await fetch(`${server!.url}/api/board`)).json()) as BoardResponse).lanes.find((l) => l.lane === 'stale')?.count ?? 0)
     .toBeGreaterThan(0);
 });
 

@@ -157,7 +157,7 @@ test('re-queue the stale ichabod-1650: it moves to Queue; a page that still saw 
 
   const openRequeue = async (page: Page) => {
     const card = lane(page, 'stale').locator('[data-order="ichabod-1650"]');
-    await expect(card).toBeVisible({ timeout: 30_000 });
+    await expect(card).toBeVisible();
     await card.getByRole('button', { name: 'Actions on ichabod-1650' }).click();
     await page.getByRole('menuitem', { name: /Re-queue/ }).click();
     const dialog = page.getByRole('dialog', { name: 'Re-queue ichabod-1650' });
@@ -179,7 +179,7 @@ test('re-queue the stale ichabod-1650: it moves to Queue; a page that still saw 
   await da.getByRole('button', { name: 'Sign and re-queue' }).click();
   await expect(da).toBeHidden();
   await expect(a.locator('[data-toast="ok"]')).toContainText('written: tasks/ichabod-1650/release.ops.fang.json, ledger.ops.jsonl');
-  await expect(lane(a, 'queue').locator('[data-order="ichabod-1650"]')).toBeVisible({ timeout: 30_000 });
+  await expect(lane(a, 'queue').locator('[data-order="ichabod-1650"]')).toBeVisible();
   await expect(lane(a, 'stale').locator('[data-order="ichabod-1650"]')).toHaveCount(0);
   const release = JSON.parse(fs.readFileSync(path.join(server.channel, 'tasks/ichabod-1650/release.ops.fang.json'), 'utf8')) as Record<string, string>;
   expect(release).toMatchObject({ order_id: 'ichabod-1650', released: 'fang', releaser: 'ops', reason: 'requeued: machine rebooted', signed_by: 'ops' });
@@ -212,7 +212,7 @@ test('acknowledge the give-up on g1: it moves to Done, closed', async ({ page })
   await dialog.getByRole('button', { name: 'Sign and acknowledge' }).click();
   await expect(dialog).toBeHidden();
   await expect(page.locator('[data-toast="ok"]')).toContainText('written: tasks/g1/ack.ops.json, ledger.ops.jsonl');
-  await expect(lane(page, 'done').locator('[data-order="g1"][data-state="closed"]')).toBeVisible({ timeout: 30_000 });
+  await expect(lane(page, 'done').locator('[data-order="g1"][data-state="closed"]')).toBeVisible();
 });
 
 test('acknowledge the late result on t1 from its order page: it leaves Needs attention for Queue', async ({ page }, testInfo) => {
@@ -232,7 +232,7 @@ test('acknowledge the late result on t1 from its order page: it leaves Needs att
   const ack = JSON.parse(fs.readFileSync(path.join(server.channel, 'tasks/t1/ack.ops.json'), 'utf8')) as Record<string, string>;
   expect(ack).toMatchObject({ order_id: 't1', operator: 'ops', target: 'late:1:fang:open', note: 'redo it: the result predates the new schema', signed_by: 'ops' });
   await page.goto('/');
-  await expect(lane(page, 'queue').locator('[data-order="t1"]')).toBeVisible({ timeout: 30_000 });
+  await expect(lane(page, 'queue').locator('[data-order="t1"]')).toBeVisible();
   await expect(lane(page, 'attention').locator('[data-order="t1"]')).toHaveCount(0);
   // The timeline says what was acknowledged, in words.
   await page.goto('/orders/t1');
@@ -256,7 +256,7 @@ test('reopen the closed g2 (its target is the give-up): it leaves Done', async (
   await expect.poll(async () => ((await (await page.request.get('/api/orders/g2')).json()) as { card: { state: string } }).card.state).not.toBe('closed');
   await letClaimsGoStale(server);
   await page.goto('/');
-  await expect(lane(page, 'stale').locator('[data-order="g2"]')).toBeVisible({ timeout: 30_000 });
+  await expect(lane(page, 'stale').locator('[data-order="g2"]')).toBeVisible();
   await expect(lane(page, 'done').locator('[data-order="g2"]')).toHaveCount(0);
 });
 
@@ -265,7 +265,7 @@ test('retire nebra from its agent page while it looks alive: two confirmations; 
   try {
     await page.goto('/agents/nebra');
     await signInAsOps(page);
-    await expect(page.locator('[data-agent-actions]')).toContainText('It looks alive', { timeout: 30_000 });
+    await expect(page.locator('[data-agent-actions]')).toContainText('It looks alive');
     await page.getByRole('button', { name: 'Retire nebra…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Retire nebra' });
     await expect(dialog.locator('[data-retire-order]')).toHaveCount(1);
@@ -286,10 +286,10 @@ test('retire nebra from its agent page while it looks alive: two confirmations; 
   } finally {
     stop();
   }
-  await expect(page.getByRole('main').locator('header').getByText('retired', { exact: true })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole('main').locator('header').getByText('retired', { exact: true })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Retire nebra…' })).toHaveCount(0);
   await page.goto('/');
-  await expect(lane(page, 'queue').locator('[data-order="g3"]')).toBeVisible({ timeout: 30_000 });
+  await expect(lane(page, 'queue').locator('[data-order="g3"]')).toBeVisible();
 });
 
 test('bulk re-queue over a selection: a refusal stops the chain, "retry the ones not applied" signs them again', async ({ page }, testInfo) => {
@@ -310,14 +310,14 @@ test('bulk re-queue over a selection: a refusal stops the chain, "retry the ones
   await page.goto('/');
   await signInAsOps(page);
   const stale = lane(page, 'stale');
-  for (const id of ids) await expect(stale.locator(`[data-order="${id}"]`)).toBeVisible({ timeout: 30_000 });
+  for (const id of ids) await expect(stale.locator(`[data-order="${id}"]`)).toBeVisible();
   for (const id of ids) await stale.getByRole('checkbox', { name: `select ${id}` }).check();
   await expect(stale.locator('[data-selection-bar]')).toContainText('3 selected');
 
   // bulk-1's run comes back to life after the selection: the server refuses it, the rest wait.
   const stop = heartbeatLoop('bulk-1', 'fang');
   try {
-    await expect(lane(page, 'running').locator('[data-order="bulk-1"]')).toBeVisible({ timeout: 30_000 });
+    await expect(lane(page, 'running').locator('[data-order="bulk-1"]')).toBeVisible();
     await stale.getByRole('button', { name: 'Re-queue 3 selected' }).click();
     const dialog = page.getByRole('dialog', { name: 'Re-queue 3 selected orders' });
     await expect(dialog.locator('[data-path]')).toHaveText([
@@ -339,6 +339,6 @@ test('bulk re-queue over a selection: a refusal stops the chain, "retry the ones
   } finally {
     stop();
   }
-  for (const id of ['bulk-2', 'bulk-3']) await expect(lane(page, 'queue').locator(`[data-order="${id}"]`)).toBeVisible({ timeout: 30_000 });
+  for (const id of ['bulk-2', 'bulk-3']) await expect(lane(page, 'queue').locator(`[data-order="${id}"]`)).toBeVisible();
   expect(fs.existsSync(path.join(server.channel, 'tasks/bulk-1/release.ops.fang.json'))).toBe(false);
 });

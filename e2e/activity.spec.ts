@@ -79,7 +79,7 @@ test('the activity lists the acts performed with their operator and reason; filt
   await expect(panel.getByRole('status')).toContainText('signed in as ops — operator of this channel ✓');
   await page.keyboard.press('Escape');
   const card = lane(page, 'attention').locator('[data-order="act-1"]');
-  await expect(card).toBeVisible({ timeout: 30_000 });
+  await expect(card).toBeVisible();
   await card.getByRole('button', { name: 'Actions on act-1' }).click();
   await page.getByRole('menuitem', { name: /Acknowledge give-up/ }).click();
   const dialog = page.getByRole('dialog', { name: 'Acknowledge the give-up on act-1' });
@@ -92,7 +92,7 @@ test('the activity lists the acts performed with their operator and reason; filt
   await expect(page).toHaveURL(/\/activity$/);
   await expect(page.getByRole('heading', { name: 'Operator activity' })).toBeVisible();
   const ops = page.locator('tr[data-key="tasks/act-1/ack.ops.json"]');
-  await expect(ops).toBeVisible({ timeout: 30_000 });
+  await expect(ops).toBeVisible();
   await expect(ops).toHaveAttribute('data-operator', 'ops');
   await expect(ops).toHaveAttribute('data-act', 'ack');
   await expect(ops.locator('[data-reason]')).toHaveText('the tests need a faster runner');
@@ -158,7 +158,7 @@ test('the activity lists the acts performed with their operator and reason; filt
   writeChannelFile('ledger.lead.jsonl', ledgerText + forged + '\n');
   await page.goto('/activity?operator=lead');
   const line = page.locator('tr[data-key="ledger.lead.jsonl#2"]');
-  await expect(line.locator('[data-partial]')).toHaveText('⚠ partly written: ledger line written; its ack record is not in the folder', { timeout: 30_000 });
+  await expect(line.locator('[data-partial]')).toHaveText('⚠ partly written: ledger line written; its ack record is not in the folder');
   await expect(line.locator('[data-verified="no"]')).toContainText("✗ ledger.lead.jsonl: line 2's signature does not verify against lead's pinned key");
   await expect(line.locator('[data-reason]')).toHaveText('“acknowledged the give-up on g1”');
   await expect(page.locator('[data-ledger="ledger.lead.jsonl"]')).toContainText('broken at line 2');

@@ -157,13 +157,13 @@ test('filters live in the URL; / searches, j/k move, Enter opens', async ({ page
 test('a change in the folder shows on the board without a reload', async ({ page }) => {
   await openBoard(page);
   await expect(lane(page, 'queue').locator('[data-order="a"]')).toBeVisible();
-  await expect(page.locator('[data-live="on"]')).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('[data-live="on"]')).toBeVisible();
   // wisp claims `a` (claims are unsigned): written the way Syncthing does, temp name then rename.
   const dir = path.join(server.channel, 'tasks', 'a');
   const tmp = path.join(dir, '.claim.wisp.json.tmp');
   fs.writeFileSync(tmp, JSON.stringify({ order_id: 'a', agent: 'wisp', claimed_at: new Date().toISOString() }));
   fs.renameSync(tmp, path.join(dir, 'claim.wisp.json'));
-  await expect(lane(page, 'running').locator('[data-order="a"]')).toBeVisible({ timeout: 30_000 });
+  await expect(lane(page, 'running').locator('[data-order="a"]')).toBeVisible();
   await expect(lane(page, 'running').locator('[data-order="a"]')).toContainText('claimed by wisp; no heartbeat yet');
   await expect(lane(page, 'queue').locator('[data-lane-count]')).toHaveAttribute('data-lane-count', String(EXPECTED_LANES.queue!.length - 1));
 });

@@ -40,7 +40,7 @@ test.beforeAll(async () => {
 async function goesStale(id: string): Promise<void> {
   if (!server) throw new Error('no server');
   await server.letTimePass(STALE_AFTER_MS + 1000);
-  await expect.poll(() => staleOnServer(id), { timeout: 30_000, intervals: [200] }).toBe(true);
+  await expect.poll(() => staleOnServer(id), { intervals: [200] }).toBe(true);
 }
 test.afterAll(async () => {
   await server?.stop();
@@ -62,7 +62,7 @@ async function freshBeat(order: string, run: string, pid: number): Promise<void>
   const dir = path.join(server.channel, `tasks/${order}`);
   fs.writeFileSync(path.join(dir, '.heartbeat.fang.json.tmp'), `${JSON.stringify({ order_id: order, agent: 'fang', run, pid, at: new Date().toISOString() }, null, 2)}\n`);
   fs.renameSync(path.join(dir, '.heartbeat.fang.json.tmp'), path.join(dir, 'heartbeat.fang.json'));
-  await expect.poll(() => staleOnServer(order), { timeout: 30_000, intervals: [100] }).toBe(false);
+  await expect.poll(() => staleOnServer(order), { intervals: [100] }).toBe(false);
 }
 
 test('a change made before the event stream opened shows once it opens', async ({ page }) => {
@@ -82,7 +82,7 @@ test('a change made before the event stream opened shows once it opens', async (
   // The change: t1 goes stale on the server while the page's stream is held.
   await goesStale('t1');
   release();
-  await expect(page.locator('section[data-lane="stale"] [data-order="t1"]')).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('section[data-lane="stale"] [data-order="t1"]')).toBeVisible();
 });
 
 test("a change made while the page's first fetch was on its way shows once the stream opens", async ({ page }) => {
@@ -112,8 +112,8 @@ test("a change made while the page's first fetch was on its way shows once the s
   await page.goto(`${URL}/`);
   await goesStale('t2');
   releaseStream();
-  await expect.poll(() => streams, { timeout: 30_000 }).toBeGreaterThan(0);
-  await expect(page.locator('[data-live="on"]')).toBeVisible({ timeout: 30_000 });
+  await expect.poll(() => streams).toBeGreaterThan(0);
+  await expect(page.locator('[data-live="on"]')).toBeVisible();
   releaseBoard();
-  await expect(page.locator('section[data-lane="stale"] [data-order="t2"]')).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('section[data-lane="stale"] [data-order="t2"]')).toBeVisible();
 });

@@ -39,7 +39,7 @@ test('/metrics on the fixture: parsed, not behind the page proxy, lane gauges eq
     expect((families.get('claimboard_orders')?.samples ?? []).reduce((n, s) => n + s.value, 0)).toBe(total);
     expect(sampleValue(families, 'claimboard_index_ready')).toBe(1);
     expect(families.has('process_resident_memory_bytes')).toBe(true);
-  }).toPass({ timeout: 30_000 });
+  }).toPass({ timeout: 60_000 });
 });
 
 test.describe('/metrics with a read token', () => {

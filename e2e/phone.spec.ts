@@ -185,7 +185,7 @@ for (const scheme of SCHEMES) {
           await expect(tab(page, l)).toHaveAccessibleName(`${TITLE[l]}, ${n} ${n === 1 ? 'order' : 'orders'}`, { timeout: 500 });
           await expect(tab(page, l).locator('[data-tab-count]')).toHaveAttribute('data-tab-count', String(n), { timeout: 500 });
         }
-      }).toPass({ timeout: 30_000 });
+      }).toPass({ timeout: 60_000 });
       await expect(tab(page, 'attention')).toHaveAttribute('aria-selected', 'true');
 
       // One lane shown, the whole width; no sideways scroll; every tab on screen.
@@ -247,7 +247,7 @@ for (const scheme of SCHEMES) {
     test(`from an alert's link to Done, by tap: sign in, acknowledge the give-up (${scheme})`, async ({ page }, testInfo) => {
       const id = `phone-gu-${scheme}`;
       writeClaimed(id, { gaveUp: true });
-      await expect.poll(() => stateOf(page, id), { timeout: 30_000 }).toBe('gave_up');
+      await expect.poll(() => stateOf(page, id)).toBe('gave_up');
 
       // The alert's link.
       await page.goto(`/orders/${id}`);
@@ -270,12 +270,12 @@ for (const scheme of SCHEMES) {
       await tap(sign);
       await expect(dialog).toBeHidden();
       await expect(page.locator('[data-toast="ok"]')).toContainText(`written: tasks/${id}/ack.ops.json, ledger.ops.jsonl`);
-      await expect(page.getByRole('button', { name: `Reopen ${id}…` })).toBeVisible({ timeout: 30_000 });
+      await expect(page.getByRole('button', { name: `Reopen ${id}…` })).toBeVisible();
 
       // Back to the board: the order is in Done, closed.
       await tap(nav(page).getByRole('link', { name: 'Board', exact: true }));
       await tap(tab(page, 'done'));
-      await expect(lane(page, 'done').locator(`[data-order="${id}"][data-state="closed"]`)).toBeVisible({ timeout: 30_000 });
+      await expect(lane(page, 'done').locator(`[data-order="${id}"][data-state="closed"]`)).toBeVisible();
       await expect(page).toHaveURL(/[?&]lane=done(&|$)/);
       await noSideScroll(page);
       await lane(page, 'done').locator(`[data-order="${id}"]`).evaluate((el) => el.scrollIntoView({ block: 'center' }));
@@ -296,16 +296,16 @@ for (const scheme of SCHEMES) {
         `tasks/${closed}/ack.ops.json`,
         signFields('ack', { order_id: closed, operator: 'ops', target: `giveup:${digest}`, note: 'acknowledged', at: new Date().toISOString() }, 'ops', ops),
       );
-      await expect.poll(() => stateOf(page, closed), { timeout: 30_000 }).toBe('closed');
-      for (const id of [a, b]) await expect.poll(() => stateOf(page, id), { timeout: 30_000 }).toBe('claimed');
-      await expect.poll(() => stateOf(page, gaveUp), { timeout: 30_000 }).toBe('gave_up');
+      await expect.poll(() => stateOf(page, closed)).toBe('closed');
+      for (const id of [a, b]) await expect.poll(() => stateOf(page, id)).toBe('claimed');
+      await expect.poll(() => stateOf(page, gaveUp)).toBe('gave_up');
       await letClaimsGoStale(server);
-      await expect.poll(() => stateOf(page, b), { timeout: 30_000 }).toBe('stale');
+      await expect.poll(() => stateOf(page, b)).toBe('stale');
 
       await page.goto('/?lane=stale');
       await signInByTap(page);
       const stale = lane(page, 'stale');
-      await expect(stale.locator(`[data-order="${a}"]`)).toBeVisible({ timeout: 30_000 });
+      await expect(stale.locator(`[data-order="${a}"]`)).toBeVisible();
 
       const cancel = async (dialog: Locator) => {
         await tap(dialog.getByRole('button', { name: 'Cancel' }));
@@ -327,7 +327,7 @@ for (const scheme of SCHEMES) {
 
       // Supersede, from the menu of a give-up's card in Needs attention.
       await tap(tab(page, 'attention'));
-      await expect(lane(page, 'attention').locator(`[data-order="${gaveUp}"]`)).toBeVisible({ timeout: 30_000 });
+      await expect(lane(page, 'attention').locator(`[data-order="${gaveUp}"]`)).toBeVisible();
       await menuItem(gaveUp, /Supersede|again/);
       const supersede = page.getByRole('dialog', { name: new RegExp(`^(Supersede with a new order for|Do) ${gaveUp}`) });
       await dialogFits(page, supersede, supersede.getByRole('button', { name: /^Sign and/ }));
@@ -377,7 +377,7 @@ test.describe('a virtualized lane in the one-lane view', () => {
     const before = await queueCount();
     for (const id of ids) writeOrder(id);
     // All of them indexed before the board is opened (one arriving later would change the lane under the test).
-    await expect.poll(queueCount, { timeout: 30_000 }).toBe(before + N);
+    await expect.poll(queueCount).toBe(before + N);
 
     await page.goto('/');
     await tab(page, 'queue').tap();
@@ -386,7 +386,7 @@ test.describe('a virtualized lane in the one-lane view', () => {
     // "Load more" twice: past 80 cards the lane renders only what is on screen.
     for (let i = 0; i < 2; i++) await tap(queue.getByRole('button', { name: /^Load more/ }));
     const list = queue.locator('ol.relative');
-    await expect(list).toBeVisible({ timeout: 30_000 });
+    await expect(list).toBeVisible();
 
     const scroller = queue.locator('ol.relative').locator('..');
     const box = (await scroller.boundingBox())!;
@@ -396,7 +396,7 @@ test.describe('a virtualized lane in the one-lane view', () => {
       await page.mouse.move(box.x + box.width / 2, Math.min(box.y + box.height / 2, H - 10));
       await page.mouse.wheel(0, 4000);
       await expect(queue.locator(`[data-order="${ids[N - 1]}"]`)).toBeInViewport({ timeout: 500 });
-    }).toPass({ timeout: 30_000 });
+    }).toPass({ timeout: 60_000 });
     const rendered = await queue.locator('li[data-card-index]').count();
     expect(rendered).toBeGreaterThan(0);
     expect(rendered).toBeLessThan(N);
@@ -445,7 +445,7 @@ test.describe('a virtualized lane in the one-lane view', () => {
     // none of the later pages it had loaded.
     const left = ids.filter((id) => id !== first!.order_id).slice(0, 5);
     for (const id of ids) if (id !== first!.order_id && !left.includes(id)) writeChannelFile(`tasks/${id}/claim.fang.json`, { order_id: id, agent: 'fang', claimed_at: new Date().toISOString() });
-    await expect.poll(queueCount, { timeout: 30_000 }).toBe(before + 5);
+    await expect.poll(queueCount).toBe(before + 5);
     expect(before + 5, 'the lane is one page now (PAGE_SIZE 30)').toBeLessThanOrEqual(30);
     await expect.poll(async () => (await queue.locator('[data-order]').evaluateAll((els) => els.map((e) => e.getAttribute('data-order')))).filter((id) => id?.startsWith('phone-q-')).sort()).toEqual(left);
   });

@@ -73,10 +73,10 @@ test.beforeAll(async ({ request }) => {
     writeChannelFile(`tasks/${id}/claim.${agent}.json`, { order_id: id, agent, claimed_at: now });
   }
   // Both on the board, then stale (no heartbeat) once time passes, before the tests start.
-  await expect.poll(async () => (await allCards(request)).filter((c) => c.order_id in OURS).length, { timeout: 30_000 }).toBe(2);
+  await expect.poll(async () => (await allCards(request)).filter((c) => c.order_id in OURS).length).toBe(2);
   await letClaimsGoStale(server);
   await expect
-    .poll(async () => (await allCards(request)).filter((c) => c.order_id in OURS && c.lane === 'stale').length, { timeout: 30_000 })
+    .poll(async () => (await allCards(request)).filter((c) => c.order_id in OURS && c.lane === 'stale').length)
     .toBe(2);
 });
 

@@ -42,7 +42,7 @@ test('markup inside a record renders as text, never as HTML', async ({ page }) =
   put('tasks/xss-1/giveup.fang.json', signFields('giveup', { order_id: 'xss-1', agent: 'fang', run: 'r1', reason: evil, attempts: 1, at: '2026-11-30T10:02:00Z' }, 'fang', (p) => naclSign(seed('fang'), p)));
   await page.goto('/');
   const card = page.locator('section[data-lane="attention"] [data-order="xss-1"]');
-  await expect(card).toBeVisible({ timeout: 30_000 });
+  await expect(card).toBeVisible();
   await expect(card).toContainText('<img src=x onerror=');
   expect(await card.locator('img, b').count()).toBe(0);
   await page.goto('/orders/xss-1');
@@ -57,7 +57,7 @@ test('a changed key shows as a banner saying how to re-pin deliberately', async 
   put('agents/wisp.json', { ...entry, public_key: naclPublicKey('11'.repeat(32)) });
   await page.goto('/');
   const banner = page.getByRole('alert').filter({ hasText: 'Key changed in the folder' });
-  await expect(banner).toBeVisible({ timeout: 30_000 });
+  await expect(banner).toBeVisible();
   await expect(banner).toContainText('wisp');
   await expect(banner).toContainText('npx claimboard repin');
   await banner.getByRole('link', { name: 'wisp' }).click();

@@ -100,7 +100,7 @@ test('supersede a-wisp-offered (addressed to the retired wisp) with a new order 
   // The board: the old card left Needs attention; the new order waits for nebra in Queue.
   const queue = lane(page, 'queue');
   const neu = queue.locator('[data-order="a-wisp-offered-2"]');
-  await expect(neu).toBeVisible({ timeout: 30_000 });
+  await expect(neu).toBeVisible();
   await expect(neu).toContainText('offered to nebra, who has not claimed it');
   await expect(neu.locator('[data-supersedes="a-wisp-offered"]')).toHaveText('supersedes a-wisp-offered');
   await expect(attention.locator('[data-order="a-wisp-offered"]')).toHaveCount(0);
@@ -143,7 +143,7 @@ test('a payload a browser cannot copy exactly: the dialog says so, the server re
   fs.writeFileSync(path.join(server.channel, 'tasks/big-1/order.json'), `${text.slice(0, -1)},"signed_by":"cbops","signature":"${signature}"}\n`);
 
   await page.goto('/orders/big-1');
-  await expect(page.getByRole('heading', { name: 'big-1' })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole('heading', { name: 'big-1' })).toBeVisible();
   await signInAsCbops(page);
   await page.getByRole('button', { name: 'Supersede with a new order…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Supersede with a new order for big-1' });
@@ -194,7 +194,7 @@ test('the order page says what ferry reads: a kill acknowledged (and not holding
   await reopen.getByLabel(/Why reopen it/).fill('the steer was not followed');
   await reopen.getByRole('button', { name: 'Sign and reopen' }).click();
   await expect(reopen).toBeHidden();
-  await expect(page.locator('[data-ferry-note]')).toContainText('ferry reads this as Done (fang); claimboard shows claimed because an operator reopened it', { timeout: 30_000 });
+  await expect(page.locator('[data-ferry-note]')).toContainText('ferry reads this as Done (fang); claimboard shows claimed because an operator reopened it');
   await expect(page.locator('dt', { hasText: /^ferry reads$/ }).locator('xpath=following-sibling::dd[1]')).toHaveText('Done (fang) (claimboard differs: see above)');
   await shot(page, testInfo, 'supersede-ferry-note');
 });

@@ -87,7 +87,7 @@ function LiveDot({ connected }: { connected: boolean }) {
       title={connected ? 'Live: changes in the folder show within a second' : 'Disconnected from live updates: reconnecting; pages refresh every 10 s meanwhile'}
     >
       <span className="relative flex size-2.5" aria-hidden="true">
-        {connected ? <span className="absolute inline-flex size-full animate-ping rounded-full bg-emerald-400 opacity-40 motion-reduce:hidden" /> : null}
+        {connected ? <span className="absolute inline-flex size-full animate-ping-thrice rounded-full bg-emerald-400 opacity-40 motion-reduce:hidden" /> : null}
         <span className={`relative inline-flex size-2.5 rounded-full ${connected ? 'bg-emerald-500' : 'bg-zinc-400 dark:bg-zinc-600'}`} />
       </span>
       {connected ? 'live' : 'offline'}
