@@ -76,32 +76,43 @@ async function newPage(browser: Browser, width: number, height: number, phone = 
   return ctx.newPage();
 }
 
-/** Every page: the board, activity, the history, agents, two agents that hold orders and the retired moth, the first order of each lane, problems, tuning. */
-async function allPaths(): Promise<string[]> {
-  const b = await board();
-  const orders = b.lanes.flatMap((l) => l.cards.slice(0, 1).map((c) => `/orders/${encodeURIComponent(c.order_id)}`));
-  const holders = [...new Set(b.lanes.flatMap((l) => l.cards.map((c) => c.holder)).filter((h): h is string => h !== null))].slice(0, 2);
-  return ['/', '/activity', '/history', '/agents', ...holders.map((h) => `/agents/${encodeURIComponent(h)}`), '/agents/moth', ...orders, '/problems', '/tuning'];
-}
+/**
+ * Every page, in four groups that run as tests of their own (on several workers at once): the
+ * board, activity and the history; agents, two agents that hold orders and the retired moth; the
+ * first order of each lane; problems and the threshold.
+ */
+const PAGE_GROUPS: Record<string, (b: BoardResponse) => string[]> = {
+  'the board, activity and the history': () => ['/', '/activity', '/history'],
+  'the agents': (b) => {
+    const holders = [...new Set(b.lanes.flatMap((l) => l.cards.map((c) => c.holder)).filter((h): h is string => h !== null))].slice(0, 2);
+    return ['/agents', ...holders.map((h) => `/agents/${encodeURIComponent(h)}`), '/agents/moth'];
+  },
+  'an order of each lane': (b) => b.lanes.flatMap((l) => l.cards.slice(0, 1).map((c) => `/orders/${encodeURIComponent(c.order_id)}`)),
+  'problems and the threshold': () => ['/problems', '/tuning'],
+};
 
 for (const scheme of SCHEMES) {
-  test(`axe finds no violation on any page at 1440, ${scheme}`, async ({ browser }) => {
-    test.setTimeout(900_000); // some 13 pages, each axe run up to a minute on a loaded 2-core machine
-    const page = await newPage(browser, 1440, 900);
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.goto('/');
-    await signIn(page);
-    const found: string[] = [];
-    for (const p of await allPaths()) {
-      await page.goto(p);
-      found.push(...(await violations(page, `${p} ${scheme} 1440`)));
-    }
-    await page.context().close();
-    expect(found).toEqual([]);
-  });
+  for (const [group, pathsOf] of Object.entries(PAGE_GROUPS)) {
+    test(`axe finds no violation on ${group} at 1440, ${scheme}`, async ({ browser }) => {
+      test.setTimeout(600_000); // up to 6 pages, each axe run up to a minute on a loaded 2-core machine
+      const paths = pathsOf(await board());
+      expect(paths.length).toBeGreaterThan(0);
+      const page = await newPage(browser, 1440, 900);
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto('/');
+      await signIn(page);
+      const found: string[] = [];
+      for (const p of paths) {
+        await page.goto(p);
+        found.push(...(await violations(page, `${p} ${scheme} 1440`)));
+      }
+      await page.context().close();
+      expect(found).toEqual([]);
+    });
+  }
 
   test(`axe finds no violation on the board and the history at 390, ${scheme}`, async ({ browser }) => {
-    test.setTimeout(180_000);
+    test.setTimeout(600_000); // 3 pages, each axe run up to a minute on a loaded 2-core machine
     const page = await newPage(browser, 390, 844, true);
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto('/');
