@@ -10,7 +10,7 @@
  */
 import type { OrderView } from './channel';
 import type { Arrived, Card, OrderState } from './card';
-import type { ReleaseRecord } from './records';
+import { isRetireRelease } from './retire-release';
 import { ranAfterOwnRelease } from './state';
 import { decisionTarget, namesTarget } from './targets';
 import { compareTimestamps, type Timestamp } from './time';
@@ -45,11 +45,6 @@ export interface Hold {
   readonly beat_at: string | null;
   /** Whether the agent delivered a result on the order (any revision), whatever ended the hold. */
   readonly delivered: boolean;
-}
-
-/** A retire's release: another's release of an agent with the reason `retired` (`ferry channel retire` and claimboard's retire write it). */
-export function isRetireRelease(r: ReleaseRecord): boolean {
-  return r.reason.trim() === 'retired' && r.releaser !== r.released;
 }
 
 interface EndingEvent {
