@@ -1,8 +1,9 @@
 import 'server-only';
 /**
  * GET /api/holds (the fast path answers it too, lib/api/fast-path.ts) and GET /api/history: the
- * fleet history's rows and what /history draws, for a window (`range` 24h | 7d | 30d, or `from`
- * and `to`: ms or RFC 3339, this machine's clock) and a query (`q`, `agent`, `project`, `order`).
+ * fleet history's rows and what /history draws, for a window (`range` 1h | 24h | 7d | 30d, or
+ * `from` and `to`: ms or RFC 3339, this machine's clock; none: the range fitted to the holds,
+ * lib/query/window.ts fitRange) and a query (`q`, `agent`, `project`, `order`).
  * A window or a query that does not read is a 400 with the reason.
  */
 import { z } from 'zod';
@@ -10,11 +11,11 @@ import { errorAnswer, jsonAnswer, readTokenChecked, withDbAnswer } from './http'
 import { readRequestOf, toResponse, type Answer, type ReadRequest } from './answer';
 import { AnswerCache } from './answer-cache';
 import { latestSeq } from '../index/read/queries';
-import { decodeHoldCursor, historyView, holdsPage, MAX_HOLDS_LIMIT, type HoldFilters } from '../index/read/holds-queries';
+import { decodeHoldCursor, fitFilters, historyView, holdsPage, MAX_HOLDS_LIMIT, type HoldFilters } from '../index/read/holds-queries';
 import { indexNowMs } from '../index/steady-clock';
 import { isSafeComponent } from '../ledger/names';
 import { historyQueryOf, MAX_QUERY_LENGTH } from '../query/query';
-import { resolveWindow } from '../query/window';
+import { resolveWindow, windowAsked } from '../query/window';
 import type { HistoryResponse } from './types';
 
 const Instant = z.string().max(40).optional();
@@ -43,7 +44,9 @@ export function holdFiltersOf(search: string, nowMs: number): { ok: true; filter
   const q = historyQueryOf(p);
   if (!q.ok) return { ok: false, reason: `q: ${q.reason} (at character ${q.at + 1})` };
   if (p.cursor && !decodeHoldCursor(p.cursor)) return { ok: false, reason: 'cursor: not a cursor from this API' };
-  return { ok: true, filters: { window: w.window, terms: q.terms, ...(p.order ? { order: p.order } : {}) }, cursor: p.cursor ?? null, limit: p.limit };
+  // No window asked for: the range is fitted to the holds (fitFilters) where the index is at hand.
+  const fitted = !windowAsked(p);
+  return { ok: true, filters: { window: w.window, terms: q.terms, ...(p.order ? { order: p.order } : {}), ...(w.range ? { range: w.range } : {}), ...(fitted ? { fitted } : {}) }, cursor: p.cursor ?? null, limit: p.limit };
 }
 
 const searchOf = (url: string) => {
@@ -64,7 +67,8 @@ function getHolds(req: ReadRequest): Answer {
     if (hit) return jsonAnswer(hit);
     const f = holdFiltersOf(search, now);
     if (!f.ok) return errorAnswer('bad_request', f.reason);
-    return jsonAnswer(pages.put(search, seq, now, JSON.stringify(holdsPage(db, f.filters, f.cursor, now, f.limit))));
+    const filters = f.filters.fitted ? fitFilters(db, f.filters, now) : f.filters;
+    return jsonAnswer(pages.put(search, seq, now, JSON.stringify(holdsPage(db, filters, f.cursor, now, f.limit))));
   });
 }
 
@@ -77,7 +81,8 @@ function getHistory(req: ReadRequest): Answer {
     if (hit) return jsonAnswer(hit);
     const f = holdFiltersOf(search, now);
     if (!f.ok) return errorAnswer('bad_request', f.reason);
-    return jsonAnswer(views.put(search, seq, now, JSON.stringify(historyView(db, f.filters, now))));
+    const filters = f.filters.fitted ? fitFilters(db, f.filters, now) : f.filters;
+    return jsonAnswer(views.put(search, seq, now, JSON.stringify(historyView(db, filters, now))));
   });
 }
 
