@@ -1,15 +1,16 @@
 'use client';
 /**
  * /history: who held what across the fleet, on one time axis. The window (the last hour, 24 h,
- * 7 d, 30 d, or from and to; none: fitted to the holds by the server) and the query live in the URL; the data comes from GET /api/history, the
- * server's answer first (app/history/page.tsx), then live like the board (lib/client/live.ts).
+ * 7 d, 30 d, or from and to; none: the server fits it to the holds) and the query live in the
+ * URL; the data comes from GET /api/history, the server's answer first (app/history/page.tsx),
+ * then live like the board (lib/client/live.ts).
  */
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import type { HistoryResponse } from '@/lib/api/types';
 import { useHistory } from '@/lib/client/api';
 import { useServerNow } from '@/lib/client/clock';
-import { fitWords, historySearch, parseHistoryParams, RANGE_LABEL, type HistoryParams } from '@/lib/ui/history';
+import { closerWindow, fitWords, historySearch, parseHistoryParams, RANGE_LABEL, type HistoryParams } from '@/lib/ui/history';
 import { MAX_WINDOW_MS, MIN_WINDOW_MS, panWindow, RANGE_NAMES, zoomWindow, type HistoryWindow } from '@/lib/query/window';
 import { formatDuration, utcClock } from '@/lib/ui/time';
 import { Loading, QueryError } from '@/components/ui/page';
@@ -38,6 +39,7 @@ export function HistoryView({ initial }: { initial?: { search: string; data: His
   };
   const win: HistoryWindow | null = data ? { from_ms: data.from_ms, to_ms: data.to_ms } : null;
   const toWindow = (w: HistoryWindow) => go({ from: w.from_ms, to: w.to_ms, ...(p.q ? { q: p.q } : {}) });
+  const closer = data && win ? closerWindow(data.holds, win, data.now_ms) : null;
 
   return (
     <div className="mx-auto max-w-[100rem] px-4 py-5 sm:px-6">
@@ -64,6 +66,14 @@ export function HistoryView({ initial }: { initial?: { search: string; data: His
               : `${data.total.toLocaleString('en')} ${data.total === 1 ? 'hold' : 'holds'} of ${data.agents.length} ${data.agents.length === 1 ? 'agent' : 'agents'} from ${utcClock(win.from_ms, { date: true })} to ${utcClock(win.to_ms, { date: true })} UTC (${formatDuration(win.to_ms - win.from_ms)}).`}
             {data.total > data.holds.length ? ` The first ${data.holds.length.toLocaleString('en')} by claim arrival are drawn: narrow the window or the query to see the rest; the numbers count them all.` : ''}
           </p>
+          {closer ? (
+            <p className="mt-2 flex flex-wrap items-center gap-2 text-sm text-zinc-700 dark:text-zinc-300" data-closer-window>
+              Every hold here began in the last {formatDuration(closer.to_ms - closer.from_ms)}, squeezed at the right edge.
+              <button type="button" className={button} onClick={() => toWindow(closer)}>
+                Show just that
+              </button>
+            </p>
+          ) : null}
           <Legend />
           <section aria-label="Holds by agent" className="mt-3">
             <Swimlanes

@@ -1,6 +1,6 @@
 /** The history page's URL, its sub-rows, its axis and a hold in words (history.ts). */
 import { describe, expect, it } from 'vitest';
-import { fitWords, historySearch, holdWords, packRows, parseHistoryParams, timeTicks } from './history';
+import { closerWindow, fitWords, historySearch, holdWords, packRows, parseHistoryParams, timeTicks } from './history';
 import type { HoldRow } from '../ledger/holds';
 
 const get = (s: string) => {
@@ -30,6 +30,22 @@ describe('fitWords', () => {
     expect(fitWords({ ...fitted, range: '30d', total: 0, holds: [] })).toBe('Fitted to the holds: none in the last 30 days, so the longest window is shown.');
     expect(fitWords({ ...fitted, range: '30d', holds: [{ claimed_ms: from - 1 }] })).toBe('Fitted to the holds: one began before the last 30 days, so the longest window is shown and its bar runs in from the left edge.');
     expect(fitWords({ ...fitted, range: '30d' })).toBe("Fitted to the holds: the last 30 days is the shortest window in which every hold of the last 30 days begins (its claim's arrival here).");
+  });
+});
+
+describe('closerWindow', () => {
+  const M = 60_000;
+  const w = { from_ms: 0, to_ms: 60 * M };
+  it('offers from a tenth of the holds\' span before the earliest claim to now when they fill under a quarter of the window', () => {
+    expect(closerWindow([{ claimed_ms: 50 * M }, { claimed_ms: 55 * M }], w, 60 * M)).toEqual({ from_ms: 49 * M, to_ms: 60 * M });
+    // Seconds old: a minute at least.
+    expect(closerWindow([{ claimed_ms: 60 * M - 7_000 }], w, 60 * M)).toEqual({ from_ms: 59 * M, to_ms: 60 * M });
+  });
+  it('offers none when the holds fill a quarter or more, there is none, or now is outside the window', () => {
+    expect(closerWindow([{ claimed_ms: 45 * M }], w, 60 * M)).toBeNull();
+    expect(closerWindow([{ claimed_ms: -5 * M }], w, 60 * M)).toBeNull(); // began before the window: all of it is theirs
+    expect(closerWindow([], w, 60 * M)).toBeNull();
+    expect(closerWindow([{ claimed_ms: 50 * M }], w, 61 * M)).toBeNull();
   });
 });
 

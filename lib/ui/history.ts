@@ -6,7 +6,7 @@
 import type { HoldRow } from '../ledger/holds';
 import { HOLD_ENDING_LABEL } from './labels';
 import { formatDuration, utcClock, writerFull } from './time';
-import { LONGEST_RANGE, RANGE_NAMES, type HistoryWindow, type RangeName } from '../query/window';
+import { LONGEST_RANGE, MIN_WINDOW_MS, RANGE_NAMES, type HistoryWindow, type RangeName } from '../query/window';
 
 /** What the page's URL says: a range name, or from and to (ms, this machine's clock), or neither (the window is fitted); and a query. */
 export interface HistoryParams {
@@ -61,6 +61,21 @@ export function fitWords(a: { readonly range: RangeName | null; readonly fitted:
   if (a.total === 0) return `Fitted to the holds: none in ${longest}, so the longest window is shown.`;
   if (a.range === LONGEST_RANGE && a.holds.some((h) => h.claimed_ms < a.from_ms)) return `Fitted to the holds: one began before ${longest}, so the longest window is shown and its bar runs in from the left edge.`;
   return `Fitted to the holds: ${rangeWords(a.range)} is the shortest window in which every hold of ${longest} begins (its claim's arrival here).`;
+}
+
+/**
+ * A closer window when the holds drawn sit squeezed at the end of this one: from a tenth of their
+ * span before the earliest claim's arrival (a minute at least) to `nowMs`, offered when that
+ * span is under a quarter of the window (a channel written minutes ago in a window of an hour);
+ * null otherwise. Arrivals and now on this machine's clock, as the bars are placed.
+ */
+export function closerWindow(holds: readonly Pick<HoldRow, 'claimed_ms'>[], w: HistoryWindow, nowMs: number): HistoryWindow | null {
+  if (holds.length === 0 || nowMs > w.to_ms || nowMs <= w.from_ms) return null;
+  const earliest = Math.max(w.from_ms, Math.min(...holds.map((h) => h.claimed_ms)));
+  const span = nowMs - earliest;
+  if (span >= (w.to_ms - w.from_ms) / 4) return null;
+  const from = Math.floor(Math.min(earliest - span / 10, nowMs - MIN_WINDOW_MS));
+  return { from_ms: from, to_ms: Math.ceil(nowMs) };
 }
 
 /**
