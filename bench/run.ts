@@ -41,12 +41,13 @@ interface Options {
   keep: boolean;
   cpuProf: boolean;
   cliOnly: boolean;
+  apiOnly: boolean;
   cache: string;
   timeoutS: number;
 }
 
 const USAGE = `usage: npm run bench -- [--orders N] [--load-s S] [--writes W] [--clients C] [--stale-after S]
-                         [--skip-paint] [--keep] [--cpu-prof] [--cli-only] [--cache DIR] [--timeout-s S]
+                         [--skip-paint] [--keep] [--cpu-prof] [--cli-only] [--api-only] [--cache DIR] [--timeout-s S]
                          [--floor-passes P]
   --orders N       orders in the generated channel (default 100000; generated once, cached)
   --load-s S       seconds of API load (default 20)
@@ -59,6 +60,8 @@ const USAGE = `usage: npm run bench -- [--orders N] [--load-s S] [--writes W] [-
   --keep           keep the index database (its path is printed)
   --cpu-prof       write V8 CPU profiles of the indexer process (cold and serving runs) and print the top functions
   --cli-only       only the CLI start row: \`claimboard state --json\` on a 20-file channel
+  --api-only       only the cold index and the API rows (board, lane, order, holds): no read floor, verifier rows,
+                   warm start, incremental writes or paint; the API is measured on the cold server
   --cache DIR      where generated channels live (default bench/.cache)
   --timeout-s S    give up on the cold index after S seconds (default max(300, N/50))`;
 
@@ -74,6 +77,7 @@ function parseOptions(argv: readonly string[]): Options {
     keep: false,
     cpuProf: false,
     cliOnly: false,
+    apiOnly: false,
     cache: path.join(import.meta.dirname, '.cache'),
     timeoutS: 0,
   };
@@ -98,6 +102,7 @@ function parseOptions(argv: readonly string[]): Options {
       case '--keep': o.keep = true; break;
       case '--cpu-prof': o.cpuProf = true; break;
       case '--cli-only': o.cliOnly = true; break;
+      case '--api-only': o.apiOnly = true; break;
       case '--help': case '-h': console.log(USAGE); process.exit(0); break;
       default: throw new Error(`unknown option ${a}\n${USAGE}`);
     }
@@ -866,36 +871,41 @@ async function main(): Promise<void> {
   const refreshed = refreshLiveHeartbeats(g, plan);
   row('live heartbeats refreshed', String(refreshed), `temp + rename, new ctime (${f1(sec(performance.now() - t))} s)`);
 
-  // Read floor.
-  const passes = Array.from({ length: o.floorPasses }, () => readFloor(g.root));
-  const floor = passes[passes.length - 1] as ReturnType<typeof readFloor>;
-  const earlier = passes.slice(0, -1).map((p) => `${f2(sec(p.ms))} s`);
-  row('read floor', `${f2(sec(floor.ms))} s`, `plain Node loop: readdir + lstat + readFile of ${floor.files} files, ${f1(floor.bytes / 1e6)} MB (pass ${passes.length} of ${passes.length}${earlier.length ? `; before: ${earlier.join(', ')}` : ''})`);
-  // Each verifier alone, on this thread; the server's own choice is what its "ready" line names.
-  const sodium = chooseVerifier({ want: settings.verifier() });
-  const nodeRate = verifierRate(NODE_VERIFIER);
-  row('verifier alone: node:crypto', `${Math.round(nodeRate)} /s`, 'Ed25519 verify on one core, in-process, one key');
-  if (sodium.name === 'sodium-native') {
-    const sodiumRate = verifierRate(sodium);
-    row('verifier alone: sodium-native', `${Math.round(sodiumRate)} /s`, `libsodium's crypto_sign_verify_detached on one core, same payloads (${f2(sodiumRate / nodeRate)}x node:crypto)`);
-  } else {
-    row('verifier alone: sodium-native', 'not used', sodium.fallback ?? 'CLAIMBOARD_VERIFIER=node');
-  }
+  // Read floor, and each verifier alone (not with --api-only: NA).
+  let floor: ReturnType<typeof readFloor> | null = null;
+  let floorVerifiedS = NaN;
+  if (!o.apiOnly) {
+    const passes = Array.from({ length: o.floorPasses }, () => readFloor(g.root));
+    floor = passes[passes.length - 1] as ReturnType<typeof readFloor>;
+    const earlier = passes.slice(0, -1).map((p) => `${f2(sec(p.ms))} s`);
+    row('read floor', `${f2(sec(floor.ms))} s`, `plain Node loop: readdir + lstat + readFile of ${floor.files} files, ${f1(floor.bytes / 1e6)} MB (pass ${passes.length} of ${passes.length}${earlier.length ? `; before: ${earlier.join(', ')}` : ''})`);
+    // Each verifier alone, on this thread; the server's own choice is what its "ready" line names.
+    const sodium = chooseVerifier({ want: settings.verifier() });
+    const nodeRate = verifierRate(NODE_VERIFIER);
+    row('verifier alone: node:crypto', `${Math.round(nodeRate)} /s`, 'Ed25519 verify on one core, in-process, one key');
+    if (sodium.name === 'sodium-native') {
+      const sodiumRate = verifierRate(sodium);
+      row('verifier alone: sodium-native', `${Math.round(sodiumRate)} /s`, `libsodium's crypto_sign_verify_detached on one core, same payloads (${f2(sodiumRate / nodeRate)}x node:crypto)`);
+    } else {
+      row('verifier alone: sodium-native', 'not used', sodium.fallback ?? 'CLAIMBOARD_VERIFIER=node');
+    }
 
-  // The floor with the cryptography: the read floor plus every signature of the channel verified
-  // on all cores with the chosen verifier and nothing else.
-  const cores = os.availableParallelism();
-  const allCores = await verifyOnAllCores(g.signed, cores, verifySample(), settings.verifier());
-  const floorVerifiedS = sec(floor.ms) + allCores.s;
-  row('verifying alone, all cores', `${f2(allCores.s)} s`, `${g.signed} verifications with ${allCores.verifier} on ${cores} threads (${Math.round(g.signed / allCores.s)} /s), nothing else`);
-  row('read floor + verifying', `${f2(floorVerifiedS)} s`, 'floor_verified_s: the read floor plus the row above, the least a cold index that reads and verifies everything could take here');
+    // The floor with the cryptography: the read floor plus every signature of the channel verified
+    // on all cores with the chosen verifier and nothing else.
+    const cores = os.availableParallelism();
+    const allCores = await verifyOnAllCores(g.signed, cores, verifySample(), settings.verifier());
+    floorVerifiedS = sec(floor.ms) + allCores.s;
+    row('verifying alone, all cores', `${f2(allCores.s)} s`, `${g.signed} verifications with ${allCores.verifier} on ${cores} threads (${Math.round(g.signed / allCores.s)} /s), nothing else`);
+    row('read floor + verifying', `${f2(floorVerifiedS)} s`, 'floor_verified_s: the read floor plus the row above, the least a cold index that reads and verifies everything could take here');
+  }
+  const floorS = floor ? sec(floor.ms) : NaN;
 
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'claimboard-bench-'));
   scratch = { dir: work, keep: o.keep };
   const db = path.join(work, 'index.sqlite');
   const profDir = o.cpuProf ? path.join(o.cache, `profiles-${o.orders}-${new Date().toISOString().replace(/[:.]/g, '-')}`) : null;
   let server: Server | null = null;
-  const result: Record<string, unknown> = { orders: o.orders, files: floor.files, cli_state_ms: cliS.p50 };
+  const result: Record<string, unknown> = { orders: o.orders, files: floor ? floor.files : g.files, cli_state_ms: cliS.p50 };
   const profiles: string[] = [];
   let finalLine: string;
   try {
@@ -909,9 +919,9 @@ async function main(): Promise<void> {
     const coldWatch = await server.waitWatcher(Math.max(120, o.orders / 500));
     const coldS = sec(cold.wallMs);
     const board = JSON.parse((await get(port, '/api/board', new http.Agent(), 30_000)).body) as { lanes: { lane: string; count: number }[]; problem_count: number };
-    await server.stop(o.cpuProf ? 120 : 15);
-    const coldRss = server.rss.peaks();
-    server = null;
+    // With --api-only the cold server serves the API rows; else it stops and a warm start follows.
+    const coldRss = o.apiOnly ? null : (await server.stop(o.cpuProf ? 120 : 15), server.rss.peaks());
+    if (!o.apiOnly) server = null;
     const ph = cold.phases;
     const phaseText = ['scanning', 'reading', 'deriving', 'verifying', 'ready']
       .filter((p) => p in ph)
@@ -919,7 +929,7 @@ async function main(): Promise<void> {
       .join(', ');
     row('cold index', `${f2(coldS)} s`, `spawn of \`claimboard serve\` on an empty database to "index: ready" (indexer's own: ${cold.ownS ?? '?'} s; ${cold.detail})`);
     const boardS = sec(cold.boardVisibleMs);
-    row('cold: board visible', `${f2(boardS)} s`, `spawn to the "index: board visible" line: every card on the board, those from records not yet verified marked so (${f2(boardS / sec(floor.ms))}x the read floor)`);
+    row('cold: board visible', `${f2(boardS)} s`, `spawn to the "index: board visible" line: every card on the board, those from records not yet verified marked so (${f2(boardS / floorS)}x the read floor)`);
     row('cold index phases', phaseText, 'first time each progress phase was seen in the database (polled every 100 ms), from spawn');
     row('cold: first HTTP 200', `${f2(sec(coldHttp))} s`, 'spawn to /api/board answering 200 with the index ready');
     row('cold: watcher subscribed', coldWatch ? `${f2(sec(coldWatch.ms))} s` : 'no', coldWatch ? `spawn to when its inotify watch count was seen complete (${coldWatch.watches} watches; sampled every 500 ms from the first HTTP 200)` : 'no inotify watch appeared: the indexer relies on its periodic rescan');
@@ -928,24 +938,31 @@ async function main(): Promise<void> {
     result.verifier = cold.verifier ?? 'unknown';
     row('board', board.lanes.map((l) => `${l.lane} ${l.count}`).join(', ') + `; problems ${board.problem_count}`, 'lane counts after the cold index');
 
-    // Warm start: the same database, nothing changed.
-    server = new Server(g.root, port, db, o.staleAfterS, profDir ? path.join(profDir, 'serving') : null);
-    const warm = await server.waitReady(o.timeoutS);
-    const warmHttp = await server.waitHttp(120);
-    const warmWatch = await server.waitWatcher(Math.max(120, o.orders / 500));
-    const warmS = sec(warm.wallMs);
-    row('warm start', `${f2(warmS)} s`, `restart of \`claimboard serve\` on that database, nothing changed, spawn to "index: ready" (indexer's own: ${warm.ownS ?? '?'} s; ${warm.detail})`);
-    row('warm: first HTTP 200', `${f2(sec(warmHttp))} s`, 'spawn to /api/board answering 200');
-    row('warm: watcher subscribed', warmWatch ? `${f2(sec(warmWatch.ms))} s` : 'no', warmWatch ? `${warmWatch.watches} watches; the incremental step starts after this` : 'no inotify watch appeared: incremental writes wait for the periodic rescan');
+    let warmS = NaN;
+    let incP95 = NaN;
+    if (!o.apiOnly) {
+      // Warm start: the same database, nothing changed.
+      server = new Server(g.root, port, db, o.staleAfterS, profDir ? path.join(profDir, 'serving') : null);
+      const warm = await server.waitReady(o.timeoutS);
+      const warmHttp = await server.waitHttp(120);
+      const warmWatch = await server.waitWatcher(Math.max(120, o.orders / 500));
+      warmS = sec(warm.wallMs);
+      row('warm start', `${f2(warmS)} s`, `restart of \`claimboard serve\` on that database, nothing changed, spawn to "index: ready" (indexer's own: ${warm.ownS ?? '?'} s; ${warm.detail})`);
+      row('warm: first HTTP 200', `${f2(sec(warmHttp))} s`, 'spawn to /api/board answering 200');
+      row('warm: watcher subscribed', warmWatch ? `${f2(sec(warmWatch.ms))} s` : 'no', warmWatch ? `${warmWatch.watches} watches; the incremental step starts after this` : 'no inotify watch appeared: incremental writes wait for the periodic rescan');
 
-    // Incremental latency.
-    const inc = await incremental(port, g, plan, o.writes);
-    const incS = stats(inc.all);
-    row('incremental', `p50 ${f1(incS.p50)} ms, p95 ${f1(incS.p95)} ms, max ${f1(incS.max)} ms`, `${incS.n} single-file writes (temp + rename) ~50 ms apart, write to /api/orders/:id showing it (polled every 10 ms); ${inc.timeouts} timed out (counted as ${WRITE_TIMEOUT_MS / 1000} s), ${inc.skipped} skipped${inc.unstarted ? `, ${inc.unstarted} not started (over the ${INCREMENTAL_BUDGET_MS / 1000} s budget)` : ''}`);
-    for (const k of ['heartbeat', 'claim', 'release'] as const) {
-      const s = stats(inc.byKind[k]);
-      row(`  ${k}`, `p50 ${f1(s.p50)} ms, p95 ${f1(s.p95)} ms, max ${f1(s.max)} ms`, `${s.n} writes`);
+      // Incremental latency.
+      const inc = await incremental(port, g, plan, o.writes);
+      const incS = stats(inc.all);
+      incP95 = incS.p95;
+      row('incremental', `p50 ${f1(incS.p50)} ms, p95 ${f1(incS.p95)} ms, max ${f1(incS.max)} ms`, `${incS.n} single-file writes (temp + rename) ~50 ms apart, write to /api/orders/:id showing it (polled every 10 ms); ${inc.timeouts} timed out (counted as ${WRITE_TIMEOUT_MS / 1000} s), ${inc.skipped} skipped${inc.unstarted ? `, ${inc.unstarted} not started (over the ${INCREMENTAL_BUDGET_MS / 1000} s budget)` : ''}`);
+      for (const k of ['heartbeat', 'claim', 'release'] as const) {
+        const s = stats(inc.byKind[k]);
+        row(`  ${k}`, `p50 ${f1(s.p50)} ms, p95 ${f1(s.p95)} ms, max ${f1(s.max)} ms`, `${s.n} writes`);
+      }
     }
+    if (!server) throw new Error('no server to measure the API on');
+    const serving = server;
 
     // API latency under load.
     const { orderIdOf } = await import('./generate');
@@ -959,7 +976,7 @@ async function main(): Promise<void> {
       const a = stats(alone[k].ms);
       row(`  ${paths[k]}`, `p50 ${f1(a.p50)} ms, p95 ${f1(a.p95)} ms`, `${f1(alone[k].bytes / 1024)} KB per answer`);
     }
-    const servePid = server.proc.pid ?? 0;
+    const servePid = serving.proc.pid ?? 0;
     const cpu0 = { indexer: cpuSeconds([servePid]), web: cpuSeconds(descendants(servePid)), bench: process.cpuUsage() };
     const load = await apiLoad(port, o.orders, o.clients, o.loadS, idOf);
     const benchCpu = process.cpuUsage(cpu0.bench);
@@ -978,7 +995,7 @@ async function main(): Promise<void> {
 
     // First paint.
     let paint: Awaited<ReturnType<typeof firstPaint>> | null = null;
-    if (!o.skipPaint) {
+    if (!o.skipPaint && !o.apiOnly) {
       await get(port, '/', new http.Agent(), 60_000).catch(() => null); // load the page route once (not timed)
       paint = await firstPaint(port, 3);
       const c = stats(paint.cardMs);
@@ -986,18 +1003,19 @@ async function main(): Promise<void> {
       row('first paint', `first card ${f1(c.p50)} ms, FCP ${f1(fcp.p50)} ms`, `Chromium, production build, median of 3 fresh contexts: navigation start to the first lane card laid out visible (runs: ${paint.cardMs.map((x) => Math.round(x)).join(', ')} ms; bench-side wall ${paint.wallMs.map((x) => Math.round(x)).join(', ')} ms)`);
     }
 
-    await server.stop(o.cpuProf ? 120 : 15);
-    const servingRss = server.rss.peaks();
+    await serving.stop(o.cpuProf ? 120 : 15);
+    const servingRss = serving.rss.peaks();
     server = null;
-    const indexerMb = Math.max(coldRss.indexerMb, servingRss.indexerMb);
+    const cold0 = coldRss ?? servingRss;
+    const indexerMb = Math.max(cold0.indexerMb, servingRss.indexerMb);
     // The server's footprint: the peak of the total RSS of the process tree (indexer + web),
     // sampled every 200 ms, over the cold and the serving run. The sum of each process's own
     // peak (VmHWM, from different moments: the indexer's during the cold index, the web's under
     // the API load) bounds it from above and is shown beside it.
-    const rssMb = Math.max(coldRss.totalMb, servingRss.totalMb);
+    const rssMb = Math.max(cold0.totalMb, servingRss.totalMb);
     const hwmSumMb = indexerMb + servingRss.webMb;
-    row('peak RSS', `${f1(rssMb)} MB (cold run ${f1(coldRss.totalMb)}, serving run ${f1(servingRss.totalMb)})`, `peak of the server's total RSS (indexer + web), sampled every 200 ms`);
-    row('  sum of peaks', `${f1(hwmSumMb)} MB = indexer ${f1(indexerMb)} + web ${f1(servingRss.webMb)}`, `upper bound: VmHWM of the indexer process (cold run ${f1(coldRss.indexerMb)}, serving run ${f1(servingRss.indexerMb)}) + the web side's in the serving run (${servingRss.web.join('; ')}), reached at different moments`);
+    row('peak RSS', `${f1(rssMb)} MB (cold run ${f1(cold0.totalMb)}, serving run ${f1(servingRss.totalMb)})`, `peak of the server's total RSS (indexer + web), sampled every 200 ms`);
+    row('  sum of peaks', `${f1(hwmSumMb)} MB = indexer ${f1(indexerMb)} + web ${f1(servingRss.webMb)}`, `upper bound: VmHWM of the indexer process (cold run ${f1(cold0.indexerMb)}, serving run ${f1(servingRss.indexerMb)}) + the web side's in the serving run (${servingRss.web.join('; ')}), reached at different moments`);
 
     if (profDir) {
       for (const sub of ['cold', 'serving']) {
@@ -1013,15 +1031,15 @@ async function main(): Promise<void> {
 
     const fmt = (x: number, d: number) => (Number.isFinite(x) ? x.toFixed(d) : 'NA');
     Object.assign(result, {
-      floor_s: floor.ms / 1000,
+      floor_s: floorS,
       cold_s: coldS,
-      cold_ratio: coldS / sec(floor.ms),
+      cold_ratio: coldS / floorS,
       board_visible_s: boardS,
       floor_verified_s: floorVerifiedS,
       cold_vs_verified: coldS / floorVerifiedS,
       warm_s: warmS,
       verify_per_s: verifyPerS,
-      incr_p95_ms: incS.p95,
+      incr_p95_ms: incP95,
       api_board_p95_ms: api.board.p95,
       api_order_p95_ms: api.order.p95,
       api_holds_p95_ms: api.holds.p95,
@@ -1030,7 +1048,7 @@ async function main(): Promise<void> {
     });
     const r = result as Record<string, number>;
     const line =
-      `bench orders=${o.orders} files=${floor.files} floor_s=${fmt(r.floor_s!, 2)} board_visible_s=${fmt(r.board_visible_s!, 2)} cold_s=${fmt(r.cold_s!, 2)} cold_ratio=${fmt(r.cold_ratio!, 2)} ` +
+      `bench orders=${o.orders} files=${result.files as number} floor_s=${fmt(r.floor_s!, 2)} board_visible_s=${fmt(r.board_visible_s!, 2)} cold_s=${fmt(r.cold_s!, 2)} cold_ratio=${fmt(r.cold_ratio!, 2)} ` +
       `floor_verified_s=${fmt(r.floor_verified_s!, 2)} cold_vs_verified=${fmt(r.cold_vs_verified!, 2)} ` +
       `warm_s=${fmt(r.warm_s!, 2)} verify_per_s=${fmt(r.verify_per_s!, 0)} incr_p95_ms=${fmt(r.incr_p95_ms!, 0)} ` +
       `api_board_p95_ms=${fmt(r.api_board_p95_ms!, 1)} api_order_p95_ms=${fmt(r.api_order_p95_ms!, 1)} api_holds_p95_ms=${fmt(r.api_holds_p95_ms!, 1)} rss_mb=${fmt(r.rss_mb!, 0)} paint_ms=${fmt(r.paint_ms!, 0)} cli_state_ms=${fmt(r.cli_state_ms!, 0)} verifier=${String(result.verifier)}`;

@@ -89,7 +89,7 @@ export async function holdsOfChannel(channel: string, o: HoldsOptions): Promise<
   const p = new URLSearchParams();
   for (const k of ['from', 'to', 'range', 'q', 'agent', 'project'] as const) if (o[k] !== undefined) p.set(k, o[k]);
   const { openMemory, openReader } = await import('../lib/index/db');
-  const { holdsPage } = await import('../lib/index/read/holds-queries');
+  const { fitFilters, holdsPage } = await import('../lib/index/read/holds-queries');
   const { indexNowMs } = await import('../lib/index/steady-clock');
   const db = o.db ? openReader(o.db) : openMemory();
   try {
@@ -100,8 +100,9 @@ export async function holdsOfChannel(channel: string, o: HoldsOptions): Promise<
       await ix.stop();
     }
     const now = o.now ?? indexNowMs(db);
-    const f = holdFiltersOf(`?${p.toString()}`, now);
-    if (!f.ok) throw new InvalidArgumentError(f.reason);
+    const f0 = holdFiltersOf(`?${p.toString()}`, now);
+    if (!f0.ok) throw new InvalidArgumentError(f0.reason);
+    const f = { ...f0, filters: f0.filters.fitted ? fitFilters(db, f0.filters, now) : f0.filters };
     const holds: HoldRow[] = [];
     let cursor: string | null = null;
     let page: HoldsResponse;
@@ -110,7 +111,7 @@ export async function holdsOfChannel(channel: string, o: HoldsOptions): Promise<
       holds.push(...page.holds);
       cursor = page.next_cursor;
     } while (cursor !== null);
-    return { holds, from_ms: page.from_ms, to_ms: page.to_ms, now_ms: page.now_ms, stale_after_ms: page.stale_after_ms };
+    return { holds, from_ms: page.from_ms, to_ms: page.to_ms, range: page.range, fitted: page.fitted, now_ms: page.now_ms, stale_after_ms: page.stale_after_ms };
   } finally {
     db.close();
   }
@@ -122,7 +123,7 @@ export function addHoldsCommand(program: Command, setCode: (c: number) => void, 
     .command('holds')
     .description('the fleet history: one row per hold (who held which order, from its claim to how it ended, by arrival here) in a window')
     .argument('<channel>', 'the channel root')
-    .option('--range <24h|7d|30d>', 'the window before --to (default 24h)')
+    .option('--range <1h|24h|7d|30d>', 'the window before --to or from --from (default 24h; with neither, the shortest that holds every hold of the last 30 days)')
     .option('--from <time>', 'the window from this instant: RFC 3339 or ms since the epoch, this machine\'s clock')
     .option('--to <time>', 'the window up to this instant (default now)')
     .option('--q <query>', "the board's query language: agent:, project:, holder:, lane:, state:, flag:, free words")

@@ -1,7 +1,8 @@
 /**
  * The fleet history in the browser, on vectors 11 and 13 served by a server of this spec's own
- * (e2e/own-server.ts: it writes into the folder), its test clock an hour on after the copy so the
- * holds still held run for an hour. Every hold GET /api/holds lists for the window is a bar, in its
+ * (e2e/own-server.ts: it writes into the folder), its test clock half an hour on after the copy so the
+ * holds still held run for half an hour and more: the window nobody asked for is fitted to them
+ * (the last hour), their bars spanning half the plot. Every hold GET /api/holds lists for the window is a bar, in its
  * agent's row, coloured by how it ended and linking to its order; the keyboard moves along the
  * bars and zooms; on a phone each row's name sits above its track; a release written into the
  * folder changes its bar's ending without a reload. Screenshots (light and dark, 1440 and 390):
@@ -10,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Browser, type Page, type TestInfo } from '@playwright/test';
-import type { HoldsResponse } from '../lib/api/types';
+import type { HistoryResponse, HoldsResponse } from '../lib/api/types';
 import { naclSign } from '../lib/ledger/nacl-verify';
 import { signFields } from '../lib/ledger/sign';
 import { ROOT, startOwnServer, type OwnServer } from './own-server';
@@ -22,7 +23,7 @@ let server: OwnServer;
 test.beforeAll(async () => {
   test.setTimeout(420_000); // the server may take 5 minutes to start on a loaded machine (own-server.ts)
   server = await startOwnServer({ prefix: 'cb-e2e-history-', vectors: ['11-give-up-ack-reopen', '13-retired'], args: ['--stale-after', '86400'] });
-  await server.letTimePass(3_600_000);
+  await server.letTimePass(30 * 60_000);
 });
 
 test.afterAll(async () => {
@@ -46,6 +47,26 @@ async function shot(page: Page, testInfo: TestInfo, name: string) {
   await page.screenshot({ path: file, fullPage: true });
   await testInfo.attach(name, { path: file, contentType: 'image/png' });
 }
+
+test('the window nobody asked for is fitted to the holds: the last hour, its bars spanning a real part of the plot', async ({ browser }) => {
+  // The claims arrived with the copy, half an hour and the server's start before now: within the last hour.
+  const a = (await (await fetch(`${server.url}/api/history`)).json()) as HistoryResponse;
+  expect([a.range, a.fitted, a.to_ms - a.from_ms, a.total]).toEqual(['1h', true, 3_600_000, 5]);
+  const page = await open(browser, 1440, 900);
+  await expect(page.getByRole('button', { name: 'Last hour' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByRole('button', { name: 'Fit to holds' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('[data-window-fit]')).toHaveText("Fitted to the holds: the last hour is the shortest window in which every hold of the last 30 days begins (its claim's arrival here).");
+  // t2, still held, runs from its claim to now: about half of the plot (a 24 h window would draw it in its last 25th).
+  const track = await page.locator('[data-agent-row="fang"] svg').first().boundingBox();
+  const bar = await page.locator('[data-hold="t2:fang"]').boundingBox();
+  expect(track && bar && bar.width >= 0.3 * track.width && bar.x + bar.width >= track.x + 0.95 * track.width, `t2 drawn ${JSON.stringify(bar)} in ${JSON.stringify(track)}`).toBe(true);
+  // Asking for a range is taken as asked, and the note goes.
+  await page.getByRole('button', { name: 'Last 24 h' }).click();
+  await expect(page).toHaveURL(/\/history\?range=24h$/);
+  await expect(page.getByRole('button', { name: 'Last 24 h' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('[data-window-fit]')).toHaveCount(0);
+  await page.context().close();
+});
 
 test('every hold of the window is a bar in its agent\'s row, coloured by its ending, linking to its order', async ({ browser }, testInfo) => {
   const listed = await holds();
@@ -102,7 +123,7 @@ test('the keyboard moves along the bars and zooms the window', async ({ browser 
   await page.keyboard.press('+');
   await expect(page).toHaveURL(/\/history\?from=\d+&to=\d+$/);
   const u = new URL(page.url());
-  expect(Number(u.searchParams.get('to')) - Number(u.searchParams.get('from'))).toBe(12 * 3_600_000);
+  expect(Number(u.searchParams.get('to')) - Number(u.searchParams.get('from'))).toBe(30 * 60_000); // half the fitted hour
   await page.context().close();
 });
 

@@ -8,19 +8,13 @@ import { Badge, StateBadge } from '@/components/ui/badges';
 import { AgentLink, BoardLink, OrderLink } from '@/components/ui/links';
 import { Crumb, Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';
 import { Ago, WriterClock } from '@/components/ui/time';
-import type { Tone } from '@/lib/ui/labels';
+import { HOLD_ENDING_LABEL, HOLD_ENDING_TONE } from '@/lib/ui/labels';
+import { endingDetail } from '@/lib/ui/history';
 import { clockOffsetSentence, utcClock } from '@/lib/ui/time';
 import { LANES } from '@/lib/ledger/derive';
 import { RetireAction } from '@/components/actions/RetireAction';
 import { AgentTuning } from '@/components/tuning/AgentTuning';
 import { ShortKey } from './KeyFacts';
-
-const ENDED: Record<AgentResponse['held'][number]['ended'], { label: string; tone: Tone }> = {
-  released: { label: 'released', tone: 'warn' },
-  finished: { label: 'finished', tone: 'done' },
-  gave_up: { label: 'gave up', tone: 'danger' },
-  lost: { label: 'lost the claim', tone: 'neutral' },
-};
 
 /** One agent: role, key, what it holds now, what it held before and how each ended, last seen, its heartbeat gaps and run durations. */
 export function AgentView({ name }: { name: string }) {
@@ -123,37 +117,42 @@ function AgentDetail({ data, now }: { data: AgentResponse; now: number }) {
           <div className="overflow-x-auto">
             {data.held.length < data.held_total ? (
               <p className="mb-2 text-sm text-zinc-600 dark:text-zinc-400" data-held-shown={data.held.length}>
-                The first {data.held.length.toLocaleString('en')} of {data.held_total.toLocaleString('en')}: gave up, released and lost
-                first, finished last, each by order id. Each order&apos;s page tells its whole story.
+                The first {data.held.length.toLocaleString('en')} of {data.held_total.toLocaleString('en')}: gave up, released, superseded and
+                lost first, finished last, each by order id. Each order&apos;s page tells its whole story; the{' '}
+                <a href={`/history?q=agent:${encodeURIComponent(a.name)}`} className="underline">
+                  fleet history
+                </a>{' '}
+                draws the same holds on a time axis.
               </p>
             ) : null}
             <table className={tableClass}>
               <thead>
                 <tr>
                   <th className={thClass}>order</th>
-                  <th className={thClass}>claimed (its clock)</th>
+                  <th className={thClass}>claimed: arrived here (its clock)</th>
                   <th className={thClass}>how it ended</th>
                   <th className={thClass}>order now</th>
                 </tr>
               </thead>
               <tbody>
                 {data.held.map((h) => (
-                  <tr key={`${h.order_id}:${h.claimed_at}`}>
+                  <tr key={`${h.order_id}:${h.claimed_ms}`} data-held={`${h.order_id}:${h.ending}`}>
                     <td className={tdClass}>
                       <OrderLink id={h.order_id} />
                     </td>
                     <td className={`${tdClass} text-xs`}>
-                      <WriterClock text={h.claimed_at} date />
-                    </td>
-                    <td className={tdClass}>
-                      <span className="flex flex-wrap items-center gap-2">
-                        <Badge tone={ENDED[h.ended].tone}>{ENDED[h.ended].label}</Badge>
-                        <span className="text-sm text-zinc-700 dark:text-zinc-300">{h.detail}</span>
+                      <span className="tabular-nums">{utcClock(h.claimed_ms, { date: true })} UTC</span>{' '}
+                      <span className="text-zinc-500 dark:text-zinc-400">
+                        (<WriterClock text={h.claimed_at} date />)
                       </span>
                     </td>
                     <td className={tdClass}>
-                      <StateBadge state={h.state} />
+                      <span className="flex flex-wrap items-center gap-2">
+                        <Badge tone={HOLD_ENDING_TONE[h.ending]}>{HOLD_ENDING_LABEL[h.ending]}</Badge>
+                        <span className="text-sm text-zinc-700 dark:text-zinc-300">{endingDetail(h)}</span>
+                      </span>
                     </td>
+                    <td className={tdClass}>{h.state ? <StateBadge state={h.state} /> : null}</td>
                   </tr>
                 ))}
               </tbody>

@@ -1,22 +1,21 @@
 'use client';
 /**
- * /history: who held what across the fleet, on one time axis. The window (last 24 h, 7 d, 30 d,
- * or from and to) and the query live in the URL; the data comes from GET /api/history, the
- * server's answer first (app/history/page.tsx), then live like the board (lib/client/live.ts).
+ * /history: who held what across the fleet, on one time axis. The window (the last hour, 24 h,
+ * 7 d, 30 d, or from and to; none: the server fits it to the holds) and the query live in the
+ * URL; the data comes from GET /api/history, the server's answer first (app/history/page.tsx),
+ * then live like the board (lib/client/live.ts).
  */
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import type { HistoryResponse } from '@/lib/api/types';
 import { useHistory } from '@/lib/client/api';
 import { useServerNow } from '@/lib/client/clock';
-import { historySearch, parseHistoryParams, type HistoryParams } from '@/lib/ui/history';
-import { DEFAULT_RANGE, MAX_WINDOW_MS, MIN_WINDOW_MS, panWindow, RANGE_NAMES, zoomWindow, type HistoryWindow, type RangeName } from '@/lib/query/window';
+import { closerWindow, fitWords, historySearch, parseHistoryParams, RANGE_LABEL, type HistoryParams } from '@/lib/ui/history';
+import { MAX_WINDOW_MS, MIN_WINDOW_MS, panWindow, RANGE_NAMES, zoomWindow, type HistoryWindow } from '@/lib/query/window';
 import { formatDuration, utcClock } from '@/lib/ui/time';
 import { Loading, QueryError } from '@/components/ui/page';
 import { Legend, Swimlanes } from './Swimlanes';
 import { AgentNumbersTable, FleetNumbersPanel } from './HistoryNumbers';
-
-const RANGE_LABEL: Record<RangeName, string> = { '24h': 'Last 24 h', '7d': '7 days', '30d': '30 days' };
 
 const control = 'h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm text-zinc-900 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100';
 const button =
@@ -40,6 +39,7 @@ export function HistoryView({ initial }: { initial?: { search: string; data: His
   };
   const win: HistoryWindow | null = data ? { from_ms: data.from_ms, to_ms: data.to_ms } : null;
   const toWindow = (w: HistoryWindow) => go({ from: w.from_ms, to: w.to_ms, ...(p.q ? { q: p.q } : {}) });
+  const closer = data && win ? closerWindow(data.holds, win, data.now_ms) : null;
 
   return (
     <div className="mx-auto max-w-[100rem] px-4 py-5 sm:px-6">
@@ -48,7 +48,7 @@ export function HistoryView({ initial }: { initial?: { search: string; data: His
         Who held which order, from its claim to how it ended. Every bar is placed by when its files <em>arrived here</em>, the one clock
         all rows share; each writer&apos;s own clock is shown beside it, never used to place or order anything.
       </p>
-      <Controls params={p} win={win} go={go} toWindow={toWindow} />
+      <Controls params={p} win={win} range={data?.range ?? null} fit={data ? fitWords(data) : null} go={go} toWindow={toWindow} />
       {q.isPending ? (
         <Loading what="the history" />
       ) : q.isError && !data ? (
@@ -66,6 +66,14 @@ export function HistoryView({ initial }: { initial?: { search: string; data: His
               : `${data.total.toLocaleString('en')} ${data.total === 1 ? 'hold' : 'holds'} of ${data.agents.length} ${data.agents.length === 1 ? 'agent' : 'agents'} from ${utcClock(win.from_ms, { date: true })} to ${utcClock(win.to_ms, { date: true })} UTC (${formatDuration(win.to_ms - win.from_ms)}).`}
             {data.total > data.holds.length ? ` The first ${data.holds.length.toLocaleString('en')} by claim arrival are drawn: narrow the window or the query to see the rest; the numbers count them all.` : ''}
           </p>
+          {closer ? (
+            <p className="mt-2 flex flex-wrap items-center gap-2 text-sm text-zinc-700 dark:text-zinc-300" data-closer-window>
+              Every hold here began in the last {formatDuration(closer.to_ms - closer.from_ms)}, squeezed at the right edge.
+              <button type="button" className={button} onClick={() => toWindow(closer)}>
+                Show just that
+              </button>
+            </p>
+          ) : null}
           <Legend />
           <section aria-label="Holds by agent" className="mt-3">
             <Swimlanes
@@ -87,7 +95,23 @@ export function HistoryView({ initial }: { initial?: { search: string; data: His
   );
 }
 
-function Controls({ params: p, win, go, toWindow }: { params: HistoryParams; win: HistoryWindow | null; go: (p: HistoryParams) => void; toWindow: (w: HistoryWindow) => void }) {
+function Controls({
+  params: p,
+  win,
+  range,
+  fit,
+  go,
+  toWindow,
+}: {
+  params: HistoryParams;
+  win: HistoryWindow | null;
+  /** The named range in force (the answer's, fitted or asked for), or null. */
+  range: HistoryParams['range'] | null;
+  /** Why the window was fitted, or null when it was asked for. */
+  fit: string | null;
+  go: (p: HistoryParams) => void;
+  toWindow: (w: HistoryWindow) => void;
+}) {
   const [text, setText] = useState(p.q ?? '');
   const [custom, setCustom] = useState(false);
   const custom0 = p.from !== undefined || custom;
@@ -109,11 +133,12 @@ function Controls({ params: p, win, go, toWindow }: { params: HistoryParams; win
     if (Number.isFinite(from) && Number.isFinite(to) && from < to) go(withQ({ from, to }));
   };
   const span = win ? win.to_ms - win.from_ms : 0;
+  const fitting = !custom0 && p.range === undefined;
   return (
     <div className="mt-3 flex flex-col gap-2">
       <div className="flex flex-wrap items-center gap-2" role="group" aria-label="Window">
         {RANGE_NAMES.map((r) => {
-          const on = !custom0 && (p.range ?? DEFAULT_RANGE) === r;
+          const on = !custom0 && (p.range ?? range) === r;
           return (
             <button key={r} type="button" className={`${button} ${on ? 'bg-zinc-200 dark:bg-zinc-700' : ''}`} aria-pressed={on} onClick={() => (setCustom(false), go(withQ({ range: r })))}>
               {RANGE_LABEL[r]}
@@ -122,6 +147,15 @@ function Controls({ params: p, win, go, toWindow }: { params: HistoryParams; win
         })}
         <button type="button" className={`${button} ${custom0 ? 'bg-zinc-200 dark:bg-zinc-700' : ''}`} aria-pressed={custom0} onClick={() => setCustom(true)}>
           Custom
+        </button>
+        <button
+          type="button"
+          className={`${button} ${fitting ? 'bg-zinc-200 dark:bg-zinc-700' : ''}`}
+          aria-pressed={fitting}
+          onClick={() => (setCustom(false), go(withQ({})))}
+          title="The shortest window in which every hold of the last 30 days begins"
+        >
+          Fit to holds
         </button>
         <span className="mx-1 h-5 w-px bg-zinc-300 max-sm:hidden dark:bg-zinc-700" aria-hidden="true" />
         <button type="button" className={button} disabled={!win || span <= MIN_WINDOW_MS} onClick={() => win && toWindow(zoomWindow(win, 0.5))} title="Zoom in (+)">
@@ -137,6 +171,11 @@ function Controls({ params: p, win, go, toWindow }: { params: HistoryParams; win
           Later ▶
         </button>
       </div>
+      {fit && !custom0 ? (
+        <p className="text-sm text-zinc-700 dark:text-zinc-300" data-window-fit>
+          {fit}
+        </p>
+      ) : null}
       {custom0 && win ? (
         <form onSubmit={submitCustom} className="flex flex-wrap items-end gap-2" aria-label="Custom window">
           <label className="flex flex-col text-xs text-zinc-600 dark:text-zinc-400">

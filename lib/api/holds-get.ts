@@ -1,8 +1,9 @@
 import 'server-only';
 /**
  * GET /api/holds (the fast path answers it too, lib/api/fast-path.ts) and GET /api/history: the
- * fleet history's rows and what /history draws, for a window (`range` 24h | 7d | 30d, or `from`
- * and `to`: ms or RFC 3339, this machine's clock) and a query (`q`, `agent`, `project`, `order`).
+ * fleet history's rows and what /history draws, for a window (`range` 1h | 24h | 7d | 30d, or
+ * `from` and `to`: ms or RFC 3339, this machine's clock; none: the range fitted to the holds,
+ * lib/query/window.ts fitRange) and a query (`q`, `agent`, `project`, `order`).
  * A window or a query that does not read is a 400 with the reason.
  */
 import { z } from 'zod';
@@ -10,11 +11,11 @@ import { ClaimboardError } from '../errors';
 import { answerForPage, defineEndpoint, Raw, rawRequestOf, reasonOf } from './endpoint';
 import { AnswerCache } from './answer-cache';
 import { latestSeq } from '../index/read/queries';
-import { decodeHoldCursor, historyView, holdsPage, MAX_HOLDS_LIMIT, type HoldFilters } from '../index/read/holds-queries';
+import { decodeHoldCursor, fitFilters, historyView, holdsPage, MAX_HOLDS_LIMIT, type HoldFilters } from '../index/read/holds-queries';
 import type { DB } from '../index/db';
 import { isSafeComponent } from '../ledger/names';
 import { historyQueryOf, MAX_QUERY_LENGTH } from '../query/query';
-import { resolveWindow } from '../query/window';
+import { resolveWindow, windowAsked } from '../query/window';
 import type { HistoryResponse } from './types';
 
 const Instant = z.string().max(40).optional();
@@ -41,7 +42,9 @@ function filtersAt(p: HoldsParams, nowMs: number): Filtered {
   const q = historyQueryOf(p);
   if (!q.ok) return { ok: false, reason: `q: ${q.reason} (at character ${q.at + 1})` };
   if (p.cursor && !decodeHoldCursor(p.cursor)) return { ok: false, reason: 'cursor: not a cursor from this API' };
-  return { ok: true, filters: { window: w.window, terms: q.terms, ...(p.order ? { order: p.order } : {}) }, cursor: p.cursor ?? null, limit: p.limit };
+  // No window asked for: the range is fitted to the holds (fitFilters) where the index is at hand.
+  const fitted = !windowAsked(p);
+  return { ok: true, filters: { window: w.window, terms: q.terms, ...(p.order ? { order: p.order } : {}), ...(w.range ? { range: w.range } : {}), ...(fitted ? { fitted } : {}) }, cursor: p.cursor ?? null, limit: p.limit };
 }
 
 /** The filters a query string asks for at `nowMs`, or the reason it asks for none (the CLI's `claimboard holds` reads its options so). */
@@ -69,7 +72,9 @@ function holdsEndpoint(path: string, answer: (db: DB, f: Extract<Filtered, { ok:
       if (hit) return Raw.bytes(hit);
       const f = filtersAt(p, now);
       if (!f.ok) throw new ClaimboardError('bad_request', f.reason);
-      return Raw.bytes(cache.put(ctx.search, seq, now, JSON.stringify(answer(db, f, now))));
+      // No window asked for: the range fitted to the holds (fitFilters).
+      const filters = f.filters.fitted ? fitFilters(db, f.filters, now) : f.filters;
+      return Raw.bytes(cache.put(ctx.search, seq, now, JSON.stringify(answer(db, { ...f, filters }, now))));
     },
   });
 }

@@ -13,6 +13,7 @@ import { IndexStore } from './store/store';
 import { VECTORS_DIR } from '../../test/support/vectors';
 import { nodeVerify } from './disk/node-verify';
 import * as q from './read/queries';
+import { holdsPage } from './read/holds-queries';
 
 let cleanup: (() => void)[] = [];
 afterEach(async () => {
@@ -345,7 +346,12 @@ describe('agent page data', () => {
     const a = q.agent(db, 'fang', Date.now());
     expect(a?.agent).toMatchObject({ name: 'fang', retired: true, capabilities: [], retirement: { operator: 'ops', reason: 'machine rebuilt', at: '2026-11-20T11:00:00Z' } });
     expect(a?.holds.map((c) => c.order_id)).toEqual(['t2']);
-    expect(a?.held).toEqual([{ order_id: 't1', claimed_at: '2026-11-20T09:05:00Z', ended: 'released', detail: 'released by ops: retired', state: 'open' }]);
+    // Its ended holds: the fleet history's rows themselves, with the order's state now.
+    expect(a?.held.map((h) => [h.order_id, h.agent, h.ending, h.ended_by, h.reason, h.claimed_at, h.state])).toEqual([['t1', 'fang', 'retired', 'ops', 'retired', '2026-11-20T09:05:00Z', 'open']]);
+    const row = holdsPage(db, { window: { from_ms: 0, to_ms: Date.now() + 86_400_000 }, terms: [] }, null, Date.now()).holds.find((h) => h.order_id === 't1' && h.agent === 'fang');
+    const { silences: _s, silent_ms: _m, ...hold } = row ?? { silences: [], silent_ms: 0 };
+    const { state: _st, ...held } = a?.held[0] ?? { state: null };
+    expect(held).toEqual(hold);
     expect(a?.retire_plan).toEqual(['t2']);
     expect(q.agents(db, Date.now()).agents.map((x) => [x.name, x.retired, x.holding])).toEqual([
       ['fang', true, 1],

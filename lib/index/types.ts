@@ -12,8 +12,9 @@ import type { ProblemCode } from '../ledger/channel';
 import type { TimelineEvent } from '../ledger/timeline';
 import type { Act } from '../ledger/acts';
 import type { LivenessVerdict } from '../ledger/liveness';
-import type { HoldRow } from '../ledger/holds';
+import type { Hold, HoldRow } from '../ledger/holds';
 import type { AgentNumbers, FleetNumbers } from '../ledger/hold-numbers';
+import type { RangeName } from '../query/window';
 
 /**
  * What THIS machine knows of a card's run: present only when
@@ -198,15 +199,8 @@ export interface AgentResponse {
   readonly finished: number;
   /** How many earlier holds it has in all; `held` lists at most HELD_SHOWN of them. */
   readonly held_total: number;
-  /** Orders it held before, and how each hold ended: the first HELD_SHOWN, finished ones last, each by order id. */
-  readonly held: readonly {
-    readonly order_id: string;
-    readonly claimed_at: string;
-    /** 'released' (by whom, why), 'finished' (result), 'gave_up', 'lost' (another holds it). */
-    readonly ended: 'released' | 'finished' | 'gave_up' | 'lost';
-    readonly detail: string;
-    readonly state: OrderState;
-  }[];
+  /** Its ended holds, the fleet history's rows (lib/ledger/holds.ts): the first HELD_SHOWN, finished ones last, each by order id; with the order's state now (null: the order left the index). */
+  readonly held: readonly (Hold & { readonly state: OrderState | null })[];
   /**
    * Orders a retirement would release now, the act's own rule (lib/ledger/actions.ts retirePlan:
    * a claim with no result of its own, or addressed to it with no result; not released already).
@@ -328,6 +322,10 @@ export interface HoldsResponse {
   /** The window, ms, this machine's clock: holds overlapping [from_ms, to_ms). */
   readonly from_ms: number;
   readonly to_ms: number;
+  /** The named range before now the window is, or null (from and to). */
+  readonly range: RangeName | null;
+  /** Whether no window was asked for and the range was fitted to the holds (lib/query/window.ts fitRange). */
+  readonly fitted: boolean;
   readonly now_ms: number;
   readonly stale_after_ms: number;
 }
@@ -350,6 +348,9 @@ export type HistoryAct = Pick<Act, 'key' | 'act' | 'operator' | 'order_id' | 'ag
 export interface HistoryResponse {
   readonly from_ms: number;
   readonly to_ms: number;
+  /** As HoldsResponse's: the named range, and whether it was fitted. */
+  readonly range: RangeName | null;
+  readonly fitted: boolean;
   readonly now_ms: number;
   readonly stale_after_ms: number;
   /** The first `drawn_limit` holds of the window by claim arrival, the rows GET /api/holds pages through. */

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { ChannelState, OrderView } from './channel';
+import type { OrderFolder } from './card';
 import { holderOf, TERMINAL_STATES, type Card, type OrderState } from './derive';
 import type { OrderRecord } from './records';
 import { canonicalName, isSafeComponent } from './names';
@@ -180,14 +181,20 @@ export function requeueRefusal(view: OrderView): string | null {
 export function retirePlan(state: ChannelState, agent: string): string[] {
   const a = canonicalName(agent);
   const out: string[] = [];
-  for (const [id, view] of state.views) {
-    const f = view.folder;
-    if (f.releases.some((r) => r.record.released === a)) continue;
-    const byClaim = f.claims.some((c) => c.record.agent === a) && !f.results.some((r) => r.record.agent === a);
-    const byAddress = f.order.record.assigned_to === a && f.results.length === 0;
-    if (byClaim || byAddress) out.push(id);
-  }
+  for (const [id, view] of state.views) if (retireReleases(view.folder, a)) out.push(id);
   return out.sort();
+}
+
+/**
+ * retirePlan's rule for one order: a retirement of `agent` (a canonical name) releases it when
+ * no release names the agent yet, and the agent claimed it and delivered no result, or it is
+ * addressed to the agent and has no result at all. The folder's records only; no clock.
+ */
+export function retireReleases(f: Pick<OrderFolder, 'order' | 'claims' | 'results' | 'releases'>, agent: string): boolean {
+  if (f.releases.some((r) => r.record.released === agent)) return false;
+  const byClaim = f.claims.some((c) => c.record.agent === agent) && !f.results.some((r) => r.record.agent === agent);
+  const byAddress = f.order.record.assigned_to === agent && f.results.length === 0;
+  return byClaim || byAddress;
 }
 
 /** Why an order is in a retirement's plan: the agent holds it, lost a race for it, gave up on it, or it is addressed to the agent. */

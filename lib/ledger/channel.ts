@@ -10,6 +10,7 @@
  */
 import { ledgerFactsOf, ledgerRetiredNames } from './ledger-facts';
 import { canonicalName } from './names';
+import { isRetireRelease } from './retire-release';
 import { readEntry, type ChannelEntry, type FileOutcome, type Problem } from './entry';
 import {
   type LedgerRecord,
@@ -311,7 +312,7 @@ export function deriveOutcomes(
 /** The agents a `ferry channel retire` release names in any folder (reason `retired`, by someone else): DeriveContext.ferryRetired. */
 export function ferryRetiredNames(folders: readonly OrderFolder[]): Set<string> {
   const out = new Set<string>();
-  for (const f of folders) for (const r of f.releases) if (r.record.reason.trim() === 'retired' && r.record.releaser !== r.record.released) out.add(r.record.released);
+  for (const f of folders) for (const r of f.releases) if (isRetireRelease(r.record)) out.add(r.record.released);
   return out;
 }
 

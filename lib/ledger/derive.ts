@@ -19,6 +19,7 @@ import { factsOf, type OrderFacts } from './flags/facts';
 import { byFlagOrder, runRules } from './flags';
 import { missingText } from './flags/missing-dependency';
 import { ferryDifference } from './words';
+import { isRetireRelease } from './retire-release';
 
 export * from './card';
 export { agreesWithFerry } from './ferry-states';
@@ -47,7 +48,7 @@ function cardOf(f: OrderFacts, alerts: readonly Alert[], notes: readonly string[
   const decidedBy = (rs: readonly { readonly record: { readonly operator: string; readonly target: string } }[]) =>
     Object.fromEntries(rs.map((r) => [r.record.operator, targetList(r.record.target)] as const));
   const decided = folder.acks.length + folder.reopens.length > 0 ? { acks: decidedBy(folder.acks), reopens: decidedBy(folder.reopens) } : undefined;
-  const retires = [...new Set(folder.releases.filter((r) => r.record.reason.trim() === 'retired' && r.record.releaser !== r.record.released).map((r) => r.record.released))].sort();
+  const retires = [...new Set(folder.releases.filter((r) => isRetireRelease(r.record)).map((r) => r.record.released))].sort();
   const ferryState = ferryStateOf(folder, f);
   const ferryNote = agreesWithFerry(ferryState, state) ? undefined : ferryDifference(ferryState, state, holder);
   const hb = f.holderHeartbeat;

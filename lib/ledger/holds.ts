@@ -6,11 +6,11 @@
  * timestamps ride along to be shown beside them, never to place or order anything.
  *
  * The fleet history (GET /api/holds, `claimboard holds`, /history) lists these rows; an agent's
- * page reads them as its "Held before" (claimHistory).
+ * page lists its ended ones as its "Held before".
  */
 import type { OrderView } from './channel';
-import type { Arrived, Card, OrderState } from './card';
-import type { ReleaseRecord } from './records';
+import type { Arrived, Card } from './card';
+import { isRetireRelease } from './retire-release';
 import { ranAfterOwnRelease } from './state';
 import { decisionTarget, namesTarget } from './targets';
 import { compareTimestamps, type Timestamp } from './time';
@@ -45,11 +45,6 @@ export interface Hold {
   readonly beat_at: string | null;
   /** Whether the agent delivered a result on the order (any revision), whatever ended the hold. */
   readonly delivered: boolean;
-}
-
-/** A retire's release: another's release of an agent with the reason `retired` (`ferry channel retire` and claimboard's retire write it). */
-export function isRetireRelease(r: ReleaseRecord): boolean {
-  return r.reason.trim() === 'retired' && r.releaser !== r.released;
 }
 
 interface EndingEvent {
@@ -125,7 +120,7 @@ function endingOf(view: Pick<OrderView, 'folder'>, card: Pick<Card, 'holder'>, c
   };
 }
 
-/** Every hold of an order's folder: one per claim, in the folder's claim order (claimHistory's). */
+/** Every hold of an order's folder: one per claim, in the folder's claim order. */
 export function orderHolds(view: Pick<OrderView, 'folder'>, card: Pick<Card, 'holder'>): Hold[] {
   const f = view.folder;
   const o = f.order.record;
@@ -192,25 +187,13 @@ export function silencesOf(hold: Pick<Hold, 'claimed_ms' | 'ended_ms' | 'beat_ms
   return last ? [...inside.filter((g) => g.to_ms <= last.from_ms), last] : inside;
 }
 
-/** How an agent's claim on an order ended as ferry reads it now, for its agent page (claimHistory). */
-export interface HoldHistory {
-  readonly order_id: string;
-  readonly agent: string;
-  readonly claimed_at: string;
-  readonly holding: boolean;
-  readonly ended: 'released' | 'finished' | 'gave_up' | 'lost' | null;
-  readonly detail: string;
-  readonly state: OrderState;
-  /**
-   * The run's duration, ms: from the claim's `claimed_at` to the earliest `submitted_at` of the
-   * same agent's results, both the holder's own clock (one machine's clock: comparable). Null
-   * when that agent delivered no result, or the difference is negative (a clock set back).
-   */
-  readonly run_ms: number | null;
-}
-
-/** The duration of `agent`'s run from `claimedAt` to its first result (both its own clock), ms, or null. */
-function runDuration(view: Pick<OrderView, 'folder'>, agent: string, claimedAt: Timestamp): number | null {
+/**
+ * How long `agent`'s run on the order took, ms: from its claim's `claimedAt` to the earliest
+ * `submitted_at` of its results, both the agent's own clock (one machine's clock: comparable).
+ * Null when it delivered no result, or the difference is negative (a clock set back). The
+ * threshold page's run durations read it (the index's holds.run_ms).
+ */
+export function runDuration(view: Pick<OrderView, 'folder'>, agent: string, claimedAt: Timestamp): number | null {
   let first: Timestamp | null = null;
   for (const r of view.folder.results) {
     if (r.record.agent !== agent) continue;
@@ -219,36 +202,4 @@ function runDuration(view: Pick<OrderView, 'folder'>, agent: string, claimedAt: 
   if (first === null) return null;
   const ms = first.epochMs - claimedAt.epochMs;
   return Number.isFinite(ms) && ms >= 0 ? ms : null;
-}
-
-/**
- * Every claim of an order's folder as ferry reads it now, for its agent's page: a release of any
- * kind first (a released claim never counts again), then a result, then a give-up; otherwise it
- * holds the order or lost it. Not the arrival order of orderHolds: the page's retire plan follows
- * ferry (a retire releases the claims ferry still counts), so this reading is kept beside it.
- */
-export function claimHistory(view: Pick<OrderView, 'folder'>, card: Card): HoldHistory[] {
-  const f = view.folder;
-  return f.claims.map(({ record: c }) => {
-    const release = f.releases.find((r) => r.record.released === c.agent);
-    const result = f.results.find((r) => r.record.agent === c.agent);
-    const giveup = f.giveups.find((g) => g.record.agent === c.agent);
-    const holding = card.holder === c.agent && !release;
-    let ended: HoldHistory['ended'] = null;
-    let detail = '';
-    if (release) {
-      ended = 'released';
-      detail = release.record.releaser === c.agent ? `released it: ${release.record.reason}` : `released by ${release.record.releaser}: ${release.record.reason}`;
-    } else if (result) {
-      ended = 'finished';
-      detail = `delivered revision ${result.record.revision}`;
-    } else if (giveup) {
-      ended = 'gave_up';
-      detail = giveup.record.reason;
-    } else if (!holding) {
-      ended = 'lost';
-      detail = card.holder ? `${card.holder} holds it` : 'no holder';
-    }
-    return { order_id: card.order_id, agent: c.agent, claimed_at: c.claimed_at.text, holding, ended, detail, state: card.state, run_ms: runDuration(view, c.agent, c.claimed_at) };
-  });
 }

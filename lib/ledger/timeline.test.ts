@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChannelBuilder } from '../../test/support/channel-builder';
 import { describeTarget, orderTimeline } from './timeline';
-import { claimHistory } from './holds';
+import { runDuration } from './holds';
 
 function view(b: ChannelBuilder, id: string) {
   const v = b.derive().views.get(id);
@@ -60,12 +60,12 @@ describe('orderTimeline', () => {
   });
 });
 
-describe('claimHistory run_ms', () => {
+describe('runDuration', () => {
   const result = (b: ChannelBuilder, order: string, agent: string, revision: number, submitted_at: string) =>
     b.signed(`tasks/${order}/result.${agent}.${String(revision).padStart(3, '0')}.json`, 'result', { order_id: order, agent, revision, submitted_at, payload: { summary: 'done' } }, agent);
   const runs = (b: ChannelBuilder, id: string) => {
     const v = view(b, id);
-    return claimHistory(v, v.card).map((h) => [h.agent, h.run_ms]);
+    return v.folder.claims.map((c) => [c.record.agent, runDuration(v, c.record.agent, c.record.claimed_at)]);
   };
 
   it('is claimed_at to the same agent\'s earliest result, both its own clock, offsets applied', () => {

@@ -1,6 +1,6 @@
 /** The history page's URL, its sub-rows, its axis and a hold in words (history.ts). */
 import { describe, expect, it } from 'vitest';
-import { historySearch, holdWords, packRows, parseHistoryParams, timeTicks } from './history';
+import { closerWindow, fitWords, historySearch, holdWords, packRows, parseHistoryParams, timeTicks } from './history';
 import type { HoldRow } from '../ledger/holds';
 
 const get = (s: string) => {
@@ -9,13 +9,43 @@ const get = (s: string) => {
 };
 
 describe('the URL', () => {
-  it('reads a range or a from-to pair and a query; writes them back in one order, the default range left out', () => {
+  it('reads a range or a from-to pair and a query; writes them back in one order (no window: none written, the server fits it)', () => {
     expect(parseHistoryParams(get('range=7d&q=agent:fang'))).toEqual({ range: '7d', q: 'agent:fang' });
     expect(parseHistoryParams(get('from=1000&to=2000&range=7d'))).toEqual({ from: 1000, to: 2000 });
     expect(parseHistoryParams(get('from=2000&to=1000&range=week&q=%20'))).toEqual({});
-    expect(historySearch({ range: '24h' })).toBe('');
+    expect(parseHistoryParams(get('range=1h'))).toEqual({ range: '1h' });
+    expect(historySearch({ range: '24h' })).toBe('range=24h');
+    expect(historySearch({ q: 't1' })).toBe('q=t1');
     expect(historySearch({ range: '30d', q: 'project:atlas t1' })).toBe('range=30d&q=project%3Aatlas+t1');
     expect(historySearch({ from: 1000.4, to: 2000, range: '7d' })).toBe('from=1000&to=2000');
+  });
+});
+
+describe('fitWords', () => {
+  const from = 1_000_000;
+  const fitted = { range: '1h' as const, fitted: true, total: 2, from_ms: from, holds: [{ claimed_ms: from + 10 }, { claimed_ms: from + 20 }] };
+  it('says which range was fitted and why; nothing when the window was asked for', () => {
+    expect(fitWords(fitted)).toBe("Fitted to the holds: the last hour is the shortest window in which every hold of the last 30 days begins (its claim's arrival here).");
+    expect(fitWords({ ...fitted, fitted: false })).toBeNull();
+    expect(fitWords({ ...fitted, range: '30d', total: 0, holds: [] })).toBe('Fitted to the holds: none in the last 30 days, so the longest window is shown.');
+    expect(fitWords({ ...fitted, range: '30d', holds: [{ claimed_ms: from - 1 }] })).toBe('Fitted to the holds: one began before the last 30 days, so the longest window is shown and its bar runs in from the left edge.');
+    expect(fitWords({ ...fitted, range: '30d' })).toBe("Fitted to the holds: the last 30 days is the shortest window in which every hold of the last 30 days begins (its claim's arrival here).");
+  });
+});
+
+describe('closerWindow', () => {
+  const M = 60_000;
+  const w = { from_ms: 0, to_ms: 60 * M };
+  it('offers from a tenth of the holds\' span before the earliest claim to now when they fill under a quarter of the window', () => {
+    expect(closerWindow([{ claimed_ms: 50 * M }, { claimed_ms: 55 * M }], w, 60 * M)).toEqual({ from_ms: 49 * M, to_ms: 60 * M });
+    // Seconds old: a minute at least.
+    expect(closerWindow([{ claimed_ms: 60 * M - 7_000 }], w, 60 * M)).toEqual({ from_ms: 59 * M, to_ms: 60 * M });
+  });
+  it('offers none when the holds fill a quarter or more, there is none, or now is outside the window', () => {
+    expect(closerWindow([{ claimed_ms: 45 * M }], w, 60 * M)).toBeNull();
+    expect(closerWindow([{ claimed_ms: -5 * M }], w, 60 * M)).toBeNull(); // began before the window: all of it is theirs
+    expect(closerWindow([], w, 60 * M)).toBeNull();
+    expect(closerWindow([{ claimed_ms: 50 * M }], w, 61 * M)).toBeNull();
   });
 });
 

@@ -6,9 +6,9 @@
 import type { HoldRow } from '../ledger/holds';
 import { HOLD_ENDING_LABEL } from './labels';
 import { formatDuration, utcClock, writerFull } from './time';
-import { DEFAULT_RANGE, RANGE_NAMES, type HistoryWindow, type RangeName } from '../query/window';
+import { LONGEST_RANGE, MIN_WINDOW_MS, RANGE_NAMES, type HistoryWindow, type RangeName } from '../query/window';
 
-/** What the page's URL says: a range name, or from and to (ms, this machine's clock); and a query. */
+/** What the page's URL says: a range name, or from and to (ms, this machine's clock), or neither (the window is fitted); and a query. */
 export interface HistoryParams {
   readonly range?: RangeName;
   readonly from?: number;
@@ -39,9 +39,43 @@ export function historySearch(p: HistoryParams): string {
   if (p.from !== undefined && p.to !== undefined) {
     s.set('from', String(Math.round(p.from)));
     s.set('to', String(Math.round(p.to)));
-  } else if (p.range && p.range !== DEFAULT_RANGE) s.set('range', p.range);
+  } else if (p.range) s.set('range', p.range);
   if (p.q) s.set('q', p.q);
   return s.toString();
+}
+
+/** The picker's name of each range. */
+export const RANGE_LABEL: Record<RangeName, string> = { '1h': 'Last hour', '24h': 'Last 24 h', '7d': '7 days', '30d': '30 days' };
+
+/** A range in a sentence: "the last hour", "the last 7 days". */
+const rangeWords = (r: RangeName) => `the last ${{ '1h': 'hour', '24h': '24 hours', '7d': '7 days', '30d': '30 days' }[r]}`;
+
+/**
+ * Why the window shown was chosen when nobody asked for one (lib/query/window.ts fitRange): the
+ * shortest range in which every hold of the last 30 days begins, its claim's arrival here; the
+ * longest when there was none, or when one began before it. Null when the window was asked for.
+ */
+export function fitWords(a: { readonly range: RangeName | null; readonly fitted: boolean; readonly total: number; readonly from_ms: number; readonly holds: readonly Pick<HoldRow, 'claimed_ms'>[] }): string | null {
+  if (!a.fitted || a.range === null) return null;
+  const longest = rangeWords(LONGEST_RANGE);
+  if (a.total === 0) return `Fitted to the holds: none in ${longest}, so the longest window is shown.`;
+  if (a.range === LONGEST_RANGE && a.holds.some((h) => h.claimed_ms < a.from_ms)) return `Fitted to the holds: one began before ${longest}, so the longest window is shown and its bar runs in from the left edge.`;
+  return `Fitted to the holds: ${rangeWords(a.range)} is the shortest window in which every hold of ${longest} begins (its claim's arrival here).`;
+}
+
+/**
+ * A closer window when the holds drawn sit squeezed at the end of this one: from a tenth of their
+ * span before the earliest claim's arrival (a minute at least) to `nowMs`, offered when that
+ * span is under a quarter of the window (a channel written minutes ago in a window of an hour);
+ * null otherwise. Arrivals and now on this machine's clock, as the bars are placed.
+ */
+export function closerWindow(holds: readonly Pick<HoldRow, 'claimed_ms'>[], w: HistoryWindow, nowMs: number): HistoryWindow | null {
+  if (holds.length === 0 || nowMs > w.to_ms || nowMs <= w.from_ms) return null;
+  const earliest = Math.max(w.from_ms, Math.min(...holds.map((h) => h.claimed_ms)));
+  const span = nowMs - earliest;
+  if (span >= (w.to_ms - w.from_ms) / 4) return null;
+  const from = Math.floor(Math.min(earliest - span / 10, nowMs - MIN_WINDOW_MS));
+  return { from_ms: from, to_ms: Math.ceil(nowMs) };
 }
 
 /**
@@ -90,24 +124,43 @@ export function timeTicks(w: HistoryWindow, most: number): { ms: number; label: 
 /** A local instant as the page names it: "2026-11-20 09:05:00 UTC". */
 const here = (ms: number) => `${utcClock(ms, { date: true })} UTC`;
 
+/** Who ended a hold and why, beside its ending's label: "by ops: requeued: stale", "revision 2", "wisp holds it"; '' while held. */
+export function endingDetail(h: Pick<HoldRow, 'ending' | 'ended_by' | 'reason'>): string {
+  switch (h.ending) {
+    case 'held':
+      return '';
+    case 'requeued':
+    case 'retired':
+      return `by ${h.ended_by ?? 'another'}: ${h.reason}`;
+    case 'superseded':
+      return `by ${h.ended_by ?? 'an operator'}: ${h.reason}`;
+    case 'finished':
+    case 'released_self':
+    case 'gave_up':
+    case 'lost':
+      return h.reason;
+  }
+}
+
 /** Who ended a hold and how, in words: "released by ops: requeued: stale", "finished: revision 2", "still held". */
 export function endingWords(h: Pick<HoldRow, 'ending' | 'ended_by' | 'reason' | 'agent'>): string {
+  const d = endingDetail(h);
   switch (h.ending) {
     case 'held':
       return 'still held';
     case 'finished':
-      return `finished: ${h.reason}`;
+      return `finished: ${d}`;
     case 'released_self':
-      return `released it: ${h.reason}`;
+      return `released it: ${d}`;
     case 'requeued':
     case 'retired':
-      return `released by ${h.ended_by ?? 'another'}: ${h.reason}`;
+      return `released ${d}`;
     case 'gave_up':
-      return `gave up: ${h.reason}`;
+      return `gave up: ${d}`;
     case 'superseded':
-      return `superseded by ${h.ended_by ?? 'an operator'}: ${h.reason}`;
+      return `superseded ${d}`;
     case 'lost':
-      return `${HOLD_ENDING_LABEL.lost}: ${h.reason}`;
+      return `${HOLD_ENDING_LABEL.lost}: ${d}`;
   }
 }
 

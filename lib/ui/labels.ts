@@ -57,6 +57,18 @@ export const HOLD_ENDING_LABEL: Record<HoldEnding, string> = {
   lost: 'lost to another holder',
 };
 
+/** How a hold ended, as a badge's tone (an agent's "Held before"). */
+export const HOLD_ENDING_TONE: Record<HoldEnding, Tone> = {
+  held: 'active',
+  finished: 'done',
+  released_self: 'neutral',
+  requeued: 'warn',
+  retired: 'warn',
+  gave_up: 'danger',
+  superseded: 'review',
+  lost: 'neutral',
+};
+
 /** Each flag's badge, beside its rule (lib/ledger/flags). */
 export const FLAG_LABEL: Record<AttentionFlag, string> = Object.fromEntries(ATTENTION_FLAGS.map((f) => [f, FLAGS[f].label])) as Record<AttentionFlag, string>;
 

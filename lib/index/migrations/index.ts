@@ -20,6 +20,7 @@ import { startIndexes } from './14-start-indexes';
 import { lateTarget } from './15-late-target';
 import { decided } from './16-decided';
 import { fleetHistory } from './17-fleet-history';
+import { holdsOneReading } from './18-holds-one-reading';
 
 export type { Migration } from './migration';
 
@@ -42,4 +43,5 @@ export const MIGRATIONS: readonly Migration[] = [
   lateTarget,
   decided,
   fleetHistory,
+  holdsOneReading,
 ];

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory, openWriter, type DB } from '../db';
 import { Indexer } from '../indexer';
-import { historyView, holdsPage, type HoldFilters } from './holds-queries';
+import { fitFilters, historyView, holdsPage, type HoldFilters } from './holds-queries';
 import { nodeVerify } from '../disk/node-verify';
 import { holdFiltersOf } from '../../api/holds-get';
 import { VECTORS_DIR } from '../../../test/support/vectors';
@@ -78,14 +78,20 @@ async function indexed(root: string, now: number, staleAfterMs = 300_000): Promi
   return db;
 }
 
-/** Every page of GET /api/holds for `search`, `limit` rows a page. */
-function allPages(db: DB, search: string, now: number, limit: number): HoldRow[] {
+/** The filters GET /api/holds reads `search` as at `now`: a window not asked for, fitted. */
+function filtersOf(db: DB, search: string, now: number): HoldFilters {
   const f = holdFiltersOf(search, now);
   if (!f.ok) throw new Error(f.reason);
+  return f.filters.fitted ? fitFilters(db, f.filters, now) : f.filters;
+}
+
+/** Every page of GET /api/holds for `search`, `limit` rows a page. */
+function allPages(db: DB, search: string, now: number, limit: number): HoldRow[] {
+  const filters = filtersOf(db, search, now);
   const out: HoldRow[] = [];
   let cursor: string | null = null;
   do {
-    const page = holdsPage(db, f.filters, cursor, now, limit);
+    const page = holdsPage(db, filters, cursor, now, limit);
     out.push(...page.holds);
     cursor = page.next_cursor;
   } while (cursor !== null);
@@ -168,13 +174,47 @@ describe('GET /api/holds on a vector channel', () => {
       const f = holdFiltersOf(s, now);
       return f.ok ? 'ok' : f.reason;
     };
-    expect(reason('?range=2w')).toBe('range: "2w" is not one of 24h, 7d, 30d');
+    expect(reason('?range=2w')).toBe('range: "2w" is not one of 1h, 24h, 7d, 30d');
     expect(reason('?from=yesterday')).toBe('from: "yesterday" is neither ms since the epoch nor an RFC 3339 time');
     expect(reason('?from=2026-11-30T12:00:00Z&to=2026-11-30T11:00:00Z')).toBe('from must be before to');
     expect(reason('?q=age:>1h')).toBe('q: age: the history has a window instead (range, from, to) (at character 1)');
     expect(reason('?q=agent:%22a%20b%22')).toBe('q: agent: "a b" is not an agent name (letters, digits, ".", "-" and "_" only) (at character 7)');
     expect(reason('?cursor=abc')).toBe('cursor: not a cursor from this API');
     expect(reason('?from=2026-11-01&to=2026-11-02')).toBe('ok');
+  });
+});
+
+describe('the window fitted to the holds', () => {
+  it('is the shortest range in which every hold of the last 30 days begins, by claim arrival here, under the query', async () => {
+    const { root, ctime } = channel();
+    const now = Date.now() + 3_600_000;
+    const db = await indexed(root, now);
+    const claims = ['g1/claim.fang', 'g2/claim.wisp', 'g3/claim.nebra', 'r1/claim.nebra', 's1/claim.fang', 't1/claim.fang', 't2/claim.fang', 'w1/claim.wisp'].map((c) => ctime(`tasks/${c}.json`));
+    const first = Math.min(...claims);
+    const H = 3_600_000;
+    const D = 24 * H;
+    const fit = (search: string, at: number) => {
+      const f = filtersOf(db, search, at);
+      return [f.range, f.fitted === true, at - f.window.from_ms, f.window.to_ms - at];
+    };
+    expect(fit('', first + 30 * 60_000)).toEqual(['1h', true, H, 0]);
+    expect(fit('', first + H)).toEqual(['1h', true, H, 0]);
+    expect(fit('', first + H + 1)).toEqual(['24h', true, D, 0]);
+    expect(fit('', first + 2 * D)).toEqual(['7d', true, 7 * D, 0]);
+    // g3 and t2 are still held: their claims stay in the last 30 days' holds, however late.
+    expect(fit('', first + 40 * D)).toEqual(['30d', true, 30 * D, 0]);
+    // wisp's holds ended (a give-up, a supersede): 31 days on, none; the longest window.
+    const wispEnded = Math.max(ctime('tasks/g2/giveup.wisp.json'), ctime('tasks/w1/supersede.ops.json'));
+    expect(fit('?agent=wisp', wispEnded + 31 * D)).toEqual(['30d', true, 30 * D, 0]);
+    expect(allPages(db, '?agent=wisp', wispEnded + 31 * D, 1000)).toEqual([]);
+    expect(allPages(db, '', wispEnded + 31 * D, 1000).map((h) => `${h.order_id}:${h.agent}`).sort()).toEqual(['g3:nebra', 't2:fang']);
+    // A window asked for is taken as asked.
+    expect(fit('?range=7d', first + 30 * 60_000)).toEqual(['7d', false, 7 * D, 0]);
+    // The answers say so.
+    const view = historyView(db, filtersOf(db, '', first + 30 * 60_000), first + 30 * 60_000);
+    expect([view.range, view.fitted, view.total]).toEqual(['1h', true, 8]);
+    const page = holdsPage(db, filtersOf(db, '?from=1&to=2', now), null, now);
+    expect([page.range, page.fitted]).toEqual([null, false]);
   });
 });
 
@@ -204,6 +244,41 @@ describe('an index from before the history', () => {
   });
 });
 
+describe('an index from before the agent page read the holds', () => {
+  it('migration 18 keeps, from the older per-claim reading, whether a retirement releases each order', async () => {
+    const { root } = channel();
+    const file = path.join(tmp('cb-holds-mig18-'), 'index.sqlite');
+    const now = Date.now() + 3_600_000;
+    let db = openWriter(file);
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, clock: () => now, watch: false, verify: nodeVerify, vanishGraceMs: 0 });
+    await ix.start();
+    await ix.stop();
+    const rows = () => db.prepare('SELECT order_id, agent, retire FROM holds ORDER BY order_id, agent').raw().all();
+    const want = rows();
+    // A retirement releases what fang holds or gave up (g1, t2), nebra's held g3, wisp's give-up g2 and superseded claim w1; not a released claim.
+    expect(want).toEqual([
+      ['g1', 'fang', 1],
+      ['g2', 'wisp', 1],
+      ['g3', 'nebra', 1],
+      ['r1', 'nebra', 0],
+      ['s1', 'fang', 0],
+      ['t1', 'fang', 0],
+      ['t2', 'fang', 1],
+      ['w1', 'wisp', 1],
+    ]);
+    // Back to schema 17: the older reading's ended as it read these claims (a release of any kind first, then a result, a give-up; else held or lost).
+    const ended: Record<string, string | null> = { g1: 'gave_up', g2: 'gave_up', g3: null, r1: 'released', s1: 'released', t1: 'released', t2: null, w1: 'lost' };
+    db.exec('ALTER TABLE holds ADD COLUMN history TEXT; ALTER TABLE holds DROP COLUMN retire; DELETE FROM migrations WHERE id = 18;');
+    const set = db.prepare('UPDATE holds SET history = ? WHERE order_id = ?');
+    for (const [id, e] of Object.entries(ended)) set.run(JSON.stringify({ order_id: id, ended: e }), id);
+    db.close();
+    db = openWriter(file);
+    cleanup.push(() => db.close());
+    expect(rows()).toEqual(want);
+    expect(db.prepare("SELECT COUNT(*) FROM pragma_table_info('holds') WHERE name = 'history'").pluck().get()).toBe(0);
+  });
+});
+
 describe('claimboard holds', () => {
   it('prints the rows GET /api/holds answers: as JSON, and as CSV through the real command', async () => {
     const { root } = channel();
@@ -213,7 +288,11 @@ describe('claimboard holds', () => {
     expect(api).toHaveLength(8);
     const cli = await holdsOfChannel(root, { range: '7d', now, staleAfterMs: 300_000 });
     expect(cli.holds).toEqual(api);
-    expect([cli.from_ms, cli.to_ms, cli.now_ms, cli.stale_after_ms]).toEqual([now - 7 * 86_400_000, now, now, 300_000]);
+    expect([cli.from_ms, cli.to_ms, cli.range, cli.fitted, cli.now_ms, cli.stale_after_ms]).toEqual([now - 7 * 86_400_000, now, '7d', false, now, 300_000]);
+    // No window: the one fitted to the holds, as GET /api/holds and /history have it (the claims arrived about 2 h before `later`).
+    const later = now + 3_600_000;
+    const fitted = await holdsOfChannel(root, { now: later, staleAfterMs: 300_000 });
+    expect([fitted.range, fitted.fitted, fitted.from_ms, fitted.holds.length]).toEqual(['24h', true, later - 86_400_000, 8]);
 
     const r = spawnSync(process.execPath, [path.join(import.meta.dirname, '../../../bin/claimboard.mjs'), 'holds', root, '--range', '7d', '--csv', '--now', new Date(now).toISOString()], { encoding: 'utf8', timeout: 300_000 });
     expect(r.stderr).toBe('');

@@ -13,6 +13,7 @@ import { staleAfterMsOf } from '../store/meta';
 import { actsBetween } from './activity';
 import { holdRow, silencesOf, type Hold, type HoldRow, type Silence } from '../../ledger/holds';
 import { HoldTally, type HistoryWindow } from '../../ledger/hold-numbers';
+import { fitRange, LONGEST_RANGE, RANGES, type RangeName } from '../../query/window';
 import { groupQuery, type QueryTerm } from '../../query/query';
 import type { HistoryAgent, HistoryResponse, HoldsResponse, StoredAgent } from '../types';
 
@@ -29,6 +30,10 @@ export interface HoldFilters {
   readonly window: HistoryWindow;
   readonly terms: readonly QueryTerm[];
   readonly order?: string;
+  /** The range the window is, when it is a named range before now (the answers echo it). */
+  readonly range?: RangeName;
+  /** Whether nobody asked for a window: fitFilters picks it. */
+  readonly fitted?: boolean;
 }
 
 const statements = new WeakMap<DB, Map<string, Statement>>();
@@ -75,6 +80,18 @@ export function holdsWhere(f: HoldFilters): { from: string; args: unknown[] } {
   if (g.flag.in.length > 0) add(`EXISTS (SELECT 1 FROM json_each(?) j WHERE instr(c.flags, ' ' || j.value || ' ') > 0)`, list(g.flag.in));
   if (g.flag.out.length > 0) add(`NOT EXISTS (SELECT 1 FROM json_each(?) j WHERE instr(c.flags, ' ' || j.value || ' ') > 0)`, list(g.flag.out));
   return { from: `FROM holds h${card ? ' JOIN cards c ON c.order_id = h.order_id' : ''} WHERE ${parts.join(' AND ')}`, args };
+}
+
+/**
+ * The filters with the window fitted to their holds at `nowMs` (fitRange): the earliest claim
+ * arrival among the holds they select in the longest range before now decides the range. One
+ * indexed read (claims by arrival, the first that qualifies).
+ */
+export function fitFilters(db: DB, f: HoldFilters, nowMs: number): HoldFilters {
+  const w = holdsWhere({ ...f, window: { from_ms: nowMs - RANGES[LONGEST_RANGE], to_ms: nowMs } });
+  const earliest = stmt(db, `SELECT h.claimed_ms ${w.from} ORDER BY h.claimed_ms LIMIT 1`).pluck().get(...w.args) as number | undefined;
+  const range = fitRange(earliest ?? null, nowMs);
+  return { ...f, window: { from_ms: nowMs - RANGES[range], to_ms: nowMs }, range, fitted: true };
 }
 
 /** A page cursor: the last row's claim arrival, then `<order> <agent>` (names hold no space). */
@@ -126,7 +143,7 @@ export function holdsPage(db: DB, f: HoldFilters, cursor: string | null, nowMs: 
   const staleAfterMs = staleAfterMsOf(db);
   const holds = rowsOf(db, texts.slice(0, limit), nowMs, staleAfterMs);
   const last = holds[holds.length - 1];
-  return { holds, next_cursor: texts.length > limit && last ? holdCursor(last) : null, from_ms: f.window.from_ms, to_ms: f.window.to_ms, now_ms: nowMs, stale_after_ms: staleAfterMs };
+  return { holds, next_cursor: texts.length > limit && last ? holdCursor(last) : null, from_ms: f.window.from_ms, to_ms: f.window.to_ms, range: f.range ?? null, fitted: f.fitted === true, now_ms: nowMs, stale_after_ms: staleAfterMs };
 }
 
 const NOT_IN_ROSTER = '(not in the roster)';
@@ -192,6 +209,8 @@ export function historyView(db: DB, f: HoldFilters, nowMs: number): HistoryRespo
   return {
     from_ms: f.window.from_ms,
     to_ms: f.window.to_ms,
+    range: f.range ?? null,
+    fitted: f.fitted === true,
     now_ms: nowMs,
     stale_after_ms: staleAfterMs,
     holds: rows,

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory, openReader, openWriter, type DB } from '../db';
 import { agent, decodeCursor, HELD_SHOWN, lanePage, order, OrderAnswerCache, orderJson } from './queries';
 import { LANES, type Lane } from '../../ledger/derive';
+import type { HoldEnding } from '../../ledger/holds';
 import { queryOfParams, type QueryTerm } from '../../query/query';
 import { mulberry32 } from '../../util/prng';
 import { Indexer } from '../indexer';
@@ -406,29 +407,35 @@ describe("an agent's page does not grow with the channel's history", () => {
     card('a-run-1', 'stale', 10);
     for (let i = 0; i < 3; i++) card(`d${i}`, 'done', i);
     putCard(db, { order_id: 'other', lane: 'running', state: 'claimed', agents: ['wisp'], flags: [], search: 'other', sort_ms: 5 });
-    const hold = db.prepare('INSERT INTO holds (order_id, agent, history, run_ms) VALUES (?, ?, ?, NULL)');
-    const history = (id: string, holding: boolean, ended = 'finished') =>
-      JSON.stringify({ order_id: id, agent: 'fang', claimed_at: '2026-11-20T09:05:00Z', holding, ended: holding ? null : ended, detail: 'result 1', state: 'closed', run_ms: null });
+    const hold = db.prepare('INSERT INTO holds (order_id, agent, retire, claimed_ms, ending, hold) VALUES (?, ?, ?, ?, ?, ?)');
+    const add = (id: string, ending: HoldEnding, retire: boolean, claimedMs = 100) =>
+      hold.run(id, 'fang', retire ? 1 : 0, claimedMs, ending, JSON.stringify({ order_id: id, agent: 'fang', claimed_ms: claimedMs, ending, reason: ending === 'finished' ? 'revision 1' : 'why' }));
     // 250 ended holds, inserted in reverse so that the order of the answer is the query's; two
-    // did not end in a result.
-    const endedAs = (i: number) => (i === 230 ? 'gave_up' : i === 120 ? 'released' : 'finished');
-    for (let i = 249; i >= 0; i--) hold.run(`h${String(i).padStart(3, '0')}`, 'fang', history(`h${String(i).padStart(3, '0')}`, false, endedAs(i)));
-    hold.run('a-run-1', 'fang', history('a-run-1', true));
+    // did not end in a result: a give-up (a retirement releases it) and a re-queue (it does not).
+    const endedAs = (i: number): HoldEnding => (i === 230 ? 'gave_up' : i === 120 ? 'requeued' : 'finished');
+    for (let i = 249; i >= 0; i--) add(`h${String(i).padStart(3, '0')}`, endedAs(i), endedAs(i) === 'gave_up');
+    add('a-run-1', 'held', true);
+    // Claimed twice: both ended, the earlier claim listed first.
+    add('h250', 'superseded', false, 300);
+    add('h250', 'lost', false, 200);
 
     const a = agent(db, 'fang', 1_000);
     expect(a?.holds.map((c) => c.order_id)).toEqual(['a-run-1', 'a-run-2']); // by sort_ms; Done left out
     expect(a?.finished).toBe(3);
-    expect(a?.held_total).toBe(250); // the hold still held is not an earlier one
+    expect(a?.held_total).toBe(252); // the hold still held is not an earlier one
     expect(a?.held).toHaveLength(HELD_SHOWN);
-    // Those two first (by order id), then the finished ones by order id.
-    expect(a?.held.slice(0, 3).map((h) => [h.order_id, h.ended])).toEqual([
-      ['h120', 'released'],
-      ['h230', 'gave_up'],
-      ['h000', 'finished'],
+    // Those four first (by order id, then claim arrival), then the finished ones by order id; each the hold row as stored, with the order's state now.
+    expect(a?.held.slice(0, 5).map((h) => [h.order_id, h.ending, h.claimed_ms, h.state])).toEqual([
+      ['h120', 'requeued', 100, null],
+      ['h230', 'gave_up', 100, null],
+      ['h250', 'lost', 200, null],
+      ['h250', 'superseded', 300, null],
+      ['h000', 'finished', 100, null],
     ]);
-    // The 200th: the 198th finished one, h000 to h198 without h120.
+    expect(a?.held[4]?.reason).toBe('revision 1');
+    // The 200th: the 196th finished one, h000 to h196 without h120.
     expect(HELD_SHOWN).toBe(200);
-    expect(a?.held[HELD_SHOWN - 1]?.order_id).toBe('h198');
+    expect(a?.held[HELD_SHOWN - 1]?.order_id).toBe('h196');
     // Retiring it would re-queue what it holds and what it gave up (not what it released or finished).
     expect(a?.retire_plan).toEqual(['a-run-1', 'h230']);
   });

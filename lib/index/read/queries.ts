@@ -8,7 +8,7 @@ import 'server-only';
  */
 import type { Statement } from 'better-sqlite3';
 import { bulkLoadOpen, type DB } from '../db';
-import { LANES, type Card, type Lane } from '../../ledger/derive';
+import { LANES, type Card, type Lane, type OrderState } from '../../ledger/derive';
 import type {
   AgentResponse,
   AgentSummary,
@@ -21,7 +21,7 @@ import type {
   ProblemsResponse,
   StoredAgent,
 } from '../types';
-import type { HoldHistory } from '../../ledger/holds';
+import type { Hold } from '../../ledger/holds';
 import type { Roster, RosterEntry } from '../../ledger/verify';
 import { laneWhere } from './board-where';
 import { channelRootOf, readMeta, staleAfterMsOf } from '../store/meta';
@@ -314,8 +314,9 @@ export const HELD_SHOWN = 200;
 /**
  * GET /api/agents/:name, or null when the name is not in the roster and holds nothing. `holds`:
  * its cards outside the Done lane; `finished`: how many Done cards name it; `held`: the first
- * HELD_SHOWN of its ended holds (gave up, released, lost, then finished; each by order id),
- * `held_total` all of them. `nowMs`: the index's clock.
+ * HELD_SHOWN of its ended holds, the fleet history's rows (lib/ledger/holds.ts: every ending but
+ * `finished` first, then finished; each by order id, then claim arrival), `held_total` all of
+ * them. `nowMs`: the index's clock.
  */
 export function agent(db: DB, name: string, nowMs: number): AgentResponse | null {
   const n = name.toLowerCase();
@@ -325,10 +326,13 @@ export function agent(db: DB, name: string, nowMs: number): AgentResponse | null
   // finished orders and 1,100 earlier holds, a 1.3 MB answer).
   const holds = (stmt(db, "SELECT card FROM cards WHERE holder = ? AND lane <> 'done' ORDER BY sort_ms, order_id").all(n) as { card: string }[]).map((r) => JSON.parse(r.card) as Card);
   const finished = (stmt(db, "SELECT COUNT(*) AS n FROM cards WHERE holder = ? AND lane = 'done'").get(n) as { n: number }).n;
-  const history = (stmt(db, 'SELECT history FROM holds WHERE agent = ? ORDER BY order_id').all(n) as { history: string }[]).map((r) => JSON.parse(r.history) as HoldHistory);
-  if (!row && holds.length === 0 && finished === 0 && history.length === 0) return null;
+  const heldTotal = stmt(db, "SELECT COUNT(*) FROM holds WHERE agent = ? AND ending <> 'held'").pluck().get(n) as number;
+  const retireByHold = stmt(db, 'SELECT order_id, retire FROM holds WHERE agent = ?').raw().all(n) as [string, number][];
+  if (!row && holds.length === 0 && finished === 0 && retireByHold.length === 0) return null;
   // Gave up, released and lost first (what a team lead looks for), finished last; each by order id.
-  const ended = history.filter((h) => !h.holding && h.ended !== null).sort((x, y) => Number(x.ended === 'finished') - Number(y.ended === 'finished'));
+  const held = (
+    stmt(db, "SELECT h.hold, c.state FROM holds h LEFT JOIN cards c ON c.order_id = h.order_id WHERE h.agent = ? AND h.ending <> 'held' ORDER BY h.ending = 'finished', h.order_id, h.claimed_ms LIMIT ?").raw().all(n, HELD_SHOWN) as [string, OrderState | null][]
+  ).map(([hold, state]) => ({ ...(JSON.parse(hold) as Hold), state }));
   const stored: StoredAgent = row ?? { name: n, role: '(not in the roster)', is_operator: false, retired: false, public_key: null, key_changed: false, holding: holds.length, last_arrival_ms: null, clock_offset_ms: null, capabilities: [], folder_key: null, retirement: null };
   const { capabilities, folder_key, retirement, ...summary } = stored;
   return {
@@ -341,9 +345,10 @@ export function agent(db: DB, name: string, nowMs: number): AgentResponse | null
     holds,
     retire_plan: [
       ...new Set([
-        ...history.filter((h) => h.ended === null || h.ended === 'lost' || h.ended === 'gave_up').map((h) => h.order_id),
-        // Addressed to it with no result (ferry's holder() is the assignee), unless it released it.
-        ...holds.filter((c) => c.assigned_to === n && c.latest_revision === null && !history.some((h) => h.order_id === c.order_id && h.ended === 'released')).map((c) => c.order_id),
+        // The rule per claim (lib/ledger/actions.ts retireReleases, kept with each hold).
+        ...retireByHold.filter(([, r]) => r === 1).map(([id]) => id),
+        // Addressed to it with no result (ferry's holder() is the assignee), unless a claim of it says a release came.
+        ...holds.filter((c) => c.assigned_to === n && c.latest_revision === null && !retireByHold.some(([id, r]) => id === c.order_id && r === 0)).map((c) => c.order_id),
       ]),
     ].sort(),
     looks_alive:
@@ -351,10 +356,8 @@ export function agent(db: DB, name: string, nowMs: number): AgentResponse | null
       nowMs - staleAfterMsOf(db),
     stale_after_ms: staleAfterMsOf(db),
     finished,
-    held_total: ended.length,
-    held: ended
-      .slice(0, HELD_SHOWN)
-      .map((h) => ({ order_id: h.order_id, claimed_at: h.claimed_at, ended: h.ended as NonNullable<HoldHistory['ended']>, detail: h.detail, state: h.state })),
+    held_total: heldTotal,
+    held,
     now_ms: nowMs,
   };
 }

@@ -14,7 +14,7 @@ import { readMeta, writeMeta, writeMetaIfAbsent, type MetaKey, type MetaValues }
 import type { Card, Lane, OrderState } from '../../ledger/derive';
 import type { Problem } from '../../ledger/channel';
 import type { LedgerFileReport } from '../../ledger/ledger-file';
-import type { Hold, HoldHistory } from '../../ledger/holds';
+import type { Hold } from '../../ledger/holds';
 import type { BeatSeen, FileRow, OrderPassResult } from '../writer/order-pass';
 import type { StoredAgent } from '../types';
 
@@ -123,7 +123,7 @@ export const SQL = {
   deleteLedgerFiles: 'DELETE FROM ledger_files',
   addLedgerReport: 'INSERT INTO ledger_files (path, entries, intact, broken_at, stat, keys, reason) VALUES (?, ?, ?, ?, ?, ?, ?)',
   deleteHolds: 'DELETE FROM holds WHERE order_id = ?',
-  addHold: 'INSERT INTO holds (order_id, agent, history, run_ms, claimed_ms, ended_ms, ending, project, search, beat_ms, delivered, hold) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  addHold: 'INSERT INTO holds (order_id, agent, run_ms, retire, claimed_ms, ended_ms, ending, project, search, beat_ms, delivered, hold) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   deleteHoldGaps: 'DELETE FROM hold_gaps WHERE order_id = ?',
   lastAgentBeat: 'SELECT MAX(last_arrival_ms) AS t FROM runs WHERE order_id = ? AND agent = ?',
   addHoldGap: 'INSERT OR REPLACE INTO hold_gaps (order_id, agent, from_ms, to_ms) VALUES (?, ?, ?, ?)',
@@ -363,10 +363,10 @@ export class IndexStore {
     this.s.deleteHolds.run(id);
   }
 
-  /** One claim's rows: the agent page's reading and the hold (lib/ledger/holds.ts). */
-  addHold(id: string, h: HoldHistory, hold: Hold): void {
+  /** One claim's row: the hold (lib/ledger/holds.ts), its run's duration (ms or null), whether a retirement of its agent releases the order now. */
+  addHold(id: string, hold: Hold, runMs: number | null, retire: boolean): void {
     const search = [hold.order_id, hold.agent, hold.project_id, hold.ending, hold.ended_by ?? '', hold.reason].join(' ').toLowerCase();
-    this.s.addHold.run(id, h.agent, JSON.stringify(h), h.run_ms, hold.claimed_ms, hold.ended_ms, hold.ending, hold.project_id.toLowerCase(), search, hold.beat_ms, hold.delivered ? 1 : 0, JSON.stringify(hold));
+    this.s.addHold.run(id, hold.agent, runMs, retire ? 1 : 0, hold.claimed_ms, hold.ended_ms, hold.ending, hold.project_id.toLowerCase(), search, hold.beat_ms, hold.delivered ? 1 : 0, JSON.stringify(hold));
   }
 
   /** Forgets the silences seen inside an order's holds (the order left the channel). */

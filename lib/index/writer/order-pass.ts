@@ -7,7 +7,8 @@ import 'server-only';
  */
 import { assembleOrder, readEntry, writerOf, type FileOutcome, type OrderView } from '../../ledger/channel';
 import { deriveOrder, type Card, type DeriveContext } from '../../ledger/derive';
-import { claimHistory, orderHolds, type Hold, type HoldHistory } from '../../ledger/holds';
+import { orderHolds, runDuration, type Hold } from '../../ledger/holds';
+import { retireReleases } from '../../ledger/actions';
 import type { Ed25519Verify, Roster, SignatureMemo } from '../../ledger/verify';
 import { entryFromStat, listOrderFolder } from '../disk/read-channel';
 import type { Stats } from 'node:fs';
@@ -81,8 +82,8 @@ export interface OrderPassResult {
   /** The order's card before channel-wide facts (stale reason, dependencies) are applied, or null. */
   readonly card: Card | null;
   readonly problems: readonly { path: string; problem: string; detail: string; line?: number; order_id?: string }[];
-  /** One per claim: the agent page's reading and the hold as the fleet history lists it. */
-  readonly holds: readonly { readonly history: HoldHistory; readonly hold: Hold }[];
+  /** One per claim: the hold as the fleet history lists it, its run's duration (runDuration), whether a retirement of its agent releases the order now (retireReleases). */
+  readonly holds: readonly { readonly hold: Hold; readonly run_ms: number | null; readonly retire: boolean }[];
   readonly beats: readonly BeatSeen[];
   /** Local time (ms) at which this card may change with no file changing, or null. */
   readonly next_ms: number | null;
@@ -207,8 +208,12 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
   return { dir, files, card, problems: a.problems, holds: holdsOf(view, card), beats, next_ms: next, deferred, view };
 }
 
-/** The order's holds, each with the agent page's reading of the same claim (both list the folder's claims in order). */
+/** The order's holds, each with its run's duration and the retire rule for its agent (orderHolds lists the folder's claims in order). */
 function holdsOf(view: OrderView, card: Card): OrderPassResult['holds'] {
-  const history = claimHistory(view, card);
-  return orderHolds(view, card).map((hold, i) => ({ hold, history: history[i] as HoldHistory }));
+  const claims = view.folder.claims;
+  return orderHolds(view, card).map((hold, i) => ({
+    hold,
+    run_ms: runDuration(view, hold.agent, (claims[i] as (typeof claims)[number]).record.claimed_at),
+    retire: retireReleases(view.folder, hold.agent),
+  }));
 }

@@ -117,7 +117,7 @@ export class PassWriter {
     // Holds and dependencies are stored only with a card: an order not known has none.
     const known = !fresh && f.has(c.order_id);
     if (known) s.deleteHolds(c.order_id);
-    for (const h of r.holds) s.addHold(c.order_id, h.history, h.hold);
+    for (const h of r.holds) s.addHold(c.order_id, h.hold, h.run_ms, h.retire);
     if (known) s.deleteDeps(c.order_id);
     for (const d of c.depends_on) s.addDep(c.order_id, d);
     const gaps = this.pipe.beatGaps;

@@ -7,6 +7,7 @@ import { UNFINISHED, type Arrived, type DeriveContext, type OrderFolder } from '
 import type { AckRecord, HeartbeatRecord, OrderRecord, ReleaseRecord, SupersedeRecord } from '../records';
 import { isFresh, type StateFacts } from '../state';
 import { decisionTarget, namesTarget } from '../targets';
+import { isRetireRelease } from '../retire-release';
 
 export interface OrderFacts extends StateFacts {
   readonly folder: OrderFolder;
@@ -91,7 +92,7 @@ export function factsOf(folder: OrderFolder, ctx: DeriveContext, isOrder: (id: s
   // is an operator's re-queue that ferry does not honour for an addressed order.
   const assignee = order.assigned_to;
   const byOthers = assignee === null ? [] : folder.releases.filter((r) => r.record.released === assignee && r.record.releaser !== assignee);
-  const retiredHere = byOthers.find((r) => r.record.reason.trim() === 'retired');
+  const retiredHere = byOthers.find((r) => isRetireRelease(r.record));
   const retiredHolder =
     holder !== null &&
     (ctx.retired.has(holder) || (retiredHere !== undefined && holder === assignee) || (ctx.ferryRetired?.has(holder) === true && s.holderFresh !== true));

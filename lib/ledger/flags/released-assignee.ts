@@ -1,4 +1,5 @@
 import type { FlagRule } from './rule';
+import { isRetireRelease } from '../retire-release';
 
 /**
  * Released assignee: someone other than the assignee released its claim on an addressed order
@@ -13,7 +14,7 @@ export const releasedAssignee: FlagRule = {
   clocks: 'none',
   raise: (f) => {
     if (f.assignee === null || f.retiredHolder || f.state !== 'offered' || f.supersede) return null;
-    const other = f.byOthers.find((r) => r.record.reason.trim() !== 'retired');
+    const other = f.byOthers.find((r) => !isRetireRelease(r.record));
     if (!other) return null;
     return {
       text: `${other.record.releaser} released ${f.assignee}'s claim, but the order is addressed to ${f.assignee}: ferry keeps offering it to ${f.assignee}, whose next poll runs it again; to move it, supersede it with a new order`,
