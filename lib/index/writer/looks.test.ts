@@ -132,27 +132,33 @@ describe('the looks behind folder events', () => {
     fs.writeFileSync(path.join(root, 'tasks/rc/claim.zed.json'), '{');
     expect(await until(() => q.order(db, 'rc', Date.now())?.card.flags.includes('bad_record') ?? false, 60_000)).toBe(true);
   });
-  it('a tasks/ replaced by a symlink is never followed: no orders, one symlink problem, live and after a fresh start', async () => {
-    const root = channelCopy('10-review-states');
-    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-looks-elsewhere-'));
-    cleanup.push(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
-    const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: nodeVerify, rescanMs: 100 });
-    cleanup.push(() => ix.stop());
-    await ix.start();
-    expect(q.board(db, [], Date.now(), false).lanes.reduce((n, l) => n + l.count, 0)).toBe(3);
-    fs.renameSync(path.join(root, 'tasks'), path.join(elsewhere, 'tasks'));
-    fs.symlinkSync(path.join(elsewhere, 'tasks'), path.join(root, 'tasks'));
-    const symlinkProblem = (d: typeof db) => q.problems(d).problems.filter((p) => p.path === 'tasks').map((p) => p.problem);
-    expect(await until(() => q.board(db, [], Date.now(), false).lanes.every((l) => l.count === 0) && symlinkProblem(db).length === 1)).toBe(true);
-    expect(symlinkProblem(db)).toEqual(['symlink']);
-    const fresh = openMemory();
-    const again = new Indexer({ root, db: fresh, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
-    await again.start();
-    await again.stop();
-    expect(q.board(fresh, [], Date.now(), false).lanes.map((l) => l.count)).toEqual([0, 0, 0, 0, 0, 0]);
-    expect(symlinkProblem(fresh)).toEqual(['symlink']);
-  });
+  // At once: the indexer sees the symlink where tasks/ was. Seen gone first: it empties the board,
+  // then sees the symlink appear.
+  for (const seenGoneFirst of [false, true]) {
+    it(`a tasks/ replaced by a symlink${seenGoneFirst ? ' after the indexer saw it gone' : ''} is never followed: no orders, one symlink problem, live and after a fresh start`, async () => {
+      const root = channelCopy('10-review-states');
+      const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-looks-elsewhere-'));
+      cleanup.push(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
+      const db = openMemory();
+      const ix = new Indexer({ root, db, staleAfterMs: 300_000, verify: nodeVerify, rescanMs: 100 });
+      cleanup.push(() => ix.stop());
+      await ix.start();
+      const orders = () => q.board(db, [], Date.now(), false).lanes.reduce((n, l) => n + l.count, 0);
+      expect(orders()).toBe(3);
+      fs.renameSync(path.join(root, 'tasks'), path.join(elsewhere, 'tasks'));
+      if (seenGoneFirst) expect(await until(() => orders() === 0)).toBe(true);
+      fs.symlinkSync(path.join(elsewhere, 'tasks'), path.join(root, 'tasks'));
+      const symlinkProblem = (d: typeof db) => q.problems(d).problems.filter((p) => p.path === 'tasks').map((p) => p.problem);
+      expect(await until(() => orders() === 0 && symlinkProblem(db).length === 1)).toBe(true);
+      expect(symlinkProblem(db)).toEqual(['symlink']);
+      const fresh = openMemory();
+      const again = new Indexer({ root, db: fresh, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
+      await again.start();
+      await again.stop();
+      expect(q.board(fresh, [], Date.now(), false).lanes.map((l) => l.count)).toEqual([0, 0, 0, 0, 0, 0]);
+      expect(symlinkProblem(fresh)).toEqual(['symlink']);
+    });
+  }
   it('a start after a run killed between storing cards and settling them settles every card', async () => {
     // Vector 20: b is blocked on a, a fact settle() applies after the folder pass.
     const root = channelCopy('20-dependencies');

@@ -276,8 +276,8 @@ export class FolderLooks {
       else if (rel === 'tasks') {
         const all = this.full();
         for (const r of all.dirty) dirty.add(r);
-        // Its listability changed no channel-level stat: its problem row is read anew.
-        channelDirty ||= all.tasksListing === true;
+        // What the full look found at the channel level (tasks/ itself replaced, its listability changed) is read anew.
+        channelDirty ||= all.channelDirty;
       }
       else if (parts.length <= 2) channelDirty = true;
     }
