@@ -113,7 +113,7 @@ async function start(root: string, dbFile: string, targets: AlertTarget[], over:
 
 const laneOf = (db: DB, id: string): string | undefined => (db.prepare('SELECT lane FROM cards WHERE order_id = ?').get(id) as { lane: string } | undefined)?.lane;
 
-async function waitFor<T>(what: string, f: () => T | undefined | null | false, timeoutMs = 8000): Promise<T> {
+async function waitFor<T>(what: string, f: () => T | undefined | null | false, timeoutMs = 60_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = f();
@@ -126,7 +126,7 @@ async function waitFor<T>(what: string, f: () => T | undefined | null | false, t
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** When the index first holds `id` in `lane` (this machine's clock, ms): polled every 5 ms. */
-const whenLane = (db: DB, id: string, lane: string, timeoutMs = 8000) => waitFor(`${id} in ${lane}`, () => (laneOf(db, id) === lane ? Date.now() : null), timeoutMs);
+const whenLane = (db: DB, id: string, lane: string, timeoutMs = 60_000) => waitFor(`${id} in ${lane}`, () => (laneOf(db, id) === lane ? Date.now() : null), timeoutMs);
 
 describe('alerts', () => {
   it('an order going stale produces one alert within one index pass, in the board\'s words, and only one', async () => {
@@ -214,7 +214,7 @@ describe('alerts', () => {
     expect(fail.got.slice(0, 3).map((g) => g.body.event)).toEqual(['stale', 'stale', 'stale']);
     expect(fail.got.filter((g) => g.body.event === 'stale')).toHaveLength(3);
     // The hanging target: its first attempt timed out after 3 s and it keeps trying, in order.
-    await waitFor('the hanging attempt to time out', () => alertsStatus(run.db, Date.now()).targets[0]?.last_error, 6000);
+    await waitFor('the hanging attempt to time out', () => alertsStatus(run.db, Date.now()).targets[0]?.last_error);
     expect(alertsStatus(run.db, Date.now()).targets[0]).toMatchObject({ last_error: 'no answer within 3 s', sent: 0, failing: true });
   });
 

@@ -61,9 +61,11 @@ describe('startFleet', () => {
     }
     expect(errors).toEqual([]);
     for (const lane of LANES) expect(seen.get(lane), lane).toBeGreaterThan(0);
-    // at the end: the abandoned runs are stale, the fleet's runs still run, finished work is done
+    // at the end: the abandoned runs are stale, finished work is done. (That the fleet's runs run is
+    // the lanes seen above: a look reads the whole channel on this thread, and on a loaded machine
+    // it can hold the heartbeat ticks up past stale_after, so the last look may see none running.)
     const lanesNow = new Set(last?.orders.map((c) => c.lane));
-    for (const lane of ['running', 'done', 'stale'] as const) expect(lanesNow.has(lane), lane).toBe(true);
+    for (const lane of ['done', 'stale'] as const) expect(lanesNow.has(lane), lane).toBe(true);
     const stale = last?.orders.filter((c) => c.lane === 'stale').map((c) => c.order_id) ?? [];
     expect(stale).toEqual(expect.arrayContaining(['index-search-502', 'cache-api-1040', 'e2e-web-882', 'backfill-db-309']));
     expect(last?.orders.find((c) => c.order_id === 'e2e-web-882')?.reason).toBe('heartbeat_lapsed');
