@@ -4,8 +4,8 @@ import { defineConfig, devices } from '@playwright/test';
  * End-to-end tests against the production build (`next build` first; scripts/test.sh does),
  * driven by Debian's Chromium. Playwright's own browser download is never used. Each spec file
  * starts its own `claimboard serve` on a port the kernel picks (e2e/fixture-server.ts), so spec
- * files share nothing and run on four workers at once (a test spends most of its time waiting for
- * the page and the server, not on a core); the longest files also spread their own tests over
+ * files share nothing and run on three workers at once (a test spends much of its time waiting
+ * for the page and the server, not on a core); the longest files also spread their own tests over
  * the workers (`mode: 'parallel'`). No test is retried: a test that fails once has failed.
  */
 export default defineConfig({
@@ -16,7 +16,7 @@ export default defineConfig({
   // Bounds far beyond any run on a loaded 2-core machine: they only end a test that hangs.
   timeout: 600_000,
   expect: { timeout: 60_000 },
-  workers: 4,
+  workers: 3,
   fullyParallel: false,
   reporter: [['list']],
   use: {

@@ -2,20 +2,20 @@
 # Runs every test claimboard has; `npm test` runs this. The steps (the README's "Tests" section
 # says what each proves and how long it takes):
 #
-#   next build            the production build, first, with the type check and lint beside it
-#                         (tsc, eslint); then
-#   end-to-end tests      Playwright driving Debian's Chromium against the production build, four
-#                         workers at once
-#
-# and beside the end-to-end tests, ten nice steps lower, on the cores they leave idle:
-#
+#   next build            the production build, in the background from the start: the serve
+#                         tests and the end-to-end tests need it
+#   type check, lint      meanwhile (tsc, eslint)
 #   unit tests            vitest, every *.test.ts but the serve tests, four files at once
 #   conformance vectors   conformance/vectors through the real CLI and the real filesystem
-#                         (a minute of real waits for arrivals)
+#                         (a minute of real waits for arrivals: beside the unit tests)
 #   ferry channels        channels the real ferry wrote (conformance/ferry): ferry's verdict
+#   end-to-end tests      Playwright driving Debian's Chromium against the production build,
+#                         three workers at once
 #   serve tests           the real `claimboard serve` under a simulated fleet: the soak and its
 #                         faults (SIGSTOP, inotify watches run out, a burst, SIGTERM), bin/web
-#   package               packed, installed into an empty folder, used from there
+#                         (beside the end-to-end tests)
+#   package               packed, installed into an empty folder, used from there (beside the
+#                         end-to-end tests)
 #
 # `scripts/test.sh --shared` runs only the steps that need the workshop checkout beside the repo
 # (../shared: its vectors, its ferry channels, fresh channels from its real ferry, the unit tests
@@ -127,7 +127,7 @@ E2E_LOG="$(mktemp)"
 VITEST_LOG="$(mktemp)"
 e2e_step() { npx playwright test 2>&1 | tee -a "$E2E_LOG"; return "${PIPESTATUS[0]}"; }
 # scripts/run-vitest.mjs names the failed tests and the ten slowest files at the end.
-vitest_step() { nice -n 10 node scripts/run-vitest.mjs "$@" 2>&1 | tee -a "$VITEST_LOG"; return "${PIPESTATUS[0]}"; }
+vitest_step() { node scripts/run-vitest.mjs "$@" 2>&1 | tee -a "$VITEST_LOG"; return "${PIPESTATUS[0]}"; }
 
 # The tests that start the real `claimboard serve` need the production build: they run after it.
 SERVE_TESTS=(test/support/soak/soak.test.ts test/faults/sigstop.test.ts test/faults/inotify.test.ts test/faults/burst.test.ts test/faults/sigterm.test.ts bin/web.test.ts bin/serve-attacks.test.ts bin/serve-priority.test.ts)
@@ -159,31 +159,30 @@ if [ "$SHARED_ONLY" = 1 ]; then
   shared_steps
   wait_bg "fresh ferry channels"
 else
-  # The build, then the end-to-end tests, are the longest chain: they run at the machine's
-  # priority. The type check and lint run beside the build; everything else beside the
-  # end-to-end tests (which spend most of their time waiting for pages and servers), ten nice
-  # steps lower, on the cores they leave idle.
+  # The steps run in phases; within a phase, steps that mostly wait run beside one that works.
+  # (Running everything at once on 2 cores was slower: the waits stretch, and every server's
+  # and page's periodic work grows with them.)
   step_bg "next build" npm run build --silent
-  step "type check" nice -n 10 npx tsc --noEmit -p .
-  step "lint" nice -n 10 npx eslint . --max-warnings 0
+  step "type check" npx tsc --noEmit -p .
+  step "lint" npx eslint . --max-warnings 0
   wait_bg "next build"
-  # The vectors wait a minute of real time for their files' arrivals.
-  step_bg "conformance vectors" nice -n 10 node scripts/check-vectors.mjs . conformance/vectors
-  step_bg "unit tests" vitest_step $(printf -- '--exclude %s ' "${SERVE_TESTS[@]}" "${FERRY_TESTS[@]}")
-  step_bg "ferry channels" nice -n 10 node scripts/check-ferry.mjs .
+  # The vectors wait a minute of real time for their files' arrivals: beside the unit tests.
+  step_bg "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
+  step "unit tests" vitest_step $(printf -- '--exclude %s ' "${SERVE_TESTS[@]}" "${FERRY_TESTS[@]}")
+  step "ferry channels" node scripts/check-ferry.mjs .
+  wait_bg "conformance vectors"
   if [[ " ${failed[*]-} " == *" next build ("* ]]; then
     skip "serve tests, end-to-end tests, package" "they need the production build, which failed"
     failed+=("serve tests, end-to-end tests, package (not run: no build)")
   else
+    # The serve tests and the package spend most of their time waiting (a fleet's pace, timers,
+    # npm): beside the end-to-end tests.
     step_bg "serve tests" vitest_step "${SERVE_TESTS[@]}"
-    step_bg "package" nice -n 10 bash scripts/check-package.sh
+    step_bg "package" bash scripts/check-package.sh
     step "end-to-end tests" e2e_step
     wait_bg "serve tests"
     wait_bg "package"
   fi
-  wait_bg "unit tests"
-  wait_bg "ferry channels"
-  wait_bg "conformance vectors"
   if [ -d ../shared ]; then
     header "steps with ../shared"
     echo "../shared is beside this repo: its checks run too (scripts/test.sh --shared runs them alone)"
