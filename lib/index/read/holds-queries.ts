@@ -6,8 +6,8 @@ import 'server-only';
  * arrived before `to` and it had not ended before `from` (one still held runs to now). Every
  * instant is this machine's clock. Never writes.
  */
-import type { Statement } from 'better-sqlite3';
 import type { DB } from '../db';
+import { stmt } from './statements';
 import { decodeCursor, encodeCursor } from './queries';
 import { staleAfterMsOf } from '../store/meta';
 import { actsBetween } from './activity';
@@ -34,16 +34,6 @@ export interface HoldFilters {
   readonly range?: RangeName;
   /** Whether nobody asked for a window: fitFilters picks it. */
   readonly fitted?: boolean;
-}
-
-const statements = new WeakMap<DB, Map<string, Statement>>();
-/** The statement for `sql` on `db`, prepared once per connection (the SQL comes from a bounded set of shapes). */
-function stmt(db: DB, sql: string): Statement {
-  let byDb = statements.get(db);
-  if (!byDb) statements.set(db, (byDb = new Map<string, Statement>()));
-  let s = byDb.get(sql);
-  if (!s) byDb.set(sql, (s = db.prepare(sql)));
-  return s;
 }
 
 const JSON_LIST = 'SELECT value FROM json_each(?)';

@@ -6,8 +6,8 @@ import 'server-only';
  * writer's SQL is store.ts; the meta keys meta.ts; an order page's read of its folder
  * order-detail.ts.
  */
-import type { Statement } from 'better-sqlite3';
 import { bulkLoadOpen, type DB } from '../db';
+import { stmt } from './statements';
 import { LANES, type Card, type Lane, type OrderState } from '../../ledger/derive';
 import type {
   AgentResponse,
@@ -31,20 +31,6 @@ import { groupQuery, type QueryTerm } from '../../query/query';
 
 /** Cards per lane page. */
 export const PAGE_SIZE = 30;
-
-const statements = new WeakMap<DB, Map<string, Statement>>();
-
-/**
- * The prepared statement for `sql` on `db`, prepared once per connection (preparing costs more
- * than running most of these queries). Only for SQL built from a bounded set of shapes.
- */
-function stmt(db: DB, sql: string): Statement {
-  let byDb = statements.get(db);
-  if (!byDb) statements.set(db, (byDb = new Map<string, Statement>()));
-  let s = byDb.get(sql);
-  if (!s) byDb.set(sql, (s = db.prepare(sql)));
-  return s;
-}
 
 /** Progress of the first index. */
 export function progressOf(db: DB): IndexProgress {

@@ -12,24 +12,13 @@ import 'server-only';
  * Cost: one pass over the cards' age column and the holds' run column; at 100,000 orders some
  * tens of ms.
  */
-import type { Statement } from 'better-sqlite3';
 import type { DB } from '../db';
+import { stmt } from './statements';
 import { LANES, type Lane } from '../../ledger/derive';
 import { countBeyond, distributionOfBuckets, distributionOfSamples, suggestThreshold, wouldFlag, type BucketCount } from '../../ledger/tuning';
 import type { FlaggedRun, LaneAge, TuningReport } from '../../ledger/tuning-types';
 import { GAPS_SINCE_KEY } from '../writer/beat-gaps';
 import { channelRootOf, readMeta, staleAfterMsOf } from '../store/meta';
-
-const statements = new WeakMap<DB, Map<string, Statement>>();
-
-/** The prepared statement for `sql` on `db`, prepared once per connection (as queries.ts does). */
-function stmt(db: DB, sql: string): Statement {
-  let byDb = statements.get(db);
-  if (!byDb) statements.set(db, (byDb = new Map<string, Statement>()));
-  let s = byDb.get(sql);
-  if (!s) byDb.set(sql, (s = db.prepare(sql)));
-  return s;
-}
 
 /**
  * A card's age reference when its row predates `age_ref_ms` (written by an older indexer, or a
