@@ -260,10 +260,11 @@ describe('lanePage under a query', () => {
 
 /**
  * Vectors 06, 10, 11, 14 and 20 in one folder (no order id in two of them; one roster): 06
- * copied first, the others 1.2 s later, indexed with stale_after 0.3 s. By their expect.json
- * only 06's claim arrived long before now (age_s 3600 against a window of 300), every other file
- * within the window: here 06's claim is the only file older than the window, so every order is
- * where its expect.json says.
+ * copied first, the others 1.2 s later. By their expect.json only 06's claim arrived long before
+ * now (age_s 3600 against a window of 300), every other file within the window. Here the window
+ * (stale_after) is chosen once the copies are done: however long the later copies took on this
+ * machine (`span`), plus 0.6 s; 06's claim is then older than the window by at least 0.6 s and
+ * every later file younger, so every order is where its expect.json says.
  */
 async function conformanceIndex(): Promise<{ db: DB; now: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-bq-'));
@@ -271,12 +272,15 @@ async function conformanceIndex(): Promise<{ db: DB; now: number }> {
   const root = path.join(dir, 'channel');
   fs.cpSync(path.join(VECTORS_DIR, '06-stale-no-heartbeat', 'channel'), root, { recursive: true });
   await new Promise((r) => setTimeout(r, 1200));
+  const laterFrom = Date.now() - 20; // ctime's granularity is a clock tick
   for (const v of ['10-review-states', '11-give-up-ack-reopen', '14-double-run', '20-dependencies']) fs.cpSync(path.join(VECTORS_DIR, v, 'channel'), root, { recursive: true, force: true });
   const claim = fs.statSync(path.join(root, 'tasks/ichabod-1650/claim.fang.json')).ctimeMs;
-  const now = fs.statSync(path.join(root, 'tasks/e/order.json')).ctimeMs + 50;
-  expect(now - claim).toBeGreaterThan(1200);
+  const files = fs.readdirSync(root, { recursive: true, encoding: 'utf8' }).map((p) => fs.statSync(path.join(root, p)));
+  const now = Math.max(...files.map((st) => st.ctimeMs)) + 50;
+  const staleAfterMs = Math.ceil(now - laterFrom) + 600;
+  expect(now - claim).toBeGreaterThan(staleAfterMs + 500);
   const db = openMemory();
-  const ix = new Indexer({ root, db, staleAfterMs: 300, clock: () => now, watch: false, verify: nodeVerify, workers: 0 });
+  const ix = new Indexer({ root, db, staleAfterMs, clock: () => now, watch: false, verify: nodeVerify, workers: 0 });
   await ix.start();
   await ix.stop();
   cleanup.push(() => {
