@@ -63,19 +63,36 @@ async function signIn(page: Page) {
 
 /**
  * The colour rules of TAGS: all that the scheme changes (dark mode is the same DOM with other
- * colours), so dark runs only these and light runs every rule.
+ * colours: Tailwind's `dark:` variant is the `prefers-color-scheme` media query, no script), so
+ * dark runs only these and light runs every rule.
  */
 const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 
-/** The page's violations, one line each (rule, impact, the first nodes), after its content came. */
-async function violations(page: Page, where: string, scheme: (typeof SCHEMES)[number]): Promise<string[]> {
+/**
+ * The violations of the page at `where`, one line each (rule, impact, the first nodes): loaded
+ * once, checked light (every rule), then switched to dark as a system's setting switches it and
+ * checked again (the colour rules).
+ */
+async function violations(page: Page, where: string): Promise<string[]> {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.goto(where);
   await expect(page.locator('main h1').first()).toBeVisible();
   await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
-  // Legacy mode runs axe in the page itself: the default opens a blank page per run to merge the
-  // frames' results, which costs about three times the check on these pages (there is no iframe).
-  const axe = new AxeBuilder({ page }).setLegacyMode(true);
-  const r = await (scheme === 'dark' ? axe.withRules(COLOUR_RULES) : axe.withTags(TAGS)).analyze();
-  return r.violations.map((v) => `${where}: ${v.id} (${v.impact}, ${v.nodes.length}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  const found: string[] = [];
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const light = await background();
+  for (const scheme of SCHEMES) {
+    if (scheme === 'dark') {
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await expect.poll(background).not.toBe(light);
+    }
+    // Legacy mode runs axe in the page itself: the default opens a blank page per run to merge
+    // the frames' results, which costs about three times the check on these pages (no iframe).
+    const axe = new AxeBuilder({ page }).setLegacyMode(true);
+    const r = await (scheme === 'dark' ? axe.withRules(COLOUR_RULES) : axe.withTags(TAGS)).analyze();
+    found.push(...r.violations.map((v) => `${where} ${scheme} ${page.viewportSize()?.width}: ${v.id} (${v.impact}, ${v.nodes.length}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
+  }
+  return found;
 }
 
 async function newPage(browser: Browser, width: number, height: number, phone = false): Promise<Page> {
@@ -98,41 +115,31 @@ const PAGE_GROUPS: Record<string, (b: BoardResponse) => string[]> = {
   'problems and the threshold': () => ['/problems', '/tuning'],
 };
 
-for (const scheme of SCHEMES) {
-  for (const [group, pathsOf] of Object.entries(PAGE_GROUPS)) {
-    test(`axe finds no violation on ${group} at 1440, ${scheme}`, async ({ browser }) => {
-      test.setTimeout(600_000); // up to 6 pages, each axe run up to a minute on a loaded 2-core machine
-      const paths = pathsOf(await board());
-      expect(paths.length).toBeGreaterThan(0);
-      const page = await newPage(browser, 1440, 900);
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.goto('/');
-      await signIn(page);
-      const found: string[] = [];
-      for (const p of paths) {
-        await page.goto(p);
-        found.push(...(await violations(page, `${p} ${scheme} 1440`, scheme)));
-      }
-      await page.context().close();
-      expect(found).toEqual([]);
-    });
-  }
-
-  test(`axe finds no violation on the board and the history at 390, ${scheme}`, async ({ browser }) => {
-    test.setTimeout(600_000); // 3 pages, each axe run up to a minute on a loaded 2-core machine
-    const page = await newPage(browser, 390, 844, true);
-    await page.emulateMedia({ colorScheme: scheme });
+for (const [group, pathsOf] of Object.entries(PAGE_GROUPS)) {
+  test(`axe finds no violation on ${group} at 1440, light and dark`, async ({ browser }) => {
+    test.setTimeout(600_000); // up to 6 pages, each two axe runs of up to a minute on a loaded 2-core machine
+    const paths = pathsOf(await board());
+    expect(paths.length).toBeGreaterThan(0);
+    const page = await newPage(browser, 1440, 900);
     await page.goto('/');
     await signIn(page);
     const found: string[] = [];
-    for (const p of ['/', '/?lane=stale', '/history']) {
-      await page.goto(p);
-      found.push(...(await violations(page, `${p} ${scheme} 390`, scheme)));
-    }
+    for (const p of paths) found.push(...(await violations(page, p)));
     await page.context().close();
     expect(found).toEqual([]);
   });
 }
+
+test('axe finds no violation on the board and the history at 390, light and dark', async ({ browser }) => {
+  test.setTimeout(600_000); // 3 pages, each two axe runs of up to a minute on a loaded 2-core machine
+  const page = await newPage(browser, 390, 844, true);
+  await page.goto('/');
+  await signIn(page);
+  const found: string[] = [];
+  for (const p of ['/', '/?lane=stale', '/history']) found.push(...(await violations(page, p)));
+  await page.context().close();
+  expect(found).toEqual([]);
+});
 
 test('phone: j, l, j, Enter opens the first card of the next lane', async ({ browser }) => {
   const page = await newPage(browser, 390, 844, true);
