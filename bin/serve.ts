@@ -32,6 +32,7 @@ import { AlertEngine, targetLabel, type AlertTarget } from '../lib/alerts/engine
 import { clearConfig } from '../lib/alerts/store';
 import { servedHosts } from '../lib/security';
 import { portHolders } from '../lib/local/proc';
+import { soloChannelName, soloRegistryFile, writeRegistry } from '../lib/hub/registry';
 
 /** How long the web server may take to stop after SIGTERM before it is killed, ms. */
 const WEB_STOP_GRACE_MS = 5000;
@@ -236,6 +237,9 @@ export async function serve(opts: ServeOptions): Promise<number> {
   for (const line of local.lines) console.log(`claimboard: ${line}`);
 
   const db = openWriter(dbFile, (why) => console.warn(`claimboard: ${why}`));
+  // The web server learns its channels from the registry: here, the one.
+  const registryFile = soloRegistryFile(dbFile);
+  writeRegistry(registryFile, [{ name: soloChannelName(channel), root: channel, db: dbFile, state: 'served', why: null, since_ms: Date.now() }]);
   const fleetAgents = opts.ferrymanState ? readFleetRoster(path.resolve(opts.ferrymanState)) : [];
   if (opts.ferrymanState) console.log(`claimboard: trusting ferry's fleet roster in ${opts.ferrymanState} (${fleetAgents.length} entries)`);
   if (opts.ferrymanPins) {
@@ -354,6 +358,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
       NEXT_TELEMETRY_DISABLED: '1',
       // The channel and its stale_after reach the web process through the index (the indexer records both).
       CLAIMBOARD_DB: dbFile,
+      CLAIMBOARD_HUB: registryFile,
       ...(opts.ferrymanState ? { CLAIMBOARD_FERRYMAN_STATE: path.resolve(opts.ferrymanState) } : {}),
       ...(stopNudges ? { CLAIMBOARD_NUDGE_SOCKET: nudgeSocket } : {}),
       ...(operatorKey ? { CLAIMBOARD_DEMO_OPERATOR_KEY: operatorKey } : {}),

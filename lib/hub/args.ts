@@ -5,7 +5,9 @@
  * channel is the channel set's question (lib/hub/channel-set.ts), asked again on every rescan.
  */
 import path from 'node:path';
-import { canonicalName, isSafeComponent } from '../ledger/names';
+import { canonicalName, CHANNEL_NAME_RULE, isChannelName } from '../ledger/names';
+
+export { CHANNEL_NAME_RULE, isChannelName };
 
 /** One channel named on the command line: its name (canonical: lowercase) and its folder (absolute). */
 export interface ChannelSpec {
@@ -17,18 +19,6 @@ export interface ChannelSpec {
 export type ParsedChannelArgs =
   | { readonly ok: true; readonly specs: readonly ChannelSpec[]; readonly parents: readonly string[] }
   | { readonly ok: false; readonly reasons: readonly string[] };
-
-/** What a channel name may be, in words (a refusal's). */
-export const CHANNEL_NAME_RULE = 'letters, digits, ".", "-" and "_" only';
-
-/**
- * Whether `name` may name a channel: an agent name's rule (lib/ledger/names.ts `isSafeComponent`),
- * so that it can stand in a query (`channel:<name>`), a URL, a metrics label and a file name
- * unquoted; compared, like agent names, in its canonical (lowercase) form.
- */
-export function isChannelName(name: string): boolean {
-  return isSafeComponent(name);
-}
 
 /**
  * Splits one channel argument: `name=path` when the text before the first `=` is not empty and
