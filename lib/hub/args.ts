@@ -9,6 +9,9 @@ import { canonicalName, CHANNEL_NAME_RULE, isChannelName } from '../ledger/names
 
 export { CHANNEL_NAME_RULE, isChannelName };
 
+/** Seconds between two looks at a hub's folders when none is given (`serve --rescan`). */
+export const DEFAULT_RESCAN_S = 10;
+
 /** One channel named on the command line: its name (canonical: lowercase) and its folder (absolute). */
 export interface ChannelSpec {
   readonly name: string;
