@@ -14,8 +14,7 @@ import { readRegistry } from './registry';
 import { closeWriter, openReader, openWriter } from '../index/db';
 import { Indexer } from '../index/indexer';
 import { nodeVerify } from '../index/disk/node-verify';
-import { copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
-import { REPO } from '../../test/support/soak/proc';
+import { copyFerryChannel, copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
 
 let dirs: string[] = [];
 const hubs: Hub[] = [];
@@ -58,8 +57,7 @@ function threeChannels(t: string): { parent: string; alpha: string } {
   const parent = path.join(t, 'channels');
   copyVectorChannel('01-open', path.join(parent, 'v01'));
   copyVectorChannel('09-done', path.join(parent, 'v09'));
-  const alpha = path.join(t, 'ferry-alpha');
-  fs.cpSync(path.join(REPO, 'conformance', 'ferry', 'alpha', 'channel'), alpha, { recursive: true });
+  const alpha = copyFerryChannel('alpha', path.join(t, 'ferry-alpha'));
   return { parent, alpha };
 }
 

@@ -26,3 +26,9 @@ export function copyVectorChannel(vector: string, dest: string): string {
   fs.cpSync(path.join(VECTORS_DIR, vector, 'channel'), dest, { recursive: true });
   return dest;
 }
+
+/** Copies the channel of the real-ferry conformance case `name` (conformance/ferry/<name>/channel) to `dest`; returns `dest`. */
+export function copyFerryChannel(name: string, dest: string): string {
+  fs.cpSync(path.join(VECTORS_DIR, '..', 'ferry', name, 'channel'), dest, { recursive: true });
+  return dest;
+}
