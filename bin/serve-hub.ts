@@ -47,8 +47,8 @@ export interface HubRefusable {
  */
 export function hubRefusals(o: HubRefusable): string[] {
   const why: string[] = [];
-  const many = 'with more than one channel';
-  if (o.db !== undefined) why.push(`--db names one index file; ${many} each channel keeps its own (./.claimboard/index/<hash>.sqlite)`);
+  const many = 'with several channels or --channels-in';
+  if (o.db !== undefined) why.push(`--db names one index file: it is refused ${many} (each channel keeps its own, ./.claimboard/index/<hash>.sqlite)`);
   if (o.ferrymanState !== undefined) why.push(`--ferryman-state is one workspace's fleet roster on this machine: it is refused ${many}`);
   if (o.ferrymanPins !== undefined) why.push(`--ferryman-pins is one workspace's pinned keys on this machine: it is refused ${many}`);
   if (o.local) why.push(`--local-agent, --ferryman-workspace and the reaper (--reap...) are this machine's agents of one channel: they are refused ${many}`);
@@ -79,7 +79,10 @@ export async function serveHub(opts: HubServeOptions): Promise<number> {
     log,
   });
   // The web server starts at once; each channel's board shows its progress until its first index is done.
-  void hub.start(opts.rescanS * 1000).then(() => log(`${hub.registry().filter((e) => e.state === 'served').length} channel(s) indexed; looking for more every ${opts.rescanS} s`));
+  void hub.start(opts.rescanS * 1000).then(
+    () => log(`${hub.registry().filter((e) => e.state === 'served').length} channel(s) indexed; looking for more every ${opts.rescanS} s`),
+    (e: unknown) => log(`the channels could not be looked at: ${e instanceof Error ? e.message : String(e)}`),
+  );
 
   const built = await ensureDashboard();
   if (!built.ok) {

@@ -81,7 +81,14 @@ export class Hub {
    */
   async start(rescanMs: number): Promise<void> {
     this.rescan();
-    this.timer = setInterval(() => this.rescan(), rescanMs);
+    this.timer = setInterval(() => {
+      try {
+        this.rescan();
+      } catch (e) {
+        // The channel set says what it cannot read; anything else is said here and looked at again next time.
+        this.opts.log(`looking for channels failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }, rescanMs);
     this.timer.unref();
     await this.idle();
   }
