@@ -122,6 +122,10 @@ describe("a hub's GET /api/board", () => {
     expect(notAlpha.channels.filter((c) => c.read).map((c) => c.name)).toEqual(['v01', 'v03', 'v09']);
     expect(notAlpha.lanes.reduce((n, l) => n + l.count, 0)).toBe(3);
     expect(get(boardGet, '/api/board?q=channel:"a b"').status).toBe(400);
+    // A channel no one serves: nothing read, nothing counted.
+    const none = board('?q=channel:nope');
+    expect([where(none), none.channels.filter((c) => c.read).length, none.lanes.reduce((n, l) => n + l.count, 0), none.progress.ready_at_ms]).toEqual([[], 0, 0, null]);
+    expect(board().progress.phase).toBe('ready');
   });
 
   it('pages a lane in (sort key, channel, order id) order: the cursor carries the channel, and the pages walked are the lane', () => {

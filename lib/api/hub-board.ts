@@ -179,7 +179,7 @@ export function hubHealth(channels: readonly ChannelView[], read: readonly strin
   return { overall: Object.values(each).find((h) => h.state !== 'ok') ?? HEALTH_OK, each };
 }
 
-/** The hub's progress: the first channel still indexing says it (the files summed); ready when all are. */
+/** The hub's progress: the first channel still indexing says it (the files summed); ready when all are, at the last one's time (none read: no time). */
 function overallProgress(each: readonly IndexProgress[]): IndexProgress {
   const busy = each.find((p) => p.phase !== 'ready');
   const sum = (k: 'files_seen' | 'files_read' | 'files_verified') => each.reduce((n, p) => n + p[k], 0);
@@ -189,6 +189,6 @@ function overallProgress(each: readonly IndexProgress[]): IndexProgress {
     files_seen: sum('files_seen'),
     files_read: sum('files_read'),
     files_verified: sum('files_verified'),
-    ready_at_ms: busy || readyAt.some((r) => r === null) ? null : Math.max(0, ...(readyAt as number[])),
+    ready_at_ms: busy || readyAt.length === 0 || readyAt.some((r) => r === null) ? null : Math.max(...(readyAt as number[])),
   };
 }
