@@ -27,6 +27,7 @@ import { isSafeComponent } from '../lib/ledger/names';
 import { stateJson, stateTable } from './format';
 import { addReapCommand } from './reap';
 import { addHoldsCommand } from './holds';
+import { DEFAULT_RESCAN_S } from '../lib/hub/args';
 import { addServeLocalOptions, serveLocalOf, type ServeLocal, type ServeLocalFlags } from './serve-local-options';
 
 function parseNow(v: string): number {
@@ -146,8 +147,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   const serveCommand = program
     .command('serve')
-    .description('serve the dashboard on a channel (default: CLAIMBOARD_CHANNEL, else a live demo in ./.claimboard/demo)')
-    .argument('[channel]', 'the channel root')
+    .description('serve the dashboard on a channel (default: CLAIMBOARD_CHANNEL, else a live demo in ./.claimboard/demo), or on several (a hub, read-only)')
+    .argument('[channel...]', 'the channel root; several (each `path` or `name=path`) make a hub')
+    .option('--channels-in <parent>', "a hub's folder whose child folders are channels, looked at again every --rescan; repeatable", (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--rescan <seconds>', `a hub's seconds between looks for channels added or gone (default ${DEFAULT_RESCAN_S})`, parseSeconds)
     .option('--port <n>', 'port', (v) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError('a port number');
@@ -171,8 +174,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   // This machine's agents and the opt-in reaper: bin/serve-local.ts.
   addServeLocalOptions(serveCommand).action(
       async (
-        channel: string | undefined,
-        opts: { port: number; host: string; staleAfter?: number; db?: string; ferrymanState?: string; ferrymanPins?: string; alertWebhook: URL[]; alertCommand?: string; alertAfter?: number; alertBaseUrl?: URL; publicUrl: URL[]; maxWatches?: number } & ServeLocalFlags,
+        channels: string[],
+        opts: { port: number; host: string; staleAfter?: number; db?: string; ferrymanState?: string; ferrymanPins?: string; alertWebhook: URL[]; alertCommand?: string; alertAfter?: number; alertBaseUrl?: URL; publicUrl: URL[]; maxWatches?: number; channelsIn: string[]; rescan?: number } & ServeLocalFlags,
       ) => {
         let local: ServeLocal;
         try {
@@ -182,6 +185,34 @@ export async function main(argv: readonly string[]): Promise<number> {
           code = 2;
           return;
         }
+        if (channels.length > 1 || opts.channelsIn.length > 0) {
+          const { hubRefusals, serveHub } = await import('./serve-hub');
+          const refused = hubRefusals({
+            db: opts.db,
+            ferrymanState: opts.ferrymanState,
+            ferrymanPins: opts.ferrymanPins,
+            local: local.localAgents.length > 0 || local.ferrymanWorkspaces.length > 0 || local.reaps.length > 0 || local.reapState !== undefined,
+            alerts: opts.alertWebhook.length > 0 || opts.alertCommand !== undefined || opts.alertAfter !== undefined || opts.alertBaseUrl !== undefined,
+          });
+          if (refused.length > 0) {
+            for (const r of refused) process.stderr.write(`claimboard: ${r}\n`);
+            code = 2;
+            return;
+          }
+          code = await serveHub({
+            channels,
+            parents: opts.channelsIn,
+            port: opts.port,
+            host: opts.host,
+            staleAfterS: opts.staleAfter,
+            rescanS: opts.rescan ?? DEFAULT_RESCAN_S,
+            publicUrls: opts.publicUrl.map((u) => u.href),
+            maxWatches: opts.maxWatches,
+          });
+          return;
+        }
+        if (opts.rescan !== undefined) process.stderr.write('claimboard: --rescan does nothing with one channel (it is for --channels-in and several channels)\n');
+        const channel = channels[0];
         const { serve } = await import('./serve');
         code = await serve({
           channel,

@@ -32,6 +32,7 @@ import { AlertEngine, targetLabel, type AlertTarget } from '../lib/alerts/engine
 import { clearConfig } from '../lib/alerts/store';
 import { servedHosts } from '../lib/security';
 import { portHolders } from '../lib/local/proc';
+import { soloChannelName, soloRegistryFile, writeRegistry } from '../lib/hub/registry';
 
 /** How long the web server may take to stop after SIGTERM before it is killed, ms. */
 const WEB_STOP_GRACE_MS = 5000;
@@ -79,7 +80,7 @@ export function defaultDbFile(channel: string): string {
  * it) and makes sure the dashboard is built: an installed package ships its `.next` build
  * (npm pack runs `next build --webpack` first); a checkout builds it on its first start.
  */
-async function ensureDashboard(): Promise<{ ok: true; nextBin: string } | { ok: false; why: string }> {
+export async function ensureDashboard(): Promise<{ ok: true; nextBin: string } | { ok: false; why: string }> {
   let nextBin: string;
   try {
     nextBin = createRequire(path.join(PROJECT_DIR, 'package.json')).resolve('next/dist/bin/next');
@@ -154,6 +155,26 @@ export async function portHeld(host: string, port: number): Promise<string | nul
   return `port ${port} on ${host} is already in use, held by ${who}${ours ? ': a claimboard web server whose serve is gone; stop it (kill <pid>) and start again' : ''}`;
 }
 
+/**
+ * Whether `serve` may listen on `host`:`port`: a host other machines reach needs the read token
+ * (2 without it; warned with it), and the port must be free (1, naming what holds it). Null: it may.
+ */
+export async function addressRefused(host: string, port: number): Promise<number | null> {
+  if (!isLoopback(host)) {
+    if (!settings.readToken()) {
+      console.error(`claimboard: --host ${host} is reachable from other machines: set CLAIMBOARD_READ_TOKEN to a secret first (readers open the board with ?token=<it>)`);
+      return 2;
+    }
+    console.warn(`claimboard: WARNING: serving on ${host}, reachable from other machines; readers need the read token (CLAIMBOARD_READ_TOKEN).`);
+  }
+  const held = await portHeld(host, port);
+  if (held) {
+    console.error(`claimboard: ${held}`);
+    return 1;
+  }
+  return null;
+}
+
 /** How much nicer than the web server the indexer's thread runs (Linux nice steps). */
 const INDEXER_NICE = 5;
 
@@ -190,19 +211,8 @@ export async function serve(opts: ServeOptions): Promise<number> {
   // The demo's fleet goes stale after 30 s, so its Stale lane fills within a minute.
   const staleAfterMs = staleAfterMsFor(channel, opts.staleAfterS);
   const dbFile = path.resolve(opts.db ?? settings.dbFile() ?? defaultDbFile(channel));
-  if (!isLoopback(opts.host)) {
-    if (!settings.readToken()) {
-      console.error(`claimboard: --host ${opts.host} is reachable from other machines: set CLAIMBOARD_READ_TOKEN to a secret first (readers open the board with ?token=<it>)`);
-      return 2;
-    }
-    console.warn(`claimboard: WARNING: serving on ${opts.host}, reachable from other machines; readers need the read token (CLAIMBOARD_READ_TOKEN).`);
-  }
-
-  const held = await portHeld(opts.host, opts.port);
-  if (held) {
-    console.error(`claimboard: ${held}`);
-    return 1;
-  }
+  const refused = await addressRefused(opts.host, opts.port);
+  if (refused !== null) return refused;
 
   let local: PreparedLocal;
   try {
@@ -236,6 +246,9 @@ export async function serve(opts: ServeOptions): Promise<number> {
   for (const line of local.lines) console.log(`claimboard: ${line}`);
 
   const db = openWriter(dbFile, (why) => console.warn(`claimboard: ${why}`));
+  // The web server learns its channels from the registry: here, the one.
+  const registryFile = soloRegistryFile(dbFile);
+  writeRegistry(registryFile, [{ name: soloChannelName(channel), root: channel, db: dbFile, state: 'served', why: null, since_ms: Date.now() }]);
   const fleetAgents = opts.ferrymanState ? readFleetRoster(path.resolve(opts.ferrymanState)) : [];
   if (opts.ferrymanState) console.log(`claimboard: trusting ferry's fleet roster in ${opts.ferrymanState} (${fleetAgents.length} entries)`);
   if (opts.ferrymanPins) {
@@ -340,11 +353,42 @@ export async function serve(opts: ServeOptions): Promise<number> {
     if (operatorKey) console.log(`claimboard: demo operator key (import it in the page to act as ops): ${operatorKey}`);
   }
 
-  // The web process (bin/web.ts): Next.js behind a fast path for the polled read endpoints.
+  const web = startWeb(opts.host, opts.port, [...(opts.publicUrls ?? []), ...(opts.alertBaseUrl ? [opts.alertBaseUrl] : [])], {
+    // The channel and its stale_after reach the web process through the index (the indexer records both).
+    CLAIMBOARD_DB: dbFile,
+    CLAIMBOARD_HUB: registryFile,
+    ...(opts.ferrymanState ? { CLAIMBOARD_FERRYMAN_STATE: path.resolve(opts.ferrymanState) } : {}),
+    ...(stopNudges ? { CLAIMBOARD_NUDGE_SOCKET: nudgeSocket } : {}),
+    ...(operatorKey ? { CLAIMBOARD_DEMO_OPERATOR_KEY: operatorKey } : {}),
+    ...local.env,
+  });
+  child = web;
+  console.log(`claimboard: serving ${channel} at http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`);
+
+  return await untilStopped(web, async () => {
+    await fleet?.stop();
+    for (const stop of stopReapers) stop();
+    stopNudges?.();
+    await alerts?.stop();
+    await indexer.stop();
+    try {
+      closeWriter(db);
+    } catch {
+      /* already closed */
+    }
+  });
+}
+
+/**
+ * Starts the web process (bin/web.ts: Next.js behind a fast path for the polled read endpoints)
+ * on `host`:`port`, with `env` over this process's environment, its output passed on; this
+ * thread then yields to it (yieldToWeb). `publicUrls`: the other addresses readers reach it at.
+ */
+export function startWeb(host: string, port: number, publicUrls: readonly string[], env: Readonly<Record<string, string>>): ChildProcess {
   // V8 sized for memory:
   // a smaller young generation and an old generation grown by 25% of what is live instead of up
   // to 4x: the web server's peak 309 -> 153 MB, request p95 29 -> 35 ms.
-  const web = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=25', path.join(PROJECT_DIR, 'bin', 'claimboard.mjs'), 'web', '--host', opts.host, '--port', String(opts.port), '--exit-with-stdin'], {
+  const web = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=25', path.join(PROJECT_DIR, 'bin', 'claimboard.mjs'), 'web', '--host', host, '--port', String(port), '--exit-with-stdin'], {
     cwd: PROJECT_DIR,
     // stdin: a pipe this process never writes: it closes when this process dies, however it
     // dies, and the web server stops then. stdout: read here, for Next.js's own status lines.
@@ -352,25 +396,26 @@ export async function serve(opts: ServeOptions): Promise<number> {
     env: {
       ...process.env,
       NEXT_TELEMETRY_DISABLED: '1',
-      // The channel and its stale_after reach the web process through the index (the indexer records both).
-      CLAIMBOARD_DB: dbFile,
-      ...(opts.ferrymanState ? { CLAIMBOARD_FERRYMAN_STATE: path.resolve(opts.ferrymanState) } : {}),
-      ...(stopNudges ? { CLAIMBOARD_NUDGE_SOCKET: nudgeSocket } : {}),
-      ...(operatorKey ? { CLAIMBOARD_DEMO_OPERATOR_KEY: operatorKey } : {}),
-      CLAIMBOARD_SERVED_HOSTS: servedHosts(opts.host, opts.port, {
-        publicUrls: [...(opts.publicUrls ?? []), ...(opts.alertBaseUrl ? [opts.alertBaseUrl] : [])],
+      CLAIMBOARD_SERVED_HOSTS: servedHosts(host, port, {
+        publicUrls: [...publicUrls],
         interfaces: Object.values(os.networkInterfaces()).flatMap((l) => (l ?? []).map((i) => i.address)),
         hostname: os.hostname(),
       }).join(','),
-      ...local.env,
+      ...env,
     },
   });
-  child = web;
   passWebOutput(web);
   yieldToWeb();
-  console.log(`claimboard: serving ${channel} at http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`);
+  return web;
+}
 
-  return await new Promise<number>((resolve) => {
+/**
+ * Runs until interrupted (SIGINT: 130, SIGTERM: 143) or until the web server exits (its code, or
+ * this process's exit code when one was set): then stops the web server, `stopRest` (the
+ * indexing side), and resolves to the exit code once both are done.
+ */
+export function untilStopped(web: ChildProcess, stopRest: () => Promise<void>): Promise<number> {
+  return new Promise<number>((resolve) => {
     let stopping = false;
     const webGone = new Promise<void>((r) => (web.exitCode !== null || web.signalCode !== null ? r() : web.once('exit', () => r())));
     const shutdown = async (code: number) => {
@@ -387,16 +432,7 @@ export async function serve(opts: ServeOptions): Promise<number> {
           web.kill('SIGKILL');
         }, WEB_STOP_GRACE_MS);
       }
-      await fleet?.stop();
-      for (const stop of stopReapers) stop();
-      stopNudges?.();
-      await alerts?.stop();
-      await indexer.stop();
-      try {
-        closeWriter(db);
-      } catch {
-        /* already closed */
-      }
+      await stopRest();
       await webGone;
       clearTimeout(grace);
       resolve(code);

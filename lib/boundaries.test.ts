@@ -3,9 +3,10 @@
  * test/support/boundaries.ts): the pure core imports no fs, SQLite, Next, React or outer layer;
  * components import no server code; the index imports neither the actions, the HTTP layer, the
  * alerts nor the pages' words; the query language stands alone; this machine's facts (lib/local)
- * sit below the index; a route file (app/api, app/metrics) is an adapter of an endpoint of lib/api.
- * Every source file of lib/ledger, components, lib/index, lib/alerts, lib/api, lib/query, lib/local,
- * app/api and app/metrics is read; a failure names the file, the line and the import.
+ * sit below the index, the hub's channel set (lib/hub) above it; a route file (app/api,
+ * app/metrics) is an adapter of an endpoint of lib/api. Every source file of lib/ledger, components,
+ * lib/index, lib/alerts, lib/api, lib/query, lib/local, lib/hub, app/api and app/metrics is read; a
+ * failure names the file, the line and the import.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,8 +40,8 @@ function sourcesUnder(dir: string): string[] {
 }
 
 describe('the layout', () => {
-  it('lib/ledger, components, lib/index, lib/alerts, lib/api, lib/query, lib/local and the route files import only what their layer may', () => {
-    const files = ['lib/ledger', 'components', 'lib/index', 'lib/alerts', 'lib/api', 'lib/query', 'lib/local', 'app/api', 'app/metrics'].flatMap(sourcesUnder);
+  it('lib/ledger, components, lib/index, lib/alerts, lib/api, lib/query, lib/local, lib/hub and the route files import only what their layer may', () => {
+    const files = ['lib/ledger', 'components', 'lib/index', 'lib/alerts', 'lib/api', 'lib/query', 'lib/local', 'lib/hub', 'app/api', 'app/metrics'].flatMap(sourcesUnder);
     expect(files.length).toBeGreaterThan(80);
     const found = files.flatMap((f) => violationsOf(f, fs.readFileSync(path.join(ROOT, f), 'utf8'), repoContext));
     const known = (v: { file: string; target: string }) => KNOWN.some((k) => k.file === v.file && k.target === v.target);
@@ -145,5 +146,13 @@ describe('the checker', () => {
       '2 ../index/channel-state -> lib/index/channel-state.ts: lib/index is a layer above',
     ]);
     expect(check('lib/local/liveness.ts', "import { parseTimestamp } from '../ledger/time';")).toEqual([]);
+  });
+
+  it('fails the index on lib/hub, and lib/hub on the layers above it', () => {
+    expect(check('lib/index/db.ts', "import { ChannelSet } from '../hub/channel-set';")).toEqual(['1 ../hub/channel-set -> lib/hub/channel-set: lib/hub is a layer above']);
+    expect(check('lib/hub/x.ts', "import { applyAction } from '../actions/apply';\nimport { readDb } from '../index/db';\nimport { canonicalName } from '../ledger/card';")).toEqual([
+      '1 ../actions/apply -> lib/actions/apply.ts: lib/actions is a layer above',
+    ]);
+    expect(check('lib/ledger/x.ts', "import { ChannelSet } from '../hub/channel-set';")).toEqual(['1 ../hub/channel-set -> lib/hub/channel-set: lib/hub is outside the core']);
   });
 });

@@ -16,6 +16,7 @@ import { DEFAULT_STALE_AFTER_MS } from './ledger/channel';
 export const SETTING_NAMES = [
   'CLAIMBOARD_CHANNEL',
   'CLAIMBOARD_DB',
+  'CLAIMBOARD_HUB',
   'CLAIMBOARD_STALE_AFTER_MS',
   'CLAIMBOARD_OPERATORS',
   'CLAIMBOARD_FERRYMAN_STATE',
@@ -81,6 +82,8 @@ export const settings = {
   channel: setting('CLAIMBOARD_CHANNEL', () => process.env.CLAIMBOARD_CHANNEL, text),
   /** The index database file, or undefined (the web server then has no index). */
   dbFile: setting('CLAIMBOARD_DB', () => process.env.CLAIMBOARD_DB, text),
+  /** The served-channel registry (lib/hub/registry.ts) `claimboard serve` keeps for its web server, or undefined: the one channel of CLAIMBOARD_DB. */
+  hubRegistry: setting('CLAIMBOARD_HUB', () => process.env.CLAIMBOARD_HUB, text),
   /** stale_after for `claimboard reap`, ms; default DEFAULT_STALE_AFTER_MS (300 000). */
   staleAfterMs: setting(
     'CLAIMBOARD_STALE_AFTER_MS',

@@ -1,13 +1,14 @@
 import 'server-only';
 /**
  * A short-lived cache of computed answers, valid while the index has not changed: the key is
- * the request, the answer is dropped as soon as the index's change feed moves on (`seq`) or after
+ * the request, the answer is dropped as soon as the index's change feed moves on (`seq`: its
+ * position, or a version naming several indexes' positions) or after
  * `maxAgeMs`. Under load many clients ask for the same board; each distinct answer is computed
  * once per change instead of once per request. Answers are kept as UTF-8 bytes, ready to send;
  * the least recently used go first when they exceed `maxBytes`.
  */
 export class AnswerCache {
-  private readonly entries = new Map<string, { seq: number; at: number; body: Buffer }>();
+  private readonly entries = new Map<string, { seq: number | string; at: number; body: Buffer }>();
   private bytes = 0;
   constructor(
     private readonly maxAgeMs: number,
@@ -15,7 +16,7 @@ export class AnswerCache {
   ) {}
 
   /** The body cached for `key` at change `seq` and at most `maxAgeMs` old at `nowMs`, or undefined (an old one is dropped). */
-  peek(key: string, seq: number, nowMs: number): Buffer | undefined {
+  peek(key: string, seq: number | string, nowMs: number): Buffer | undefined {
     const hit = this.entries.get(key);
     if (!hit) return undefined;
     this.entries.delete(key);
@@ -28,7 +29,7 @@ export class AnswerCache {
   }
 
   /** Remembers `body` (JSON text) for `key`, computed at change `seq` at `nowMs`; returns it as UTF-8 bytes. */
-  put(key: string, seq: number, nowMs: number, body: string): Buffer {
+  put(key: string, seq: number | string, nowMs: number, body: string): Buffer {
     this.peek(key, Number.NaN, nowMs); // drops an entry of this key, if any
     const bytes = Buffer.from(body, 'utf8');
     this.entries.set(key, { seq, at: nowMs, body: bytes });

@@ -16,6 +16,7 @@ import { settings } from '../config';
 import { cookieValue, hasReadToken, TOKEN_COOKIE } from '../security';
 import { ClaimboardError, HTTP_STATUS } from '../errors';
 import type { Answer } from './answer';
+import { servedChannels, type ServedChannels } from './channels';
 
 /**
  * What an endpoint's request schema reads: the URL's query parameters and the path's
@@ -33,6 +34,8 @@ export interface EndpointContext {
   nowMs(): number;
   /** The channel this web process serves and its stale_after, as the index's indexer recorded them: for reads and acts alike. */
   served(): ServedChannel;
+  /** The channels this web process serves (channels.ts): the registry's, or the one of `db()`. Read once per request. */
+  channels(): ServedChannels;
   /** Whether operator acts are refused (CLAIMBOARD_READ_ONLY=1). */
   readonly readOnly: boolean;
   /** A request header by name, as Headers.get gives it. */
@@ -157,6 +160,7 @@ export function reasonOf(issues: readonly z.core.$ZodIssue[], params: readonly s
 export function contextOf(input: Pick<RequestInput, 'url' | 'header' | 'request'>, open: () => DB = readDb): EndpointContext {
   const q = input.url.indexOf('?');
   let db: DB | null = null;
+  let channels: ServedChannels | null = null;
   const ctx: EndpointContext = {
     db: () => {
       if (db) return db;
@@ -169,6 +173,7 @@ export function contextOf(input: Pick<RequestInput, 'url' | 'header' | 'request'
     },
     nowMs: () => indexNowMs(ctx.db()),
     served: () => servedChannelOf(ctx.db()),
+    channels: () => (channels ??= servedChannels(() => ctx.db(), () => ctx.served().root)),
     readOnly: settings.readOnly(),
     header: input.header,
     search: q === -1 ? '' : input.url.slice(q),

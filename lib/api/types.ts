@@ -3,6 +3,9 @@
  * answers are the index's read models (lib/index/types.ts) and the core's types, re-exported
  * here so the pages have one place to import them from; only the request side lives here.
  */
+import type { BoardCard, BoardResponse, IndexHealth, IndexProgress } from '../index/types';
+import type { Lane } from '../ledger/derive';
+
 export type { Act, ActFilters, ActKind } from '../ledger/acts';
 export type { AttentionFlag, Card, Lane, OrderState } from '../ledger/derive';
 export type { ProblemCode } from '../ledger/channel';
@@ -47,4 +50,47 @@ export interface BoardFilters {
    * `agent`, `state` and `flag` parameters as terms of it.
    */
   readonly q?: string;
+}
+
+/** A card of a hub's board: the channel it belongs to with it (order ids repeat across channels). */
+export type HubCard = BoardCard & { readonly channel: string };
+
+/** One lane of a hub's board: the cards of every channel read, merged; `count` summed over the channels, `counts` each one's. */
+export interface HubLanePage {
+  readonly lane: Lane;
+  readonly count: number;
+  readonly counts: Readonly<Record<string, number>>;
+  readonly cards: readonly HubCard[];
+  /** Opaque cursor (it carries the channel) for `GET /api/board?lane=L&cursor=C`, or null at the end. */
+  readonly next_cursor: string | null;
+}
+
+/**
+ * A channel of a hub as its board says it: served or gone (`why`), and when served and read
+ * (`read`: the query selects it and its index could be opened; else `why` says what is missing)
+ * its folder, stale_after, progress, health, problems and lane counts.
+ */
+export interface HubChannelSummary {
+  readonly name: string;
+  readonly state: 'served' | 'gone';
+  readonly why: string | null;
+  readonly read: boolean;
+  readonly root: string | null;
+  readonly stale_after_ms: number | null;
+  readonly progress: IndexProgress | null;
+  readonly problem_count: number;
+  readonly counts: Readonly<Partial<Record<Lane, number>>>;
+}
+
+/**
+ * GET /api/board of a hub (a serve of several channels): the board's fields over every channel
+ * read (progress: the first channel still indexing; problems summed; agents and key changes
+ * united; `channel` empty: each card names its own), and `channels`, each one's summary.
+ */
+export interface HubBoardResponse extends Omit<BoardResponse, 'lanes'> {
+  readonly hub: true;
+  readonly lanes: readonly HubLanePage[];
+  readonly channels: readonly HubChannelSummary[];
+  /** Each channel read's health (GET /api/board adds it, and `index_health`: the first that is not ok). */
+  readonly channel_health?: Readonly<Record<string, IndexHealth>>;
 }

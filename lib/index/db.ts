@@ -218,27 +218,34 @@ export function openReader(file: string): DB {
   return db;
 }
 
-let shared: { file: string; id: string | null; db: DB } | null = null;
+/** The read-only connections readDbOf keeps, by file: each with the identity of the file it opened. */
+const readers = new Map<string, { id: string | null; db: DB }>();
 
 /**
- * The process's read-only connection to the index named by CLAIMBOARD_DB (the web server's),
- * opened on first use and kept while the file at that path is the one opened (its device and
- * inode, one stat per call): a database deleted or replaced while serving is reopened, so the
- * board is never read from a file the writer left. Throws when the variable is unset or the file
- * does not exist (yet, or any more: the writer is rebuilding it).
+ * The process's read-only connection to the index at `file` (the web server's), opened on first
+ * use and kept while the file at that path is the one opened (its device and inode, one stat per
+ * call): a database deleted or replaced while serving is reopened, so the board is never read
+ * from a file the writer left. Throws when the file does not exist (yet, or any more: the writer
+ * is rebuilding it).
  */
+export function readDbOf(file: string): DB {
+  const id = dbIdentity(file);
+  const kept = readers.get(file);
+  if (kept && kept.id === id) return kept.db;
+  if (kept) {
+    kept.db.close();
+    readers.delete(file);
+  }
+  const db = openReader(file);
+  readers.set(file, { id: dbIdentity(file), db });
+  return db;
+}
+
+/** The read-only connection to the index named by CLAIMBOARD_DB (readDbOf); throws when the variable is unset. */
 export function readDb(): DB {
   const file = settings.dbFile();
   if (!file) throw new Error('CLAIMBOARD_DB is not set: start the dashboard with `claimboard serve`');
-  const id = dbIdentity(file);
-  if (shared && shared.file === file && shared.id === id) return shared.db;
-  if (shared) {
-    shared.db.close();
-    shared = null;
-  }
-  const db = openReader(file);
-  shared = { file, id: dbIdentity(file), db };
-  return db;
+  return readDbOf(file);
 }
 
 /** An in-memory index (tests). */

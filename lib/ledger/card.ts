@@ -266,3 +266,12 @@ export function laneOf(state: OrderState, flags: readonly AttentionFlag[], runLa
       return state === 'gave_up' ? 'attention' : 'done';
   }
 }
+
+/**
+ * Where a card sorts in its lane, before its order id: its `since_ms` (the arrival its state
+ * counts from), 0 when it has none. The index keeps it as `cards.sort_ms` (its keyset pages), and
+ * a hub's board merges the channels' pages by it.
+ */
+export function laneSortMs(card: Pick<Card, 'since_ms'>): number {
+  return card.since_ms ?? 0;
+}

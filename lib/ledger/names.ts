@@ -28,6 +28,18 @@ export function isSafeComponent(name: string): boolean {
   return true;
 }
 
+/** What a channel name may be, in words (a refusal's). */
+export const CHANNEL_NAME_RULE = 'letters, digits, ".", "-" and "_" only';
+
+/**
+ * Whether `name` may name a channel of a hub: an agent name's rule (`isSafeComponent`), so that
+ * it can stand in a query (`channel:<name>`), a URL, a metrics label and a file name unquoted;
+ * compared, like agent names, in its canonical (lowercase) form.
+ */
+export function isChannelName(name: string): boolean {
+  return isSafeComponent(name);
+}
+
 const HAS_UPPER = /[A-Z]/;
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LANES } from '../ledger/derive';
 import { ATTENTION_FLAGS, ORDER_STATES } from '../ledger/card';
-import { groupQuery, laneAllowed, parseQuery, printQuery, queryOfParams, shortcutValue, withShortcut, type QueryTerm } from './query';
+import { channelAllowed, groupQuery, historyQueryOf, laneAllowed, parseQuery, printQuery, queryOfParams, shortcutValue, withShortcut, type QueryTerm } from './query';
 
 const terms = (text: string): readonly QueryTerm[] => {
   const p = parseQuery(text);
@@ -168,6 +168,30 @@ describe('groupQuery', () => {
     const g = groupQuery(terms('lane:stale lane:attention -lane:attention'));
     expect(LANES.filter((l) => laneAllowed(g, l))).toEqual(['stale']);
     expect(LANES.filter((l) => laneAllowed(groupQuery(terms('-lane:done')), l))).toEqual(['attention', 'stale', 'running', 'review', 'queue']);
+  });
+});
+
+describe('channel: (a hub\'s channels)', () => {
+  it('reads a channel name in its canonical form, prints it back, and refuses what is not a channel name', () => {
+    expect(terms('channel:Atlas -channel:v09')).toEqual([
+      { kind: 'channel', neg: false, value: 'atlas' },
+      { kind: 'channel', neg: true, value: 'v09' },
+    ]);
+    expect(printQuery(terms('CHANNEL:Atlas  -channel:v09 t1'))).toBe('channel:atlas -channel:v09 t1');
+    expect(failure('lane:queue channel:"two words"')).toEqual({ ok: false, reason: 'channel: "two words" is not a channel name (letters, digits, ".", "-" and "_" only)', at: 19 });
+    expect(failure('channel:')).toEqual({ ok: false, reason: 'channel: needs a value, e.g. channel:atlas', at: 8 });
+  });
+
+  it('selects channels: any of those named, none of those negated, every one when none is named', () => {
+    const g = (text: string) => groupQuery(terms(text));
+    expect(g('channel:a channel:b -channel:b').channel).toEqual({ in: ['a', 'b'], out: ['b'] });
+    expect(['a', 'b', 'c'].filter((c) => channelAllowed(g('channel:a channel:b -channel:b'), c))).toEqual(['a']);
+    expect(['a', 'b', 'c'].filter((c) => channelAllowed(g('-channel:c agent:fang'), c))).toEqual(['a', 'b']);
+    expect(['a', 'b', 'c'].filter((c) => channelAllowed(g('agent:fang'), c))).toEqual(['a', 'b', 'c']);
+  });
+
+  it('is refused by the history, which is of one channel', () => {
+    expect(historyQueryOf({ q: 'fang channel:a' })).toEqual({ ok: false, reason: "channel: the history is of one channel (a hub's history by channel is not there yet)", at: 5 });
   });
 });
 

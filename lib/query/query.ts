@@ -5,7 +5,7 @@
  * Terms are separated by spaces. A term is `key:value` or free text; a `-` right before a term
  * negates it. Keys: `agent` (holds it, or its double run or late result involves it), `holder`,
  * `lane`, `flag`, `state`, `project`, `age` (`age:>1h` older than an hour, `age:<10m` newer; units
- * s, m, h, d). A value or free text with spaces or quotes goes in double quotes (`\"` and `\\`
+ * s, m, h, d), and `channel` (a hub's channel, by name: which channels' cards are read at all). A value or free text with spaces or quotes goes in double quotes (`\"` and `\\`
  * inside). Repeated keys of the same kind OR together (`agent:fang agent:wisp`: either), different
  * keys AND; a negated term always excludes (`-agent:ghost`); `age` terms AND (a range:
  * `age:>1h age:<1d`); free words must each appear in the order's id, holder, project, state,
@@ -18,12 +18,19 @@
  * in the order's folder.
  */
 import { LANES, type AttentionFlag, type Lane, type OrderState } from '../ledger/derive';
-import { canonicalName, isSafeComponent } from '../ledger/names';
+import { canonicalName, CHANNEL_NAME_RULE, isChannelName, isSafeComponent } from '../ledger/names';
 import { ATTENTION_FLAGS, ORDER_STATES } from '../ledger/card';
 
 /** The qualifier keys, in the order completion offers them. */
 export type QueryKey = 'agent' | 'lane' | 'flag' | 'state' | 'age' | 'project' | 'holder';
 export const QUERY_KEYS: readonly QueryKey[] = ['agent', 'lane', 'flag', 'state', 'age', 'project', 'holder'];
+
+/**
+ * The keys a query may use: QUERY_KEYS, and `channel`, which selects the channels a hub reads
+ * rather than cards (not offered by completion nor listed in the unknown-key reason yet: the
+ * board's channel filter is the hub's page's to show).
+ */
+type TermKey = QueryKey | 'channel';
 
 /** What each key matches, one line (completion shows it). */
 export const KEY_HINT: Record<QueryKey, string> = {
@@ -42,7 +49,7 @@ export const AGE_UNIT_MS: Record<AgeUnit, number> = { s: 1000, m: 60_000, h: 3_6
 
 /** One term of a query. `neg`: the term was written with a leading `-`. */
 export type QueryTerm =
-  | { readonly kind: 'agent' | 'holder' | 'project'; readonly neg: boolean; readonly value: string }
+  | { readonly kind: 'agent' | 'holder' | 'project' | 'channel'; readonly neg: boolean; readonly value: string }
   | { readonly kind: 'lane'; readonly neg: boolean; readonly value: Lane }
   | { readonly kind: 'flag'; readonly neg: boolean; readonly value: AttentionFlag }
   | { readonly kind: 'state'; readonly neg: boolean; readonly value: OrderState }
@@ -58,7 +65,7 @@ export const MAX_QUERY_LENGTH = 500;
 export const MAX_TERMS = 40;
 
 const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
-const isKey = (k: string): k is QueryKey => (QUERY_KEYS as readonly string[]).includes(k);
+const isKey = (k: string): k is TermKey => k === 'channel' || (QUERY_KEYS as readonly string[]).includes(k);
 
 class QueryError extends Error {
   constructor(
@@ -100,7 +107,7 @@ function readBare(text: string, i: number): { value: string; end: number } {
 const list = (xs: readonly string[]) => xs.join(', ');
 
 /** The term `key:value` (value as read, unquoted), or the reason it is not one. */
-function termOf(key: QueryKey, neg: boolean, value: string, at: number): QueryTerm {
+function termOf(key: TermKey, neg: boolean, value: string, at: number): QueryTerm {
   const fail = (reason: string): never => {
     throw new QueryError(reason, at);
   };
@@ -114,6 +121,11 @@ function termOf(key: QueryKey, neg: boolean, value: string, at: number): QueryTe
     }
     case 'project':
       return { kind: 'project', neg, value: value.toLowerCase() };
+    case 'channel': {
+      const name = canonicalName(value);
+      if (!isChannelName(name)) fail(`channel: "${value}" is not a channel name (${CHANNEL_NAME_RULE})`);
+      return { kind: 'channel', neg, value: name };
+    }
     case 'lane': {
       const v = value.toLowerCase();
       if (!(LANES as readonly string[]).includes(v)) fail(`lane: "${value}" is not a lane; the lanes are ${list(LANES)}`);
@@ -149,8 +161,9 @@ function termOf(key: QueryKey, neg: boolean, value: string, at: number): QueryTe
   }
 }
 
-const EXAMPLE: Record<QueryKey, string> = {
+const EXAMPLE: Record<TermKey, string> = {
   agent: 'agent:fang',
+  channel: 'channel:atlas',
   holder: 'holder:fang',
   project: 'project:atlas',
   lane: 'lane:stale',
@@ -237,6 +250,7 @@ export function printTerm(t: QueryTerm): string {
     case 'agent':
     case 'holder':
     case 'project':
+    case 'channel':
     case 'lane':
     case 'flag':
     case 'state':
@@ -271,6 +285,8 @@ export interface QueryGroups {
   readonly agent: Wanted<string>;
   readonly holder: Wanted<string>;
   readonly project: Wanted<string>;
+  /** A hub's channels: read those of `in` (all when empty), none of `out`. */
+  readonly channel: Wanted<string>;
   readonly lane: Wanted<Lane>;
   readonly flag: Wanted<AttentionFlag>;
   readonly state: Wanted<OrderState>;
@@ -296,6 +312,7 @@ export function groupQuery(terms: readonly QueryTerm[]): QueryGroups {
     agent: [new Set<string>(), new Set<string>()],
     holder: [new Set<string>(), new Set<string>()],
     project: [new Set<string>(), new Set<string>()],
+    channel: [new Set<string>(), new Set<string>()],
     lane: [new Set<Lane>(), new Set<Lane>()],
     flag: [new Set<AttentionFlag>(), new Set<AttentionFlag>()],
     state: [new Set<OrderState>(), new Set<OrderState>()],
@@ -328,6 +345,7 @@ export function groupQuery(terms: readonly QueryTerm[]): QueryGroups {
       case 'agent':
       case 'holder':
       case 'project':
+      case 'channel':
         sets[t.kind][side].add(t.value);
         break;
     }
@@ -337,6 +355,7 @@ export function groupQuery(terms: readonly QueryTerm[]): QueryGroups {
     agent: w(sets.agent),
     holder: w(sets.holder),
     project: w(sets.project),
+    channel: w(sets.channel),
     lane: w(sets.lane),
     flag: w(sets.flag),
     state: w(sets.state),
@@ -348,6 +367,11 @@ export function groupQuery(terms: readonly QueryTerm[]): QueryGroups {
 /** Whether a lane can hold any card the query matches (a `lane:` term names another, or `-lane:` this one). */
 export function laneAllowed(g: QueryGroups, lane: Lane): boolean {
   return (g.lane.in.length === 0 || g.lane.in.includes(lane)) && !g.lane.out.includes(lane);
+}
+
+/** Whether the query reads the channel named `name` (canonical): no `channel:` term names another, and no `-channel:` this one. */
+export function channelAllowed(g: QueryGroups, name: string): boolean {
+  return (g.channel.in.length === 0 || g.channel.in.includes(name)) && !g.channel.out.includes(name);
 }
 
 /**
@@ -385,6 +409,10 @@ export function historyQueryOf(p: { readonly q?: string; readonly agent?: string
   if (terms.some((t) => t.kind === 'age')) {
     const m = /(?:^|\s)(-?age:)/i.exec(p.q ?? '');
     return { ok: false, reason: 'age: the history has a window instead (range, from, to)', at: m ? m.index + m[0].length - (m[1] ?? '').length : 0 };
+  }
+  if (terms.some((t) => t.kind === 'channel')) {
+    const m = /(?:^|\s)(-?channel:)/i.exec(p.q ?? '');
+    return { ok: false, reason: "channel: the history is of one channel (a hub's history by channel is not there yet)", at: m ? m.index + m[0].length - (m[1] ?? '').length : 0 };
   }
   for (const key of ['agent', 'project'] as const) {
     const v = p[key];

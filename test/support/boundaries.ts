@@ -66,7 +66,7 @@ const under = (t: Target, prefixes: readonly string[]): string | undefined =>
 const packageIn = (t: Target, names: readonly string[]): string | undefined => (t.kind === 'package' ? names.find((n) => t.name === n) : undefined);
 
 /** Code that touches the disk, SQLite, the environment or the server (the outer layers). */
-const SERVER_CODE = ['lib/index', 'lib/actions', 'lib/alerts', 'lib/fs', 'lib/demo', 'lib/config.ts'];
+const SERVER_CODE = ['lib/index', 'lib/actions', 'lib/alerts', 'lib/fs', 'lib/demo', 'lib/hub', 'lib/config.ts'];
 
 /** The layering rules (docs/architecture.md), and that the index does not import the HTTP layer. */
 export const RULES: readonly Rule[] = [
@@ -130,6 +130,19 @@ export const RULES: readonly Rule[] = [
     forbids: (t) => {
       const dir = under(t, ['lib/ui', 'components', 'lib/api', 'lib/client', ...SERVER_CODE]);
       return dir ? `${dir} is outside the query language` : null;
+    },
+  },
+  {
+    name: 'lib/index does not import lib/hub (an index reads one channel; the hub, above it, holds several)',
+    files: 'lib/index/',
+    forbids: (t) => (under(t, ['lib/hub']) ? 'lib/hub is a layer above' : null),
+  },
+  {
+    name: 'lib/hub (the channel set) does not import the layers that name its channels (HTTP, acts, alerts, pages)',
+    files: 'lib/hub/',
+    forbids: (t) => {
+      const dir = under(t, ['lib/api', 'lib/actions', 'lib/alerts', 'lib/client', 'lib/ui', 'components']);
+      return dir ? `${dir} is a layer above` : null;
     },
   },
   {

@@ -90,6 +90,8 @@ function matches(r: Row, q: readonly QueryTerm[]): boolean {
         return r.state === t.value;
       case 'text':
         return r.search.includes(t.value.toLowerCase());
+      case 'channel':
+        throw new Error('a channel term selects the channels a hub reads, above one index: not generated here');
       case 'age': {
         const ref = refOf(r);
         if (ref === undefined) return false;

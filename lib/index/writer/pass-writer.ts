@@ -7,6 +7,7 @@ import 'server-only';
  * channel-wide facts afterwards and writes the final card through writeCard.
  */
 import type { Card } from '../../ledger/derive';
+import { laneSortMs } from '../../ledger/card';
 import { cyrb53, listingFingerprint, type FileRow, type OrderPassResult } from './order-pass';
 import type { IndexStore, StoredFileRow } from '../store/store';
 import { fingerprint, type ChannelFacts } from './facts';
@@ -151,7 +152,7 @@ export class PassWriter {
       agents: ` ${[...agents].join(' ')} `,
       flags: ` ${card.flags.join(' ')} `,
       search: [card.order_id, card.holder ?? '', card.project_id, card.reason ?? '', card.state, ...card.flags].join(' ').toLowerCase(),
-      sortMs: card.since_ms ?? 0,
+      sortMs: laneSortMs(card),
       nextMs: next,
       json,
       fp,

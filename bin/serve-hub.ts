@@ -1,0 +1,101 @@
+/**
+ * `claimboard serve <channel>... [--channels-in <parent>]...`: one serve carrying several channels
+ * (a hub). Each channel is indexed into its own file (the one a serve of it alone uses, so its
+ * index stays warm), the folders are looked at again every `--rescan` seconds (lib/hub/hub.ts),
+ * and the web server reads the channels from the registry. A serve of one channel (bin/serve.ts)
+ * is not this. Until operator acts, alerts and this machine's agents know which channel they are
+ * about, a hub serves the board read-only and refuses the options that would need them.
+ */
+import path from 'node:path';
+import { parseChannelArgs } from '../lib/hub/args';
+import { Hub } from '../lib/hub/hub';
+import { HUB_REGISTRY_NAME } from '../lib/hub/registry';
+import { settings } from '../lib/config';
+import { staleAfterMsFor } from './stale-after-for';
+import { addressRefused, defaultDbFile, ensureDashboard, startWeb, untilStopped } from './serve';
+
+export interface HubServeOptions {
+  /** `path` or `name=path` arguments, one channel each. */
+  readonly channels: readonly string[];
+  /** `--channels-in` folders: each child folder that is a channel is one. */
+  readonly parents: readonly string[];
+  readonly port: number;
+  readonly host: string;
+  /** stale_after in seconds for every channel (default: each channel's own, bin/stale-after-for.ts). */
+  readonly staleAfterS?: number;
+  /** Seconds between two looks at the folders (this machine's clock; it decides only when to look). */
+  readonly rescanS: number;
+  readonly publicUrls?: readonly string[];
+  /** Order folders watched at most, shared by the channels. */
+  readonly maxWatches?: number;
+}
+
+/** The options `serve` takes that a hub refuses, as given (a name and whether it was given). */
+export interface HubRefusable {
+  readonly db?: string;
+  readonly ferrymanState?: string;
+  readonly ferrymanPins?: string;
+  readonly local: boolean;
+  readonly alerts: boolean;
+}
+
+/**
+ * Why a hub cannot be served with these options, one reason each (empty: it can). `--db` names
+ * one file where a hub keeps one per channel; `--ferryman-state`, `--ferryman-pins`, the local
+ * agents and the reaper are facts of one workspace on this machine, which a hub's channels do not
+ * share; alerts do not name their channel yet.
+ */
+export function hubRefusals(o: HubRefusable): string[] {
+  const why: string[] = [];
+  const many = 'with several channels or --channels-in';
+  if (o.db !== undefined) why.push(`--db names one index file: it is refused ${many} (each channel keeps its own, ./.claimboard/index/<hash>.sqlite)`);
+  if (o.ferrymanState !== undefined) why.push(`--ferryman-state is one workspace's fleet roster on this machine: it is refused ${many}`);
+  if (o.ferrymanPins !== undefined) why.push(`--ferryman-pins is one workspace's pinned keys on this machine: it is refused ${many}`);
+  if (o.local) why.push(`--local-agent, --ferryman-workspace and the reaper (--reap...) are this machine's agents of one channel: they are refused ${many}`);
+  if (o.alerts) why.push(`alerts (--alert-...) do not name their channel yet: serve one channel per alert stream`);
+  return why;
+}
+
+/** Runs a hub until interrupted or until the web server exits. Resolves to the exit code. */
+export async function serveHub(opts: HubServeOptions): Promise<number> {
+  const parsed = parseChannelArgs(opts.channels, opts.parents, process.cwd());
+  if (!parsed.ok) {
+    for (const r of parsed.reasons) console.error(`claimboard: ${r}`);
+    return 2;
+  }
+  const refused = await addressRefused(opts.host, opts.port);
+  if (refused !== null) return refused;
+
+  const registryFile = path.join(path.dirname(defaultDbFile('.')), HUB_REGISTRY_NAME);
+  const log = (line: string) => console.log(`claimboard: ${line}`);
+  const hub = new Hub({
+    specs: parsed.specs,
+    parents: parsed.parents,
+    registryFile,
+    dbFileOf: defaultDbFile,
+    staleAfterMsOf: (root) => staleAfterMsFor(root, opts.staleAfterS),
+    operators: settings.operators(),
+    ...(opts.maxWatches !== undefined ? { maxWatches: opts.maxWatches } : {}),
+    log,
+  });
+  // The web server starts at once; each channel's board shows its progress until its first index is done.
+  void hub.start(opts.rescanS * 1000).then(
+    () => log(`${hub.registry().filter((e) => e.state === 'served').length} channel(s) indexed; looking for more every ${opts.rescanS} s`),
+    (e: unknown) => log(`the channels could not be looked at: ${e instanceof Error ? e.message : String(e)}`),
+  );
+
+  const built = await ensureDashboard();
+  if (!built.ok) {
+    console.error(`claimboard: ${built.why}`);
+    await hub.stop();
+    return 1;
+  }
+  const web = startWeb(opts.host, opts.port, opts.publicUrls ?? [], {
+    CLAIMBOARD_HUB: registryFile,
+    // The channels come from the registry, never from one index named in the environment.
+    CLAIMBOARD_DB: '',
+    CLAIMBOARD_READ_ONLY: '1',
+  });
+  console.log(`claimboard: serving the channels in ${registryFile} at http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port} (read-only)`);
+  return await untilStopped(web, () => hub.stop());
+}

@@ -1,0 +1,34 @@
+/**
+ * Hub test folders: a temporary folder per test, with conformance vector channels copied into
+ * it under the names a test gives them (lib/hub's tests).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { VECTORS_DIR } from './vectors';
+
+/** A new empty temporary folder (its real path, so that paths compare as the hub sees them). */
+export function tempFolder(prefix = 'cb-hub-'): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  fs.chmodSync(dir, 0o755);
+  return dir;
+}
+
+/** Removes a temporary folder, giving its owner back every permission a test took away first. */
+export function removeFolder(dir: string): void {
+  spawnSync('chmod', ['-R', 'u+rwx', dir]);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** Copies the channel of conformance vector `vector` to `dest` (which must not exist); returns `dest`. */
+export function copyVectorChannel(vector: string, dest: string): string {
+  fs.cpSync(path.join(VECTORS_DIR, vector, 'channel'), dest, { recursive: true });
+  return dest;
+}
+
+/** Copies the channel of the real-ferry conformance case `name` (conformance/ferry/<name>/channel) to `dest`; returns `dest`. */
+export function copyFerryChannel(name: string, dest: string): string {
+  fs.cpSync(path.join(VECTORS_DIR, '..', 'ferry', name, 'channel'), dest, { recursive: true });
+  return dest;
+}
