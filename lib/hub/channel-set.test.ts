@@ -6,21 +6,12 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChannelSet } from './channel-set';
-import { copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
+import { copyVectorChannel, tempFolders } from '../../test/support/hub';
 import { REPO } from '../../test/support/soak/proc';
 
-let dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs) removeFolder(d);
-  dirs = [];
-});
-const temp = () => {
-  const d = tempFolder();
-  dirs.push(d);
-  return d;
-};
+const temp = tempFolders();
 const names = (set: ChannelSet) => Object.fromEntries([...set.channels()].map(([n, c]) => [n, c.root]));
 const NOTHING = { added: [], removed: [], notices: [] };
 

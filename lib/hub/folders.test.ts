@@ -1,20 +1,11 @@
 /** Which folders are channels, on real folders built from the conformance vectors. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isChannelFolder, scanParent, whyNotChannel } from './folders';
-import { copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
+import { copyVectorChannel, tempFolders } from '../../test/support/hub';
 
-let dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs) removeFolder(d);
-  dirs = [];
-});
-const temp = () => {
-  const d = tempFolder();
-  dirs.push(d);
-  return d;
-};
+const temp = tempFolders();
 
 describe('whyNotChannel', () => {
   it('takes a folder with tasks/ or agents/ as a channel, and says why anything else is not one', () => {

@@ -14,20 +14,14 @@ import { readRegistry } from './registry';
 import { closeWriter, openReader, openWriter } from '../index/db';
 import { Indexer } from '../index/indexer';
 import { nodeVerify } from '../index/disk/node-verify';
-import { copyFerryChannel, copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
+import { copyFerryChannel, copyVectorChannel, tempFolders } from '../../test/support/hub';
 
-let dirs: string[] = [];
+const temp = tempFolders();
 const hubs: Hub[] = [];
+// Registered after tempFolders' hook, so it runs before it: the hubs stop before their folders go.
 afterEach(async () => {
   for (const h of hubs.splice(0)) await h.stop();
-  for (const d of dirs) removeFolder(d);
-  dirs = [];
 });
-const temp = () => {
-  const d = tempFolder();
-  dirs.push(d);
-  return d;
-};
 
 const STALE_AFTER_MS = 300_000;
 const INDEXER = { watch: false, verify: nodeVerify, workers: 0 } as const;

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach } from 'vitest';
 import { VECTORS_DIR } from './vectors';
 
 /** A new empty temporary folder (its real path, so that paths compare as the hub sees them). */
@@ -13,6 +14,23 @@ export function tempFolder(prefix = 'cb-hub-'): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
   fs.chmodSync(dir, 0o755);
   return dir;
+}
+
+/**
+ * `temp()` for a test file: a new temporary folder each call, all of them removed after each
+ * test (call it at the top of the file, before any afterEach that must run first: vitest runs
+ * the after-hooks last registered first).
+ */
+export function tempFolders(prefix?: string): () => string {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) removeFolder(d);
+  });
+  return () => {
+    const d = tempFolder(prefix);
+    dirs.push(d);
+    return d;
+  };
 }
 
 /** Removes a temporary folder, giving its owner back every permission a test took away first. */
