@@ -6,7 +6,8 @@
  *
  * - `['board', filters]`                       the board (first page of every lane)
  * - `['board', 'lane', lane, filters, after]`  the pages of one lane after the first
- * - `['order', id]`, `['agents']`, `['agent', name]`, `['problems']`
+ * - `['order', id]`, `['order', id, channel]`  an order (of one channel of a hub: its ids repeat across channels)
+ * - `['agents']`, `['agent', name]`, `['problems']`
  * - `['activity', filters]`                    the operator activity, page after page
  * - `['history', search]`                      the fleet history of a window and a query
  * - `['tuning', agent]`, `['operator', name]`, `['alerts']`
@@ -23,7 +24,7 @@ export const queryKeys = {
   /** One lane under one query, whatever its first page. */
   laneScope: (lane: Lane, f: BoardFilters) => ['board', 'lane', lane, filtersToParams(f).toString()] as const,
   lane: (lane: Lane, f: BoardFilters, after: string | null) => [...queryKeys.laneScope(lane, f), after] as const,
-  order: (id: string) => ['order', id] as const,
+  order: (id: string, channel?: string | null) => (channel ? (['order', id, channel] as const) : (['order', id] as const)),
   orderAll: () => ['order'] as const,
   agents: () => ['agents'] as const,
   agent: (name: string) => ['agent', name] as const,
