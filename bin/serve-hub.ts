@@ -3,11 +3,12 @@
  * (a hub). Each channel is indexed into its own file (the one a serve of it alone uses, so its
  * index stays warm), the folders are looked at again every `--rescan` seconds (lib/hub/hub.ts),
  * and the web server reads the channels from the registry. A serve of one channel (bin/serve.ts)
- * is not this. Until operator acts, alerts and this machine's agents know which channel they are
- * about, a hub serves the board read-only and refuses the options that would need them.
+ * is not this. An operator act names its channel (lib/api/acts.ts); CLAIMBOARD_OPERATORS entries
+ * are `channel:name` in a hub (lib/hub/args.ts operatorsOf). Until alerts and this machine's
+ * agents know which channel they are about, a hub refuses the options that would need them.
  */
 import path from 'node:path';
-import { parseChannelArgs } from '../lib/hub/args';
+import { operatorsOf, parseChannelArgs } from '../lib/hub/args';
 import { Hub } from '../lib/hub/hub';
 import { HUB_REGISTRY_NAME } from '../lib/hub/registry';
 import { settings } from '../lib/config';
@@ -68,13 +69,14 @@ export async function serveHub(opts: HubServeOptions): Promise<number> {
 
   const registryFile = path.join(path.dirname(defaultDbFile('.')), HUB_REGISTRY_NAME);
   const log = (line: string) => console.log(`claimboard: ${line}`);
+  for (const e of settings.operators()) if (!e.includes(':')) log(`CLAIMBOARD_OPERATORS entry ${e} names no channel: a hub takes channel:name entries, and ignores it`);
   const hub = new Hub({
     specs: parsed.specs,
     parents: parsed.parents,
     registryFile,
     dbFileOf: defaultDbFile,
     staleAfterMsOf: (root) => staleAfterMsFor(root, opts.staleAfterS),
-    operators: settings.operators(),
+    operatorsOf: (name) => operatorsOf(settings.operators(), name, true),
     ...(opts.maxWatches !== undefined ? { maxWatches: opts.maxWatches } : {}),
     log,
   });
@@ -94,8 +96,7 @@ export async function serveHub(opts: HubServeOptions): Promise<number> {
     CLAIMBOARD_HUB: registryFile,
     // The channels come from the registry, never from one index named in the environment.
     CLAIMBOARD_DB: '',
-    CLAIMBOARD_READ_ONLY: '1',
   });
-  console.log(`claimboard: serving the channels in ${registryFile} at http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port} (read-only)`);
+  console.log(`claimboard: serving the channels in ${registryFile} at http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`);
   return await untilStopped(web, () => hub.stop());
 }

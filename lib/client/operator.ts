@@ -74,9 +74,9 @@ export function KeyProvider({ children }: { children: ReactNode }) {
 
 export const useOperatorKey = (): KeyState => useContext(KeyContext);
 
-/** GET /api/operators/:name, uncached: `ledger_prev` must be fresh right before signing. */
-export async function fetchOperator(name: string, signal?: AbortSignal): Promise<OperatorInfo> {
-  const res = await fetch(`/api/operators/${encodeURIComponent(name)}`, { signal, headers: { accept: 'application/json' }, cache: 'no-store' });
+/** GET /api/operators/:name (in the served channel `channel` of a hub), uncached: `ledger_prev` must be fresh right before signing. */
+export async function fetchOperator(name: string, signal?: AbortSignal, channel?: string): Promise<OperatorInfo> {
+  const res = await fetch(`/api/operators/${encodeURIComponent(name)}${channel ? `?channel=${encodeURIComponent(channel)}` : ''}`, { signal, headers: { accept: 'application/json' }, cache: 'no-store' });
   const body = (await res.json().catch(() => null)) as unknown;
   if (!res.ok) {
     const msg = body && typeof body === 'object' && 'message' in body && typeof body.message === 'string' ? body.message : `${res.status} ${res.statusText}`;

@@ -25,7 +25,8 @@ export interface HubOptions {
   readonly dbFileOf: (root: string) => string;
   /** stale_after of a channel's folder, ms. */
   readonly staleAfterMsOf: (root: string) => number;
-  readonly operators?: readonly string[];
+  /** The configured operators of a channel, by its name. */
+  readonly operatorsOf?: (name: string) => readonly string[];
   /** Order folders watched at most, for the whole hub (inotify's watches are per user): shared evenly among the channels served when each starts. */
   readonly maxWatches?: number;
   /** This machine's wall clock, ms (default Date.now): when a registry entry took its state; it decides nothing. */
@@ -159,7 +160,7 @@ export class Hub {
         root: s.channel.root,
         db: s.db,
         staleAfterMs: this.opts.staleAfterMsOf(s.channel.root),
-        operators: this.opts.operators ?? [],
+        operators: this.opts.operatorsOf?.(name) ?? [],
         log,
         ...(share !== undefined ? { maxWatches: share } : {}),
       });
