@@ -4,16 +4,19 @@
  * index stays warm), the folders are looked at again every `--rescan` seconds (lib/hub/hub.ts),
  * and the web server reads the channels from the registry. A serve of one channel (bin/serve.ts)
  * is not this. An operator act names its channel (lib/api/acts.ts); CLAIMBOARD_OPERATORS entries
- * are `channel:name` in a hub (lib/hub/args.ts operatorsOf). Until alerts and this machine's
- * agents know which channel they are about, a hub refuses the options that would need them.
+ * are `channel:name` in a hub (lib/hub/args.ts operatorsOf); each channel has its own alerts,
+ * which name it. Until this machine's agents know which channel they are about, a hub refuses
+ * the options that would need them.
  */
 import path from 'node:path';
 import { operatorsOf, parseChannelArgs } from '../lib/hub/args';
-import { Hub } from '../lib/hub/hub';
+import { Hub, type ChannelFollower } from '../lib/hub/hub';
+import { AlertEngine, targetLabel, type AlertTarget } from '../lib/alerts/engine';
+import type { DB } from '../lib/index/db';
 import { HUB_REGISTRY_NAME } from '../lib/hub/registry';
 import { settings } from '../lib/config';
 import { staleAfterMsFor } from './stale-after-for';
-import { addressRefused, defaultDbFile, ensureDashboard, startWeb, untilStopped } from './serve';
+import { addressRefused, defaultBaseUrl, defaultDbFile, ensureDashboard, startWeb, untilStopped } from './serve';
 
 export interface HubServeOptions {
   /** `path` or `name=path` arguments, one channel each. */
@@ -29,6 +32,11 @@ export interface HubServeOptions {
   readonly publicUrls?: readonly string[];
   /** Order folders watched at most, shared by the channels. */
   readonly maxWatches?: number;
+  /** Alerts as a serve of one channel takes them (bin/serve.ts), one engine per channel, each message naming its channel. */
+  readonly alertWebhooks?: readonly URL[];
+  readonly alertCommand?: string;
+  readonly alertAfterS?: number;
+  readonly alertBaseUrl?: string;
 }
 
 /** The options `serve` takes that a hub refuses, as given (a name and whether it was given). */
@@ -37,14 +45,13 @@ export interface HubRefusable {
   readonly ferrymanState?: string;
   readonly ferrymanPins?: string;
   readonly local: boolean;
-  readonly alerts: boolean;
 }
 
 /**
  * Why a hub cannot be served with these options, one reason each (empty: it can). `--db` names
  * one file where a hub keeps one per channel; `--ferryman-state`, `--ferryman-pins`, the local
  * agents and the reaper are facts of one workspace on this machine, which a hub's channels do not
- * share; alerts do not name their channel yet.
+ * share.
  */
 export function hubRefusals(o: HubRefusable): string[] {
   const why: string[] = [];
@@ -53,8 +60,35 @@ export function hubRefusals(o: HubRefusable): string[] {
   if (o.ferrymanState !== undefined) why.push(`--ferryman-state is one workspace's fleet roster on this machine: it is refused ${many}`);
   if (o.ferrymanPins !== undefined) why.push(`--ferryman-pins is one workspace's pinned keys on this machine: it is refused ${many}`);
   if (o.local) why.push(`--local-agent, --ferryman-workspace and the reaper (--reap...) are this machine's agents of one channel: they are refused ${many}`);
-  if (o.alerts) why.push(`alerts (--alert-...) do not name their channel yet: serve one channel per alert stream`);
   return why;
+}
+
+/**
+ * The alerts of each channel (lib/alerts/engine.ts, one engine per channel on its own index, as
+ * a serve of one channel has), each message naming its channel (`channelName`) and linking with
+ * `?channel=`; undefined without a target.
+ */
+export function alertsOf(opts: HubServeOptions, log: (line: string) => void): ((name: string, root: string, db: DB) => ChannelFollower) | undefined {
+  const targets: AlertTarget[] = [...(opts.alertWebhooks ?? []).map((url) => ({ kind: 'webhook' as const, url })), ...(opts.alertCommand ? [{ kind: 'command' as const, command: opts.alertCommand }] : [])];
+  if (targets.length === 0) {
+    if (opts.alertAfterS !== undefined || opts.alertBaseUrl !== undefined) log('--alert-after and --alert-base-url do nothing without --alert-webhook or --alert-command');
+    return undefined;
+  }
+  const baseUrl = opts.alertBaseUrl ?? defaultBaseUrl(opts.host, opts.port);
+  log(`alerts of each channel to ${targets.map(targetLabel).join(', ')}${opts.alertAfterS ? ` after a quiet period of ${opts.alertAfterS} s` : ''}, linking to ${baseUrl}`);
+  return (name, root, db) => {
+    const engine = new AlertEngine({
+      db,
+      channel: root,
+      channelName: name,
+      staleAfterMs: staleAfterMsFor(root, opts.staleAfterS),
+      targets,
+      afterMs: (opts.alertAfterS ?? 0) * 1000,
+      baseUrl,
+      log: (line) => log(`${name}: ${line}`),
+    });
+    return { settled: () => engine.poke(), rebuilt: (d) => engine.useDb(d), start: () => engine.start(), stop: () => engine.stop() };
+  };
 }
 
 /** Runs a hub until interrupted or until the web server exits. Resolves to the exit code. */
@@ -79,6 +113,7 @@ export async function serveHub(opts: HubServeOptions): Promise<number> {
     operatorsOf: (name) => operatorsOf(settings.operators(), name, true),
     ...(opts.maxWatches !== undefined ? { maxWatches: opts.maxWatches } : {}),
     log,
+    followerOf: alertsOf(opts, log),
   });
   // The web server starts at once; each channel's board shows its progress until its first index is done.
   void hub.start(opts.rescanS * 1000).then(

@@ -1,8 +1,9 @@
 /**
- * GET /api/events of a hub: vectors 03 and 09 (both hold an order t1) indexed by a Hub each into
- * its own file, read through the registry as the web process reads them. The stream starts at
- * each channel's latest change (`hello` has one position per channel); a change in one channel
- * is sent named by it, with that channel's seq, and moves only its position.
+ * GET /api/events and GET /metrics of a hub: vectors 03 and 09 (both hold an order t1) indexed
+ * by a Hub each into its own file, read through the registry as the web process reads them. The
+ * stream starts at each channel's latest change (`hello` has one position per channel); a change
+ * in one channel is sent named by it, with that channel's seq, and moves only its position. Each
+ * index series of /metrics is labelled with its channel; the process's are not.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,9 @@ import { readDbOf } from '../index/db';
 import { latestSeq } from '../index/read/queries';
 import { runEndpoint } from './endpoint';
 import { eventsGet } from './events-get';
+import { metricsGet } from './metrics-get';
+import type { Answer } from './answer';
+import { parseMetrics, sampleValue } from '../../test/support/prometheus';
 import { ChangeFeed } from './change-feed';
 import type { ChannelView } from './channels';
 import { copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
@@ -111,5 +115,24 @@ describe('ChangeFeed', () => {
     openable = true;
     const s09 = latestSeq(readDbOf(dbOf('v09')));
     expect([feed.poll(), feed.cursor()]).toEqual([[{ channel: 'v09', seq: s09, orders: [], all: false }], { v09: s09 }]);
+  });
+});
+
+describe("a hub's GET /metrics", () => {
+  it('labels each index series with its channel, and leaves the process series unlabelled', async () => {
+    const a = (await runEndpoint(metricsGet, { url: '/metrics', params: {}, header: () => null })) as Answer;
+    const text = a.body.toString('utf8');
+    expect(text).toContain('claimboard_index_up{channel="v09"} 1\n');
+    const families = parseMetrics(text);
+    // v03's t1 and v09's t1 (their lanes moved by the tests above) are one order each: never summed into one series.
+    const inLanes = (channel: string) => (families.get('claimboard_lane_orders')?.samples ?? []).filter((s) => s.labels.channel === channel).reduce((n, s) => n + s.value, 0);
+    expect([inLanes('v03'), inLanes('v09')]).toEqual([1, 1]);
+    expect(['v03', 'v09'].map((channel) => sampleValue(families, 'claimboard_index_up', { channel }))).toEqual([1, 1]);
+    // Every claimboard_ series names a channel; no process_ series does.
+    const named = (prefix: string) => [...families.values()].filter((f) => f.name.startsWith(prefix)).flatMap((f) => f.samples.map((s) => 'channel' in s.labels));
+    expect(named('claimboard_').length).toBeGreaterThan(20);
+    expect(new Set(named('claimboard_'))).toEqual(new Set([true]));
+    expect(named('process_').length).toBeGreaterThan(0);
+    expect(new Set(named('process_'))).toEqual(new Set([false]));
   });
 });
