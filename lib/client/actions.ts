@@ -16,6 +16,7 @@ import type { OperatorKey } from './keys';
 import { fetchOperator } from './operator';
 import { queryKeys } from './query-keys';
 import { errorCodeOf, reasonCodeOf } from './api';
+import { channelOfCard } from '@/lib/ui/card-channel';
 import type { ErrorCode, RefusalReason } from '@/lib/errors';
 
 /** A signed action the server answered. */
@@ -40,8 +41,7 @@ const signerOf = (key: OperatorKey) => (payload: string) => naclSign(key.seed, p
  * theirs; the request then says it, `?channel=`), or undefined (one channel: the server's).
  */
 export function servedChannelOf(input: ActionInput): string | undefined {
-  const c = 'card' in input ? (input.card as { channel?: unknown }).channel : undefined;
-  return typeof c === 'string' && c ? c : undefined;
+  return 'card' in input ? channelOfCard(input.card) : undefined;
 }
 
 const withChannel = (path: string, served: string | undefined) => (served ? `${path}?channel=${encodeURIComponent(served)}` : path);
