@@ -13,6 +13,7 @@ import { operatorsOf, parseChannelArgs } from '../lib/hub/args';
 import { Hub, type ChannelFollower } from '../lib/hub/hub';
 import { AlertEngine, targetLabel, type AlertTarget } from '../lib/alerts/engine';
 import type { DB } from '../lib/index/db';
+import { listenForNudges, nudgeSocketPath } from '../lib/index/nudge';
 import { HUB_REGISTRY_NAME } from '../lib/hub/registry';
 import { settings } from '../lib/config';
 import { staleAfterMsFor } from './stale-after-for';
@@ -127,11 +128,23 @@ export async function serveHub(opts: HubServeOptions): Promise<number> {
     await hub.stop();
     return 1;
   }
+  // The web server tells each channel's indexer what an operator action wrote there (lib/index/nudge.ts: lines name their channel).
+  const nudgeSocket = nudgeSocketPath();
+  const stopNudges = await listenForNudges(nudgeSocket, (rel, name) => {
+    if (name !== null) hub.indexerOf(name)?.request(rel);
+  }).catch((e: unknown) => {
+    log(`no nudge socket (${e instanceof Error ? e.message : String(e)}); actions show when the folder is next looked at`);
+    return null;
+  });
   const web = startWeb(opts.host, opts.port, opts.publicUrls ?? [], {
     CLAIMBOARD_HUB: registryFile,
+    ...(stopNudges ? { CLAIMBOARD_NUDGE_SOCKET: nudgeSocket } : {}),
     // The channels come from the registry, never from one index named in the environment.
     CLAIMBOARD_DB: '',
   });
   console.log(`claimboard: serving the channels in ${registryFile} at http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`);
-  return await untilStopped(web, () => hub.stop());
+  return await untilStopped(web, async () => {
+    stopNudges?.();
+    await hub.stop();
+  });
 }

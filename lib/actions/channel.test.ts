@@ -163,7 +163,7 @@ describe('GET /api/operators/:name says which channel the next act is for', () =
     const root = vector11(null);
     const db = openMemory();
     writeMeta(db, 'channel', root);
-    const ch = { name: 'channel', db: () => db, dbFile: null, operators: [] };
+    const ch = { name: 'channel', db: () => db, dbFile: null, operators: [], nudgeAs: null };
     try {
       const fresh = operatorInfo(ch, 'ops');
       expect(fresh.channel_new).toBe(true);

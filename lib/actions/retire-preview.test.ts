@@ -54,7 +54,7 @@ describe('the retire preview', () => {
     await ix.start();
     await ix.stop();
 
-    const steps = retirePreview({ name: 'channel', db: () => db, dbFile: null, operators: [] }, 'fang', Date.now());
+    const steps = retirePreview({ name: 'channel', db: () => db, dbFile: null, operators: [], nudgeAs: null }, 'fang', Date.now());
     expect(steps?.map((s) => [s.order_id, s.why])).toEqual([
       ['addressed', 'addressed'],
       ['gaveup', 'gave_up'],

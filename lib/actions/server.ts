@@ -149,6 +149,8 @@ export interface ActChannel {
   db(): DB;
   readonly dbFile: string | null;
   readonly operators: readonly string[];
+  /** The name nudges of its writes carry (a serve of several channels), or null (a serve of one takes plain paths). */
+  readonly nudgeAs: string | null;
 }
 
 /** What the indexer of `ch` recorded of it (its root and stale_after). */
@@ -303,11 +305,11 @@ export function applyOne(ch: ActChannel, body: unknown): Applied {
   if (wait) throw wait;
   const res = applyAction(body, serverContext(ch, indexNowMs(db)));
   if (res.status !== 201) {
-    if (res.written) nudgeIndexer(res.written);
+    if (res.written) nudgeIndexer(res.written, undefined, ch.nudgeAs ?? undefined);
     const partly = res.written ? { written: res.written, not_written: res.not_written ?? [] } : {};
     throw new ClaimboardError(res.code, res.reason, { reasonCode: res.reason_code, ...(res.card || res.written ? { detail: { ...(res.card ? { card: res.card } : {}), ...partly } } : {}) });
   }
-  nudgeIndexer(res.written);
+  nudgeIndexer(res.written, undefined, ch.nudgeAs ?? undefined);
   return res;
 }
 
@@ -344,10 +346,10 @@ export function applyBulk(ch: ActChannel, actions: readonly unknown[]): BulkActi
     }
     const res = applyAction(a, serverContext(ch, indexNowMs(db)));
     if (res.status === 201) {
-      nudgeIndexer(res.written);
+      nudgeIndexer(res.written, undefined, ch.nudgeAs ?? undefined);
       results.push({ order_id: id, status: 201, written: res.written });
     } else {
-      if (res.written) nudgeIndexer(res.written);
+      if (res.written) nudgeIndexer(res.written, undefined, ch.nudgeAs ?? undefined);
       results.push({ order_id: id, status: res.status, reason: res.reason, reason_code: res.reason_code, ...(res.written ? { written: res.written, not_written: res.not_written ?? [] } : {}) });
       broken = `the ledger chain stopped at ${id ?? 'an earlier action'}`;
     }

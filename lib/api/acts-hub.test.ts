@@ -20,6 +20,8 @@ import { actionPost, bulkPost, operatorGet } from './acts';
 import type { Answer } from './answer';
 import { copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
 import { folderSnapshot } from '../../test/support/folder';
+import { until } from '../../test/support/until';
+import { listenForNudges } from '../index/nudge';
 import { nameChannel } from '../../test/support/channel';
 import { vectorKeys } from '../../test/support/vectors';
 
@@ -82,13 +84,26 @@ async function post(endpoint: Endpoint<unknown>, url: string, body: unknown): Pr
 }
 
 describe("a hub's acts", () => {
-  it("write only under the named channel's folder; the other channel's folder stays byte-identical", async () => {
+  it("write only under the named channel's folder; the other channel's folder stays byte-identical; the nudges name the channel", async () => {
     const beta = folderSnapshot(roots.beta);
     const alpha = folderSnapshot(roots.alpha);
-    const res = await post(actionPost, '/api/actions?channel=alpha', acks.alpha);
+    const sock = path.join(t, 'nudge.sock');
+    const nudged: string[] = [];
+    const stop = await listenForNudges(sock, (rel, channel) => nudged.push(`${channel ?? '-'} ${rel}`));
+    process.env.CLAIMBOARD_NUDGE_SOCKET = sock;
+    let res: { status: number; body: Record<string, unknown> } = { status: 0, body: {} };
+    try {
+      res = await post(actionPost, '/api/actions?channel=alpha', acks.alpha);
+      const n = (res.body.written as string[] | undefined)?.length ?? 1;
+      expect(await until(() => nudged.length >= n, 10_000)).toBe(true);
+    } finally {
+      delete process.env.CLAIMBOARD_NUDGE_SOCKET;
+      stop();
+    }
     expect(res.status).toBe(201);
     const written = res.body.written as string[];
     expect(written.length).toBeGreaterThan(0);
+    expect(nudged.sort()).toEqual(written.map((w) => `alpha ${w}`).sort());
     expect(written.every((w) => fs.existsSync(path.join(roots.alpha, w)) && !fs.existsSync(path.join(roots.beta, w)))).toBe(true);
     expect(folderSnapshot(roots.beta)).toEqual(beta);
     // alpha gained exactly the files written (and their folders), nothing else moved.

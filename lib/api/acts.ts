@@ -39,7 +39,7 @@ export function actChannelOf(ctx: EndpointContext, named: string | undefined): A
   if (!view) throw new ClaimboardError('not_found', `no channel ${named ?? ''} is served here`, { reasonCode: 'which_channel' });
   if (view.state === 'gone') throw new ClaimboardError('index_unavailable', `channel ${view.name} is not served now (${view.why ?? 'gone'}): no action is accepted until it is back`, { reasonCode: 'index_unavailable' });
   const v = view;
-  return { name: v.name, db: () => v.db(), dbFile: view.dbFile, operators: operatorsOf(settings.operators(), view.name, hub) };
+  return { name: v.name, db: () => v.db(), dbFile: view.dbFile, operators: operatorsOf(settings.operators(), view.name, hub), nudgeAs: hub ? view.name : null };
 }
 
 /** An act's request parameters: the channel it is applied to (optional when one channel is served). */

@@ -113,7 +113,7 @@ describe('cold index: the board first, the signatures checked behind it', () => 
         const t5 = seen.get('t5');
         if (!t5) throw new Error('t5 not on the board');
         try {
-          applyOne({ name: 'channel', db: () => db, dbFile: null, operators: [] }, buildAction({ action: 'requeue', card: t5, note: 'looks stuck' }, 'ops', sign('ops'), new Date(NOW).toISOString(), '', TEST_CHANNEL));
+          applyOne({ name: 'channel', db: () => db, dbFile: null, operators: [], nudgeAs: null }, buildAction({ action: 'requeue', card: t5, note: 'looks stuck' }, 'ops', sign('ops'), new Date(NOW).toISOString(), '', TEST_CHANNEL));
         } catch (e) {
           refused = e;
         }
