@@ -91,13 +91,11 @@ describe("a hub's acts", () => {
     const nudged: string[] = [];
     const stop = await listenForNudges(sock, (rel, channel) => nudged.push(`${channel ?? '-'} ${rel}`));
     process.env.CLAIMBOARD_NUDGE_SOCKET = sock;
-    let res: { status: number; body: Record<string, unknown> } = { status: 0, body: {} };
+    const res = await post(actionPost, '/api/actions?channel=alpha', acks.alpha).finally(() => delete process.env.CLAIMBOARD_NUDGE_SOCKET);
     try {
-      res = await post(actionPost, '/api/actions?channel=alpha', acks.alpha);
       const n = (res.body.written as string[] | undefined)?.length ?? 1;
       expect(await until(() => nudged.length >= n, 10_000)).toBe(true);
     } finally {
-      delete process.env.CLAIMBOARD_NUDGE_SOCKET;
       stop();
     }
     expect(res.status).toBe(201);
