@@ -58,7 +58,7 @@ function short(target: string): string {
 }
 
 export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind; card: Card; onClose: () => void }) {
-  const gate = useKeyGate();
+  const gate = useKeyGate(channelOfCard(opened));
   const qc = useQueryClient();
   const toast = useToast();
   const { written, openOrderAction } = useActions();

@@ -45,7 +45,7 @@ function useSettled<T>(value: T, ms: number): T {
 }
 
 export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose: () => void }) {
-  const gate = useKeyGate();
+  const gate = useKeyGate(channelOfCard(opened));
   const qc = useQueryClient();
   const toast = useToast();
   const { written } = useActions();

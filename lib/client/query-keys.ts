@@ -10,7 +10,7 @@
  * - `['agents']`, `['agent', name]`, `['problems']`
  * - `['activity', filters]`                    the operator activity, page after page
  * - `['history', search]`                      the fleet history of a window and a query
- * - `['tuning', agent]`, `['operator', name]`, `['alerts']`
+ * - `['tuning', agent]`, `['operator', name]` (`['operator', name, channel]` in a hub), `['alerts']`
  * - `['order-exists', id]`                     whether an order of that id exists (a supersede's new id)
  */
 import type { ActFilters, BoardFilters, Lane } from '@/lib/api/types';
@@ -35,7 +35,7 @@ export const queryKeys = {
   history: (search: string) => ['history', search] as const,
   historyAll: () => ['history'] as const,
   tuning: (agent: string | null) => ['tuning', agent ?? ''] as const,
-  operator: (name: string) => ['operator', name] as const,
+  operator: (name: string, channel?: string | null) => (channel ? (['operator', name, channel] as const) : (['operator', name] as const)),
   alerts: () => ['alerts'] as const,
   orderExists: (id: string) => ['order-exists', id] as const,
 };
