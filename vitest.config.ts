@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import SlowestFirst from './test/support/slow-first-sequencer';
 
 export default defineConfig({
   resolve: {
@@ -18,5 +19,6 @@ export default defineConfig({
     // Four workers on two cores: most files spend their time waiting on child processes, timers
     // and the disk, not on a core.
     maxWorkers: 4,
+    sequence: { sequencer: SlowestFirst },
   },
 });

@@ -44,11 +44,13 @@ interface Options {
   apiOnly: boolean;
   cache: string;
   timeoutS: number;
+  /** The API endpoints requested, in rotation (all by default). */
+  endpoints: readonly Endpoint[];
 }
 
 const USAGE = `usage: npm run bench -- [--orders N] [--load-s S] [--writes W] [--clients C] [--stale-after S]
                          [--skip-paint] [--keep] [--cpu-prof] [--cli-only] [--api-only] [--cache DIR] [--timeout-s S]
-                         [--floor-passes P]
+                         [--floor-passes P] [--endpoints LIST]
   --orders N       orders in the generated channel (default 100000; generated once, cached)
   --load-s S       seconds of API load (default 20)
   --writes W       incremental single-file writes (default 200)
@@ -63,7 +65,9 @@ const USAGE = `usage: npm run bench -- [--orders N] [--load-s S] [--writes W] [-
   --api-only       only the cold index and the API rows (board, lane, order, holds): no read floor, verifier rows,
                    warm start, incremental writes or paint; the API is measured on the cold server
   --cache DIR      where generated channels live (default bench/.cache)
-  --timeout-s S    give up on the cold index after S seconds (default max(300, N/50))`;
+  --timeout-s S    give up on the cold index after S seconds (default max(300, N/50))
+  --endpoints LIST the API endpoints requested, comma-separated, of board,lane,order,holds (default all):
+                   the same load as a build that lacks one`;
 
 function parseOptions(argv: readonly string[]): Options {
   const o: Options = {
@@ -80,6 +84,7 @@ function parseOptions(argv: readonly string[]): Options {
     apiOnly: false,
     cache: path.join(import.meta.dirname, '.cache'),
     timeoutS: 0,
+    endpoints: ENDPOINTS,
   };
   const num = (k: string, v: string | undefined, min: number): number => {
     const n = Number(v);
@@ -97,6 +102,7 @@ function parseOptions(argv: readonly string[]): Options {
       case '--stale-after': o.staleAfterS = num(a, v, 1); i++; break;
       case '--timeout-s': o.timeoutS = num(a, v, 1); i++; break;
       case '--cache': if (!v) throw new Error('--cache: expected a folder'); o.cache = path.resolve(v); i++; break;
+      case '--endpoints': o.endpoints = parseEndpoints(v); i++; break;
       case '--skip-paint': o.skipPaint = true; break;
       case '--floor-passes': o.floorPasses = Math.floor(num(a, v, 1)); i++; break;
       case '--keep': o.keep = true; break;
@@ -109,6 +115,13 @@ function parseOptions(argv: readonly string[]): Options {
   }
   if (!o.timeoutS) o.timeoutS = Math.max(300, o.orders / 50);
   return o;
+}
+
+function parseEndpoints(v: string | undefined): Endpoint[] {
+  const list = (v ?? '').split(',').filter(Boolean);
+  const bad = list.filter((e) => !(ENDPOINTS as readonly string[]).includes(e));
+  if (!list.length || bad.length) throw new Error(`--endpoints: expected some of ${ENDPOINTS.join(',')}, got ${v ?? 'nothing'}`);
+  return ENDPOINTS.filter((e) => list.includes(e));
 }
 
 // ---- small helpers ---------------------------------------------------------------------
@@ -219,32 +232,52 @@ function cpuSeconds(pids: readonly number[]): number {
   return ticks / 100; // USER_HZ, 100 on Linux
 }
 
+/** A run's RSS figures (MB): each process's own peak, and the peak of their sampled total with each one's share at that sample. */
+interface RssPeaks {
+  /** VmHWM of the root process (`claimboard serve`: the indexer). */
+  readonly indexerMb: number;
+  /** VmHWM of the web side: the sum over the root's descendants (`claimboard web` and whatever it spawns). */
+  readonly webMb: number;
+  /** Each descendant's command line and VmHWM. */
+  readonly web: string[];
+  /** The highest sampled total VmRSS of the tree. */
+  readonly totalMb: number;
+  /** The indexer's and the web side's VmRSS at the sample where the total peaked. */
+  readonly atPeak: { readonly indexerMb: number; readonly webMb: number };
+}
+
 /** Polls VmHWM (kernel's peak) and VmRSS of a process and its descendants every 200 ms. */
 class RssSampler {
   readonly hwmKb = new Map<number, number>();
   readonly names = new Map<number, string>();
   peakSumRssKb = 0;
+  private atPeakKb = { indexer: 0, web: 0 };
   private timer: NodeJS.Timeout;
   constructor(private readonly root: number) {
     this.sample();
     this.timer = setInterval(() => this.sample(), 200);
   }
   sample(): void {
-    let sum = 0;
+    let indexer = 0;
+    let web = 0;
     for (const pid of [this.root, ...descendants(this.root)]) {
       const hwm = statusKb(pid, 'VmHWM');
       if (hwm === null) continue;
       if (!this.names.has(pid)) this.names.set(pid, cmdline(pid));
       this.hwmKb.set(pid, Math.max(hwm, this.hwmKb.get(pid) ?? 0));
-      sum += statusKb(pid, 'VmRSS') ?? 0;
+      const rss = statusKb(pid, 'VmRSS') ?? 0;
+      if (pid === this.root) indexer += rss;
+      else web += rss;
     }
-    this.peakSumRssKb = Math.max(this.peakSumRssKb, sum);
+    if (indexer + web > this.peakSumRssKb) {
+      this.peakSumRssKb = indexer + web;
+      this.atPeakKb = { indexer, web };
+    }
   }
   stop(): void {
     clearInterval(this.timer);
   }
-  /** Peak of the root (the indexer process) and of the web side (all descendants: the web server and its children); peak of their sampled total. */
-  peaks(): { indexerMb: number; webMb: number; web: string[]; totalMb: number } {
+  peaks(): RssPeaks {
     let web = 0;
     const names: string[] = [];
     for (const [pid, kb] of this.hwmKb) {
@@ -252,7 +285,13 @@ class RssSampler {
       web += kb;
       names.push(`${this.names.get(pid) ?? pid} ${f1(kb / 1024)} MB`);
     }
-    return { indexerMb: (this.hwmKb.get(this.root) ?? 0) / 1024, webMb: web / 1024, web: names, totalMb: this.peakSumRssKb / 1024 };
+    return {
+      indexerMb: (this.hwmKb.get(this.root) ?? 0) / 1024,
+      webMb: web / 1024,
+      web: names,
+      totalMb: this.peakSumRssKb / 1024,
+      atPeak: { indexerMb: this.atPeakKb.indexer / 1024, webMb: this.atPeakKb.web / 1024 },
+    };
   }
 }
 
@@ -674,11 +713,11 @@ async function holdsPages(port: number): Promise<{ holds: number; pages: number;
 }
 
 /** One client, one request at a time: what a request costs with no queue, and how big the answers are. */
-async function apiUnloaded(port: number, n: number, each: number, orderIdOf: (i: number) => string) {
+async function apiUnloaded(port: number, kinds: readonly Endpoint[], n: number, each: number, orderIdOf: (i: number) => string) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const out = {} as Record<Endpoint, { ms: number[]; bytes: number }>;
   try {
-    for (const kind of ENDPOINTS) {
+    for (const kind of kinds) {
       const ms: number[] = [];
       let bytes = 0;
       for (let s = 0; s < each; s++) {
@@ -695,10 +734,9 @@ async function apiUnloaded(port: number, n: number, each: number, orderIdOf: (i:
   return out;
 }
 
-async function apiLoad(port: number, n: number, clients: number, seconds: number, orderIdOf: (i: number) => string) {
+async function apiLoad(port: number, kinds: readonly Endpoint[], n: number, clients: number, seconds: number, orderIdOf: (i: number) => string) {
   const lat: Record<Endpoint, number[]> = { board: [], lane: [], order: [], holds: [] };
   const errors: Record<Endpoint, number> = { board: 0, lane: 0, order: 0, holds: 0 };
-  const kinds = ENDPOINTS;
   const deadline = performance.now() + seconds * 1000;
   let seq = 0;
   const client = async (c: number) => {
@@ -968,23 +1006,25 @@ async function main(): Promise<void> {
     const { orderIdOf } = await import('./generate');
     const idOf = (i: number) => orderIdOf(i, o.orders);
     const paths: Record<Endpoint, string> = { board: '/api/board', lane: '/api/board?lane=L&agent=A', order: '/api/orders/:id', holds: '/api/holds?range=30d[&agent=A|&cursor=C]' };
-    const hp = await holdsPages(port);
-    row('holds in 30 days', `${hp.holds.toLocaleString('en')} in ${hp.pages} pages`, `GET ${HOLDS_BASE} walked page by page (200 a page) in ${f1(sec(hp.walkMs))} s; the load rotates through every page and each live agent's first`);
-    const alone = await apiUnloaded(port, o.orders, 30, idOf);
+    if (o.endpoints.includes('holds')) {
+      const hp = await holdsPages(port);
+      row('holds in 30 days', `${hp.holds.toLocaleString('en')} in ${hp.pages} pages`, `GET ${HOLDS_BASE} walked page by page (200 a page) in ${f1(sec(hp.walkMs))} s; the load rotates through every page and each live agent's first`);
+    }
+    const alone = await apiUnloaded(port, o.endpoints, o.orders, 30, idOf);
     row('API, no load', '30 requests per endpoint', 'one keep-alive client, one request at a time: the cost of a request without queueing');
-    for (const k of ENDPOINTS) {
+    for (const k of o.endpoints) {
       const a = stats(alone[k].ms);
       row(`  ${paths[k]}`, `p50 ${f1(a.p50)} ms, p95 ${f1(a.p95)} ms`, `${f1(alone[k].bytes / 1024)} KB per answer`);
     }
     const servePid = serving.proc.pid ?? 0;
     const cpu0 = { indexer: cpuSeconds([servePid]), web: cpuSeconds(descendants(servePid)), bench: process.cpuUsage() };
-    const load = await apiLoad(port, o.orders, o.clients, o.loadS, idOf);
+    const load = await apiLoad(port, o.endpoints, o.orders, o.clients, o.loadS, idOf);
     const benchCpu = process.cpuUsage(cpu0.bench);
     const loadCpu = { indexer: cpuSeconds([servePid]) - cpu0.indexer, web: cpuSeconds(descendants(servePid)) - cpu0.web, bench: (benchCpu.user + benchCpu.system) / 1e6 };
     const api: Record<Endpoint, ReturnType<typeof stats>> = { board: stats(load.lat.board), lane: stats(load.lat.lane), order: stats(load.lat.order), holds: stats(load.lat.holds) };
     const total = api.board.n + api.lane.n + api.order.n + api.holds.n;
     row('API load', `${total} requests in ${f1(load.wall)} s (${Math.round(total / load.wall)} /s)`, `${o.clients} keep-alive clients, endpoints in rotation`);
-    for (const k of ENDPOINTS) {
+    for (const k of o.endpoints) {
       row(`  ${paths[k]}`, `p50 ${f1(api[k].p50)} ms, p95 ${f1(api[k].p95)} ms`, `${api[k].n} requests, ${load.errors[k]} errors, max ${f1(api[k].max)} ms`);
     }
     row(
@@ -1007,15 +1047,20 @@ async function main(): Promise<void> {
     const servingRss = serving.rss.peaks();
     server = null;
     const cold0 = coldRss ?? servingRss;
-    const indexerMb = Math.max(cold0.indexerMb, servingRss.indexerMb);
     // The server's footprint: the peak of the total RSS of the process tree (indexer + web),
-    // sampled every 200 ms, over the cold and the serving run. The sum of each process's own
-    // peak (VmHWM, from different moments: the indexer's during the cold index, the web's under
-    // the API load) bounds it from above and is shown beside it.
+    // sampled every 200 ms, over the cold and the serving run, with each side's share at that
+    // sample. Each process's own peak (VmHWM) is shown apart: the indexer's over both runs (it
+    // peaks during the cold index), the web side's in the serving run (under the API load); their
+    // sum, reached at no single moment, bounds the total from above.
     const rssMb = Math.max(cold0.totalMb, servingRss.totalMb);
-    const hwmSumMb = indexerMb + servingRss.webMb;
-    row('peak RSS', `${f1(rssMb)} MB (cold run ${f1(cold0.totalMb)}, serving run ${f1(servingRss.totalMb)})`, `peak of the server's total RSS (indexer + web), sampled every 200 ms`);
-    row('  sum of peaks', `${f1(hwmSumMb)} MB = indexer ${f1(indexerMb)} + web ${f1(servingRss.webMb)}`, `upper bound: VmHWM of the indexer process (cold run ${f1(cold0.indexerMb)}, serving run ${f1(servingRss.indexerMb)}) + the web side's in the serving run (${servingRss.web.join('; ')}), reached at different moments`);
+    const indexerMb = Math.max(cold0.indexerMb, servingRss.indexerMb);
+    const webMb = servingRss.webMb;
+    const hwmSumMb = indexerMb + webMb;
+    const split = (p: RssPeaks) => `${f1(p.totalMb)} = indexer ${f1(p.atPeak.indexerMb)} + web ${f1(p.atPeak.webMb)}`;
+    row('peak RSS', `${f1(rssMb)} MB (cold run ${split(cold0)}; serving run ${split(servingRss)})`, `peak of the server's total RSS (indexer + web), sampled every 200 ms; each process's RSS at that sample`);
+    row('  indexer peak', `${f1(indexerMb)} MB`, `VmHWM of the indexer process (\`claimboard serve\`): cold run ${f1(cold0.indexerMb)}, serving run ${f1(servingRss.indexerMb)}`);
+    row('  web peak', `${f1(webMb)} MB`, `VmHWM of the web side in the serving run (${servingRss.web.join('; ')}); cold run ${f1(cold0.webMb)}`);
+    row('  sum of peaks', `${f1(hwmSumMb)} MB`, 'indexer peak + web peak: an upper bound on the total, the two reached at different moments');
 
     if (profDir) {
       for (const sub of ['cold', 'serving']) {
@@ -1044,6 +1089,10 @@ async function main(): Promise<void> {
       api_order_p95_ms: api.order.p95,
       api_holds_p95_ms: api.holds.p95,
       rss_mb: rssMb,
+      rss_indexer_mb: indexerMb,
+      rss_web_mb: webMb,
+      rss_hwm_sum_mb: hwmSumMb,
+      rss_runs: { cold: coldRss, serving: servingRss },
       paint_ms: paint ? stats(paint.cardMs).p50 : NaN,
     });
     const r = result as Record<string, number>;
@@ -1051,7 +1100,7 @@ async function main(): Promise<void> {
       `bench orders=${o.orders} files=${result.files as number} floor_s=${fmt(r.floor_s!, 2)} board_visible_s=${fmt(r.board_visible_s!, 2)} cold_s=${fmt(r.cold_s!, 2)} cold_ratio=${fmt(r.cold_ratio!, 2)} ` +
       `floor_verified_s=${fmt(r.floor_verified_s!, 2)} cold_vs_verified=${fmt(r.cold_vs_verified!, 2)} ` +
       `warm_s=${fmt(r.warm_s!, 2)} verify_per_s=${fmt(r.verify_per_s!, 0)} incr_p95_ms=${fmt(r.incr_p95_ms!, 0)} ` +
-      `api_board_p95_ms=${fmt(r.api_board_p95_ms!, 1)} api_order_p95_ms=${fmt(r.api_order_p95_ms!, 1)} api_holds_p95_ms=${fmt(r.api_holds_p95_ms!, 1)} rss_mb=${fmt(r.rss_mb!, 0)} paint_ms=${fmt(r.paint_ms!, 0)} cli_state_ms=${fmt(r.cli_state_ms!, 0)} verifier=${String(result.verifier)}`;
+      `api_board_p95_ms=${fmt(r.api_board_p95_ms!, 1)} api_order_p95_ms=${fmt(r.api_order_p95_ms!, 1)} api_holds_p95_ms=${fmt(r.api_holds_p95_ms!, 1)} rss_mb=${fmt(r.rss_mb!, 0)} rss_indexer_mb=${fmt(r.rss_indexer_mb!, 0)} rss_web_mb=${fmt(r.rss_web_mb!, 0)} paint_ms=${fmt(r.paint_ms!, 0)} cli_state_ms=${fmt(r.cli_state_ms!, 0)} verifier=${String(result.verifier)}`;
     fs.writeFileSync(path.join(o.cache, `bench-last-${o.orders}.json`), JSON.stringify({ ...result, table: rows, line, at: new Date().toISOString() }, null, 2));
     finalLine = line;
   } finally {

@@ -11,7 +11,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
+import { createRequire } from 'node:module';
+import type { AxeResults, RunOptions } from 'axe-core';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import type { BoardResponse } from '../lib/api/types';
 import { ROOT, startOwnServer, type OwnServer } from './own-server';
@@ -68,16 +69,25 @@ async function signIn(page: Page) {
  */
 const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 
+/** axe-core itself, put into every page of the checking contexts before the page's own scripts. */
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
 /**
  * The violations of the page at `where`, one line each (rule, impact, the first nodes): loaded
  * once, checked light (every rule), then switched to dark as a system's setting switches it and
- * checked again (the colour rules).
+ * checked again (the colour rules). axe runs in the page and sends back only its violations:
+ * the passes' details, which nobody reads here, cost more than the check on these pages.
  */
 async function violations(page: Page, where: string): Promise<string[]> {
   await page.emulateMedia({ colorScheme: 'light' });
   await page.goto(where);
   await expect(page.locator('main h1').first()).toBeVisible();
   await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
+  return check(page, where);
+}
+
+/** The page as it is: light (every rule), then dark (the colour rules). */
+async function check(page: Page, where: string): Promise<string[]> {
   const found: string[] = [];
   const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   const light = await background();
@@ -86,17 +96,23 @@ async function violations(page: Page, where: string): Promise<string[]> {
       await page.emulateMedia({ colorScheme: 'dark' });
       await expect.poll(background).not.toBe(light);
     }
-    // Legacy mode runs axe in the page itself: the default opens a blank page per run to merge
-    // the frames' results, which costs about three times the check on these pages (no iframe).
-    const axe = new AxeBuilder({ page }).setLegacyMode(true);
-    const r = await (scheme === 'dark' ? axe.withRules(COLOUR_RULES) : axe.withTags(TAGS)).analyze();
-    found.push(...r.violations.map((v) => `${where} ${scheme} ${page.viewportSize()?.width}: ${v.id} (${v.impact}, ${v.nodes.length}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
+    const options: RunOptions = {
+      runOnly: scheme === 'dark' ? { type: 'rule', values: COLOUR_RULES } : { type: 'tag', values: TAGS },
+      resultTypes: ['violations'],
+    };
+    const lines = await page.evaluate(async (o) => {
+      const r: AxeResults = await (window as unknown as { axe: { run(c: Document, o: RunOptions): Promise<AxeResults> } }).axe.run(document, o);
+      return r.violations.map((v) => `${v.id} (${v.impact}, ${v.nodes.length}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+    }, options);
+    found.push(...lines.map((l) => `${where} ${scheme} ${page.viewportSize()?.width}: ${l}`));
   }
   return found;
 }
 
-async function newPage(browser: Browser, width: number, height: number, phone = false): Promise<Page> {
-  const ctx = await browser.newContext({ baseURL: server!.url, viewport: { width, height }, ...(phone ? { hasTouch: true, isMobile: true } : {}) });
+/** A page in a context of its own; with `axe`, axe-core is in each of its pages. */
+async function newPage(browser: Browser, width: number, height: number, o: { phone?: boolean; axe?: boolean } = {}): Promise<Page> {
+  const ctx = await browser.newContext({ baseURL: server!.url, viewport: { width, height }, ...(o.phone ? { hasTouch: true, isMobile: true } : {}) });
+  if (o.axe) await ctx.addInitScript({ content: AXE_SOURCE });
   return ctx.newPage();
 }
 
@@ -120,7 +136,7 @@ for (const [group, pathsOf] of Object.entries(PAGE_GROUPS)) {
     test.setTimeout(600_000); // up to 6 pages, each two axe runs of up to a minute on a loaded 2-core machine
     const paths = pathsOf(await board());
     expect(paths.length).toBeGreaterThan(0);
-    const page = await newPage(browser, 1440, 900);
+    const page = await newPage(browser, 1440, 900, { axe: true });
     await page.goto('/');
     await signIn(page);
     const found: string[] = [];
@@ -132,7 +148,7 @@ for (const [group, pathsOf] of Object.entries(PAGE_GROUPS)) {
 
 test('axe finds no violation on the board and the history at 390, light and dark', async ({ browser }) => {
   test.setTimeout(600_000); // 3 pages, each two axe runs of up to a minute on a loaded 2-core machine
-  const page = await newPage(browser, 390, 844, true);
+  const page = await newPage(browser, 390, 844, { phone: true, axe: true });
   await page.goto('/');
   await signIn(page);
   const found: string[] = [];
@@ -141,8 +157,19 @@ test('axe finds no violation on the board and the history at 390, light and dark
   expect(found).toEqual([]);
 });
 
+test('the check finds what it looks for: an image without a text alternative, light; text too faint on dark', async ({ browser }) => {
+  const page = await newPage(browser, 1440, 900);
+  await page.setContent(`<html lang="en"><head><title>t</title><style>
+    @media (prefers-color-scheme: dark) { body { background: rgb(9, 9, 11); } p { color: rgb(40, 40, 44); } }
+  </style></head><body><main><h1>A page</h1><p>faint on dark</p><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></main></body></html>`);
+  await page.evaluate(AXE_SOURCE);
+  const found = await check(page, 'synthetic');
+  expect(found.map((l) => l.replace(/ \(.*$/, ''))).toEqual(['synthetic light 1440: image-alt', 'synthetic dark 1440: color-contrast']);
+  await page.context().close();
+});
+
 test('phone: j, l, j, Enter opens the first card of the next lane', async ({ browser }) => {
-  const page = await newPage(browser, 390, 844, true);
+  const page = await newPage(browser, 390, 844, { phone: true });
   await page.goto('/');
   await expect(page.locator('fieldset[data-hydrated="yes"]')).toBeVisible();
   const lanes = (await board()).lanes.filter((l) => l.count > 0);

@@ -81,7 +81,11 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
   const scrollTop = useRef(0);
   useLayoutEffect(() => {
     const el = scrollRef.current;
-    if (phone.shown && el && el.scrollTop !== scrollTop.current) el.scrollTop = scrollTop.current;
+    if (!phone.shown || !el) return;
+    if (el.scrollTop !== scrollTop.current) el.scrollTop = scrollTop.current;
+    // The virtualizer learns the offset from scroll events, which come later and may not come at
+    // all when the position is unchanged: told now, it draws the rows of where the panel is.
+    el.dispatchEvent(new Event('scroll'));
   }, [phone.shown]);
   const virtual = cards.length > VIRTUALIZE_AT;
   const v = useVirtualizer({
@@ -166,7 +170,8 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
       <div
         ref={scrollRef}
         onScroll={(e) => {
-          scrollTop.current = e.currentTarget.scrollTop;
+          // A hidden panel reads 0: that is not where the reader left it.
+          if (e.currentTarget.clientHeight > 0) scrollTop.current = e.currentTarget.scrollTop;
         }}
         // A lane scrolls inside itself only where it must: a virtualized one, or a column of the
         // row from md up; Needs attention and a phone's lane grow with the page (no box inside a box).

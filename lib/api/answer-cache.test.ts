@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AnswerCache } from './answer-cache';
 
 describe('AnswerCache', () => {
@@ -26,5 +26,37 @@ describe('AnswerCache', () => {
     expect(c.peek('/é', 1, 0)).toBeUndefined();
     expect(c.put('/big', 1, 0, 'z'.repeat(20)).toString()).toBe('z'.repeat(20)); // over budget alone: still answered
     expect(c.peek('/y', 1, 0)).toBeUndefined();
+  });
+
+  describe('the sweep', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('lets each answer go one to two maxAgeMs after it was put, asked for or not, and then stops', () => {
+      vi.useFakeTimers();
+      const c = new AnswerCache(1000);
+      c.put('/a', 1, 0, 'aaaa'); // before the first sweep
+      vi.advanceTimersByTime(999);
+      c.put('/b', 1, 0, 'bb'); // still before the first sweep (at 1000)
+      vi.advanceTimersByTime(1); // the first sweep: both held, neither 1000 ms old yet
+      expect(c.heldBytes).toBe(6);
+      c.put('/c', 1, 0, 'c'); // after the first sweep
+      vi.advanceTimersByTime(999);
+      // Asked for (the index clock, given by the caller, still says 0 ms old): a hit does not keep it longer.
+      expect(c.peek('/a', 1, 0)?.toString()).toBe('aaaa');
+      vi.advanceTimersByTime(1); // the second sweep, at 2000: /a and /b go; /c, put at 1000, stays
+      expect(c.peek('/a', 1, 0)).toBeUndefined();
+      expect(c.peek('/b', 1, 0)).toBeUndefined();
+      expect(c.heldBytes).toBe(1);
+      vi.advanceTimersByTime(1000); // the third, at 3000: /c goes, nothing is held, no timer is left
+      expect(c.heldBytes).toBe(0);
+      expect(vi.getTimerCount()).toBe(0);
+      c.put('/d', 1, 0, 'dd'); // a new answer starts the sweep again
+      expect(vi.getTimerCount()).toBe(1);
+      vi.advanceTimersByTime(2000);
+      expect(c.heldBytes).toBe(0);
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 });
