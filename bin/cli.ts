@@ -192,7 +192,6 @@ export async function main(argv: readonly string[]): Promise<number> {
             ferrymanState: opts.ferrymanState,
             ferrymanPins: opts.ferrymanPins,
             local: local.localAgents.length > 0 || local.ferrymanWorkspaces.length > 0 || local.reaps.length > 0 || local.reapState !== undefined,
-            alerts: opts.alertWebhook.length > 0 || opts.alertCommand !== undefined || opts.alertAfter !== undefined || opts.alertBaseUrl !== undefined,
           });
           if (refused.length > 0) {
             for (const r of refused) process.stderr.write(`claimboard: ${r}\n`);
@@ -208,6 +207,10 @@ export async function main(argv: readonly string[]): Promise<number> {
             rescanS: opts.rescan ?? DEFAULT_RESCAN_S,
             publicUrls: opts.publicUrl.map((u) => u.href),
             maxWatches: opts.maxWatches,
+            alertWebhooks: opts.alertWebhook,
+            alertCommand: opts.alertCommand,
+            alertAfterS: opts.alertAfter,
+            alertBaseUrl: opts.alertBaseUrl?.href.replace(/\/+$/, ''),
           });
           return;
         }

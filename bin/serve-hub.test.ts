@@ -11,14 +11,13 @@ const V01 = path.join(VECTORS_DIR, '01-open', 'channel');
 const V09 = path.join(VECTORS_DIR, '09-done', 'channel');
 
 describe('claimboard serve with several channels', () => {
-  it("refuses this machine's options, one index file and alerts, each said, before serving anything", () => {
+  it("refuses this machine's options and one index file, each said, before serving anything; alerts are taken", () => {
     const r = run(['serve', `a=${V01}`, `b=${V09}`, '--db', '/tmp/x.sqlite', '--ferryman-pins', '/tmp/pins', '--local-agent', 'fang', '--alert-command', 'cat']);
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toEqual([
       'claimboard: --db names one index file: it is refused with several channels or --channels-in (each channel keeps its own, ./.claimboard/index/<hash>.sqlite)',
       "claimboard: --ferryman-pins is one workspace's pinned keys on this machine: it is refused with several channels or --channels-in",
       "claimboard: --local-agent, --ferryman-workspace and the reaper (--reap...) are this machine's agents of one channel: they are refused with several channels or --channels-in",
-      'claimboard: alerts (--alert-...) do not name their channel yet: serve one channel per alert stream',
     ]);
   });
 
@@ -29,7 +28,7 @@ describe('claimboard serve with several channels', () => {
   });
 
   it('refuses --ferryman-state given with a parent folder, and nothing when no such option is given', () => {
-    expect(hubRefusals({ ferrymanState: '/s', local: false, alerts: false })).toEqual(["--ferryman-state is one workspace's fleet roster on this machine: it is refused with several channels or --channels-in"]);
-    expect(hubRefusals({ local: false, alerts: false })).toEqual([]);
+    expect(hubRefusals({ ferrymanState: '/s', local: false })).toEqual(["--ferryman-state is one workspace's fleet roster on this machine: it is refused with several channels or --channels-in"]);
+    expect(hubRefusals({ local: false })).toEqual([]);
   });
 });

@@ -40,6 +40,8 @@ export function isErrorCode(x: unknown): x is ErrorCode {
  * - `malformed` (400, 413, 415): the request or its records are not well formed
  * - `mismatch` (400): the records or the ledger line do not say what the operator saw
  * - `unbound` (400): a record or the ledger line names no (valid) channel: sign it again
+ * - `which_channel` (400, 404): several channels are served and the act names none, or names one not served
+ * - `channels_mixed` (400, bulk only): the actions of one request belong to several channels
  * - `read_only`, `cross_origin`, `not_operator`, `bad_signature`, `other_channel` (403)
  * - `no_order` (409): the order seen is not in the folder now
  * - `card_moved` (409): the order is no longer in the state, holder and target seen (the body has the current card)
@@ -60,6 +62,8 @@ export const REFUSAL_REASONS = [
   'malformed',
   'mismatch',
   'unbound',
+  'which_channel',
+  'channels_mixed',
   'read_only',
   'cross_origin',
   'not_operator',

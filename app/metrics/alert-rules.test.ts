@@ -56,7 +56,7 @@ async function exposedNames(): Promise<Set<string>> {
   ix.request('tasks/t1');
   ix.pump();
   await ix.stop();
-  const text = await metricsText(metricsFigures(db, Date.now()), Date.now());
+  const text = await metricsText([{ channel: 'channel', figures: metricsFigures(db, Date.now()), nowMs: Date.now() }]);
   db.close();
   return new Set(parseMetrics(text).keys());
 }

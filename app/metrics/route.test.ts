@@ -136,7 +136,7 @@ describe('GET /metrics', () => {
     const claimArrival = fs.statSync(path.join(root, 'tasks/ichabod-1650/claim.fang.json')).ctimeMs;
     const now = claimArrival + loadExpect('06-stale-no-heartbeat').age_s!['tasks/ichabod-1650/claim.fang.json']! * 1000;
     const { db } = await indexOf(root, () => now);
-    const families = parseMetrics(await metricsText(metricsFigures(db, now), now));
+    const families = parseMetrics(await metricsText([{ channel: 'channel', figures: metricsFigures(db, now), nowMs: now }]));
     expect(sampleValue(families, 'claimboard_lane_orders', { lane: 'stale' })).toBe(1);
     expect(sampleValue(families, 'claimboard_orders', { lane: 'stale', state: 'stale' })).toBe(1);
     expect(sampleValue(families, 'claimboard_oldest_stale_claim_age_seconds')).toBeCloseTo(3600 - 300, 6);
@@ -149,7 +149,7 @@ describe('GET /metrics', () => {
     let now = Date.now();
     const firstIndexAt = now;
     const { db, ix } = await indexOf(root, () => now);
-    let families = parseMetrics(await metricsText(metricsFigures(db, now), now));
+    let families = parseMetrics(await metricsText([{ channel: 'channel', figures: metricsFigures(db, now), nowMs: now }]));
     expect(families.has('claimboard_index_lag_seconds')).toBe(false); // the first index is not a live pass
     expect(sampleValue(families, 'claimboard_index_passes_total')).toBe(0);
     // The order file arrives again (replaced by a copy: a new ctime); the pass that stores it runs 1.5 s later.
@@ -161,7 +161,7 @@ describe('GET /metrics', () => {
     ix.request('tasks/t1');
     ix.pump();
     const scrapeAt = arrival + 4000;
-    families = parseMetrics(await metricsText(metricsFigures(db, scrapeAt), scrapeAt));
+    families = parseMetrics(await metricsText([{ channel: 'channel', figures: metricsFigures(db, scrapeAt), nowMs: scrapeAt }]));
     expect(sampleValue(families, 'claimboard_index_lag_seconds')).toBeCloseTo(1.5, 6);
     expect(passStats(db)?.lag?.files).toBe(1); // order.json alone: the folder's other files arrived before its previous pass
     expect(sampleValue(families, 'claimboard_index_lag_measured_age_seconds')).toBeCloseTo(2.5, 6);
@@ -174,7 +174,7 @@ describe('GET /metrics', () => {
     now += 1000;
     ix.request('tasks/t1');
     ix.pump();
-    families = parseMetrics(await metricsText(metricsFigures(db, now), now));
+    families = parseMetrics(await metricsText([{ channel: 'channel', figures: metricsFigures(db, now), nowMs: now }]));
     expect(sampleValue(families, 'claimboard_lane_orders', { lane: 'attention' })).toBe(0);
     expect(sampleValue(families, 'claimboard_oldest_attention_age_seconds')).toBe(0);
     expect(sampleValue(families, 'claimboard_index_lag_seconds')).toBeCloseTo(1.5, 6); // that pass stored no new file: the last measurement stands

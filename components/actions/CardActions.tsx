@@ -4,6 +4,7 @@
  * acknowledge give-up, supersede with a new order) and a checkbox for bulk actions. Items the operator may not take are
  * shown disabled with the reason in words.
  */
+import { channelOfCard } from '@/lib/ui/card-channel';
 import { useEffect, useId, useLayoutEffect, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
 import { createPortal } from 'react-dom';
 import type { Card, Lane } from '@/lib/api/types';
@@ -21,7 +22,7 @@ interface Item {
 
 /** The order actions that belong on this card, each with why it is not allowed (null when it is). */
 export function useCardItems(card: Card): Item[] {
-  const gate = useKeyGate();
+  const gate = useKeyGate(channelOfCard(card));
   const items: Item[] = [];
   // A card derived from records not verified yet may show a forged one: no action until it is checked (the server refuses too).
   const first = (check: () => string | null) => (card.unverified ? UNVERIFIED_REASON : gate.ok ? check() : gate.message);
@@ -173,7 +174,7 @@ export function CardActions({ card }: { card: Card }) {
 
 /** The card's checkbox for bulk actions (shown only when the operator may act). */
 export function SelectCard({ card, lane }: { card: Card; lane: Lane }) {
-  const gate = useKeyGate();
+  const gate = useKeyGate(channelOfCard(card));
   const { selection, toggleSelected } = useActions();
   if (!gate.ok) return null;
   const checked = selection.get(lane)?.has(card.order_id) ?? false;

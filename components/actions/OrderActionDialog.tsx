@@ -5,6 +5,7 @@
  * will do. Pre-checked with the same rules the server applies; the server's refusal is shown
  * verbatim. A 409 offers to reload the card and decide again.
  */
+import { channelOfCard } from '@/lib/ui/card-channel';
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { Card } from '@/lib/api/types';
@@ -57,7 +58,7 @@ function short(target: string): string {
 }
 
 export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind; card: Card; onClose: () => void }) {
-  const gate = useKeyGate();
+  const gate = useKeyGate(channelOfCard(opened));
   const qc = useQueryClient();
   const toast = useToast();
   const { written, openOrderAction } = useActions();
@@ -69,7 +70,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
   const [text, setText] = useState('');
 
   // The order as it is now (live): dependents for reopen, and whether it moved while open.
-  const live = useOrder(card.order_id);
+  const live = useOrder(card.order_id, channelOfCard(card));
   // `card` is the one signed: the dialog may be reloaded onto another while it is sent.
   const action = useSignedAction({
     send: ({ input, key }: { input: ActionInput; key: OperatorKey; card: Card }) => signAndSend(input, key),

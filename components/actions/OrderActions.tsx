@@ -6,6 +6,7 @@
  * what moves an addressed order in ferry, and "do it again in ferry" for a finished one). Each
  * opens its dialog; each the operator may not take is disabled with the reason in words.
  */
+import { channelOfCard } from '@/lib/ui/card-channel';
 import type { Card, OrderState } from '@/lib/api/types';
 import { ackCheck, ackWhat, reopenCheck, reopenRelevant, requeueCheck, UNVERIFIED_REASON } from '@/lib/client/action-plan';
 import { useKeyGate } from '@/lib/client/operator';
@@ -19,7 +20,7 @@ const RULE_WORD: Record<OrderActionKind, string> = { requeue: 'Re-queue', ack: '
 const HELD: ReadonlySet<OrderState> = new Set<OrderState>(['claimed', 'stale', 'gave_up', 'changes_requested']);
 
 export function OrderActions({ card, dependents }: { card: Card; dependents: readonly { readonly order_id: string; readonly state: OrderState }[] }) {
-  const gate = useKeyGate();
+  const gate = useKeyGate(channelOfCard(card));
   const { openOrderAction } = useActions();
   const items: { kind: OrderActionKind; label: string; rule: string | null; tone: 'danger' | 'primary' }[] = [];
   if (card.holder && (HELD.has(card.state) || card.flags.includes('retired_holder'))) {

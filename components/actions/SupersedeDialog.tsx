@@ -10,6 +10,7 @@
  * answer. Pre-checked with the same rule the server applies; the server's refusal is shown
  * verbatim (a payload a browser cannot copy exactly is refused there, and said here beforehand).
  */
+import { channelOfCard } from '@/lib/ui/card-channel';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useState } from 'react';
 import type { Card } from '@/lib/api/types';
@@ -44,7 +45,7 @@ function useSettled<T>(value: T, ms: number): T {
 }
 
 export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose: () => void }) {
-  const gate = useKeyGate();
+  const gate = useKeyGate(channelOfCard(opened));
   const qc = useQueryClient();
   const toast = useToast();
   const { written } = useActions();
@@ -62,7 +63,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
   // Ids the server says exist (probed, or named by a refusal): never proposed again.
   const [taken, setTaken] = useState<ReadonlySet<string>>(new Set());
 
-  const live = useOrder(card.order_id);
+  const live = useOrder(card.order_id, channelOfCard(card));
   // `card` and `newId` as signed: a refusal is about the id it was sent with.
   const action = useSignedAction({
     send: ({ input, key }: { input: ActionInput; key: OperatorKey; card: Card; newId: string }) => signAndSend(input, key),

@@ -76,6 +76,8 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
   const onLoaded = useCallback((lane: LaneName, n: number) => {
     loaded.current.set(lane, n);
   }, []);
+  // Several channels served (a hub's answer): each card shows its channel.
+  const hub = (board.data as { hub?: unknown } | undefined)?.hub === true;
   const laneOrder = useMemo(() => (board.data?.lanes ?? []).map((l) => l.lane), [board.data]);
 
   const phoneRef = useRef(phone);
@@ -246,6 +248,7 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
               onFocusCard={(index) => setFocus((cur) => (cur?.lane === page.lane && cur.index === index ? cur : { lane: page.lane, index }))}
               onLoaded={(n) => onLoaded(page.lane, n)}
               phone={{ shown: page.lane === shownLane, asTabPanel: phone }}
+              showChannel={hub}
             />
           ))}
           </div>

@@ -29,6 +29,8 @@ export interface LaneProps {
    * at phone width now (then the lane is the tab panel of its tab).
    */
   phone: { readonly shown: boolean; readonly asTabPanel: boolean };
+  /** Several channels are served: each card shows its channel. */
+  showChannel?: boolean;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface LaneProps {
  * more" (or scrolling near the end) fetches the next pages by keyset cursor. Long lanes are
  * virtualized.
  */
-export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, phone }: LaneProps) {
+export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, phone, showChannel = false }: LaneProps) {
   const tone = LANE_TONE[page.lane];
   const accent = LANE_ACCENT[tone];
   const [wantMore, setWantMore] = useState(false);
@@ -138,6 +140,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
       ctx={ctx}
       onFocusCard={() => onFocusCard(index)}
       inStaleLane={page.lane === 'stale'}
+      showChannel={showChannel}
       actionsLane={ACTION_LANES.has(page.lane) ? page.lane : undefined}
     />
   );

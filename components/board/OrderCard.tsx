@@ -5,6 +5,7 @@ import { LocalLine } from '@/components/ui/local';
 import { CardActions, SelectCard } from '@/components/actions/CardActions';
 import { FlagBadge, StateBadge } from '@/components/ui/badges';
 import { AgentLink, OrderLink } from '@/components/ui/links';
+import { channelOfCard } from '@/lib/ui/card-channel';
 import { ADVISORY_NOTE, heartbeatNote, isAdvisory, shownFlags, whyLines, type WhyContext } from '@/lib/ui/why';
 
 /** An order id after "superseded by": whole on the next line when it does not fit, cut only when longer than the card. */
@@ -20,6 +21,7 @@ export function OrderCard({
   onFocusCard,
   headingLevel = 3,
   inStaleLane = false,
+  showChannel = false,
   actionsLane,
 }: {
   card: BoardCard;
@@ -28,10 +30,14 @@ export function OrderCard({
   headingLevel?: 3 | 4;
   /** In the Stale lane, whose header already carries the advisory note. */
   inStaleLane?: boolean;
+  /** Several channels are served: the card shows its channel (a chip), and its links name it. */
+  showChannel?: boolean;
   /** In the Needs attention or Stale lane: the action menu and the bulk checkbox, for this lane's selection. */
   actionsLane?: Lane;
 }) {
   const lines = whyLines(card, ctx);
+  // A hub's cards name their channel (lib/api/types.ts HubCard); with several served, links carry it so the order page reads that channel's order.
+  const channel = showChannel ? channelOfCard(card) : undefined;
   const flags = shownFlags(card);
   const hb = card.state === 'claimed' || card.state === 'stale' || card.state === 'changes_requested' ? heartbeatNote(card, ctx.nowMs) : null;
   const H = headingLevel === 3 ? 'h3' : 'h4';
@@ -52,8 +58,13 @@ export function OrderCard({
         <div className="flex min-w-0 items-start gap-1.5">
           {actionsLane ? <SelectCard card={card} lane={actionsLane} /> : null}
           <H className="min-w-0 text-sm leading-5 font-semibold break-words">
-            <OrderLink id={card.order_id} data-card-link="" className="outline-none" />
+            <OrderLink id={card.order_id} channel={channel} data-card-link="" className="outline-none" />
           </H>
+          {channel ? (
+            <span data-channel={channel} title={`channel ${channel}`} className="mt-0.5 shrink-0 rounded border border-zinc-300 px-1 font-mono text-[11px] leading-4 text-zinc-700 dark:border-zinc-700 dark:text-zinc-300">
+              {channel}
+            </span>
+          ) : null}
         </div>
         <StateBadge state={card.state} />
       </div>
@@ -105,11 +116,11 @@ export function OrderCard({
         <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400" title={card.superseded_by ? `superseded by ${card.superseded_by}` : `supersedes ${card.supersedes}`}>
           {card.superseded_by ? (
             <span data-superseded-by={card.superseded_by}>
-              superseded by <OrderLink id={card.superseded_by} className={SUPERSEDE_LINK} />
+              superseded by <OrderLink id={card.superseded_by} channel={channel} className={SUPERSEDE_LINK} />
             </span>
           ) : (
             <span data-supersedes={card.supersedes}>
-              supersedes <OrderLink id={card.supersedes ?? ''} className={SUPERSEDE_LINK} />
+              supersedes <OrderLink id={card.supersedes ?? ''} channel={channel} className={SUPERSEDE_LINK} />
             </span>
           )}
         </p>

@@ -15,9 +15,9 @@ import { OrderActions } from '@/components/actions/OrderActions';
 import { LinkedText, linkedIds, SupersedeLinks } from './Supersede';
 import { Timeline } from './Timeline';
 
-/** The order page: why it is where it is, its fields, its story, its runs and files. */
-export function OrderView({ id }: { id: string }) {
-  const q = useOrder(id);
+/** The order page (of `channel`, in a hub): why it is where it is, its fields, its story, its runs and files. */
+export function OrderView({ id, channel }: { id: string; channel?: string }) {
+  const q = useOrder(id, channel);
   const now = useServerNow(q.data?.now_ms, q.dataUpdatedAt);
   useEffect(() => {
     if (q.data) document.title = `${id} (${q.data.card.state.replace('_', ' ')}) · claimboard`;
@@ -25,7 +25,9 @@ export function OrderView({ id }: { id: string }) {
 
   if (q.isPending) return <Loading what={`order ${id}`} />;
   if (q.isError && !q.data) return <QueryError error={q.error} what={`order “${id}”`} retry={() => void q.refetch()} />;
-  return <OrderDetail data={q.data} now={now} />;
+  // Asked for one channel's order (a hub's card link): its card carries the channel, as a board card does, so an act on it names it.
+  const data = channel ? { ...q.data, card: { ...q.data.card, channel } } : q.data;
+  return <OrderDetail data={data} now={now} />;
 }
 
 function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {

@@ -3,12 +3,13 @@ import Link from 'next/link';
 const linkClass =
   'rounded-sm underline decoration-zinc-300 underline-offset-2 hover:decoration-current dark:decoration-zinc-600';
 
-export const orderHref = (id: string) => `/orders/${encodeURIComponent(id)}`;
+/** An order's page; in a hub, of its channel (`?channel=`: order ids repeat across channels). */
+export const orderHref = (id: string, channel?: string) => `/orders/${encodeURIComponent(id)}${channel ? `?channel=${encodeURIComponent(channel)}` : ''}`;
 export const agentHref = (name: string) => `/agents/${encodeURIComponent(name)}`;
 
-export function OrderLink({ id, className = '', ...rest }: { id: string; className?: string } & Omit<React.ComponentProps<typeof Link>, 'href'>) {
+export function OrderLink({ id, channel, className = '', ...rest }: { id: string; channel?: string | undefined; className?: string } & Omit<React.ComponentProps<typeof Link>, 'href'>) {
   return (
-    <Link href={orderHref(id)} className={`font-mono ${linkClass} ${className}`} {...rest}>
+    <Link href={orderHref(id, channel)} className={`font-mono ${linkClass} ${className}`} {...rest}>
       {id}
     </Link>
   );

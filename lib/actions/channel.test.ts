@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { applyAction, deriveSubset, type ApplyContext } from './apply';
 import { operatorInfo } from './server';
 import { openMemory } from '../index/db';
+import { writeMeta } from '../index/store/meta';
 import { ledgerPrevOf } from './write';
 import { buildAction, type ActionInput, type ActionRequest } from '../ledger/actions';
 import type { RefusalReason } from '../errors';
@@ -160,14 +161,15 @@ describe('an act names its channel', () => {
 describe('GET /api/operators/:name says which channel the next act is for', () => {
   it('on a folder that names none: a proposal, and that the act writes claimboard.channel.json; once named: its id, nothing new', () => {
     const root = vector11(null);
-    const served = { root, staleAfterMs: 300_000 };
     const db = openMemory();
+    writeMeta(db, 'channel', root);
+    const ch = { name: 'channel', db: () => db, dbFile: null, operators: [], nudgeAs: null };
     try {
-      const fresh = operatorInfo(db, 'ops', served);
+      const fresh = operatorInfo(ch, 'ops');
       expect(fresh.channel_new).toBe(true);
       expect(fresh.channel).toMatch(/^[0-9a-f]{32}$/);
       nameChannel(root, 'named-channel-0002');
-      expect(operatorInfo(db, 'ops', served)).toMatchObject({ channel: 'named-channel-0002', channel_new: false, channel_problem: null });
+      expect(operatorInfo(ch, 'ops')).toMatchObject({ channel: 'named-channel-0002', channel_new: false, channel_problem: null });
     } finally {
       db.close();
     }

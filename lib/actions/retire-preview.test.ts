@@ -13,7 +13,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ChannelBuilder, seedOf } from '../../test/support/channel-builder';
 import { openMemory } from '../index/db';
 import { Indexer } from '../index/indexer';
-import { servedChannelOf } from '../index/store/meta';
 import { agent } from '../index/read/queries';
 import { naclVerify } from '../ledger/nacl-verify';
 import { plannedFiles } from '../client/action-plan';
@@ -55,7 +54,7 @@ describe('the retire preview', () => {
     await ix.start();
     await ix.stop();
 
-    const steps = retirePreview(db, 'fang', Date.now(), servedChannelOf(db));
+    const steps = retirePreview({ name: 'channel', db: () => db, dbFile: null, operators: [], nudgeAs: null }, 'fang', Date.now());
     expect(steps?.map((s) => [s.order_id, s.why])).toEqual([
       ['addressed', 'addressed'],
       ['gaveup', 'gave_up'],

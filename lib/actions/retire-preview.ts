@@ -5,18 +5,16 @@ import 'server-only';
  * it), read fresh from disk and put through the act's own rule (retireSteps), so the agent page
  * lists exactly the releases the act writes, and `claimboard retire` prints.
  */
-import type { DB } from '../index/db';
 import { claimedOrdersOf } from '../index/read/queries';
 import { retireSteps, type RetireStep } from '../ledger/actions';
 import { deriveSubset } from './apply';
-import { serverContext } from './server';
-import type { ServedChannel } from '../index/store/meta';
+import { serverContext, type ActChannel } from './server';
 
-/** The agent's retirement plan with each order's consequence on the `served` channel, or null when the folder cannot be read. */
-export function retirePreview(db: DB, agent: string, nowMs: number, served: ServedChannel): RetireStep[] | null {
+/** The agent's retirement plan with each order's consequence in channel `ch`, or null when the folder cannot be read. */
+export function retirePreview(ch: ActChannel, agent: string, nowMs: number): RetireStep[] | null {
   try {
-    const ctx = serverContext(db, nowMs, served);
-    return retireSteps(deriveSubset(ctx, claimedOrdersOf(db, agent)), agent);
+    const ctx = serverContext(ch, nowMs);
+    return retireSteps(deriveSubset(ctx, claimedOrdersOf(ch.db(), agent)), agent);
   } catch {
     return null;
   }

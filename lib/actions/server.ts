@@ -7,7 +7,7 @@ import 'server-only';
  * as ClaimboardError (lib/errors.ts), which the endpoints' executor answers (lib/api/endpoint.ts).
  */
 import path from 'node:path';
-import { readDb, type DB } from '../index/db';
+import type { DB } from '../index/db';
 import { serverVerify } from '../index/disk/verifier';
 import { readFleetRoster } from '../index/ferryman-state';
 import { nudgeIndexer } from '../index/nudge';
@@ -23,7 +23,7 @@ import { signingPayload } from '../ledger/payloads';
 import { checkSignature, isOperator, type Roster } from '../ledger/verify';
 import { CLIENT_ADDRESS_HEADER, MAX_POST_BODY_BYTES, originAllowed } from '../security';
 import { settings } from '../config';
-import type { ServedChannel } from '../index/store/meta';
+import { servedChannelOf, type ServedChannel } from '../index/store/meta';
 import { ClaimboardError, HTTP_STATUS, type RefusalReason } from '../errors';
 import { applyAction, type ApplyContext } from './apply';
 import { ledgerPrevOf } from './write';
@@ -139,11 +139,33 @@ export function verifiedSigner(roster: Roster, r: SignedRecord): string {
 }
 
 /**
- * The context of an action on the server: the channel and its stale_after as the index
- * serves them (`served`), pins and related orders from the index. ClaimboardError
- * `index_unavailable` while the index names no channel yet.
+ * The channel an act is applied to (one of those served: lib/api/acts.ts picks it): its name,
+ * its index (ClaimboardError `index_unavailable` when it cannot be opened), its index file (its
+ * health is named by it; null when the index was given without one) and its operators by
+ * configuration (operatorsOf).
  */
-export function serverContext(db: DB, nowMs: number, served: ServedChannel): ApplyContext {
+export interface ActChannel {
+  readonly name: string;
+  db(): DB;
+  readonly dbFile: string | null;
+  readonly operators: readonly string[];
+  /** The name nudges of its writes carry (a serve of several channels), or null (a serve of one takes plain paths). */
+  readonly nudgeAs: string | null;
+}
+
+/** What the indexer of `ch` recorded of it (its root and stale_after). */
+function servedOf(ch: ActChannel): ServedChannel {
+  return servedChannelOf(ch.db());
+}
+
+/**
+ * The context of an action on the server in channel `ch`: the channel and its stale_after as
+ * its index serves them, pins and related orders from that index, its configured operators.
+ * ClaimboardError `index_unavailable` while the index names no channel yet.
+ */
+export function serverContext(ch: ActChannel, nowMs: number): ApplyContext {
+  const db = ch.db();
+  const served = servedOf(ch);
   const root = served.root;
   if (!root) throw new ClaimboardError('index_unavailable', 'the index has not recorded the channel it serves yet: no action is accepted until it has', { reasonCode: 'index_unavailable' });
   const pins = pinnedKeys(db);
@@ -154,7 +176,7 @@ export function serverContext(db: DB, nowMs: number, served: ServedChannel): App
     clockSteps: indexClockSteps(db),
     knownArrival: (rel) => db.prepare('SELECT stat, arrival_ms FROM files WHERE path = ?').get(rel) as { stat: string; arrival_ms: number } | undefined,
     staleAfterMs: served.staleAfterMs,
-    operators: settings.operators(),
+    operators: ch.operators,
     proposedChannel: serverProposal(),
     pins,
     ...(ferrymanState ? { fleetAgents: readFleetRoster(ferrymanState) } : {}),
@@ -172,18 +194,17 @@ export function serverContext(db: DB, nowMs: number, served: ServedChannel): App
  * MAX_JSON_DEPTH) as JSON; its shape (`parse`, which throws ClaimboardError `bad_request`); the
  * signer of every action `actionsOf` lists, verified against the index's roster; then the
  * verified signers' rate limits. A request refused before its signer is verified spends its
- * address's budget, never an operator's. `channelRoot` is the served channel's root, or null
- * when the index cannot say (its folder is then not looked at here). Returns the parsed body;
- * throws ClaimboardError.
+ * address's budget, never an operator's. `ch` is the channel acted on; its folder is not looked
+ * at here while its index cannot say where it is. Returns the parsed body; throws ClaimboardError.
  */
-export async function actionRequest<T>(req: Request, parse: (body: unknown) => T, actionsOf: (parsed: T) => readonly unknown[], channelRoot: () => string | null): Promise<T> {
+export async function actionRequest<T>(req: Request, parse: (body: unknown) => T, actionsOf: (parsed: T) => readonly unknown[], ch: ActChannel): Promise<T> {
   const guard = guardRequest(req);
   if (guard) throw guard;
   const client = clientOf(req);
   const addressKey = `address ${client}`;
   const held = limited(addressKey, MAX_UNVERIFIED_PER_ADDRESS, Date.now(), false);
   if (held > 0) throw new ClaimboardError('too_many_requests', `too many refused action requests from ${client}: wait ${held} s`, { retryAfterS: held, reasonCode: 'rate_limited' });
-  const gone = channelGone(channelRoot());
+  const gone = channelGone(rootIfIndexed(ch), ch.dbFile);
   if (gone) throw new ClaimboardError('index_unavailable', `the channel folder is missing (${gone}): no action is accepted until it is back and indexed again`, { reasonCode: 'index_unavailable' });
   let parsed: T;
   let signers: string[];
@@ -200,9 +221,10 @@ export async function actionRequest<T>(req: Request, parse: (body: unknown) => T
     const records = actionsOf(parsed).map(signedRecordOf);
     let db: DB;
     try {
-      db = readDb();
+      db = ch.db();
     } catch (e) {
-      throw new ClaimboardError('index_unavailable', `the index is not available yet: ${e instanceof Error ? e.message : String(e)}`, { reasonCode: 'index_unavailable' });
+      if (e instanceof ClaimboardError && e.code === 'index_unavailable') throw new ClaimboardError('index_unavailable', e.message, { reasonCode: 'index_unavailable' });
+      throw e;
     }
     const { roster } = rosterOf(db, indexVersion(db));
     signers = [...new Set(records.map((r) => verifiedSigner(roster, r)))];
@@ -217,13 +239,23 @@ export async function actionRequest<T>(req: Request, parse: (body: unknown) => T
   return parsed;
 }
 
+/** The root of `ch` as its index recorded it, or null while the index cannot say. */
+function rootIfIndexed(ch: ActChannel): string | null {
+  try {
+    return servedOf(ch).root;
+  } catch (e) {
+    if (e instanceof ClaimboardError) return null;
+    throw e;
+  }
+}
+
 /**
  * Why the channel folder cannot take an action now, or null: it is not at `root` (or not a
  * channel), or the indexer says it went missing and has not indexed it since it came back (the
- * health file, lib/index/health.ts): an action checked against a board that is not the
- * folder's must not be written.
+ * health file of its index `dbFile`, lib/index/health.ts): an action checked against a board
+ * that is not the folder's must not be written.
  */
-function channelGone(root: string | null): string | null {
+function channelGone(root: string | null, file: string | null): string | null {
   if (root) {
     try {
       assertChannelRoot(root);
@@ -231,7 +263,6 @@ function channelGone(root: string | null): string | null {
       return e instanceof Error ? e.message : String(e);
     }
   }
-  const file = settings.dbFile();
   const h = file ? readHealth(file) : null;
   return h?.state === 'degraded' && h.code === 'folder_missing' ? h.reason : null;
 }
@@ -268,16 +299,17 @@ export interface Applied {
  * current card when the refusal has one (a conflict's), and for an act partly written the paths
  * that were written and those that were not (the indexer is told of those written).
  */
-export function applyOne(db: DB, body: unknown, served: ServedChannel): Applied {
+export function applyOne(ch: ActChannel, body: unknown): Applied {
+  const db = ch.db();
   const wait = unverifiedRefusal(db, body);
   if (wait) throw wait;
-  const res = applyAction(body, serverContext(db, indexNowMs(db), served));
+  const res = applyAction(body, serverContext(ch, indexNowMs(db)));
   if (res.status !== 201) {
-    if (res.written) nudgeIndexer(res.written);
+    if (res.written) nudgeIndexer(res.written, undefined, ch.nudgeAs ?? undefined);
     const partly = res.written ? { written: res.written, not_written: res.not_written ?? [] } : {};
     throw new ClaimboardError(res.code, res.reason, { reasonCode: res.reason_code, ...(res.card || res.written ? { detail: { ...(res.card ? { card: res.card } : {}), ...partly } } : {}) });
   }
-  nudgeIndexer(res.written);
+  nudgeIndexer(res.written, undefined, ch.nudgeAs ?? undefined);
   return res;
 }
 
@@ -296,7 +328,8 @@ export interface BulkActionResult {
  * the ledger lines are chained, so after the first refusal the rest are not applied (a
  * conflict, `chain_broken`: "sign again").
  */
-export function applyBulk(db: DB, actions: readonly unknown[], served: ServedChannel): BulkActionResult[] {
+export function applyBulk(ch: ActChannel, actions: readonly unknown[]): BulkActionResult[] {
+  const db = ch.db();
   const results: BulkActionResult[] = [];
   let broken: string | null = null;
   for (const a of actions) {
@@ -311,12 +344,12 @@ export function applyBulk(db: DB, actions: readonly unknown[], served: ServedCha
       broken = `the ledger chain stopped at ${id ?? 'an earlier action'}`;
       continue;
     }
-    const res = applyAction(a, serverContext(db, indexNowMs(db), served));
+    const res = applyAction(a, serverContext(ch, indexNowMs(db)));
     if (res.status === 201) {
-      nudgeIndexer(res.written);
+      nudgeIndexer(res.written, undefined, ch.nudgeAs ?? undefined);
       results.push({ order_id: id, status: 201, written: res.written });
     } else {
-      if (res.written) nudgeIndexer(res.written);
+      if (res.written) nudgeIndexer(res.written, undefined, ch.nudgeAs ?? undefined);
       results.push({ order_id: id, status: res.status, reason: res.reason, reason_code: res.reason_code, ...(res.written ? { written: res.written, not_written: res.not_written ?? [] } : {}) });
       broken = `the ledger chain stopped at ${id ?? 'an earlier action'}`;
     }
@@ -343,15 +376,15 @@ export interface OperatorAnswer {
 }
 
 /**
- * GET /api/operators/:name's answer for the canonical `name`: whether it is in the roster and an
+ * GET /api/operators/:name's answer for the canonical `name` in channel `ch`: whether it is in the roster and an
  * operator (the index's agents row), its pinned key, the hash of the last line of its ledger file
  * as it is on disk now (`ledger_prev`: what its next signed line must chain to), the channel its
  * next act must be signed for, and whether actions and the demo key are offered.
  */
-export function operatorInfo(db: DB, name: string, served: ServedChannel): OperatorAnswer {
+export function operatorInfo(ch: ActChannel, name: string): OperatorAnswer {
   const n = canonicalName(name);
-  const summary = storedAgent(db, n);
-  const root = served.root ?? '';
+  const summary = storedAgent(ch.db(), n);
+  const root = servedOf(ch).root ?? '';
   const { prev, refused } = ledgerPrevOf(path.join(root, ledgerPathOf(n)));
   const channel = root ? actingChannel(root, serverProposal()) : { problem: 'no channel is served (the index has not recorded one yet)' };
   return {

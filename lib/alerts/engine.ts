@@ -28,8 +28,13 @@ export type { AlertTarget } from './deliver';
 export interface AlertOptions {
   /** The index's connection (the serve process's one writer); a rebuilt index's is given by {@link AlertEngine.useDb}. */
   readonly db: DB;
-  /** The channel root (its folder name is the payload's `channel`). */
+  /** The channel root (its folder name is the payload's `channel`, unless `channelName`). */
   readonly channel: string;
+  /**
+   * The channel's name in a serve of several (the hub's registry name): the payload's `channel`
+   * and text say it, and the links carry `?channel=<name>` (order ids repeat across channels).
+   */
+  readonly channelName?: string;
   /** stale_after, ms (the board's sentences of a stale card say it). */
   readonly staleAfterMs: number;
   readonly targets: readonly AlertTarget[];
@@ -102,7 +107,7 @@ export class AlertEngine {
     this.log = opts.log ?? (() => {});
     this.afterMs = Math.max(0, opts.afterMs ?? 0);
     this.base = opts.baseUrl.replace(/\/+$/, '');
-    this.channelName = path.basename(path.resolve(opts.channel));
+    this.channelName = opts.channelName ?? path.basename(path.resolve(opts.channel));
     const seen = new Set<string>();
     this.queues = [];
     for (const target of opts.targets) {
@@ -328,7 +333,8 @@ export class AlertEngine {
   }
 
   private urlOf(orderId: string | null): string {
-    return orderId === null ? `${this.base}/problems` : `${this.base}/orders/${encodeURIComponent(orderId)}`;
+    const page = orderId === null ? `${this.base}/problems` : `${this.base}/orders/${encodeURIComponent(orderId)}`;
+    return this.opts.channelName === undefined ? page : `${page}?channel=${encodeURIComponent(this.opts.channelName)}`;
   }
 
   /** The messages of a decision: one per group sent, one per group resolved. */

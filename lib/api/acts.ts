@@ -9,8 +9,9 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { ClaimboardError } from '../errors';
 import { defineEndpoint, type EndpointContext } from './endpoint';
-import { actionRequest, applyBulk, applyOne, operatorInfo } from '../actions/server';
-import { isSafeComponent } from '../ledger/names';
+import { actionRequest, applyBulk, applyOne, operatorInfo, type ActChannel } from '../actions/server';
+import { operatorsOf } from '../hub/args';
+import { canonicalName, isSafeComponent } from '../ledger/names';
 import { settings } from '../config';
 
 /** The fetch request of an action endpoint (Next.js's adapter always gives one). */
@@ -19,15 +20,30 @@ function requestOf(ctx: EndpointContext): Request {
   return ctx.request;
 }
 
-/** The served channel's root, or null while the index cannot say (actionRequest then leaves the folder to the act's own checks). */
-function rootIfIndexed(ctx: EndpointContext): string | null {
-  try {
-    return ctx.served().root;
-  } catch (e) {
-    if (e instanceof ClaimboardError) return null;
-    throw e;
-  }
+/**
+ * The channel an act of this request is applied to: the served channel `named` (by its
+ * canonical name), or, named none, the one channel served. ClaimboardError `bad_request`
+ * (`which_channel`) when several are served and none is named, `not_found` (`which_channel`)
+ * when no served channel has that name, `index_unavailable` when it is listed gone.
+ */
+export function actChannelOf(ctx: EndpointContext, named: string | undefined): ActChannel {
+  const served = ctx.channels();
+  const list = served.list;
+  // A hub's web is given no index file of its own (its channels are the registry's): there a plain operator entry names no channel.
+  const hub = served.id !== 'one' && !settings.dbFile();
+  let view;
+  if (named === undefined) {
+    if (list.length > 1) throw new ClaimboardError('bad_request', `${list.length} channels are served here (${list.map((c) => c.name).join(', ')}): an act says which with ?channel=<name>`, { reasonCode: 'which_channel' });
+    view = list[0];
+  } else view = list.find((c) => c.name === canonicalName(named));
+  if (!view) throw new ClaimboardError('not_found', `no channel ${named ?? ''} is served here`, { reasonCode: 'which_channel' });
+  if (view.state === 'gone') throw new ClaimboardError('index_unavailable', `channel ${view.name} is not served now (${view.why ?? 'gone'}): no action is accepted until it is back`, { reasonCode: 'index_unavailable' });
+  const v = view;
+  return { name: v.name, db: () => v.db(), dbFile: view.dbFile, operators: operatorsOf(settings.operators(), view.name, hub), nudgeAs: hub ? view.name : null };
 }
+
+/** An act's request parameters: the channel it is applied to (optional when one channel is served). */
+const ActParams = z.object({ channel: z.string().max(200).optional() });
 
 /**
  * POST /api/actions `{action, record, releases?, ledger_line, expect}`:
@@ -39,19 +55,31 @@ function rootIfIndexed(ctx: EndpointContext): string | null {
 export const actionPost = defineEndpoint({
   method: 'POST',
   path: '/api/actions',
-  request: z.object({}),
+  request: ActParams,
   status: 201,
-  async execute(ctx) {
-    const body = await actionRequest(requestOf(ctx), (b) => b, (b) => [b], () => rootIfIndexed(ctx));
-    return applyOne(ctx.db(), body, ctx.served());
+  async execute(ctx, { channel }) {
+    const ch = actChannelOf(ctx, channel);
+    const body = await actionRequest(requestOf(ctx), (b) => b, (b) => [b], ch);
+    return applyOne(ch, body);
   },
 });
 
 const Bulk = z.object({ actions: z.array(z.unknown()).min(1).max(500) });
 
-function parseBulk(body: unknown): readonly unknown[] {
+/**
+ * A bulk body's actions, all of channel `ch`: an action that names another channel (`channel`)
+ * refuses the whole request (`channels_mixed`): each signed record binds one channel, so an act
+ * of each channel is sent in a request of its own.
+ */
+function parseBulk(body: unknown, ch: ActChannel): readonly unknown[] {
   const parsed = Bulk.safeParse(body);
   if (!parsed.success) throw new ClaimboardError('bad_request', 'expected {actions: [...]} with 1 to 500 actions', { reasonCode: 'malformed' });
+  const others = new Set<string>();
+  for (const a of parsed.data.actions) {
+    const named = (a as { channel?: unknown } | null)?.channel;
+    if (named !== undefined && (typeof named !== 'string' || canonicalName(named) !== ch.name)) others.add(typeof named === 'string' ? named : JSON.stringify(named));
+  }
+  if (others.size > 0) throw new ClaimboardError('bad_request', `the actions span channels (${[ch.name, ...others].join(', ')}): send the acts of each channel in a request of its own`, { reasonCode: 'channels_mixed' });
   return parsed.data.actions;
 }
 
@@ -65,23 +93,24 @@ function parseBulk(body: unknown): readonly unknown[] {
 export const bulkPost = defineEndpoint({
   method: 'POST',
   path: '/api/actions/bulk',
-  request: z.object({}),
-  async execute(ctx) {
-    const actions = await actionRequest(requestOf(ctx), parseBulk, (a) => a, () => rootIfIndexed(ctx));
-    return { results: applyBulk(ctx.db(), actions, ctx.served()) };
+  request: ActParams,
+  async execute(ctx, { channel }) {
+    const ch = actChannelOf(ctx, channel);
+    const actions = await actionRequest(requestOf(ctx), (b) => parseBulk(b, ch), (a) => a, ch);
+    return { results: applyBulk(ch, actions) };
   },
 });
 
 /**
- * GET /api/operators/:name: whether the name is in the roster and an operator of this channel,
+ * GET /api/operators/:name?channel=: whether the name is in the roster and an operator of the channel (actChannelOf),
  * its pinned key (to check an imported key against), and the hash of the last line of its ledger
  * file (`ledger_prev`: what the next signed ledger line must chain to).
  */
 export const operatorGet = defineEndpoint({
   method: 'GET',
   path: '/api/operators/:name',
-  request: z.object({ name: z.string().refine(isSafeComponent, { error: (iss) => `"${String(iss.input)}" is not a name` }) }),
-  execute: (ctx, { name }) => operatorInfo(ctx.db(), name, ctx.served()),
+  request: ActParams.extend({ name: z.string().refine(isSafeComponent, { error: (iss) => `"${String(iss.input)}" is not a name` }) }),
+  execute: (ctx, { name, channel }) => operatorInfo(actChannelOf(ctx, channel), name),
 });
 
 /**

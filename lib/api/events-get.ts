@@ -6,9 +6,8 @@ import 'server-only';
  */
 import { z } from 'zod';
 import { defineEndpoint, Raw } from './endpoint';
-import { settings } from '../config';
-import { healthChanges } from '../index/health';
-import { changesSince, latestSeq } from '../index/read/queries';
+import { ChangeFeed } from './change-feed';
+import { servedChannels } from './channels';
 
 const POLL_MS = 150;
 const KEEPALIVE_MS = 15_000;
@@ -26,25 +25,41 @@ process.once('SIGTERM', endAll);
 process.once('SIGINT', endAll);
 
 /**
- * `event: changed` with a ChangedEvent whenever the indexer records changed orders (polled from
- * the index's change feed every 150 ms), and one naming no order (`orders: []`, `all: false`:
- * the board refetches) when the index's health changes (lib/index/health.ts healthChanges: the
- * header's banner).
+ * `event: changed` with a HubChangedEvent (the channel and its changed orders) whenever a
+ * channel's indexer records changed orders (each channel's change feed polled every 150 ms:
+ * change-feed.ts), and one naming no order (`orders: []`, `all: false`: the board refetches)
+ * when a channel's index health changes (the header's banner) or a channel comes or goes.
+ * `hello` says where the stream starts: `{seq}` for one channel, `{cursor: {channel: seq}}` for
+ * several.
  */
 export const eventsGet = defineEndpoint({
   method: 'GET',
   path: '/api/events',
   request: z.object({}),
   execute(ctx) {
-    const db = ctx.db();
+    const first = ctx.channels();
+    // One channel (served alone, or a registry of one) answers as it always has: a 503 when its index cannot be opened, `hello` with its seq.
+    const one = first.list.length === 1;
+    if (one) for (const c of first.list) c.db();
+    // A hub's registry is read again at each poll (channels come and go); one channel stays the one.
+    let list = first.list;
+    const feed = new ChangeFeed(() => {
+      if (first.id === 'one') return list;
+      try {
+        list = servedChannels(() => ctx.db(), () => null).list;
+      } catch {
+        /* a registry being replaced: the last one read */
+      }
+      return list;
+    });
+    feed.poll();
+    const cursor = feed.cursor();
+    const hello = one ? { seq: Object.values(cursor)[0] ?? 0 } : { cursor };
     const signal = ctx.request?.signal;
     const enc = new TextEncoder();
-    let seq = latestSeq(db);
     let timer: ReturnType<typeof setInterval> | null = null;
     let lastSent = Date.now();
     let ended: (() => void) | null = null;
-    const dbFile = settings.dbFile();
-    const healthMoved = dbFile ? healthChanges(dbFile) : () => false;
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         const send = (s: string) => {
@@ -65,16 +80,12 @@ export const eventsGet = defineEndpoint({
             /* already closed */
           }
         };
-        send(`retry: 1000\nevent: hello\ndata: ${JSON.stringify({ seq })}\n\n`);
+        send(`retry: 1000\nevent: hello\ndata: ${JSON.stringify(hello)}\n\n`);
         timer = setInterval(() => {
           try {
-            const ev = changesSince(db, seq);
-            if (ev) {
-              seq = ev.seq;
-              send(`event: changed\ndata: ${JSON.stringify(ev)}\n\n`);
-            }
-            if (healthMoved()) send(`event: changed\ndata: ${JSON.stringify({ seq, orders: [], all: false })}\n\n`);
-            else if (!ev && Date.now() - lastSent > KEEPALIVE_MS) send(': keepalive\n\n');
+            const events = feed.poll();
+            for (const ev of events) send(`event: changed\ndata: ${JSON.stringify(ev)}\n\n`);
+            if (events.length === 0 && Date.now() - lastSent > KEEPALIVE_MS) send(': keepalive\n\n');
           } catch {
             stop();
           }

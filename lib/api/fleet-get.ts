@@ -11,6 +11,7 @@ import { agent, agents, decodeCursor, problems } from '../index/read/queries';
 import { isKnownAgent, tuningReport } from '../index/read/tuning-queries';
 import { alertsStatus } from '../alerts/status';
 import { retirePreview } from '../actions/retire-preview';
+import { actChannelOf } from './acts';
 import { ACT_KINDS, type ActKind } from '../ledger/acts';
 import { isSafeComponent } from '../ledger/names';
 
@@ -33,7 +34,7 @@ export const agentGet = defineEndpoint({
     const a = agent(db, name, now);
     if (!a) throw new ClaimboardError('not_found', `no agent ${name} in this channel`);
     // The retirement's plan as the act reads it (the folder), each order with what ferry then does.
-    const steps = a.agent.retired ? null : retirePreview(db, a.agent.name, now, ctx.served());
+    const steps = a.agent.retired ? null : retirePreview(actChannelOf(ctx, undefined), a.agent.name, now);
     return steps ? { ...a, retire_plan: steps.map((s) => s.order_id), retire_steps: steps } : a;
   },
 });

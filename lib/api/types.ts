@@ -3,7 +3,7 @@
  * answers are the index's read models (lib/index/types.ts) and the core's types, re-exported
  * here so the pages have one place to import them from; only the request side lives here.
  */
-import type { BoardCard, BoardResponse, IndexHealth, IndexProgress } from '../index/types';
+import type { BoardCard, BoardResponse, ChangedEvent, IndexHealth, IndexProgress } from '../index/types';
 import type { Lane } from '../ledger/derive';
 
 export type { Act, ActFilters, ActKind } from '../ledger/acts';
@@ -94,3 +94,6 @@ export interface HubBoardResponse extends Omit<BoardResponse, 'lanes'> {
   /** Each channel read's health (GET /api/board adds it, and `index_health`: the first that is not ok). */
   readonly channel_health?: Readonly<Record<string, IndexHealth>>;
 }
+
+/** `event: changed` on /api/events: a ChangedEvent of one channel, named (order ids repeat across channels; `seq` is that channel's). */
+export type HubChangedEvent = ChangedEvent & { readonly channel: string };

@@ -16,6 +16,7 @@ import type { OperatorKey } from './keys';
 import { fetchOperator } from './operator';
 import { queryKeys } from './query-keys';
 import { errorCodeOf, reasonCodeOf } from './api';
+import { channelOfCard } from '@/lib/ui/card-channel';
 import type { ErrorCode, RefusalReason } from '@/lib/errors';
 
 /** A signed action the server answered. */
@@ -36,11 +37,22 @@ export type ActionOutcome =
 const signerOf = (key: OperatorKey) => (payload: string) => naclSign(key.seed, payload);
 
 /**
- * What an act is signed against, asked of the server just now: the hash of the last line of the
- * operator's ledger file, and the channel the act is for. Throws when the server names no channel.
+ * The served channel an act on `input`'s card is for: the card's `channel` (a hub's cards name
+ * theirs; the request then says it, `?channel=`), or undefined (one channel: the server's).
  */
-async function signingContext(key: OperatorKey): Promise<{ prev: string; channel: string }> {
-  const info = await fetchOperator(key.name);
+export function servedChannelOf(input: ActionInput): string | undefined {
+  return 'card' in input ? channelOfCard(input.card) : undefined;
+}
+
+const withChannel = (path: string, served: string | undefined) => (served ? `${path}?channel=${encodeURIComponent(served)}` : path);
+
+/**
+ * What an act is signed against, asked of the server just now: the hash of the last line of the
+ * operator's ledger file in the served channel `served`, and the channel id the act is bound to.
+ * Throws when the server names no channel.
+ */
+async function signingContext(key: OperatorKey, served: string | undefined): Promise<{ prev: string; channel: string }> {
+  const info = await fetchOperator(key.name, undefined, served);
   if (!info.channel) throw new Error(info.channel_problem ?? 'the server names no channel to sign the act for');
   return { prev: info.ledger_prev, channel: info.channel };
 }
@@ -68,9 +80,10 @@ const str = (o: unknown, k: string): string | undefined =>
 
 /** Signs one action as `key` (ledger chained to the file as it is now) and sends it to POST /api/actions. */
 export async function signAndSend(input: ActionInput, key: OperatorKey): Promise<ActionOutcome> {
-  const { prev, channel } = await signingContext(key);
+  const served = servedChannelOf(input);
+  const { prev, channel } = await signingContext(key, served);
   const req = buildAction(input, key.name, signerOf(key), new Date().toISOString(), prev, channel);
-  const res = await postJson('/api/actions', req);
+  const res = await postJson(withChannel('/api/actions', served), req);
   if (res.status === 201) {
     const b = res.body as { written?: string[]; card?: Card; orders?: Card[] };
     return { ok: true, written: b.written ?? [], ...(b.card ? { card: b.card } : {}), ...(b.orders ? { orders: b.orders } : {}) };
@@ -97,13 +110,20 @@ export type BulkOutcome =
 /**
  * Signs a batch (re-queue or acknowledge over a lane selection), each against the card the
  * operator selected, ledger lines chained (lib/client/action-plan.ts `chainActions`), and sends
- * it to POST /api/actions/bulk.
+ * it to POST /api/actions/bulk, in the channel of the first card. Each action names its card's
+ * channel: a selection spanning a hub's channels is refused whole by the server (`channels_mixed`),
+ * and the dialog says its message.
  */
 export async function signAndSendBulk(inputs: readonly ActionInput[], key: OperatorKey): Promise<BulkOutcome> {
-  const { prev, channel } = await signingContext(key);
+  const served = inputs[0] ? servedChannelOf(inputs[0]) : undefined;
+  const { prev, channel } = await signingContext(key, served);
   const now = new Date().toISOString();
   const actions: ActionRequest[] = chainActions(inputs, prev, (input, p) => buildAction(input, key.name, signerOf(key), now, p, channel));
-  const res = await postJson('/api/actions/bulk', { actions });
+  const named = actions.map((a, i) => {
+    const c = inputs[i] ? servedChannelOf(inputs[i]) : undefined;
+    return c ? { ...a, channel: c } : a;
+  });
+  const res = await postJson(withChannel('/api/actions/bulk', served), { actions: named });
   if (res.status === 200 && res.body && typeof res.body === 'object' && Array.isArray((res.body as { results?: unknown }).results)) {
     return { ok: true, results: (res.body as { results: BulkResult[] }).results };
   }

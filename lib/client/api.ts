@@ -102,7 +102,7 @@ export const fetchLanePage = (lane: Lane, cursor: string, f: BoardFilters, limit
   return getJson<LanePage>(`/api/board?${p.toString()}`, signal);
 };
 
-export const fetchOrder = (id: string, signal?: AbortSignal) => getJson<OrderResponse>(`/api/orders/${enc(id)}`, signal);
+export const fetchOrder = (id: string, signal?: AbortSignal, channel?: string) => getJson<OrderResponse>(`/api/orders/${enc(id)}${channel ? `?channel=${enc(channel)}` : ''}`, signal);
 export const fetchAgents = (signal?: AbortSignal) => getJson<AgentsResponse>('/api/agents', signal);
 export const fetchAgent = (name: string, signal?: AbortSignal) => getJson<AgentResponse>(`/api/agents/${enc(name)}`, signal);
 export const fetchProblems = (signal?: AbortSignal) => getJson<ProblemsResponse>('/api/problems', signal);
@@ -164,9 +164,10 @@ export function useLanePage(lane: Lane, filters: BoardFilters, after: string | n
   });
 }
 
-export function useOrder(id: string) {
+/** An order; in a hub, of `channel` (its ids repeat across channels). */
+export function useOrder(id: string, channel?: string) {
   const poll = usePollInterval();
-  return useQuery({ queryKey: queryKeys.order(id), queryFn: ({ signal }) => fetchOrder(id, signal), refetchInterval: poll });
+  return useQuery({ queryKey: queryKeys.order(id, channel), queryFn: ({ signal }) => fetchOrder(id, signal, channel), refetchInterval: poll });
 }
 
 /** Several orders at once (an order page's dependencies), each cached under its own key. */

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { queryKeys } from './query-keys';
 
 const changedSchema = z.object({
+  channel: z.string().optional(),
   seq: z.number(),
   orders: z.array(z.string()),
   all: z.boolean(),
@@ -33,14 +34,23 @@ const LiveContext = createContext<LiveStatus>(initial);
 
 export const useLiveStatus = (): LiveStatus => useContext(LiveContext);
 
-/** Invalidate what a `changed` event names (exported for tests and for manual refresh). */
-export function invalidateChanged(qc: QueryClient, ev: { orders: readonly string[]; all: boolean }): void {
+/**
+ * Invalidate what a `changed` event names (exported for tests and for manual refresh). An order
+ * is the one of the event's channel: its key with that channel, or with none (asked without one,
+ * it is the only order of its id); the same id in another channel is left alone.
+ */
+export function invalidateChanged(qc: QueryClient, ev: { channel?: string | undefined; orders: readonly string[]; all: boolean }): void {
   if (ev.all) {
     void qc.invalidateQueries();
     return;
   }
   void qc.invalidateQueries({ queryKey: queryKeys.boardAll() });
-  for (const id of ev.orders) void qc.invalidateQueries({ queryKey: queryKeys.order(id) });
+  for (const id of ev.orders) {
+    void qc.invalidateQueries({
+      queryKey: queryKeys.order(id),
+      predicate: (q) => ev.channel === undefined || q.queryKey.length < 3 || q.queryKey[2] === ev.channel,
+    });
+  }
   void qc.invalidateQueries({ queryKey: queryKeys.agents() });
   void qc.invalidateQueries({ queryKey: queryKeys.agentAll() });
   void qc.invalidateQueries({ queryKey: queryKeys.problems() });

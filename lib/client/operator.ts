@@ -74,9 +74,9 @@ export function KeyProvider({ children }: { children: ReactNode }) {
 
 export const useOperatorKey = (): KeyState => useContext(KeyContext);
 
-/** GET /api/operators/:name, uncached: `ledger_prev` must be fresh right before signing. */
-export async function fetchOperator(name: string, signal?: AbortSignal): Promise<OperatorInfo> {
-  const res = await fetch(`/api/operators/${encodeURIComponent(name)}`, { signal, headers: { accept: 'application/json' }, cache: 'no-store' });
+/** GET /api/operators/:name (in the served channel `channel` of a hub), uncached: `ledger_prev` must be fresh right before signing. */
+export async function fetchOperator(name: string, signal?: AbortSignal, channel?: string): Promise<OperatorInfo> {
+  const res = await fetch(`/api/operators/${encodeURIComponent(name)}${channel ? `?channel=${encodeURIComponent(channel)}` : ''}`, { signal, headers: { accept: 'application/json' }, cache: 'no-store' });
   const body = (await res.json().catch(() => null)) as unknown;
   if (!res.ok) {
     const msg = body && typeof body === 'object' && 'message' in body && typeof body.message === 'string' ? body.message : `${res.status} ${res.statusText}`;
@@ -85,20 +85,20 @@ export async function fetchOperator(name: string, signal?: AbortSignal): Promise
   return body as OperatorInfo;
 }
 
-/** What the server says about an operator name (roster, operator, pinned key, actions enabled). */
-export function useOperatorInfo(name: string | null) {
+/** What the server says about an operator name (roster, operator, pinned key, actions enabled), in a hub's `channel`. */
+export function useOperatorInfo(name: string | null, channel?: string) {
   return useQuery({
-    queryKey: queryKeys.operator(name ?? ''),
-    queryFn: ({ signal }) => fetchOperator(name ?? '', signal),
+    queryKey: queryKeys.operator(name ?? '', channel),
+    queryFn: ({ signal }) => fetchOperator(name ?? '', signal, channel),
     enabled: name !== null,
     staleTime: 30_000,
   });
 }
 
-/** The operator key with whether actions may be offered with it, and why not. */
-export function useKeyGate(): KeyGate & { readonly key: OperatorKey | null; readonly publicKey: string | null; readonly channelFileNew: boolean } {
+/** The operator key with whether actions may be offered with it (on a card of a hub's `channel`: there), and why not. */
+export function useKeyGate(channel?: string): KeyGate & { readonly key: OperatorKey | null; readonly publicKey: string | null; readonly channelFileNew: boolean } {
   const { key } = useOperatorKey();
-  const info = useOperatorInfo(key?.name ?? null);
+  const info = useOperatorInfo(key?.name ?? null, channel);
   const publicKey = useMemo(() => (key ? publicKeyOf(key.seed) : null), [key]);
   const gate = keyGate(key, publicKey, info.data ?? (info.isError ? 'error' : null));
   return { ...gate, key, publicKey, channelFileNew: info.data?.channel_new === true };

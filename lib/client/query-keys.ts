@@ -6,10 +6,11 @@
  *
  * - `['board', filters]`                       the board (first page of every lane)
  * - `['board', 'lane', lane, filters, after]`  the pages of one lane after the first
- * - `['order', id]`, `['agents']`, `['agent', name]`, `['problems']`
+ * - `['order', id]`, `['order', id, channel]`  an order (of one channel of a hub: its ids repeat across channels)
+ * - `['agents']`, `['agent', name]`, `['problems']`
  * - `['activity', filters]`                    the operator activity, page after page
  * - `['history', search]`                      the fleet history of a window and a query
- * - `['tuning', agent]`, `['operator', name]`, `['alerts']`
+ * - `['tuning', agent]`, `['operator', name]` (`['operator', name, channel]` in a hub), `['alerts']`
  * - `['order-exists', id]`                     whether an order of that id exists (a supersede's new id)
  */
 import type { ActFilters, BoardFilters, Lane } from '@/lib/api/types';
@@ -23,7 +24,7 @@ export const queryKeys = {
   /** One lane under one query, whatever its first page. */
   laneScope: (lane: Lane, f: BoardFilters) => ['board', 'lane', lane, filtersToParams(f).toString()] as const,
   lane: (lane: Lane, f: BoardFilters, after: string | null) => [...queryKeys.laneScope(lane, f), after] as const,
-  order: (id: string) => ['order', id] as const,
+  order: (id: string, channel?: string | null) => (channel ? (['order', id, channel] as const) : (['order', id] as const)),
   orderAll: () => ['order'] as const,
   agents: () => ['agents'] as const,
   agent: (name: string) => ['agent', name] as const,
@@ -34,7 +35,7 @@ export const queryKeys = {
   history: (search: string) => ['history', search] as const,
   historyAll: () => ['history'] as const,
   tuning: (agent: string | null) => ['tuning', agent ?? ''] as const,
-  operator: (name: string) => ['operator', name] as const,
+  operator: (name: string, channel?: string | null) => (channel ? (['operator', name, channel] as const) : (['operator', name] as const)),
   alerts: () => ['alerts'] as const,
   orderExists: (id: string) => ['order-exists', id] as const,
 };

@@ -98,3 +98,20 @@ export function parseChannelArgs(channelArgs: readonly string[], parentArgs: rea
 
   return reasons.length > 0 ? { ok: false, reasons } : { ok: true, specs, parents };
 }
+
+/**
+ * The configured operators (CLAIMBOARD_OPERATORS entries) of channel `name`: the entries
+ * `name:operator` name operators of that channel only; a plain `operator` entry counts when one
+ * channel is served (`several` false), never in a serve of several, where it would make the
+ * name an operator of every channel. Names are compared canonically.
+ */
+export function operatorsOf(entries: readonly string[], name: string, several: boolean): string[] {
+  const out: string[] = [];
+  for (const e of entries) {
+    const colon = e.indexOf(':');
+    if (colon === -1) {
+      if (!several) out.push(e);
+    } else if (canonicalName(e.slice(0, colon)) === canonicalName(name)) out.push(e.slice(colon + 1));
+  }
+  return out;
+}

@@ -25,24 +25,40 @@ export interface HubOptions {
   readonly dbFileOf: (root: string) => string;
   /** stale_after of a channel's folder, ms. */
   readonly staleAfterMsOf: (root: string) => number;
-  readonly operators?: readonly string[];
+  /** The configured operators of a channel, by its name. */
+  readonly operatorsOf?: (name: string) => readonly string[];
   /** Order folders watched at most, for the whole hub (inotify's watches are per user): shared evenly among the channels served when each starts. */
   readonly maxWatches?: number;
   /** This machine's wall clock, ms (default Date.now): when a registry entry took its state; it decides nothing. */
   readonly now?: () => number;
   /** One line per event. */
   readonly log: (line: string) => void;
+  /** What follows a channel's index beside its indexer (the serve's alerts), or none: made when its index file is open. */
+  readonly followerOf?: (name: string, root: string, db: DB) => ChannelFollower | null;
   /** More of each Indexer's options (tests: no watching, a verifier). */
   readonly indexer?: Partial<Omit<IndexerOptions, 'root' | 'db' | 'staleAfterMs' | 'log'>>;
 }
 
 /** A channel being served: its index file open for writing and its indexer (started, or waiting its turn). */
+/**
+ * What follows one channel's index (a serve's alerts of that channel): told after each index
+ * pass that changed it and of a rebuilt index file, started once its first index is done, stopped
+ * before its index file is closed.
+ */
+export interface ChannelFollower {
+  settled(): void;
+  rebuilt(db: DB): void;
+  start(): void;
+  stop(): Promise<void>;
+}
+
 interface Served {
   readonly channel: Channel;
   readonly file: string;
   /** Set once its turn came. */
   db: DB | null;
   indexer: Indexer | null;
+  follower?: ChannelFollower | null;
   /** Its start, once its turn came. */
   started: Promise<void> | null;
   /** Set when it left before or while starting: a start not begun does nothing. */
@@ -153,17 +169,20 @@ export class Hub {
     const log = (line: string) => this.opts.log(`${name}: ${line}`);
     try {
       s.db = openWriter(s.file, log);
+      const follower = (s.follower = this.opts.followerOf?.(name, s.channel.root, s.db) ?? null);
       const share = this.opts.maxWatches === undefined ? undefined : Math.floor(this.opts.maxWatches / Math.max(1, this.served.size));
       s.indexer = new Indexer({
         ...this.opts.indexer,
         root: s.channel.root,
         db: s.db,
         staleAfterMs: this.opts.staleAfterMsOf(s.channel.root),
-        operators: this.opts.operators ?? [],
+        operators: this.opts.operatorsOf?.(name) ?? [],
         log,
         ...(share !== undefined ? { maxWatches: share } : {}),
+        ...(follower ? { onSettled: () => follower.settled(), onRebuilt: (db: DB) => follower.rebuilt(db) } : {}),
       });
       await s.indexer.start();
+      if (!s.left) follower?.start();
     } catch (e) {
       const why = `its index could not start: ${e instanceof Error ? e.message : String(e)}`;
       log(why);
@@ -186,6 +205,7 @@ export class Hub {
       await before;
       await s.started?.catch(() => {});
       if (s.indexer) await s.indexer.stop().catch((e: unknown) => this.opts.log(`${s.channel.name}: stopping: ${e instanceof Error ? e.message : String(e)}`));
+      if (s.follower) await s.follower.stop().catch((e: unknown) => this.opts.log(`${s.channel.name}: stopping: ${e instanceof Error ? e.message : String(e)}`));
       if (s.db) {
         try {
           closeWriter(s.db);

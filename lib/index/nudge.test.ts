@@ -29,6 +29,21 @@ describe('nudges', () => {
     }
   });
 
+  it("names the channel of each path when a serve of several channels is told; a line naming no channel name is dropped", async () => {
+    const sock = path.join(os.tmpdir(), `cb-nudge-hub-test-${process.pid}.sock`);
+    const got: string[] = [];
+    const stop = await listenForNudges(sock, (rel, channel) => got.push(`${channel ?? '-'} ${rel}`));
+    try {
+      nudgeIndexer(['tasks/g2/reopen.ops.json'], sock, 'alpha');
+      const c = net.createConnection(sock);
+      c.end('a b\ttasks/t1\nBeta\ttasks/t2\nbeta\t../x\ntasks/t3\n');
+      for (let i = 0; i < 100 && got.length < 3; i++) await sleep(10);
+      expect(got.sort()).toEqual(['- tasks/t3', 'alpha tasks/g2/reopen.ops.json', 'beta tasks/t2']);
+    } finally {
+      stop();
+    }
+  });
+
   it('never throws when nobody listens', () => {
     expect(() => nudgeIndexer(['tasks/t1'], path.join(os.tmpdir(), 'cb-nobody-listens.sock'))).not.toThrow();
     expect(() => nudgeIndexer(['tasks/t1'], undefined)).not.toThrow();

@@ -2,15 +2,16 @@ import type { Metadata } from 'next';
 import { OrderView } from '@/components/order/OrderView';
 import { routeParam } from '@/lib/ui/params';
 
-type Props = { params: Promise<{ id: string }> };
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
   return { title: `Order ${routeParam(id)}` };
 }
 
-/** One order: why it is where it is, its fields, timeline, runs and files. */
-export default async function OrderPage({ params }: Props) {
+/** One order (of the channel `?channel=` names, in a hub): why it is where it is, its fields, timeline, runs and files. */
+export default async function OrderPage({ params, searchParams }: Props) {
   const { id } = await params;
-  return <OrderView id={routeParam(id)} />;
+  const channel = [(await searchParams).channel].flat()[0];
+  return <OrderView id={routeParam(id)} {...(channel ? { channel } : {})} />;
 }

@@ -18,7 +18,6 @@ import { signFields } from '../../ledger/sign';
 import { buildAction } from '../../ledger/actions';
 import { TEST_CHANNEL } from '../../../test/support/channel';
 import { applyOne } from '../../actions/server';
-import { servedChannelOf } from '../store/meta';
 import { ClaimboardError } from '../../errors';
 import type { Card } from '../../ledger/derive';
 
@@ -114,7 +113,7 @@ describe('cold index: the board first, the signatures checked behind it', () => 
         const t5 = seen.get('t5');
         if (!t5) throw new Error('t5 not on the board');
         try {
-          applyOne(db, buildAction({ action: 'requeue', card: t5, note: 'looks stuck' }, 'ops', sign('ops'), new Date(NOW).toISOString(), '', TEST_CHANNEL), servedChannelOf(db));
+          applyOne({ name: 'channel', db: () => db, dbFile: null, operators: [], nudgeAs: null }, buildAction({ action: 'requeue', card: t5, note: 'looks stuck' }, 'ops', sign('ops'), new Date(NOW).toISOString(), '', TEST_CHANNEL));
         } catch (e) {
           refused = e;
         }
