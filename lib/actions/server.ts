@@ -194,19 +194,26 @@ export function serverContext(ch: ActChannel, nowMs: number): ApplyContext {
  * MAX_JSON_DEPTH) as JSON; its shape (`parse`, which throws ClaimboardError `bad_request`); the
  * signer of every action `actionsOf` lists, verified against the index's roster; then the
  * verified signers' rate limits. A request refused before its signer is verified spends its
- * address's budget, never an operator's. `ch` is the channel acted on; its folder is not looked
- * at here while its index cannot say where it is. Returns the parsed body; throws ClaimboardError.
+ * address's budget, never an operator's. The channel acted on (`chOf`) is found once the records
+ * are read (finding it may need the index: a malformed request is refused without it), then
+ * `check` (e.g. that every action names that channel); its folder is not looked at here while
+ * its index cannot say where it is. Returns the parsed body and the channel; throws ClaimboardError.
  */
-export async function actionRequest<T>(req: Request, parse: (body: unknown) => T, actionsOf: (parsed: T) => readonly unknown[], ch: ActChannel): Promise<T> {
+export async function actionRequest<T>(
+  req: Request,
+  parse: (body: unknown) => T,
+  actionsOf: (parsed: T) => readonly unknown[],
+  chOf: () => ActChannel,
+  check: (parsed: T, ch: ActChannel) => void = () => {},
+): Promise<{ parsed: T; ch: ActChannel }> {
   const guard = guardRequest(req);
   if (guard) throw guard;
   const client = clientOf(req);
   const addressKey = `address ${client}`;
   const held = limited(addressKey, MAX_UNVERIFIED_PER_ADDRESS, Date.now(), false);
   if (held > 0) throw new ClaimboardError('too_many_requests', `too many refused action requests from ${client}: wait ${held} s`, { retryAfterS: held, reasonCode: 'rate_limited' });
-  const gone = channelGone(rootIfIndexed(ch), ch.dbFile);
-  if (gone) throw new ClaimboardError('index_unavailable', `the channel folder is missing (${gone}): no action is accepted until it is back and indexed again`, { reasonCode: 'index_unavailable' });
   let parsed: T;
+  let ch: ActChannel;
   let signers: string[];
   try {
     const text = await cappedBody(req);
@@ -219,6 +226,10 @@ export async function actionRequest<T>(req: Request, parse: (body: unknown) => T
     }
     parsed = parse(body);
     const records = actionsOf(parsed).map(signedRecordOf);
+    ch = chOf();
+    check(parsed, ch);
+    const gone = channelGone(rootIfIndexed(ch), ch.dbFile);
+    if (gone) throw new ClaimboardError('index_unavailable', `the channel folder is missing (${gone}): no action is accepted until it is back and indexed again`, { reasonCode: 'index_unavailable' });
     let db: DB;
     try {
       db = ch.db();
@@ -236,7 +247,7 @@ export async function actionRequest<T>(req: Request, parse: (body: unknown) => T
     const wait = rateLimited(signer, Date.now());
     if (wait > 0) throw new ClaimboardError('too_many_requests', `too many actions by ${signer}: wait ${wait} s`, { retryAfterS: wait, reasonCode: 'rate_limited' });
   }
-  return parsed;
+  return { parsed, ch };
 }
 
 /** The root of `ch` as its index recorded it, or null while the index cannot say. */

@@ -58,29 +58,32 @@ export const actionPost = defineEndpoint({
   request: ActParams,
   status: 201,
   async execute(ctx, { channel }) {
-    const ch = actChannelOf(ctx, channel);
-    const body = await actionRequest(requestOf(ctx), (b) => b, (b) => [b], ch);
-    return applyOne(ch, body);
+    const { parsed, ch } = await actionRequest(requestOf(ctx), (b) => b, (b) => [b], () => actChannelOf(ctx, channel));
+    return applyOne(ch, parsed);
   },
 });
 
 const Bulk = z.object({ actions: z.array(z.unknown()).min(1).max(500) });
 
-/**
- * A bulk body's actions, all of channel `ch`: an action that names another channel (`channel`)
- * refuses the whole request (`channels_mixed`): each signed record binds one channel, so an act
- * of each channel is sent in a request of its own.
- */
-function parseBulk(body: unknown, ch: ActChannel): readonly unknown[] {
+/** A bulk body's actions (1 to 500). */
+function parseBulk(body: unknown): readonly unknown[] {
   const parsed = Bulk.safeParse(body);
   if (!parsed.success) throw new ClaimboardError('bad_request', 'expected {actions: [...]} with 1 to 500 actions', { reasonCode: 'malformed' });
+  return parsed.data.actions;
+}
+
+/**
+ * Refuses a bulk body whose actions are not all of channel `ch`: an action that names another
+ * channel (`channel`) refuses the whole request (`channels_mixed`): each signed record binds one
+ * channel, so an act of each channel is sent in a request of its own.
+ */
+function refuseMixed(actions: readonly unknown[], ch: ActChannel): void {
   const others = new Set<string>();
-  for (const a of parsed.data.actions) {
+  for (const a of actions) {
     const named = (a as { channel?: unknown } | null)?.channel;
     if (named !== undefined && (typeof named !== 'string' || canonicalName(named) !== ch.name)) others.add(typeof named === 'string' ? named : JSON.stringify(named));
   }
   if (others.size > 0) throw new ClaimboardError('bad_request', `the actions span channels (${[ch.name, ...others].join(', ')}): send the acts of each channel in a request of its own`, { reasonCode: 'channels_mixed' });
-  return parsed.data.actions;
 }
 
 /**
@@ -95,9 +98,8 @@ export const bulkPost = defineEndpoint({
   path: '/api/actions/bulk',
   request: ActParams,
   async execute(ctx, { channel }) {
-    const ch = actChannelOf(ctx, channel);
-    const actions = await actionRequest(requestOf(ctx), (b) => parseBulk(b, ch), (a) => a, ch);
-    return { results: applyBulk(ch, actions) };
+    const { parsed, ch } = await actionRequest(requestOf(ctx), parseBulk, (a) => a, () => actChannelOf(ctx, channel), refuseMixed);
+    return { results: applyBulk(ch, parsed) };
   },
 });
 
