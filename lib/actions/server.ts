@@ -212,6 +212,16 @@ export async function actionRequest<T>(
   const addressKey = `address ${client}`;
   const held = limited(addressKey, MAX_UNVERIFIED_PER_ADDRESS, Date.now(), false);
   if (held > 0) throw new ClaimboardError('too_many_requests', `too many refused action requests from ${client}: wait ${held} s`, { retryAfterS: held, reasonCode: 'rate_limited' });
+  // The channel, when it can be found before the body is read (its index is open): a missing
+  // folder then refuses the act at once. Otherwise it is found again once the records are read,
+  // and its refusal said there.
+  let early: ActChannel | null;
+  try {
+    early = chOf();
+  } catch {
+    early = null;
+  }
+  if (early) refuseGone(early);
   let parsed: T;
   let ch: ActChannel;
   let signers: string[];
@@ -226,10 +236,9 @@ export async function actionRequest<T>(
     }
     parsed = parse(body);
     const records = actionsOf(parsed).map(signedRecordOf);
-    ch = chOf();
+    ch = early ?? chOf();
     check(parsed, ch);
-    const gone = channelGone(rootIfIndexed(ch), ch.dbFile);
-    if (gone) throw new ClaimboardError('index_unavailable', `the channel folder is missing (${gone}): no action is accepted until it is back and indexed again`, { reasonCode: 'index_unavailable' });
+    if (!early) refuseGone(ch);
     let db: DB;
     try {
       db = ch.db();
@@ -248,6 +257,12 @@ export async function actionRequest<T>(
     if (wait > 0) throw new ClaimboardError('too_many_requests', `too many actions by ${signer}: wait ${wait} s`, { retryAfterS: wait, reasonCode: 'rate_limited' });
   }
   return { parsed, ch };
+}
+
+/** Refuses an act on `ch` while its folder is missing (503 `index_unavailable`). */
+function refuseGone(ch: ActChannel): void {
+  const gone = channelGone(rootIfIndexed(ch), ch.dbFile);
+  if (gone) throw new ClaimboardError('index_unavailable', `the channel folder is missing (${gone}): no action is accepted until it is back and indexed again`, { reasonCode: 'index_unavailable' });
 }
 
 /** The root of `ch` as its index recorded it, or null while the index cannot say. */
