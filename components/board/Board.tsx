@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { usePathname, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { BoardResponse, Lane as LaneName } from '@/lib/api/types';
+import type { BoardResponse, HubBoardResponse, Lane as LaneName } from '@/lib/api/types';
 import { filtersToParams, hasFilters, parseFilters, useAgents, useBoard } from '@/lib/client/api';
 import { useServerNow } from '@/lib/client/clock';
 import { useHydrated } from '@/lib/client/hydrated';
@@ -10,6 +10,7 @@ import { PHONE_QUERY, useMediaQuery } from '@/lib/client/media';
 import { LANES } from '@/lib/ledger/derive';
 import { DEFAULT_STALE_AFTER_MS } from '@/lib/ledger/stale-after';
 import { laneFromParams, withLane } from '@/lib/ui/lane-param';
+import { ChannelHealth } from './ChannelHealth';
 import { Filters } from './Filters';
 import { Lane } from './Lane';
 import { LaneTabs, laneTabId } from './LaneTabs';
@@ -76,8 +77,10 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
   const onLoaded = useCallback((lane: LaneName, n: number) => {
     loaded.current.set(lane, n);
   }, []);
-  // Several channels served (a hub's answer): each card shows its channel.
-  const hub = (board.data as { hub?: unknown } | undefined)?.hub === true;
+  // Several channels served (a hub's answer): each card shows its channel; the channel picker, `channel:` completion and each channel's state show.
+  const hubData = (board.data as Partial<HubBoardResponse> | undefined)?.hub === true ? (board.data as HubBoardResponse) : null;
+  const hub = hubData !== null;
+  const channelNames = useMemo(() => hubData?.channels.filter((c) => c.state === 'served').map((c) => c.name) ?? [], [hubData]);
   const laneOrder = useMemo(() => (board.data?.lanes ?? []).map((l) => l.lane), [board.data]);
 
   const phoneRef = useRef(phone);
@@ -217,6 +220,7 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
           <Kbd>/</Kbd> search · <Kbd>j</Kbd> <Kbd>k</Kbd> move · <Kbd>h</Kbd> <Kbd>l</Kbd> lanes · <Kbd>Enter</Kbd> open
         </p>
       </div>
+      {hubData ? <ChannelHealth channels={hubData.channels} health={hubData.channel_health} /> : null}
       {data.key_changes.length > 0 ? (
         <div role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200">
           <span className="font-semibold">Key changed in the folder: </span>
@@ -232,7 +236,7 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
           (<code className="font-mono text-[13px]">npx claimboard repin</code>), never from the page.
         </div>
       ) : null}
-      <Filters filters={filters} agents={data.agents} searchRef={searchRef} />
+      <Filters filters={filters} agents={data.agents} searchRef={searchRef} channels={channelNames} />
       <LaneTabs lanes={lanes} selected={shownLane} onSelect={onSelectTab} />
       <div className="-mx-4 flex flex-col gap-3 overflow-x-auto px-4 pb-2" aria-busy={board.isFetching}>
         {/* From md up, Needs attention spans the width above the other lanes, its cards side by side: seen at a glance. */}

@@ -13,6 +13,8 @@ import { SavedViews } from './SavedViews';
 const box = 'h-8 rounded-md border bg-white px-2 text-sm text-zinc-900 dark:bg-zinc-900 dark:text-zinc-100';
 const control = `${box} border-zinc-300 dark:border-zinc-700`;
 
+const NO_CHANNELS: readonly string[] = [];
+
 /** The option a dropdown shows while the query names several values of its kind. */
 const SEVERAL = '__several__';
 
@@ -20,7 +22,9 @@ const SEVERAL = '__several__';
  * The board's filter row: one query (lib/query/query.ts) kept in the URL as `?q=` with
  * `router.replace` (other parameters, such as the phone's `?lane=`, kept), so a filtered board
  * can be shared and survives reloads. The dropdowns are shortcuts into the same query: they show
- * its one `agent:`, `state:` or `flag:` term and replace it. A query that does not parse stays in
+ * its one `agent:`, `state:` or `flag:` term and replace it; where several channels are served (a
+ * hub) the channel picker comes first, "All channels" or one, over the query's `channel:` term
+ * (on a phone, one more filter in the same row). A query that does not parse stays in
  * the bar with its reason below, and the URL keeps the last one that did. Saved views follow.
  */
 export function Filters({
@@ -28,8 +32,11 @@ export function Filters({
   agents,
   searchRef,
   boardShown = true,
+  channels = NO_CHANNELS,
 }: {
   filters: BoardFilters;
+  /** The channels served, where there are several (a hub's board): the picker and `channel:` completion. */
+  channels?: readonly string[];
   /** Whether a board shows below (false: the server refused the URL's query). */
   boardShown?: boolean;
   /** Agent names (the board's roster), until GET /api/agents answers. */
@@ -107,6 +114,9 @@ export function Filters({
   const selectValue = (kind: ShortcutKind) => shortcutValue(terms, kind) ?? SEVERAL;
   const agentValue = shortcutValue(terms, 'agent');
   const agentOptions = agentValue && !names.includes(agentValue) ? [agentValue, ...names] : names;
+  // A channel the query names that is not served (gone, or mistyped) stays pickable, as it is what the board reads.
+  const channelValue = shortcutValue(terms, 'channel');
+  const channelOptions = channelValue && !channels.includes(channelValue) ? [channelValue, ...channels] : channels;
 
   return (
     <div className="flex flex-col gap-2">
@@ -129,6 +139,7 @@ export function Filters({
               setArmed(false);
             }}
             agents={names}
+            channels={channels}
             inputRef={searchRef}
             invalid={error !== null}
             describedBy="board-query-help"
@@ -147,6 +158,9 @@ export function Filters({
             )}
           </p>
         </div>
+        {channels.length > 0 ? (
+          <Shortcut id="filter-channel" label="Channel" value={selectValue('channel')} onChange={(v) => shortcut('channel', v)} any="All channels" options={channelOptions.map((c) => [c, c])} />
+        ) : null}
         <Shortcut id="filter-agent" label="Agent" value={selectValue('agent')} onChange={(v) => shortcut('agent', v)} any="any agent" options={agentOptions.map((a) => [a, a])} />
         <Shortcut id="filter-state" label="State" value={selectValue('state')} onChange={(v) => shortcut('state', v)} any="any state" options={ORDER_STATES.map((s) => [s, STATE_LABEL[s]])} />
         <Shortcut id="filter-flag" label="Flag" value={selectValue('flag')} onChange={(v) => shortcut('flag', v)} any="any flag" options={ATTENTION_FLAGS.map((f) => [f, FLAG_LABEL[f]])} />

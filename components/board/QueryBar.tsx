@@ -9,10 +9,13 @@ import { applyCompletion, completeAt, type Completion } from '@/lib/ui/query-com
  * takes the highlighted one, Escape closes the list and a second Escape leaves the input.
  * Enter with nothing highlighted submits the form.
  */
+const NO_CHANNELS: readonly string[] = [];
+
 export function QueryBar({
   value,
   onChange,
   agents,
+  channels = NO_CHANNELS,
   inputRef,
   invalid,
   describedBy,
@@ -21,6 +24,8 @@ export function QueryBar({
   value: string;
   onChange: (text: string) => void;
   agents: readonly string[];
+  /** The channels served, where there are several (a hub): `channel:` is completed to them. */
+  channels?: readonly string[];
   inputRef: RefObject<HTMLInputElement | null>;
   invalid: boolean;
   describedBy: string;
@@ -31,7 +36,7 @@ export function QueryBar({
   const [explicit, setExplicit] = useState(false);
   const [active, setActive] = useState(-1);
   const pendingCaret = useRef<number | null>(null);
-  const list = useMemo(() => (open ? completeAt(value, caret, agents, explicit) : null), [open, value, caret, agents, explicit]);
+  const list = useMemo(() => (open ? completeAt(value, caret, agents, explicit, channels) : null), [open, value, caret, agents, explicit, channels]);
   const items = list?.items ?? [];
   const shown = items.length > 0;
 

@@ -6,6 +6,8 @@ import { useLiveStatus } from '@/lib/client/live';
 import { KeyButton } from '@/components/actions/KeyPanel';
 import { AlertsStatus } from './AlertsStatus';
 import { IndexHealthBanner } from './IndexHealthBanner';
+import type { HubBoardResponse } from '@/lib/api/types';
+import { channelLines, firstDegraded } from '@/lib/ui/channel-health';
 
 const NO_FILTERS = {};
 
@@ -15,6 +17,7 @@ export function Nav() {
   const board = useBoard(NO_FILTERS);
   const live = useLiveStatus();
   const problems = board.data?.problem_count ?? 0;
+  const hub = (board.data as Partial<HubBoardResponse> | undefined)?.hub === true ? (board.data as HubBoardResponse) : null;
 
   const item = (href: string, label: React.ReactNode, active: boolean) => (
     <Link
@@ -57,7 +60,11 @@ export function Nav() {
           )}
         </div>
         <div className="ml-auto flex min-w-0 items-center gap-4">
-          {board.data ? (
+          {hub ? (
+            <p className="hidden min-w-0 truncate text-xs text-zinc-500 sm:block dark:text-zinc-400" title={channelLines(hub.channels, hub.channel_health).map((l) => `${l.name}: ${l.words}`).join('\n')}>
+              {hubCount(hub)}
+            </p>
+          ) : board.data ? (
             <p className="hidden min-w-0 truncate font-mono text-xs text-zinc-500 sm:block dark:text-zinc-400" title={`channel folder: ${board.data.channel}`}>
               <span className="sr-only">channel folder: </span>
               {board.data.channel}
@@ -74,9 +81,18 @@ export function Nav() {
         </div>
       </nav>
       <IndexingBanner />
-      <IndexHealthBanner health={board.data?.index_health} />
+      <IndexHealthBanner health={board.data?.index_health} channel={hub ? firstDegraded(hub.channel_health) : null} />
     </header>
   );
+}
+
+/** A hub's channels in the header: how many are served, and how many are gone or not current (each one's words in the title). */
+function hubCount(hub: HubBoardResponse): string {
+  const lines = channelLines(hub.channels, hub.channel_health);
+  const served = hub.channels.filter((c) => c.state === 'served').length;
+  const gone = lines.filter((l) => l.tone === 'gone').length;
+  const warn = lines.filter((l) => l.tone === 'warn').length;
+  return [`${served} ${served === 1 ? 'channel' : 'channels'}`, ...(warn > 0 ? [`${warn} not current`] : []), ...(gone > 0 ? [`${gone} gone`] : [])].join(' · ');
 }
 
 function LiveDot({ connected }: { connected: boolean }) {

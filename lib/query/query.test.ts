@@ -224,4 +224,13 @@ describe('dropdown shortcuts', () => {
     expect(printQuery(withShortcut(terms('-flag:gave_up'), 'flag', 'gave_up'))).toBe('flag:gave_up');
     expect(() => withShortcut(q, 'lane', 'nowhere')).toThrow(/not a lane/);
   });
+
+  it("the channel picker reads and writes the query's channel: term, the rest of the query kept", () => {
+    const q = terms('lane:stale channel:alpha agent:fang');
+    expect(shortcutValue(q, 'channel')).toBe('alpha');
+    expect(printQuery(withShortcut(q, 'channel', 'v11'))).toBe('lane:stale channel:v11 agent:fang');
+    expect(printQuery(withShortcut(q, 'channel', ''))).toBe('lane:stale agent:fang');
+    expect(printQuery(withShortcut(terms('-channel:v01'), 'channel', 'v01'))).toBe('channel:v01');
+    expect(shortcutValue(terms('channel:a channel:b'), 'channel')).toBeNull();
+  });
 });

@@ -27,8 +27,8 @@ export const QUERY_KEYS: readonly QueryKey[] = ['agent', 'lane', 'flag', 'state'
 
 /**
  * The keys a query may use: QUERY_KEYS, and `channel`, which selects the channels a hub reads
- * rather than cards (not offered by completion nor listed in the unknown-key reason yet: the
- * board's channel filter is the hub's page's to show).
+ * rather than cards (completion offers it only where several channels are served; the
+ * unknown-key reason does not list it, as a board of one channel has no use for it).
  */
 type TermKey = QueryKey | 'channel';
 
@@ -42,6 +42,9 @@ export const KEY_HINT: Record<QueryKey, string> = {
   project: 'its project id',
   holder: 'who holds it now',
 };
+
+/** What `channel:` matches, one line (completion shows it in a hub). */
+export const CHANNEL_KEY_HINT = 'the channel it is in (a hub serves several)';
 
 export type AgeUnit = 's' | 'm' | 'h' | 'd';
 /** Milliseconds per age unit: seconds, minutes, hours, days. */
@@ -428,7 +431,7 @@ export function historyQueryOf(p: { readonly q?: string; readonly agent?: string
 }
 
 /** The kinds a dropdown shortcut edits. */
-export type ShortcutKind = 'agent' | 'state' | 'flag' | 'lane';
+export type ShortcutKind = 'agent' | 'state' | 'flag' | 'lane' | 'channel';
 
 /**
  * What a dropdown shows for the query: the value of its one positive term of `kind`, '' when

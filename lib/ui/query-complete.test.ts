@@ -34,6 +34,16 @@ describe('completeAt', () => {
     expect(at('age:>|').list?.items.map((i) => i.label)).toEqual(['>10m', '>1h', '>1d']);
   });
 
+  it('channel: is offered, and its values are the channels, only where several channels are served', () => {
+    const hub = (marked: string, explicit = false) => completeAt(marked.replace('|', ''), marked.indexOf('|'), AGENTS, explicit, ['alpha', 'v01', 'v11']);
+    expect(hub('ch|')?.items).toEqual([{ label: 'channel:', detail: 'the channel it is in (a hub serves several)', insert: 'channel:', kind: 'key' }]);
+    expect(hub('|', true)?.items.map((i) => i.label)).toEqual(['agent:', 'lane:', 'flag:', 'state:', 'age:', 'project:', 'holder:', 'channel:']);
+    expect(hub('-channel:v|')?.items.map((i) => i.insert)).toEqual(['-channel:v01', '-channel:v11']);
+    expect(hub('channel:A|')?.items).toEqual([{ label: 'alpha', detail: 'channel', insert: 'channel:alpha', kind: 'value' }]);
+    expect(at('ch|').list).toBeNull();
+    expect(at('channel:|').list).toBeNull();
+  });
+
   it('completes the word the caret is in, from its start to its end', () => {
     const { list } = at('fl|ag:x lane:done');
     expect([list?.from, list?.to, list?.items.map((i) => i.label)]).toEqual([0, 6, ['flag:']]);

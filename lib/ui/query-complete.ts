@@ -1,15 +1,17 @@
 /**
  * Completion for the query bar (lib/query/query.ts): what the listbox offers for the word at the
- * caret, and the text after picking one. Pure: the caller passes the agent names (GET /api/agents).
+ * caret, and the text after picking one. Pure: the caller passes the agent names (GET /api/agents)
+ * and, where several channels are served, their names (a hub's board).
  *
  * A word with no colon is completed to a key (`ag` → `agent:`); `key:partial` to that key's
- * values: agent and holder names, the lanes, flags and states of the real unions, a few ages.
+ * values: agent and holder names, the lanes, flags and states of the real unions, a few ages,
+ * the channels (`channel:` is offered only when channels are given).
  * A leading `-` is kept. A word inside quotes is not completed.
  */
 import { ATTENTION_FLAGS, ORDER_STATES } from '../ledger/card';
 import { LANES } from '../ledger/derive';
 import { FLAG_LABEL, LANE_TITLE, STATE_LABEL } from './labels';
-import { KEY_HINT, QUERY_KEYS, type QueryKey } from '../query/query';
+import { CHANNEL_KEY_HINT, KEY_HINT, QUERY_KEYS, type QueryKey } from '../query/query';
 
 /** One offer of the listbox. */
 export interface Completion {
@@ -48,8 +50,13 @@ function insideQuotes(text: string, i: number): boolean {
   return open;
 }
 
-function valuesOf(key: QueryKey, agents: readonly string[]): { value: string; detail: string }[] {
+/** The keys completion offers: QUERY_KEYS, and `channel` last where channels are served. */
+type OfferedKey = QueryKey | 'channel';
+
+function valuesOf(key: OfferedKey, agents: readonly string[], channels: readonly string[]): { value: string; detail: string }[] {
   switch (key) {
+    case 'channel':
+      return channels.map((c) => ({ value: c, detail: 'channel' }));
     case 'agent':
     case 'holder':
       return agents.map((a) => ({ value: a, detail: key === 'agent' ? 'agent' : 'holder' }));
@@ -71,7 +78,7 @@ function valuesOf(key: QueryKey, agents: readonly string[]): { value: string; de
  * quotes, an unknown key, no match). `explicit` (the user asked, e.g. ArrowDown on an empty
  * word) also offers every key for an empty word.
  */
-export function completeAt(text: string, caret: number, agents: readonly string[], explicit = false): CompletionList | null {
+export function completeAt(text: string, caret: number, agents: readonly string[], explicit = false, channels: readonly string[] = []): CompletionList | null {
   let from = caret;
   while (from > 0 && !isSpace(text[from - 1])) from--;
   let to = caret;
@@ -81,16 +88,18 @@ export function completeAt(text: string, caret: number, agents: readonly string[
   const neg = word.startsWith('-') ? '-' : '';
   const body = word.slice(neg.length);
   const colon = body.indexOf(':');
+  const keys: readonly OfferedKey[] = channels.length > 0 ? [...QUERY_KEYS, 'channel'] : QUERY_KEYS;
+  const hint = (k: OfferedKey) => (k === 'channel' ? CHANNEL_KEY_HINT : KEY_HINT[k]);
   let items: Completion[];
   if (colon === -1) {
     if (body === '' && !explicit) return null;
     const p = body.toLowerCase();
-    items = QUERY_KEYS.filter((k) => k.startsWith(p)).map((k) => ({ label: `${k}:`, detail: KEY_HINT[k], insert: `${neg}${k}:`, kind: 'key' as const }));
+    items = keys.filter((k) => k.startsWith(p)).map((k) => ({ label: `${k}:`, detail: hint(k), insert: `${neg}${k}:`, kind: 'key' as const }));
   } else {
-    const key = body.slice(0, colon).toLowerCase() as QueryKey;
-    if (!(QUERY_KEYS as readonly string[]).includes(key)) return null;
+    const key = body.slice(0, colon).toLowerCase() as OfferedKey;
+    if (!keys.includes(key)) return null;
     const p = body.slice(colon + 1).toLowerCase();
-    items = valuesOf(key, agents)
+    items = valuesOf(key, agents, channels)
       .filter((v) => v.value.toLowerCase().startsWith(p))
       .map((v) => ({ label: v.value, detail: v.detail, insert: `${neg}${key}:${v.value}`, kind: 'value' as const }));
   }
