@@ -8,6 +8,7 @@
 import { useCallback, useMemo, useState, type ReactNode } from 'react';
 import type { AgentResponse, Card, Lane } from '@/lib/api/types';
 import { BULK_MAX } from '@/lib/client/action-plan';
+import { selectionKey } from '@/lib/ui/card-channel';
 import { BulkDialog } from './BulkDialog';
 import { KeyPanel } from './KeyPanel';
 import { OrderActionDialog } from './OrderActionDialog';
@@ -47,21 +48,22 @@ function ActionsHost({ children }: { children: ReactNode }) {
     setSelection((sel) => {
       const next = new Map(sel);
       const m = new Map(sel.get(lane) ?? []);
-      if (on && m.size < BULK_MAX) m.set(card.order_id, card);
-      else if (!on) m.delete(card.order_id);
+      if (on && m.size < BULK_MAX) m.set(selectionKey(card), card);
+      else if (!on) m.delete(selectionKey(card));
       next.set(lane, m);
       return next;
     });
   }, []);
   const selectAll = useCallback((lane: Lane, cards: readonly Card[]) => {
-    setSelection((sel) => new Map(sel).set(lane, new Map(cards.slice(0, BULK_MAX).map((c) => [c.order_id, c]))));
+    setSelection((sel) => new Map(sel).set(lane, new Map(cards.slice(0, BULK_MAX).map((c) => [selectionKey(c), c]))));
   }, []);
   const clearSelection = useCallback((lane: Lane) => setSelection((sel) => new Map(sel).set(lane, new Map())), []);
-  const written = useCallback((ids: readonly string[]) => {
+  const written = useCallback((ids: readonly string[], channel?: string) => {
     if (ids.length === 0) return;
+    const keys = new Set(ids.map((order_id) => selectionKey({ order_id, channel })));
     setSelection((sel) => {
       const next = new Map<Lane, ReadonlyMap<string, Card>>();
-      for (const [lane, m] of sel) next.set(lane, new Map([...m].filter(([id]) => !ids.includes(id))));
+      for (const [lane, m] of sel) next.set(lane, new Map([...m].filter(([k]) => !keys.has(k))));
       return next;
     });
   }, []);

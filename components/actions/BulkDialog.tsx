@@ -3,7 +3,8 @@
  * Re-queue or acknowledge many orders at once (a lane selection, at most 500): each order is
  * checked against its card as the operator selected it, the ledger lines are chained, and the
  * server answers one by one. After the first refusal the rest are not applied ("sign again"):
- * "Retry the ones not applied" signs those again.
+ * "Retry the ones not applied" signs those again. In a hub the orders are of one channel, signed
+ * for it and sent there; a selection spanning channels is refused here, before anything is signed.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
@@ -15,6 +16,7 @@ import { useKeyGate } from '@/lib/client/operator';
 import { useSignedAction } from '@/lib/client/use-signed-action';
 import type { ActionInput } from '@/lib/ledger/actions';
 import { ledgerPathOf } from '@/lib/ledger/actions';
+import { channelsOf } from '@/lib/ui/card-channel';
 import { LANE_TITLE } from '@/lib/ui/labels';
 import { useActions } from './context';
 import { Dialog } from './Dialog';
@@ -25,7 +27,9 @@ import { btn, field, note } from './ui';
 type Row = { readonly card: Card; readonly outcome: 'written' | 'not_applied' | 'refused' } & Pick<BulkResult, 'written' | 'reason' | 'reason_code'>;
 
 export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | 'ack'; lane: Lane; cards: readonly Card[]; onClose: () => void }) {
-  const gate = useKeyGate();
+  const channels = useMemo(() => channelsOf(cards), [cards]);
+  const channel = channels[0];
+  const gate = useKeyGate(channel);
   const qc = useQueryClient();
   const toast = useToast();
   const { written } = useActions();
@@ -50,7 +54,7 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
       const paths = done.flatMap((r) => r.written ?? []);
       if (ids.length > 0) {
         invalidateAfterAction(qc, ids, undefined, key.name);
-        written(ids);
+        written(ids, channel);
         toast(writtenToast([...new Set(paths)]));
       }
     },
@@ -86,8 +90,9 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
   const missingText = kind === 'requeue' && text.trim().length === 0;
   const notApplied = rows ? [...rows.values()].filter((r) => r.outcome === 'not_applied') : [];
 
+  const mixed = channels.length > 1;
   const send = (batch: readonly Card[]) => {
-    if (!gate.key || !gate.ok || batch.length === 0) return;
+    if (!gate.key || !gate.ok || batch.length === 0 || mixed) return;
     const inputs: ActionInput[] = batch.map((card) => (kind === 'requeue' ? { action: 'requeue', card, note: text.trim() } : { action: 'ack', card, note: text.trim() }));
     action.run({ inputs, key: gate.key, batch });
   };
@@ -104,7 +109,14 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
       testId={`bulk-dialog-${kind}`}
       wide
     >
-      <GateNote />
+      {mixed ? (
+        <p role="alert" className={note.error} data-bulk-channels={channels.join(' ')}>
+          These orders are in {channels.length} channels ({channels.join(', ')}): an act is signed for one channel, so nothing is signed. Select the orders of one
+          channel (the Channel filter above the board) and try again.
+        </p>
+      ) : (
+        <GateNote channel={channel} />
+      )}
       {skipped.length > 0 ? (
         <details className={note.info}>
           <summary className="cursor-pointer">
@@ -164,7 +176,7 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
       ) : null}
 
       <div className="flex flex-wrap items-center justify-between gap-3 border-t border-zinc-200 pt-3 dark:border-zinc-800">
-        <SignerLine />
+        <SignerLine channel={channel} />
         <div className="ml-auto flex gap-2">
           <button type="button" className={btn.secondary} onClick={onClose}>
             {rows ? 'Close' : 'Cancel'}
@@ -176,7 +188,7 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
               </button>
             ) : null
           ) : (
-            <button type="submit" form={noteId + '-form'} className={kind === 'requeue' ? btn.danger : btn.primary} disabled={!gate.ok || sending || missingText || eligible.length === 0}>
+            <button type="submit" form={noteId + '-form'} className={kind === 'requeue' ? btn.danger : btn.primary} disabled={!gate.ok || sending || missingText || eligible.length === 0 || mixed}>
               {sending ? 'Signing and writing…' : `Sign and ${kind === 'requeue' ? 're-queue' : 'acknowledge'} ${eligible.length}`}
             </button>
           )}

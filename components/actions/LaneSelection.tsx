@@ -3,25 +3,33 @@
  * Bulk actions over a lane's selection (Needs attention and Stale): "Select all in lane" (at
  * most 500, loading further pages when the lane has more than is shown), and a bar
  * "Re-queue 12 selected" / "Acknowledge 3 selected" that opens the bulk dialog with the cards
- * as they were when selected.
+ * as they were when selected. In a hub a selection is of one channel (an act is signed for one):
+ * "Select all" is offered when the lane's cards are of one channel (the channel picker narrows
+ * it), and a selection spanning channels is said here and refused by the dialog.
  */
 import { useState } from 'react';
 import type { BoardFilters, Card, Lane, LanePage } from '@/lib/api/types';
 import { ackCheck, BULK_MAX, requeueCheck } from '@/lib/client/action-plan';
 import { fetchLanePage } from '@/lib/client/api';
 import { useKeyGate } from '@/lib/client/operator';
+import { channelsOf, selectionKey } from '@/lib/ui/card-channel';
 import { useActions } from './context';
 
 /** Lanes whose cards carry actions and checkboxes. */
 export const ACTION_LANES: ReadonlySet<Lane> = new Set<Lane>(['attention', 'stale']);
 
 export function LaneSelectionBar({ page, loaded, filters }: { page: LanePage; loaded: readonly Card[]; filters: BoardFilters }) {
-  const gate = useKeyGate();
   const { selection, selectAll, clearSelection, openBulk } = useActions();
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const lane = page.lane;
   const selected = [...(selection.get(lane)?.values() ?? [])];
+  // A hub's lane counts its cards per channel.
+  const counts = (page as { counts?: Readonly<Record<string, number>> }).counts ?? {};
+  const laneChannels = Object.keys(counts).filter((c) => (counts[c] ?? 0) > 0).sort();
+  const selectedChannels = channelsOf(selected);
+  const gate = useKeyGate(selectedChannels[0] ?? (laneChannels.length === 1 ? laneChannels[0] : undefined));
+  const oneChannel = laneChannels.length <= 1;
   // The bar stays while something is selected, even when the selected cards have left the lane.
   if (!gate.ok || !ACTION_LANES.has(lane) || (page.count === 0 && selected.length === 0)) return null;
 
@@ -32,7 +40,7 @@ export function LaneSelectionBar({ page, loaded, filters }: { page: LanePage; lo
   const onSelectAll = async () => {
     setError(null);
     const cards: Card[] = [...loaded];
-    const seen = new Set(cards.map((c) => c.order_id));
+    const seen = new Set(cards.map(selectionKey));
     // The lane has more than is loaded: fetch its further pages (as they are now) up to the limit.
     let cursor = cards.length < limit ? page.next_cursor : null;
     if (cursor) setLoading(true);
@@ -40,8 +48,8 @@ export function LaneSelectionBar({ page, loaded, filters }: { page: LanePage; lo
       while (cursor && cards.length < limit) {
         const next = await fetchLanePage(lane, cursor, filters);
         for (const c of next.cards) {
-          if (!seen.has(c.order_id)) {
-            seen.add(c.order_id);
+          if (!seen.has(selectionKey(c))) {
+            seen.add(selectionKey(c));
             cards.push(c);
           }
         }
@@ -61,9 +69,15 @@ export function LaneSelectionBar({ page, loaded, filters }: { page: LanePage; lo
     <div className="flex flex-col gap-1 px-3 pb-1.5 text-xs" data-selection-bar={lane}>
       <div className="flex flex-wrap items-center gap-1.5">
         {selected.length === 0 ? (
-          <button type="button" className={small} onClick={() => void onSelectAll()} disabled={loading}>
-            {loading ? 'Selecting…' : page.count > BULK_MAX ? `Select the first ${BULK_MAX}` : `Select all ${page.count} in lane`}
-          </button>
+          oneChannel ? (
+            <button type="button" className={small} onClick={() => void onSelectAll()} disabled={loading}>
+              {loading ? 'Selecting…' : page.count > BULK_MAX ? `Select the first ${BULK_MAX}` : `Select all ${page.count} in lane`}
+            </button>
+          ) : (
+            <span className="text-zinc-600 dark:text-zinc-400" data-select-all="one-channel">
+              cards of {laneChannels.length} channels: pick one channel to select them all
+            </span>
+          )
         ) : (
           <>
             <span className="font-medium text-zinc-700 dark:text-zinc-300" aria-live="polite">
@@ -72,7 +86,7 @@ export function LaneSelectionBar({ page, loaded, filters }: { page: LanePage; lo
             <button type="button" className={small} onClick={() => clearSelection(lane)}>
               Clear
             </button>
-            {selected.length < limit ? (
+            {selected.length < limit && oneChannel ? (
               <button type="button" className={small} onClick={() => void onSelectAll()} disabled={loading}>
                 {loading ? 'Selecting…' : `Select all ${limit}`}
               </button>
@@ -80,6 +94,11 @@ export function LaneSelectionBar({ page, loaded, filters }: { page: LanePage; lo
           </>
         )}
       </div>
+      {selectedChannels.length > 1 ? (
+        <p className="text-amber-800 dark:text-amber-300" data-selection-channels={selectedChannels.join(' ')}>
+          the selection spans {selectedChannels.length} channels ({selectedChannels.join(', ')}): a bulk act is of one channel
+        </p>
+      ) : null}
       {selected.length > 0 ? (
         <div className="flex flex-wrap items-center gap-1.5">
           {requeueable.length > 0 ? (

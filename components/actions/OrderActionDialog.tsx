@@ -5,7 +5,7 @@
  * will do. Pre-checked with the same rules the server applies; the server's refusal is shown
  * verbatim. A 409 offers to reload the card and decide again.
  */
-import { channelOfCard } from '@/lib/ui/card-channel';
+import { cardInChannel, channelOfCard } from '@/lib/ui/card-channel';
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { Card } from '@/lib/api/types';
@@ -76,7 +76,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
     send: ({ input, key }: { input: ActionInput; key: OperatorKey; card: Card }) => signAndSend(input, key),
     onWritten: (out, { key, card: sent }) => {
       invalidateAfterAction(qc, [sent.order_id], sent.holder ?? undefined, key.name);
-      written([sent.order_id]);
+      written([sent.order_id], channelOfCard(sent));
       toast(writtenToast(out.written));
       onClose();
     },
@@ -114,7 +114,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
   const canSend = gate.ok && !rule && !missingText && !sending && plan !== null && refusal?.status !== 409;
 
   const reload = (to: Card) => {
-    setCard(to);
+    setCard(cardInChannel(to, channelOfCard(opened)));
     setOpenedAt(Date.now());
     action.reset();
   };
@@ -141,7 +141,7 @@ export function OrderActionDialog({ kind, card: opened, onClose }: { kind: Kind;
         </div>
       ) : null}
 
-      <GateNote />
+      <GateNote channel={channelOfCard(card)} />
 
       {rule ? (
         <div className={note.error} role="note" data-precheck="">

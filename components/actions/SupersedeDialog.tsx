@@ -10,7 +10,7 @@
  * answer. Pre-checked with the same rule the server applies; the server's refusal is shown
  * verbatim (a payload a browser cannot copy exactly is refused there, and said here beforehand).
  */
-import { channelOfCard } from '@/lib/ui/card-channel';
+import { cardInChannel, channelOfCard } from '@/lib/ui/card-channel';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useState } from 'react';
 import type { Card } from '@/lib/api/types';
@@ -69,7 +69,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
     send: ({ input, key }: { input: ActionInput; key: OperatorKey; card: Card; newId: string }) => signAndSend(input, key),
     onWritten: (out, { key, card: sent, newId: issued }) => {
       invalidateAfterAction(qc, [sent.order_id, issued], sent.holder ?? undefined, key.name);
-      written([sent.order_id]);
+      written([sent.order_id], channelOfCard(sent));
       toast(writtenToast(out.written));
       onClose();
     },
@@ -133,7 +133,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
   const canSend = gate.ok && !rule && !idProblem && !missingReason && order !== null && !sending && !blockedBy409;
 
   const reload = (next: Card) => {
-    setCard(next);
+    setCard(cardInChannel(next, channelOfCard(opened)));
     setOpenedAt(Date.now());
     action.reset();
   };
@@ -164,7 +164,7 @@ export function SupersedeDialog({ card: opened, onClose }: { card: Card; onClose
         </div>
       ) : null}
 
-      <GateNote />
+      <GateNote channel={channelOfCard(card)} />
 
       {rule ? (
         <div className={note.error} role="note" data-precheck="">

@@ -6,7 +6,7 @@ import type { AgentResponse, Card, Lane } from '@/lib/api/types';
 /** Which order action dialog: re-queue, reopen, acknowledge (OrderActionDialog), supersede (SupersedeDialog). */
 export type OrderActionKind = 'requeue' | 'reopen' | 'ack' | 'supersede';
 
-/** Selected cards per lane, each as it was when selected (what the operator saw). */
+/** Selected cards per lane, each as it was when selected (what the operator saw), by selectionKey (lib/ui/card-channel.ts). */
 export type Selection = ReadonlyMap<Lane, ReadonlyMap<string, Card>>;
 
 export interface ActionsApi {
@@ -19,8 +19,8 @@ export interface ActionsApi {
   /** Replaces a lane's selection with these cards (at most BULK_MAX). */
   readonly selectAll: (lane: Lane, cards: readonly Card[]) => void;
   readonly clearSelection: (lane: Lane) => void;
-  /** Orders just written: leave every selection. */
-  readonly written: (orderIds: readonly string[]) => void;
+  /** Orders just written (of a hub's `channel`): leave every selection. */
+  readonly written: (orderIds: readonly string[], channel?: string) => void;
 }
 
 const noop = () => {};

@@ -72,9 +72,9 @@ export function FleetEffect({ lines }: { lines: readonly string[] }) {
   );
 }
 
-/** "Not offered: <why>." with a way to fix it; a neutral line while the server is being asked. */
-export function GateLine({ className = '' }: { className?: string }) {
-  const gate = useKeyGate();
+/** "Not offered: <why>." with a way to fix it (on a card of a hub's `channel`: there); a neutral line while the server is being asked. */
+export function GateLine({ className = '', channel }: { className?: string; channel?: string | undefined }) {
+  const gate = useKeyGate(channel);
   const { openKeyPanel } = useActions();
   if (gate.ok) return null;
   if (gate.code === 'checking') {
@@ -94,20 +94,20 @@ export function GateLine({ className = '' }: { className?: string }) {
   );
 }
 
-/** Why the action cannot be signed with the current key, in a dialog; null when it can. */
-export function GateNote() {
-  const gate = useKeyGate();
+/** Why the action cannot be signed with the current key (in a hub's `channel`), in a dialog; null when it can. */
+export function GateNote({ channel }: { channel?: string | undefined } = {}) {
+  const gate = useKeyGate(channel);
   if (gate.ok) return null;
   return (
     <div className={gate.code === 'checking' ? note.info : note.warn} role="note">
-      <GateLine />
+      <GateLine channel={channel} />
     </div>
   );
 }
 
-/** "Signed in this browser as ops": under the form, beside the buttons. */
-export function SignerLine() {
-  const gate = useKeyGate();
+/** "Signed in this browser as ops": under the form, beside the buttons (the gate of a hub's `channel`). */
+export function SignerLine({ channel }: { channel?: string | undefined } = {}) {
+  const gate = useKeyGate(channel);
   if (!gate.ok || !gate.key) return null;
   return (
     <p className="text-xs text-zinc-500 dark:text-zinc-400">

@@ -123,8 +123,11 @@ describe("a hub's acts", () => {
     const alpha = folderSnapshot(roots.alpha);
     expect(await post(actionPost, '/api/actions', acks.alpha)).toEqual({
       status: 400,
-      body: { error: 'bad_request', reason_code: 'which_channel', message: '2 channels are served here (alpha, beta): an act says which with ?channel=<name>' },
+      body: { error: 'bad_request', reason_code: 'which_channel', message: '2 channels are served here (alpha, beta): an act says which with ?channel=<name>', channels: ['alpha', 'beta'] },
     });
+    // The page asks about an operator the same way: told which channels there are, it asks each (the key panel).
+    const info = runEndpoint(operatorGet, { url: '/api/operators/ops', header: () => null, params: { name: 'ops' } }) as Answer;
+    expect([info.status, (JSON.parse(info.body.toString('utf8')) as { channels?: string[] }).channels]).toEqual([400, ['alpha', 'beta']]);
     expect(await post(actionPost, '/api/actions?channel=gamma', acks.alpha)).toEqual({ status: 404, body: { error: 'not_found', reason_code: 'which_channel', message: 'no channel gamma is served here' } });
     expect([folderSnapshot(roots.alpha), folderSnapshot(roots.beta)]).toEqual([alpha, beta]);
   });

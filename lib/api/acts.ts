@@ -23,7 +23,7 @@ function requestOf(ctx: EndpointContext): Request {
 /**
  * The channel an act of this request is applied to: the served channel `named` (by its
  * canonical name), or, named none, the one channel served. ClaimboardError `bad_request`
- * (`which_channel`) when several are served and none is named, `not_found` (`which_channel`)
+ * (`which_channel`, with the served channels' names) when several are served and none is named, `not_found` (`which_channel`)
  * when no served channel has that name, `index_unavailable` when it is listed gone.
  */
 export function actChannelOf(ctx: EndpointContext, named: string | undefined): ActChannel {
@@ -33,7 +33,11 @@ export function actChannelOf(ctx: EndpointContext, named: string | undefined): A
   const hub = served.id !== 'one' && !settings.dbFile();
   let view;
   if (named === undefined) {
-    if (list.length > 1) throw new ClaimboardError('bad_request', `${list.length} channels are served here (${list.map((c) => c.name).join(', ')}): an act says which with ?channel=<name>`, { reasonCode: 'which_channel' });
+    // `channels`: those served now, so a page can ask about each (the key panel says where a key is an operator).
+    if (list.length > 1) {
+      const detail = { channels: list.filter((c) => c.state === 'served').map((c) => c.name) };
+      throw new ClaimboardError('bad_request', `${list.length} channels are served here (${list.map((c) => c.name).join(', ')}): an act says which with ?channel=<name>`, { reasonCode: 'which_channel', detail });
+    }
     view = list[0];
   } else view = list.find((c) => c.name === canonicalName(named));
   if (!view) throw new ClaimboardError('not_found', `no channel ${named ?? ''} is served here`, { reasonCode: 'which_channel' });

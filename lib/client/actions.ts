@@ -110,11 +110,14 @@ export type BulkOutcome =
 /**
  * Signs a batch (re-queue or acknowledge over a lane selection), each against the card the
  * operator selected, ledger lines chained (lib/client/action-plan.ts `chainActions`), and sends
- * it to POST /api/actions/bulk, in the channel of the first card. Each action names its card's
- * channel: a selection spanning a hub's channels is refused whole by the server (`channels_mixed`),
- * and the dialog says its message.
+ * it to POST /api/actions/bulk, in the channel of its cards (`?channel=` in a hub). Each action
+ * names its card's channel. A batch spanning a hub's channels is not signed (the dialog refuses it
+ * first; the server would refuse it whole, `channels_mixed`).
  */
 export async function signAndSendBulk(inputs: readonly ActionInput[], key: OperatorKey): Promise<BulkOutcome> {
+  const spanned = [...new Set(inputs.map(servedChannelOf).filter((c) => c !== undefined))].sort();
+  // The server refuses it whole (`channels_mixed`); nothing is signed for a request it refuses.
+  if (spanned.length > 1) throw new Error(`the orders are in ${spanned.length} channels (${spanned.join(', ')}): a bulk act is of one channel; nothing was signed`);
   const served = inputs[0] ? servedChannelOf(inputs[0]) : undefined;
   const { prev, channel } = await signingContext(key, served);
   const now = new Date().toISOString();

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   forgetKey,
   KEY_STORAGE_ITEM,
+  hubKeyGate,
   keyGate,
   loadKey,
   nameFromKeyFileName,
@@ -177,6 +178,23 @@ describe('keyGate', () => {
     const wrong = keyGate({ name: 'ops', seed: fang.seed }, publicKeyOf(fang.seed), info());
     expect(wrong).toMatchObject({ ok: false, code: 'key_mismatch', message: "this key is not ops's pinned key: the server would refuse its signatures" });
     expect(keyGate(opsKey, publicKeyOf(ops.seed), info({ public_key: null })).code).toBe('no_pinned_key');
+  });
+
+  it("says in a hub which channels the key is an operator of, and why not in each when none", () => {
+    const each = (a: OperatorInfo | null | 'error', b: OperatorInfo | null | 'error') => [
+      { channel: 'alpha', info: a },
+      { channel: 'v01', info: b },
+    ];
+    const notIn = info({ in_roster: false, is_operator: false, public_key: null });
+    expect(hubKeyGate(opsKey, publicKeyOf(ops.seed), each(info(), notIn))).toEqual({ ok: true, code: 'ok', message: 'signed in as ops — operator of alpha ✓; not of v01' });
+    expect(hubKeyGate(opsKey, publicKeyOf(ops.seed), each(info(), info()))).toEqual({ ok: true, code: 'ok', message: 'signed in as ops — operator of alpha, v01 ✓' });
+    expect(hubKeyGate(opsKey, publicKeyOf(ops.seed), each(info(), null)).code).toBe('checking');
+    expect(hubKeyGate(opsKey, publicKeyOf(ops.seed), each(notIn, 'error'))).toEqual({
+      ok: false,
+      code: 'not_in_roster',
+      message: 'ops is an operator of none of the 2 channels served here (alpha: ops is not in the roster of this channel; v01: could not ask the server about ops: actions are not offered until it answers)',
+    });
+    expect(hubKeyGate(null, null, each(info(), info())).code).toBe('no_key');
   });
 
   it('compares pinned keys case-insensitively', () => {

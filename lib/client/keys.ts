@@ -177,3 +177,27 @@ export function keyGate(key: OperatorKey | null, publicKey: string | null, info:
   }
   return { ok: true, code: 'ok', message: `signed in as ${key.name} — operator of this channel ✓` };
 }
+
+/** One served channel of a hub and what the server says there of the key's name (null: asking; 'error': no answer). */
+export interface ChannelInfo {
+  readonly channel: string;
+  readonly info: OperatorInfo | null | 'error';
+}
+
+/**
+ * The key's gate over a hub's channels, for the nav and the key panel (an act is gated in its
+ * own channel by keyGate): which channels it is an operator of, and, when none, why not in each.
+ * Actions on a card are offered by its channel's gate alone.
+ */
+export function hubKeyGate(key: OperatorKey | null, publicKey: string | null, each: readonly ChannelInfo[]): KeyGate {
+  if (!key) return keyGate(null, publicKey, null);
+  const gates = each.map((c) => ({ channel: c.channel, gate: keyGate(key, publicKey, c.info) }));
+  if (gates.length === 0 || gates.some((g) => g.gate.code === 'checking')) return { ok: false, code: 'checking', message: `checking ${key.name} against the roster of each channel…` };
+  const ok = gates.filter((g) => g.gate.ok).map((g) => g.channel);
+  const not = gates.filter((g) => !g.gate.ok);
+  if (ok.length > 0) {
+    return { ok: true, code: 'ok', message: `signed in as ${key.name} — operator of ${ok.join(', ')} ✓${not.length > 0 ? `; not of ${not.map((g) => g.channel).join(', ')}` : ''}` };
+  }
+  const first = not[0] as { gate: KeyGate };
+  return { ok: false, code: first.gate.code, message: `${key.name} is an operator of none of the ${gates.length} channels served here (${not.map((g) => `${g.channel}: ${g.gate.message}`).join('; ')})` };
+}

@@ -6,10 +6,10 @@
  * (lib/client/keys.ts), and used only to sign (lib/client/actions.ts). No request carries it.
  */
 import { createContext, createElement, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useQueries, useQuery } from '@tanstack/react-query';
 import { ApiError } from './api';
 import { queryKeys } from './query-keys';
-import { forgetKey, keyGate, loadKey, publicKeyOf, saveKey, type KeyGate, type KeyStorage, type KeyStores, type OperatorInfo, type OperatorKey } from './keys';
+import { forgetKey, hubKeyGate, keyGate, loadKey, publicKeyOf, saveKey, type KeyGate, type KeyStorage, type KeyStores, type OperatorInfo, type OperatorKey } from './keys';
 
 interface KeyState {
   /** The key, or null when none is imported. */
@@ -95,11 +95,35 @@ export function useOperatorInfo(name: string | null, channel?: string) {
   });
 }
 
-/** The operator key with whether actions may be offered with it (on a card of a hub's `channel`: there), and why not. */
+/** The channels a hub serves, when asked about an operator naming none (400 `which_channel` names them); null otherwise. */
+function hubChannelsOf(error: unknown): readonly string[] | null {
+  if (!(error instanceof ApiError) || error.status !== 400) return null;
+  const b = error.body as { reason_code?: unknown; channels?: unknown } | null;
+  return b && b.reason_code === 'which_channel' && Array.isArray(b.channels) && b.channels.every((c) => typeof c === 'string') ? b.channels : null;
+}
+
+const NO_CHANNELS: readonly string[] = [];
+
+/**
+ * The operator key with whether actions may be offered with it (on a card of a hub's `channel`:
+ * there), and why not. With no channel in a hub (the nav, the key panel): over every channel it
+ * serves, each asked (hubKeyGate: which channels the key is an operator of).
+ */
 export function useKeyGate(channel?: string): KeyGate & { readonly key: OperatorKey | null; readonly publicKey: string | null; readonly channelFileNew: boolean } {
   const { key } = useOperatorKey();
   const info = useOperatorInfo(key?.name ?? null, channel);
   const publicKey = useMemo(() => (key ? publicKeyOf(key.seed) : null), [key]);
-  const gate = keyGate(key, publicKey, info.data ?? (info.isError ? 'error' : null));
+  const hub = channel === undefined ? hubChannelsOf(info.error) : null;
+  const each = useQueries({
+    queries: (hub ?? NO_CHANNELS).map((c) => ({
+      queryKey: queryKeys.operator(key?.name ?? '', c),
+      queryFn: ({ signal }: { signal: AbortSignal }) => fetchOperator(key?.name ?? '', signal, c),
+      enabled: key !== null,
+      staleTime: 30_000,
+    })),
+  });
+  const gate = hub
+    ? hubKeyGate(key, publicKey, hub.map((c, i) => ({ channel: c, info: each[i]?.data ?? (each[i]?.isError ? 'error' : null) })))
+    : keyGate(key, publicKey, info.data ?? (info.isError ? 'error' : null));
   return { ...gate, key, publicKey, channelFileNew: info.data?.channel_new === true };
 }

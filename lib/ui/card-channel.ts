@@ -1,11 +1,27 @@
 /**
  * The channel a card belongs to: a hub's answers name it on each card (lib/api/types.ts HubCard;
  * order ids repeat across channels), and the pages carry it in links (`?channel=`), query keys
- * and acts. Pure.
+ * and acts (a selection for a bulk act is keyed by it, and is of one channel). Pure.
  */
 
 /** The card's `channel`, or undefined when the answer names none. */
 export function channelOfCard(card: object): string | undefined {
   const c = (card as { channel?: unknown }).channel;
   return typeof c === 'string' && c !== '' ? c : undefined;
+}
+
+/** A card's key in a selection: its channel and order id in a hub (order ids repeat across channels), its order id alone otherwise. */
+export function selectionKey(card: { readonly order_id: string; readonly channel?: unknown }): string {
+  const c = channelOfCard(card);
+  return c === undefined ? card.order_id : `${c}/${card.order_id}`;
+}
+
+/** The channels `cards` name, each once, sorted (empty when none names one: a serve of one channel). */
+export function channelsOf(cards: readonly object[]): string[] {
+  return [...new Set(cards.map(channelOfCard).filter((c): c is string => c !== undefined))].sort();
+}
+
+/** `card` naming `channel` (a card read again from its order's answer, which names the channel beside it, keeps the one it was opened in). */
+export function cardInChannel<T extends object>(card: T, channel: string | undefined): T {
+  return channel === undefined ? card : { ...card, channel };
 }
