@@ -8,7 +8,7 @@
 import { useCallback, useMemo, useState, type ReactNode } from 'react';
 import type { AgentResponse, Card, Lane } from '@/lib/api/types';
 import { BULK_MAX } from '@/lib/client/action-plan';
-import { selectionKey } from '@/lib/ui/card-channel';
+import { cardKey } from '@/lib/ui/card-channel';
 import { BulkDialog } from './BulkDialog';
 import { KeyPanel } from './KeyPanel';
 import { OrderActionDialog } from './OrderActionDialog';
@@ -48,19 +48,19 @@ function ActionsHost({ children }: { children: ReactNode }) {
     setSelection((sel) => {
       const next = new Map(sel);
       const m = new Map(sel.get(lane) ?? []);
-      if (on && m.size < BULK_MAX) m.set(selectionKey(card), card);
-      else if (!on) m.delete(selectionKey(card));
+      if (on && m.size < BULK_MAX) m.set(cardKey(card), card);
+      else if (!on) m.delete(cardKey(card));
       next.set(lane, m);
       return next;
     });
   }, []);
   const selectAll = useCallback((lane: Lane, cards: readonly Card[]) => {
-    setSelection((sel) => new Map(sel).set(lane, new Map(cards.slice(0, BULK_MAX).map((c) => [selectionKey(c), c]))));
+    setSelection((sel) => new Map(sel).set(lane, new Map(cards.slice(0, BULK_MAX).map((c) => [cardKey(c), c]))));
   }, []);
   const clearSelection = useCallback((lane: Lane) => setSelection((sel) => new Map(sel).set(lane, new Map())), []);
   const written = useCallback((ids: readonly string[], channel?: string) => {
     if (ids.length === 0) return;
-    const keys = new Set(ids.map((order_id) => selectionKey({ order_id, channel })));
+    const keys = new Set(ids.map((order_id) => cardKey({ order_id, channel })));
     setSelection((sel) => {
       const next = new Map<Lane, ReadonlyMap<string, Card>>();
       for (const [lane, m] of sel) next.set(lane, new Map([...m].filter(([k]) => !keys.has(k))));

@@ -16,7 +16,7 @@ import { useKeyGate } from '@/lib/client/operator';
 import { useSignedAction } from '@/lib/client/use-signed-action';
 import type { ActionInput } from '@/lib/ledger/actions';
 import { ledgerPathOf } from '@/lib/ledger/actions';
-import { channelsOf } from '@/lib/ui/card-channel';
+import { cardKey, channelsOf } from '@/lib/ui/card-channel';
 import { LANE_TITLE } from '@/lib/ui/labels';
 import { useActions } from './context';
 import { Dialog } from './Dialog';
@@ -124,7 +124,7 @@ export function BulkDialog({ kind, lane, cards, onClose }: { kind: 'requeue' | '
           </summary>
           <ul className="mt-1 list-disc pl-5 text-xs">
             {skipped.map((s) => (
-              <li key={s.card.order_id}>{s.reason}</li>
+              <li key={cardKey(s.card)}>{s.reason}</li>
             ))}
           </ul>
         </details>

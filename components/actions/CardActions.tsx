@@ -4,7 +4,7 @@
  * acknowledge give-up, supersede with a new order) and a checkbox for bulk actions. Items the operator may not take are
  * shown disabled with the reason in words.
  */
-import { channelOfCard, selectionKey } from '@/lib/ui/card-channel';
+import { channelOfCard, cardKey } from '@/lib/ui/card-channel';
 import { useEffect, useId, useLayoutEffect, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
 import { createPortal } from 'react-dom';
 import type { Card, Lane } from '@/lib/api/types';
@@ -177,7 +177,7 @@ export function SelectCard({ card, lane }: { card: Card; lane: Lane }) {
   const gate = useKeyGate(channelOfCard(card));
   const { selection, toggleSelected } = useActions();
   if (!gate.ok) return null;
-  const checked = selection.get(lane)?.has(selectionKey(card)) ?? false;
+  const checked = selection.get(lane)?.has(cardKey(card)) ?? false;
   return (
     <input
       type="checkbox"

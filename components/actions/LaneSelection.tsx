@@ -12,7 +12,7 @@ import type { BoardFilters, Card, Lane, LanePage } from '@/lib/api/types';
 import { ackCheck, BULK_MAX, requeueCheck } from '@/lib/client/action-plan';
 import { fetchLanePage } from '@/lib/client/api';
 import { useKeyGate } from '@/lib/client/operator';
-import { channelsOf, selectionKey } from '@/lib/ui/card-channel';
+import { channelsOf, cardKey } from '@/lib/ui/card-channel';
 import { useActions } from './context';
 
 /** Lanes whose cards carry actions and checkboxes. */
@@ -40,7 +40,7 @@ export function LaneSelectionBar({ page, loaded, filters }: { page: LanePage; lo
   const onSelectAll = async () => {
     setError(null);
     const cards: Card[] = [...loaded];
-    const seen = new Set(cards.map(selectionKey));
+    const seen = new Set(cards.map(cardKey));
     // The lane has more than is loaded: fetch its further pages (as they are now) up to the limit.
     let cursor = cards.length < limit ? page.next_cursor : null;
     if (cursor) setLoading(true);
@@ -48,8 +48,8 @@ export function LaneSelectionBar({ page, loaded, filters }: { page: LanePage; lo
       while (cursor && cards.length < limit) {
         const next = await fetchLanePage(lane, cursor, filters);
         for (const c of next.cards) {
-          if (!seen.has(selectionKey(c))) {
-            seen.add(selectionKey(c));
+          if (!seen.has(cardKey(c))) {
+            seen.add(cardKey(c));
             cards.push(c);
           }
         }

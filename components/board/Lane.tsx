@@ -8,6 +8,7 @@ import { LANE_ACCENT } from '@/components/ui/tone';
 import { ACTION_LANES, LaneSelectionBar } from '@/components/actions/LaneSelection';
 import { lanePanelId, laneTabId } from './LaneTabs';
 import { OrderCard } from './OrderCard';
+import { cardKey } from '@/lib/ui/card-channel';
 import { ADVISORY_NOTE, type WhyContext } from '@/lib/ui/why';
 
 /** Above this many loaded cards a lane renders only what is on screen. */
@@ -55,8 +56,8 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
     const pages = [page.cards, ...later];
     for (const list of pages) {
       for (const c of list) {
-        if (seen.has(c.order_id)) continue;
-        seen.add(c.order_id);
+        if (seen.has(cardKey(c))) continue;
+        seen.add(cardKey(c));
         out.push(c);
       }
     }
@@ -99,7 +100,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
     gap: 8,
     enabled: virtual,
     useFlushSync: false,
-    getItemKey: (i) => cards[i]?.order_id ?? i,
+    getItemKey: (i) => (cards[i] ? cardKey(cards[i]) : i),
   });
   // While hidden at phone width its rows are not rendered: a hidden row would be measured as 0 px
   // high, and the lane would come back at the wrong place when shown again.
@@ -209,7 +210,7 @@ export function Lane({ page, filters, ctx, focusIndex, onFocusCard, onLoaded, ph
         ) : (
           <ol className={wide ? 'flex flex-col gap-2 md:grid md:grid-cols-[repeat(auto-fill,minmax(19rem,1fr))] md:items-start' : 'flex flex-col gap-2'}>
             {cards.map((card, i) => (
-              <li key={card.order_id} data-card-index={i}>
+              <li key={cardKey(card)} data-card-index={i}>
                 {renderCard(card, i)}
               </li>
             ))}

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { cardInChannel, channelOfCard, channelsOf, selectionKey } from './card-channel';
+import { cardInChannel, channelOfCard, channelsOf, cardKey } from './card-channel';
 
 describe("a card's channel", () => {
   it("keys a selection by channel and order id in a hub, so t1 of two channels are two cards; by order id alone otherwise", () => {
-    expect(selectionKey({ order_id: 't1', channel: 'v03' })).toBe('v03/t1');
-    expect(selectionKey({ order_id: 't1', channel: 'v09' })).toBe('v09/t1');
-    expect(selectionKey({ order_id: 't1' })).toBe('t1');
-    expect(selectionKey({ order_id: 't1', channel: '' })).toBe('t1');
+    expect(cardKey({ order_id: 't1', channel: 'v03' })).toBe('v03/t1');
+    expect(cardKey({ order_id: 't1', channel: 'v09' })).toBe('v09/t1');
+    expect(cardKey({ order_id: 't1' })).toBe('t1');
+    expect(cardKey({ order_id: 't1', channel: '' })).toBe('t1');
   });
 
   it('lists the channels of a selection once each, sorted; none for cards of one channel served alone', () => {

@@ -1,7 +1,7 @@
 /**
  * The channel a card belongs to: a hub's answers name it on each card (lib/api/types.ts HubCard;
  * order ids repeat across channels), and the pages carry it in links (`?channel=`), query keys
- * and acts (a selection for a bulk act is keyed by it, and is of one channel). Pure.
+ * and acts; lanes and selections key cards by it (a selection for a bulk act is of one channel). Pure.
  */
 
 /** The card's `channel`, or undefined when the answer names none. */
@@ -10,8 +10,8 @@ export function channelOfCard(card: object): string | undefined {
   return typeof c === 'string' && c !== '' ? c : undefined;
 }
 
-/** A card's key in a selection: its channel and order id in a hub (order ids repeat across channels), its order id alone otherwise. */
-export function selectionKey(card: { readonly order_id: string; readonly channel?: unknown }): string {
+/** A card's key on a page (a lane's list, a selection): its channel and order id in a hub (order ids repeat across channels), its order id alone otherwise. */
+export function cardKey(card: { readonly order_id: string; readonly channel?: unknown }): string {
   const c = channelOfCard(card);
   return c === undefined ? card.order_id : `${c}/${card.order_id}`;
 }
