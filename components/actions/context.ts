@@ -6,7 +6,7 @@ import type { AgentResponse, Card, Lane } from '@/lib/api/types';
 /** Which order action dialog: re-queue, reopen, acknowledge (OrderActionDialog), supersede (SupersedeDialog). */
 export type OrderActionKind = 'requeue' | 'reopen' | 'ack' | 'supersede';
 
-/** Selected cards per lane, each as it was when selected (what the operator saw), by selectionKey (lib/ui/card-channel.ts). */
+/** Selected cards per lane, each as it was when selected (what the operator saw), by cardKey (lib/ui/card-channel.ts). */
 export type Selection = ReadonlyMap<Lane, ReadonlyMap<string, Card>>;
 
 export interface ActionsApi {
