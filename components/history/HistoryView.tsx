@@ -14,6 +14,7 @@ import { closerWindow, fitWords, historySearch, parseHistoryParams, RANGE_LABEL,
 import { MAX_WINDOW_MS, MIN_WINDOW_MS, panWindow, RANGE_NAMES, zoomWindow, type HistoryWindow } from '@/lib/query/window';
 import { formatDuration, utcClock } from '@/lib/ui/time';
 import { Loading, QueryError } from '@/components/ui/page';
+import { ChannelChip, ChannelScope } from '@/components/ui/channel';
 import { Legend, Swimlanes } from './Swimlanes';
 import { AgentNumbersTable, FleetNumbersPanel } from './HistoryNumbers';
 
@@ -33,8 +34,9 @@ export function HistoryView({ initial }: { initial?: { search: string; data: His
   const q = useHistory(search, initial);
   const data = q.data;
   const now = useServerNow(data?.now_ms, q.dataUpdatedAt);
+  // A hub's history stays in its channel whatever else changes.
   const go = (next: HistoryParams) => {
-    const s = historySearch(next);
+    const s = historySearch({ ...next, ...(p.channel ? { channel: p.channel } : {}) });
     router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
   };
   const win: HistoryWindow | null = data ? { from_ms: data.from_ms, to_ms: data.to_ms } : null;
@@ -42,8 +44,9 @@ export function HistoryView({ initial }: { initial?: { search: string; data: His
   const closer = data && win ? closerWindow(data.holds, win, data.now_ms) : null;
 
   return (
+    <ChannelScope channel={p.channel}>
     <div className="mx-auto max-w-[100rem] px-4 py-5 sm:px-6">
-      <h1 className="text-lg font-semibold tracking-tight">Fleet history</h1>
+      <h1 className="flex items-center gap-2 text-lg font-semibold tracking-tight">Fleet history {p.channel ? <ChannelChip channel={p.channel} /> : null}</h1>
       <p className="mt-1 max-w-4xl text-sm text-zinc-600 dark:text-zinc-400">
         Who held which order, from its claim to how it ended. Every bar is placed by when its files <em>arrived here</em>, the one clock
         all rows share; each writer&apos;s own clock is shown beside it, never used to place or order anything.
@@ -52,7 +55,7 @@ export function HistoryView({ initial }: { initial?: { search: string; data: His
       {q.isPending ? (
         <Loading what="the history" />
       ) : q.isError && !data ? (
-        <QueryError error={q.error} what="the history" retry={() => void q.refetch()} />
+        <QueryError error={q.error} what="the history" retry={() => void q.refetch()} pick={(c) => `/history?${historySearch({ ...p, channel: c })}`} />
       ) : data && win ? (
         <>
           {q.isError ? (
@@ -92,6 +95,7 @@ export function HistoryView({ initial }: { initial?: { search: string; data: His
         </>
       ) : null}
     </div>
+    </ChannelScope>
   );
 }
 
