@@ -7,7 +7,6 @@ import { ADVISORY_NOTE, heartbeatNote, isAdvisory, shownFlags, whyLines } from '
 import { FlagBadge, LaneBadge, StateBadge } from '@/components/ui/badges';
 import { AgentLink, boardHref, OrderLink } from '@/components/ui/links';
 import { ChannelChip, ChannelScope } from '@/components/ui/channel';
-import { channelOfCard } from '@/lib/ui/card-channel';
 import { Crumb, Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';
 import { Ago, WriterClock } from '@/components/ui/time';
 import { LocalLine } from '@/components/ui/local';
@@ -27,8 +26,8 @@ export function OrderView({ id, channel }: { id: string; channel?: string }) {
 
   if (q.isPending) return <Loading what={`order ${id}`} />;
   if (q.isError && !q.data) return <QueryError error={q.error} what={`order “${id}”`} retry={() => void q.refetch()} />;
-  // The channel the answer is of (a hub names it, asked or not): its card carries it, as a board card does, so an act on it names it, and every link on the page stays in it.
-  const of = channelOfCard(q.data) ?? channel;
+  // Asked for one channel's order (a hub's links name it; the answer names its channel even with one served, so the URL decides): its card carries the channel, as a board card does, so an act on it names it, and every link on the page stays in it.
+  const of = channel;
   const data = of ? { ...q.data, card: { ...q.data.card, channel: of } } : q.data;
   return (
     <ChannelScope channel={of}>
