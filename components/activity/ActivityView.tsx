@@ -70,41 +70,41 @@ export function ActivityView() {
 
   return (
     <ChannelScope channel={channel}>
-    <div className="mx-auto max-w-7xl px-4 py-5 sm:px-6">
-      <h1 className="flex items-center gap-2 text-lg font-semibold tracking-tight">Operator activity {channel ? <ChannelChip channel={channel} /> : null}</h1>
-      <p className="mt-1 max-w-3xl text-sm text-zinc-600 dark:text-zinc-400">
-        Every act of an operator (or another authority: the master, an orchestrator) in this channel, from its signed records and its
-        ledger lines. Newest arrival here first; “arrived here” is this machine&apos;s clock, the writer&apos;s clock is the operator&apos;s own.
-      </p>
-      <ActivityFilters filters={filters} operators={first?.operators ?? []} apply={apply} />
-      {q.isPending ? (
-        <Loading what="the activity" />
-      ) : q.isError && !q.data ? (
-        <QueryError error={q.error} what="the activity" retry={() => void q.refetch()} />
-      ) : first ? (
-        <>
-          <p className="mt-3 text-sm text-zinc-600 dark:text-zinc-400" data-activity-count>
-            {first.total === 0
-              ? Object.keys(filters).length
-                ? 'No act matches these filters.'
-                : 'No operator has acted in this channel yet.'
-              : `${first.total} act${first.total === 1 ? '' : 's'}${Object.keys(filters).length ? (first.total === 1 ? ' matches these filters' : ' match these filters') : ''}`}
-          </p>
-          {first.total > 0 ? <ActsTable acts={q.data.pages.flatMap((p) => p.acts)} now={now} /> : null}
-          {q.hasNextPage ? (
-            <button
-              type="button"
-              onClick={() => void q.fetchNextPage()}
-              disabled={q.isFetchingNextPage}
-              className="mt-3 rounded-md border border-zinc-300 px-3 py-1 text-sm hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800"
-            >
-              {q.isFetchingNextPage ? 'Loading…' : 'Show older acts'}
-            </button>
-          ) : null}
-          <Ledgers ledgers={first.ledgers} />
-        </>
-      ) : null}
-    </div>
+      <div className="mx-auto max-w-7xl px-4 py-5 sm:px-6">
+        <h1 className="flex items-center gap-2 text-lg font-semibold tracking-tight">Operator activity {channel ? <ChannelChip channel={channel} /> : null}</h1>
+        <p className="mt-1 max-w-3xl text-sm text-zinc-600 dark:text-zinc-400">
+          Every act of an operator (or another authority: the master, an orchestrator) in this channel, from its signed records and its
+          ledger lines. Newest arrival here first; “arrived here” is this machine&apos;s clock, the writer&apos;s clock is the operator&apos;s own.
+        </p>
+        <ActivityFilters filters={filters} operators={first?.operators ?? []} apply={apply} />
+        {q.isPending ? (
+          <Loading what="the activity" />
+        ) : q.isError && !q.data ? (
+          <QueryError error={q.error} what="the activity" retry={() => void q.refetch()} />
+        ) : first ? (
+          <>
+            <p className="mt-3 text-sm text-zinc-600 dark:text-zinc-400" data-activity-count>
+              {first.total === 0
+                ? Object.keys(filters).length
+                  ? 'No act matches these filters.'
+                  : 'No operator has acted in this channel yet.'
+                : `${first.total} act${first.total === 1 ? '' : 's'}${Object.keys(filters).length ? (first.total === 1 ? ' matches these filters' : ' match these filters') : ''}`}
+            </p>
+            {first.total > 0 ? <ActsTable acts={q.data.pages.flatMap((p) => p.acts)} now={now} /> : null}
+            {q.hasNextPage ? (
+              <button
+                type="button"
+                onClick={() => void q.fetchNextPage()}
+                disabled={q.isFetchingNextPage}
+                className="mt-3 rounded-md border border-zinc-300 px-3 py-1 text-sm hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800"
+              >
+                {q.isFetchingNextPage ? 'Loading…' : 'Show older acts'}
+              </button>
+            ) : null}
+            <Ledgers ledgers={first.ledgers} />
+          </>
+        ) : null}
+      </div>
     </ChannelScope>
   );
 }
