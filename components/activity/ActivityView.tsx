@@ -11,6 +11,8 @@ import { Badge } from '@/components/ui/badges';
 import { AgentLink, agentHref, orderHref } from '@/components/ui/links';
 import { Loading, QueryError, Section, tableClass, thClass } from '@/components/ui/page';
 import { Ago, WriterClock } from '@/components/ui/time';
+import { ChannelChip, ChannelScope } from '@/components/ui/channel';
+import { channelOfCard } from '@/lib/ui/card-channel';
 
 /** What each act is called on the page. */
 export const ACT_LABEL: Record<ActKind, string> = {
@@ -47,57 +49,63 @@ const cell = 'block px-2 py-0.5 md:table-cell md:border-b md:border-zinc-100 md:
 /**
  * Every operator act of the channel, newest arrival here first, from the signed
  * decision records and ledger lines: who, what, on which order or agent, the reason, and whether
- * its signature and ledger chain verify. Filters (operator, act, order) live in the URL.
+ * its signature and ledger chain verify. Filters (operator, act, order) live in the URL, and in a
+ * hub the channel (`?channel=`; without it every channel's acts, each with its channel).
  */
 export function ActivityView() {
   const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
   const filters = parseActFilters(params);
-  const q = useActivity(filters);
+  const channel = params.get('channel') || undefined;
+  const q = useActivity(filters, channel);
   const first = q.data?.pages[0];
   const now = useServerNow(first?.now_ms, q.dataUpdatedAt);
   const apply = (next: ActFilters) => {
-    const qs = actFiltersToParams(next).toString();
+    const p = actFiltersToParams(next);
+    if (channel) p.set('channel', channel);
+    const qs = p.toString();
     router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
   };
 
   return (
-    <div className="mx-auto max-w-7xl px-4 py-5 sm:px-6">
-      <h1 className="text-lg font-semibold tracking-tight">Operator activity</h1>
-      <p className="mt-1 max-w-3xl text-sm text-zinc-600 dark:text-zinc-400">
-        Every act of an operator (or another authority: the master, an orchestrator) in this channel, from its signed records and its
-        ledger lines. Newest arrival here first; “arrived here” is this machine&apos;s clock, the writer&apos;s clock is the operator&apos;s own.
-      </p>
-      <ActivityFilters filters={filters} operators={first?.operators ?? []} apply={apply} />
-      {q.isPending ? (
-        <Loading what="the activity" />
-      ) : q.isError && !q.data ? (
-        <QueryError error={q.error} what="the activity" retry={() => void q.refetch()} />
-      ) : first ? (
-        <>
-          <p className="mt-3 text-sm text-zinc-600 dark:text-zinc-400" data-activity-count>
-            {first.total === 0
-              ? Object.keys(filters).length
-                ? 'No act matches these filters.'
-                : 'No operator has acted in this channel yet.'
-              : `${first.total} act${first.total === 1 ? '' : 's'}${Object.keys(filters).length ? (first.total === 1 ? ' matches these filters' : ' match these filters') : ''}`}
-          </p>
-          {first.total > 0 ? <ActsTable acts={q.data.pages.flatMap((p) => p.acts)} now={now} /> : null}
-          {q.hasNextPage ? (
-            <button
-              type="button"
-              onClick={() => void q.fetchNextPage()}
-              disabled={q.isFetchingNextPage}
-              className="mt-3 rounded-md border border-zinc-300 px-3 py-1 text-sm hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800"
-            >
-              {q.isFetchingNextPage ? 'Loading…' : 'Show older acts'}
-            </button>
-          ) : null}
-          <Ledgers ledgers={first.ledgers} />
-        </>
-      ) : null}
-    </div>
+    <ChannelScope channel={channel}>
+      <div className="mx-auto max-w-7xl px-4 py-5 sm:px-6">
+        <h1 className="flex items-center gap-2 text-lg font-semibold tracking-tight">Operator activity {channel ? <ChannelChip channel={channel} /> : null}</h1>
+        <p className="mt-1 max-w-3xl text-sm text-zinc-600 dark:text-zinc-400">
+          Every act of an operator (or another authority: the master, an orchestrator) in this channel, from its signed records and its
+          ledger lines. Newest arrival here first; “arrived here” is this machine&apos;s clock, the writer&apos;s clock is the operator&apos;s own.
+        </p>
+        <ActivityFilters filters={filters} operators={first?.operators ?? []} apply={apply} />
+        {q.isPending ? (
+          <Loading what="the activity" />
+        ) : q.isError && !q.data ? (
+          <QueryError error={q.error} what="the activity" retry={() => void q.refetch()} />
+        ) : first ? (
+          <>
+            <p className="mt-3 text-sm text-zinc-600 dark:text-zinc-400" data-activity-count>
+              {first.total === 0
+                ? Object.keys(filters).length
+                  ? 'No act matches these filters.'
+                  : 'No operator has acted in this channel yet.'
+                : `${first.total} act${first.total === 1 ? '' : 's'}${Object.keys(filters).length ? (first.total === 1 ? ' matches these filters' : ' match these filters') : ''}`}
+            </p>
+            {first.total > 0 ? <ActsTable acts={q.data.pages.flatMap((p) => p.acts)} now={now} /> : null}
+            {q.hasNextPage ? (
+              <button
+                type="button"
+                onClick={() => void q.fetchNextPage()}
+                disabled={q.isFetchingNextPage}
+                className="mt-3 rounded-md border border-zinc-300 px-3 py-1 text-sm hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800"
+              >
+                {q.isFetchingNextPage ? 'Loading…' : 'Show older acts'}
+              </button>
+            ) : null}
+            <Ledgers ledgers={first.ledgers} />
+          </>
+        ) : null}
+      </div>
+    </ChannelScope>
   );
 }
 
@@ -185,7 +193,7 @@ function ActsTable({ acts, now }: { acts: readonly Act[]; now: number }) {
       </thead>
       <tbody>
         {acts.map((a) => (
-          <ActRow key={a.key} act={a} now={now} />
+          <ActRow key={`${a.key}@${channelOfCard(a) ?? ''}`} act={a} now={now} />
         ))}
       </tbody>
     </table>
@@ -194,6 +202,8 @@ function ActsTable({ acts, now }: { acts: readonly Act[]; now: number }) {
 
 function ActRow({ act: a, now }: { act: Act; now: number }) {
   const others = a.orders.filter((o) => o !== a.order_id);
+  // A hub's act names its channel: its links go to that channel's pages.
+  const ch = channelOfCard(a);
   return (
     <tr
       data-act={a.act}
@@ -217,22 +227,27 @@ function ActRow({ act: a, now }: { act: Act; now: number }) {
       </td>
       <td className={cell}>
         <CellLabel>operator</CellLabel>
-        <AgentLink name={a.operator} />
+        <AgentLink name={a.operator} channel={ch} />
       </td>
       <td className={cell}>
         <CellLabel>act</CellLabel>
         <Badge tone={ACT_TONE[a.act]}>{ACT_LABEL[a.act]}</Badge>
+        {ch ? (
+          <span className="ml-1.5">
+            <ChannelChip channel={ch} />
+          </span>
+        ) : null}
         {a.detail && a.act !== 'retire' ? <span className="ml-1.5 text-xs text-zinc-600 dark:text-zinc-400">{a.detail}</span> : null}
       </td>
       <td className={cell} data-subject>
         <CellLabel>subject</CellLabel>
         {a.order_id ? (
-          <Link href={`${orderHref(a.order_id)}#timeline`} className="font-mono underline decoration-zinc-300 underline-offset-2 hover:decoration-current dark:decoration-zinc-600">
+          <Link href={`${orderHref(a.order_id, ch)}#timeline`} className="font-mono underline decoration-zinc-300 underline-offset-2 hover:decoration-current dark:decoration-zinc-600">
             {a.order_id}
           </Link>
         ) : null}
         {a.order_id === null && a.agent ? (
-          <Link href={agentHref(a.agent)} className="underline decoration-zinc-300 underline-offset-2 hover:decoration-current dark:decoration-zinc-600">
+          <Link href={agentHref(a.agent, ch)} className="underline decoration-zinc-300 underline-offset-2 hover:decoration-current dark:decoration-zinc-600">
             {a.agent}
           </Link>
         ) : null}
@@ -242,7 +257,7 @@ function ActRow({ act: a, now }: { act: Act; now: number }) {
             {others.map((o, i) => (
               <span key={o}>
                 {i > 0 ? ', ' : ''}
-                <Link href={`${orderHref(o)}#timeline`} className="font-mono underline underline-offset-2">
+                <Link href={`${orderHref(o, ch)}#timeline`} className="font-mono underline underline-offset-2">
                   {o}
                 </Link>
               </span>
@@ -315,7 +330,8 @@ function Ledgers({ ledgers }: { ledgers: readonly ActivityLedger[] }) {
       ) : (
         <ul className="space-y-1 text-sm">
           {ledgers.map((l) => (
-            <li key={l.path} data-ledger={l.path} className="flex flex-wrap items-baseline gap-x-2">
+            <li key={`${l.path}@${channelOfCard(l) ?? ''}`} data-ledger={l.path} className="flex flex-wrap items-baseline gap-x-2">
+              {channelOfCard(l) ? <ChannelChip channel={channelOfCard(l) ?? ''} /> : null}
               <span className="font-mono text-xs">{l.path}</span>
               <span className="tabular-nums text-zinc-600 dark:text-zinc-400">
                 {l.entries} line{l.entries === 1 ? '' : 's'}

@@ -14,29 +14,43 @@ import { clockOffsetSentence, utcClock } from '@/lib/ui/time';
 import { LANES } from '@/lib/ledger/derive';
 import { RetireAction } from '@/components/actions/RetireAction';
 import { AgentTuning } from '@/components/tuning/AgentTuning';
+import { ChannelChip, ChannelScope } from '@/components/ui/channel';
+import { agentHref } from '@/components/ui/links';
+import { channelOfCard, inChannel } from '@/lib/ui/card-channel';
 import { ShortKey } from './KeyFacts';
 
-/** One agent: role, key, what it holds now, what it held before and how each ended, last seen, its heartbeat gaps and run durations. */
-export function AgentView({ name }: { name: string }) {
-  const q = useAgent(name);
+/**
+ * One agent (of `channel`, in a hub: a name in two channels is two identities): role, key, what
+ * it holds now, what it held before and how each ended, last seen, its heartbeat gaps and run
+ * durations. Asked without a channel of a name several channels know: those channels to pick from.
+ */
+export function AgentView({ name, channel }: { name: string; channel?: string }) {
+  const q = useAgent(name, channel);
   const now = useServerNow(q.data?.now_ms, q.dataUpdatedAt);
   useEffect(() => {
     document.title = `${name} · claimboard`;
   }, [name]);
   if (q.isPending) return <Loading what={`agent ${name}`} />;
-  if (q.isError && !q.data) return <QueryError error={q.error} what={`agent “${name}”`} retry={() => void q.refetch()} />;
-  return <AgentDetail data={q.data} now={now} />;
+  if (q.isError && !q.data) return <QueryError error={q.error} what={`agent “${name}”`} retry={() => void q.refetch()} pick={(c) => agentHref(name, c)} />;
+  // The channel the answer is of (a hub names it, asked or not), so every link on the page stays in it.
+  const of = channelOfCard(q.data) ?? channel;
+  return (
+    <ChannelScope channel={of}>
+      <AgentDetail data={q.data} now={now} channel={of} />
+    </ChannelScope>
+  );
 }
 
-function AgentDetail({ data, now }: { data: AgentResponse; now: number }) {
+function AgentDetail({ data, now, channel }: { data: AgentResponse; now: number; channel: string | undefined }) {
   const a = data.agent;
   const staleAfterMs = data.stale_after_ms;
   const ctx = { nowMs: now, staleAfterMs };
   return (
     <article className="mx-auto max-w-5xl px-4 py-5 sm:px-6">
-      <Crumb href="/agents" label="Agents" here="agent" />
+      <Crumb href={inChannel('/agents', channel)} label="Agents" here="agent" />
       <header className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1">
         <h1 className="text-xl font-semibold tracking-tight">{a.name}</h1>
+        {channel ? <ChannelChip channel={channel} /> : null}
         <Badge tone="neutral">{a.role}</Badge>
         {a.is_operator ? <Badge tone="review">operator</Badge> : null}
         {a.retired ? <Badge tone="danger">retired</Badge> : null}
@@ -119,7 +133,7 @@ function AgentDetail({ data, now }: { data: AgentResponse; now: number }) {
               <p className="mb-2 text-sm text-zinc-600 dark:text-zinc-400" data-held-shown={data.held.length}>
                 The first {data.held.length.toLocaleString('en')} of {data.held_total.toLocaleString('en')}: gave up, released, superseded and
                 lost first, finished last, each by order id. Each order&apos;s page tells its whole story; the{' '}
-                <a href={`/history?q=agent:${encodeURIComponent(a.name)}`} className="underline">
+                <a href={inChannel(`/history?q=agent:${encodeURIComponent(a.name)}`, channel)} className="underline">
                   fleet history
                 </a>{' '}
                 draws the same holds on a time axis.

@@ -14,6 +14,7 @@ import { closerWindow, fitWords, historySearch, parseHistoryParams, RANGE_LABEL,
 import { MAX_WINDOW_MS, MIN_WINDOW_MS, panWindow, RANGE_NAMES, zoomWindow, type HistoryWindow } from '@/lib/query/window';
 import { formatDuration, utcClock } from '@/lib/ui/time';
 import { Loading, QueryError } from '@/components/ui/page';
+import { ChannelChip, ChannelScope } from '@/components/ui/channel';
 import { Legend, Swimlanes } from './Swimlanes';
 import { AgentNumbersTable, FleetNumbersPanel } from './HistoryNumbers';
 
@@ -33,8 +34,9 @@ export function HistoryView({ initial }: { initial?: { search: string; data: His
   const q = useHistory(search, initial);
   const data = q.data;
   const now = useServerNow(data?.now_ms, q.dataUpdatedAt);
+  // A hub's history stays in its channel whatever else changes.
   const go = (next: HistoryParams) => {
-    const s = historySearch(next);
+    const s = historySearch({ ...next, ...(p.channel ? { channel: p.channel } : {}) });
     router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
   };
   const win: HistoryWindow | null = data ? { from_ms: data.from_ms, to_ms: data.to_ms } : null;
@@ -42,56 +44,58 @@ export function HistoryView({ initial }: { initial?: { search: string; data: His
   const closer = data && win ? closerWindow(data.holds, win, data.now_ms) : null;
 
   return (
-    <div className="mx-auto max-w-[100rem] px-4 py-5 sm:px-6">
-      <h1 className="text-lg font-semibold tracking-tight">Fleet history</h1>
-      <p className="mt-1 max-w-4xl text-sm text-zinc-600 dark:text-zinc-400">
-        Who held which order, from its claim to how it ended. Every bar is placed by when its files <em>arrived here</em>, the one clock
-        all rows share; each writer&apos;s own clock is shown beside it, never used to place or order anything.
-      </p>
-      <Controls params={p} win={win} range={data?.range ?? null} fit={data ? fitWords(data) : null} go={go} toWindow={toWindow} />
-      {q.isPending ? (
-        <Loading what="the history" />
-      ) : q.isError && !data ? (
-        <QueryError error={q.error} what="the history" retry={() => void q.refetch()} />
-      ) : data && win ? (
-        <>
-          {q.isError ? (
-            <p role="alert" className="mt-2 text-sm text-red-800 dark:text-red-300">
-              {q.error.message}
+    <ChannelScope channel={p.channel}>
+      <div className="mx-auto max-w-[100rem] px-4 py-5 sm:px-6">
+        <h1 className="flex items-center gap-2 text-lg font-semibold tracking-tight">Fleet history {p.channel ? <ChannelChip channel={p.channel} /> : null}</h1>
+        <p className="mt-1 max-w-4xl text-sm text-zinc-600 dark:text-zinc-400">
+          Who held which order, from its claim to how it ended. Every bar is placed by when its files <em>arrived here</em>, the one clock
+          all rows share; each writer&apos;s own clock is shown beside it, never used to place or order anything.
+        </p>
+        <Controls params={p} win={win} range={data?.range ?? null} fit={data ? fitWords(data) : null} go={go} toWindow={toWindow} />
+        {q.isPending ? (
+          <Loading what="the history" />
+        ) : q.isError && !data ? (
+          <QueryError error={q.error} what="the history" retry={() => void q.refetch()} pick={(c) => `/history?${historySearch({ ...p, channel: c })}`} />
+        ) : data && win ? (
+          <>
+            {q.isError ? (
+              <p role="alert" className="mt-2 text-sm text-red-800 dark:text-red-300">
+                {q.error.message}
+              </p>
+            ) : null}
+            <p className="mt-3 text-sm text-zinc-700 dark:text-zinc-300" data-history-count>
+              {data.total === 0
+                ? 'No hold in this window.'
+                : `${data.total.toLocaleString('en')} ${data.total === 1 ? 'hold' : 'holds'} of ${data.agents.length} ${data.agents.length === 1 ? 'agent' : 'agents'} from ${utcClock(win.from_ms, { date: true })} to ${utcClock(win.to_ms, { date: true })} UTC (${formatDuration(win.to_ms - win.from_ms)}).`}
+              {data.total > data.holds.length ? ` The first ${data.holds.length.toLocaleString('en')} by claim arrival are drawn: narrow the window or the query to see the rest; the numbers count them all.` : ''}
             </p>
-          ) : null}
-          <p className="mt-3 text-sm text-zinc-700 dark:text-zinc-300" data-history-count>
-            {data.total === 0
-              ? 'No hold in this window.'
-              : `${data.total.toLocaleString('en')} ${data.total === 1 ? 'hold' : 'holds'} of ${data.agents.length} ${data.agents.length === 1 ? 'agent' : 'agents'} from ${utcClock(win.from_ms, { date: true })} to ${utcClock(win.to_ms, { date: true })} UTC (${formatDuration(win.to_ms - win.from_ms)}).`}
-            {data.total > data.holds.length ? ` The first ${data.holds.length.toLocaleString('en')} by claim arrival are drawn: narrow the window or the query to see the rest; the numbers count them all.` : ''}
-          </p>
-          {closer ? (
-            <p className="mt-2 flex flex-wrap items-center gap-2 text-sm text-zinc-700 dark:text-zinc-300" data-closer-window>
-              Every hold here began in the last {formatDuration(closer.to_ms - closer.from_ms)}, squeezed at the right edge.
-              <button type="button" className={button} onClick={() => toWindow(closer)}>
-                Show just that
-              </button>
-            </p>
-          ) : null}
-          <Legend />
-          <section aria-label="Holds by agent" className="mt-3">
-            <Swimlanes
-              agents={data.agents}
-              holds={data.holds}
-              acts={data.acts}
-              window={win}
-              nowMs={now || data.now_ms}
-              onWindow={toWindow}
-              zoom={(f) => zoomWindow(win, f)}
-              pan={(f) => panWindow(win, f)}
-            />
-          </section>
-          <FleetNumbersPanel fleet={data.fleet} staleAfterMs={data.stale_after_ms} />
-          <AgentNumbersTable agents={data.agents} />
-        </>
-      ) : null}
-    </div>
+            {closer ? (
+              <p className="mt-2 flex flex-wrap items-center gap-2 text-sm text-zinc-700 dark:text-zinc-300" data-closer-window>
+                Every hold here began in the last {formatDuration(closer.to_ms - closer.from_ms)}, squeezed at the right edge.
+                <button type="button" className={button} onClick={() => toWindow(closer)}>
+                  Show just that
+                </button>
+              </p>
+            ) : null}
+            <Legend />
+            <section aria-label="Holds by agent" className="mt-3">
+              <Swimlanes
+                agents={data.agents}
+                holds={data.holds}
+                acts={data.acts}
+                window={win}
+                nowMs={now || data.now_ms}
+                onWindow={toWindow}
+                zoom={(f) => zoomWindow(win, f)}
+                pan={(f) => panWindow(win, f)}
+              />
+            </section>
+            <FleetNumbersPanel fleet={data.fleet} staleAfterMs={data.stale_after_ms} />
+            <AgentNumbersTable agents={data.agents} />
+          </>
+        ) : null}
+      </div>
+    </ChannelScope>
   );
 }
 

@@ -18,6 +18,8 @@ import { holdWords, packRows, timeTicks } from '@/lib/ui/history';
 import type { HistoryWindow } from '@/lib/query/window';
 import { clockDisagrees, clockOffsetSentence, utcClock, writerFull } from '@/lib/ui/time';
 import { agentHref, orderHref } from '@/components/ui/links';
+import { usePageChannel } from '@/components/ui/channel';
+import { inChannel } from '@/lib/ui/card-channel';
 import { useWidth } from '@/components/tuning/useWidth';
 
 /** Each ending's bar colour, light and dark. */
@@ -68,6 +70,7 @@ export function Swimlanes({
   zoom: (factor: number) => HistoryWindow;
   pan: (fraction: number) => HistoryWindow;
 }) {
+  const channel = usePageChannel();
   const [ref, width] = useWidth<HTMLDivElement>(960);
   const [active, setActive] = useState<string | null>(null);
   const [focusKey, setFocusKey] = useState<string | null>(null);
@@ -131,7 +134,7 @@ export function Swimlanes({
   const mark = (a: HistoryAct) => {
     const mx = x(a.arrival_ms);
     return (
-      <a key={a.key} href={`/activity${a.order_id ? `?order=${encodeURIComponent(a.order_id)}` : ''}`} aria-label={actTitle(a)} tabIndex={-1} data-act={a.act}>
+      <a key={a.key} href={inChannel(`/activity${a.order_id ? `?order=${encodeURIComponent(a.order_id)}` : ''}`, channel)} aria-label={actTitle(a)} tabIndex={-1} data-act={a.act}>
         <title>{actTitle(a)}</title>
         <path d={`M ${mx - 4} 1 L ${mx + 4} 1 L ${mx} ${MARK_H + 1} Z`} className="fill-zinc-800 dark:fill-zinc-100" />
       </a>
@@ -184,7 +187,7 @@ export function Swimlanes({
             ) : null}
             <div className={`${labelCol} border-b border-zinc-100 py-1 dark:border-zinc-800/70`} data-agent-row={a.name}>
               <div className="min-w-0 text-sm">
-                <a href={agentHref(a.name)} className="font-medium underline decoration-zinc-300 underline-offset-2 dark:decoration-zinc-600">
+                <a href={agentHref(a.name, channel)} className="font-medium underline decoration-zinc-300 underline-offset-2 dark:decoration-zinc-600">
                   {a.name}
                 </a>
                 <span className="ml-1.5 text-xs text-zinc-500 dark:text-zinc-400">
@@ -210,7 +213,7 @@ export function Swimlanes({
                   return (
                     <a
                       key={b.key}
-                      href={orderHref(hold.order_id)}
+                      href={orderHref(hold.order_id, channel)}
                       aria-label={words}
                       tabIndex={b.key === tabKey ? 0 : -1}
                       ref={(el) => {

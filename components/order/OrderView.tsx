@@ -5,7 +5,8 @@ import { useOrder, useOrders, isNotFound } from '@/lib/client/api';
 import { useServerNow } from '@/lib/client/clock';
 import { ADVISORY_NOTE, heartbeatNote, isAdvisory, shownFlags, whyLines } from '@/lib/ui/why';
 import { FlagBadge, LaneBadge, StateBadge } from '@/components/ui/badges';
-import { AgentLink, OrderLink } from '@/components/ui/links';
+import { AgentLink, boardHref, OrderLink } from '@/components/ui/links';
+import { ChannelChip, ChannelScope } from '@/components/ui/channel';
 import { Crumb, Fact, Facts, Loading, QueryError, Section, tableClass, tdClass, thClass } from '@/components/ui/page';
 import { Ago, WriterClock } from '@/components/ui/time';
 import { LocalLine } from '@/components/ui/local';
@@ -25,12 +26,17 @@ export function OrderView({ id, channel }: { id: string; channel?: string }) {
 
   if (q.isPending) return <Loading what={`order ${id}`} />;
   if (q.isError && !q.data) return <QueryError error={q.error} what={`order “${id}”`} retry={() => void q.refetch()} />;
-  // Asked for one channel's order (a hub's card link): its card carries the channel, as a board card does, so an act on it names it.
-  const data = channel ? { ...q.data, card: { ...q.data.card, channel } } : q.data;
-  return <OrderDetail data={data} now={now} />;
+  // Asked for one channel's order (a hub's links name it; the answer names its channel even with one served, so the URL decides): its card carries the channel, as a board card does, so an act on it names it, and every link on the page stays in it.
+  const of = channel;
+  const data = of ? { ...q.data, card: { ...q.data.card, channel: of } } : q.data;
+  return (
+    <ChannelScope channel={of}>
+      <OrderDetail data={data} now={now} channel={of} />
+    </ChannelScope>
+  );
 }
 
-function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
+function OrderDetail({ data, now, channel }: { data: OrderResponse; now: number; channel: string | undefined }) {
   const { card, order } = data;
   const ctx = { nowMs: now, staleAfterMs: data.stale_after_ms };
   const lines = whyLines(card, ctx);
@@ -41,10 +47,11 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
 
   return (
     <article className="mx-auto max-w-5xl px-4 py-5 sm:px-6">
-      <Crumb href="/" label="Board" here="order" />
+      <Crumb href={boardHref('', channel)} label="Board" here="order" />
       <header className="mt-1">
         <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
           <h1 className="font-mono text-xl font-semibold tracking-tight break-all">{card.order_id}</h1>
+          {channel ? <ChannelChip channel={channel} /> : null}
           <StateBadge state={card.state} />
           {/* The lane only when it is not the state's own name (stale in Stale, done in Done: once). */}
           {card.lane === card.state ? null : <LaneBadge lane={card.lane} />}
@@ -141,7 +148,7 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
           </Fact>
           <Fact term="latest result">{card.latest_revision === null ? 'none' : `revision ${card.latest_revision}`}</Fact>
           <Fact term="depends on">
-            <Dependencies ids={order.depends_on} missing={card.missing_dependencies} />
+            <Dependencies ids={order.depends_on} missing={card.missing_dependencies} channel={channel} />
           </Fact>
           <Fact term="needed by">
             {data.dependents.length === 0 ? (
@@ -257,10 +264,10 @@ function OrderDetail({ data, now }: { data: OrderResponse; now: number }) {
   );
 }
 
-/** Dependencies with their current states (each fetched as its own order). */
-function Dependencies({ ids, missing }: { ids: readonly string[]; missing: readonly string[] }) {
+/** Dependencies with their current states (each fetched as its own order, of the order's channel in a hub). */
+function Dependencies({ ids, missing, channel }: { ids: readonly string[]; missing: readonly string[]; channel: string | undefined }) {
   const present = useMemo(() => ids.filter((d) => !missing.includes(d)), [ids, missing]);
-  const results = useOrders(present);
+  const results = useOrders(present, channel);
   if (ids.length === 0) return <span className="text-zinc-500 dark:text-zinc-400">nothing</span>;
   const stateOf = new Map<string, OrderState | 'unknown' | 'missing'>();
   present.forEach((d, i) => {

@@ -7,6 +7,7 @@ import type { Card } from '@/lib/api/types';
 import { useOrders } from '@/lib/client/api';
 import { StateBadge } from '@/components/ui/badges';
 import { OrderLink } from '@/components/ui/links';
+import { channelOfCard } from '@/lib/ui/card-channel';
 import { idSegments } from '@/lib/ui/segments';
 
 /** A sentence with the named orders linked. */
@@ -28,7 +29,8 @@ export const linkedIds = (card: Card): string[] => [card.superseded_by, card.sup
  */
 export function SupersedeLinks({ card }: { card: Card }) {
   const ids = linkedIds(card);
-  const others = useOrders(ids);
+  // The other orders are of the card's channel (in a hub).
+  const others = useOrders(ids, channelOfCard(card));
   if (ids.length === 0) return null;
   const other = (id: string) => others[ids.indexOf(id)]?.data?.card;
   const by = card.superseded_by;

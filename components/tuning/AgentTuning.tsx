@@ -11,16 +11,19 @@ import { QueryError, Section } from '@/components/ui/page';
 import { beyondSentence, countWords, durationWords } from '@/lib/ui/tuning';
 import { DurationHistogram } from './DurationHistogram';
 import { gapsNotEnough, NotEnough, runsNotEnough, thresholdMarks } from './parts';
+import { usePageChannel } from '@/components/ui/channel';
+import { inChannel } from '@/lib/ui/card-channel';
 
-/** The section, loading its own data. */
+/** The section, loading its own data (of the page's channel, in a hub). */
 export function AgentTuning({ name }: { name: string }) {
-  const q = useTuning(name);
+  const channel = usePageChannel();
+  const q = useTuning(name, channel);
   return (
     <Section
       title="Heartbeat gaps and run durations"
       id="tuning"
       aside={
-        <Link href="/tuning" className="underline underline-offset-2">
+        <Link href={inChannel('/tuning', channel)} className="underline underline-offset-2">
           the whole channel
         </Link>
       }

@@ -10,6 +10,8 @@ import type { TuningReport } from '@/lib/ledger/tuning-types';
 import { useTuning } from '@/lib/client/tuning';
 import { useServerNow } from '@/lib/client/clock';
 import { Loading, QueryError, Section } from '@/components/ui/page';
+import { ChannelChip, ChannelScope } from '@/components/ui/channel';
+import { inChannel } from '@/lib/ui/card-channel';
 import { Ago } from '@/components/ui/time';
 import { beyondSentence, durationWords, staleNowSentence } from '@/lib/ui/tuning';
 import { DurationHistogram } from './DurationHistogram';
@@ -19,23 +21,29 @@ import { gapsNotEnough, NotEnough, Percentiles, runsNotEnough, SuggestionBlock, 
 const GAP: readonly [string, string] = ['gap', 'gaps'];
 const RUN: readonly [string, string] = ['run', 'runs'];
 
-/** The whole page: the channel's report, refreshed every 15 s. */
-export function TuningView() {
-  const q = useTuning(null);
+/** The whole page: the channel's report (in a hub, of `channel`; none given: the channels to pick from), refreshed every 15 s. */
+export function TuningView({ channel }: { channel?: string }) {
+  const q = useTuning(null, channel);
   const now = useServerNow(q.data?.now_ms, q.dataUpdatedAt);
   if (q.isPending) return <Loading what="the threshold report" />;
-  if (q.isError && !q.data) return <QueryError error={q.error} what="threshold report" retry={() => void q.refetch()} />;
-  return <TuningReportView r={q.data} now={now} />;
+  if (q.isError && !q.data) return <QueryError error={q.error} what="threshold report" retry={() => void q.refetch()} pick={(c) => inChannel('/tuning', c)} />;
+  return (
+    <ChannelScope channel={channel}>
+      <TuningReportView r={q.data} now={now} channel={channel} />
+    </ChannelScope>
+  );
 }
 
 /** The report as the page shows it; `now` is this machine's clock as the browser estimates it (lib/client/clock.ts). */
-export function TuningReportView({ r, now }: { r: TuningReport; now: number }) {
+export function TuningReportView({ r, now, channel }: { r: TuningReport; now: number; channel?: string | undefined }) {
   const gapsWhy = gapsNotEnough(r.gaps);
   const runsWhy = runsNotEnough(r.runs);
   const staleNow = staleNowSentence(r.stale_now);
   return (
     <div className="mx-auto max-w-6xl px-4 py-5 sm:px-6">
-      <h1 className="text-lg font-semibold tracking-tight">Threshold</h1>
+      <h1 className="flex items-center gap-2 text-lg font-semibold tracking-tight">
+        Threshold {channel ? <ChannelChip channel={channel} /> : null}
+      </h1>
       <p className="mt-1 max-w-3xl text-sm text-zinc-600 dark:text-zinc-400">
         Whether the stale threshold fits what this fleet really does. A claim counts as stale when its run&apos;s heartbeat has not
         arrived here for <strong className="font-semibold text-zinc-900 dark:text-zinc-100" data-threshold="">{durationWords(r.stale_after_ms)}</strong>{' '}

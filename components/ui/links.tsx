@@ -1,34 +1,49 @@
 import Link from 'next/link';
+import { inChannel } from '@/lib/ui/card-channel';
+import { usePageChannel } from './channel';
 
 const linkClass =
   'rounded-sm underline decoration-zinc-300 underline-offset-2 hover:decoration-current dark:decoration-zinc-600';
 
 /** An order's page; in a hub, of its channel (`?channel=`: order ids repeat across channels). */
-export const orderHref = (id: string, channel?: string) => `/orders/${encodeURIComponent(id)}${channel ? `?channel=${encodeURIComponent(channel)}` : ''}`;
-export const agentHref = (name: string) => `/agents/${encodeURIComponent(name)}`;
+export const orderHref = (id: string, channel?: string | null) => inChannel(`/orders/${encodeURIComponent(id)}`, channel);
+/** An agent's page; in a hub, of its channel (a name in two channels is two identities). */
+export const agentHref = (name: string, channel?: string | null) => inChannel(`/agents/${encodeURIComponent(name)}`, channel);
 
-export function OrderLink({ id, channel, className = '', ...rest }: { id: string; channel?: string | undefined; className?: string } & Omit<React.ComponentProps<typeof Link>, 'href'>) {
+/** The links below name the channel given, else the page's (ChannelScope), else none. */
+type ChannelProp = { channel?: string | undefined };
+
+export function OrderLink({ id, channel, className = '', ...rest }: { id: string; className?: string } & ChannelProp & Omit<React.ComponentProps<typeof Link>, 'href'>) {
+  const page = usePageChannel();
   return (
-    <Link href={orderHref(id, channel)} className={`font-mono ${linkClass} ${className}`} {...rest}>
+    <Link href={orderHref(id, channel ?? page)} className={`font-mono ${linkClass} ${className}`} {...rest}>
       {id}
     </Link>
   );
 }
 
-export function AgentLink({ name, className = '' }: { name: string; className?: string }) {
+export function AgentLink({ name, channel, className = '' }: { name: string; className?: string } & ChannelProp) {
+  const page = usePageChannel();
   return (
-    <Link href={agentHref(name)} className={`${linkClass} ${className}`}>
+    <Link href={agentHref(name, channel ?? page)} className={`${linkClass} ${className}`}>
       {name}
     </Link>
   );
 }
 
-/** The board filtered by a query (lib/query/query.ts), e.g. `agent:fang lane:done`. */
-export const boardHref = (q: string) => `/?${new URLSearchParams({ q }).toString()}`;
+/**
+ * The board filtered by a query (lib/query/query.ts), e.g. `agent:fang lane:done`; in a hub, of
+ * one channel: the query's `channel:` term, which is how the board narrows to a channel.
+ */
+export const boardHref = (q: string, channel?: string | null) => {
+  const query = channel ? `channel:${channel}${q ? ` ${q}` : ''}` : q;
+  return query ? `/?${new URLSearchParams({ q: query }).toString()}` : '/';
+};
 
-export function BoardLink({ q, children, className = '' }: { q: string; children: React.ReactNode; className?: string }) {
+export function BoardLink({ q, channel, children, className = '' }: { q: string; children: React.ReactNode; className?: string } & ChannelProp) {
+  const page = usePageChannel();
   return (
-    <Link href={boardHref(q)} className={`${linkClass} ${className}`}>
+    <Link href={boardHref(q, channel ?? page)} className={`${linkClass} ${className}`}>
       {children}
     </Link>
   );

@@ -2,6 +2,9 @@
 import Link from 'next/link';
 import { useState, type ReactNode } from 'react';
 import { ApiError } from '@/lib/client/api';
+import { whichChannelsOf } from '@/lib/ui/card-channel';
+import { ChannelPicker, usePageChannel } from './channel';
+import { boardHref } from './links';
 
 /** A titled block of a detail page. */
 export function Section({ title, id, children, aside }: { title: string; id: string; children: ReactNode; aside?: ReactNode }) {
@@ -28,8 +31,15 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-/** A failed query: not found (4xx) says so plainly; other errors offer a retry. */
-export function QueryError({ error, what, retry }: { error: Error; what: string; retry: () => void }) {
+/**
+ * A failed query: a read of one channel asked without one in a hub (`which_channel`) offers the
+ * channels to pick from (`pick`: the page of each); not found (4xx) says so plainly; other errors
+ * offer a retry.
+ */
+export function QueryError({ error, what, retry, pick }: { error: Error; what: string; retry: () => void; pick?: (channel: string) => string }) {
+  const channel = usePageChannel();
+  const channels = error instanceof ApiError ? whichChannelsOf(error.body) : null;
+  if (channels && pick) return <ChannelPicker channels={channels} what={what.charAt(0).toUpperCase() + what.slice(1)} hrefOf={pick} />;
   if (error instanceof ApiError && (error.status === 404 || error.status === 400)) {
     return (
       <div className="px-4 py-6 sm:px-6">
@@ -37,7 +47,7 @@ export function QueryError({ error, what, retry }: { error: Error; what: string;
         <p className="mt-2 text-sm text-zinc-600 dark:text-zinc-400">{error.status === 404 ? `There is no ${what} in this channel.` : error.message}
         </p>
         <p className="mt-3 text-sm">
-          <a href="/" className="underline underline-offset-2">
+          <a href={boardHref('', channel)} className="underline underline-offset-2">
             Back to the board
           </a>
         </p>

@@ -3,7 +3,8 @@ import 'server-only';
  * GET /api/holds (the fast path answers it too, lib/api/fast-path.ts) and GET /api/history: the
  * fleet history's rows and what /history draws, for a window (`range` 1h | 24h | 7d | 30d, or
  * `from` and `to`: ms or RFC 3339, this machine's clock; none: the range fitted to the holds,
- * lib/query/window.ts fitRange) and a query (`q`, `agent`, `project`, `order`).
+ * lib/query/window.ts fitRange) and a query (`q`, `agent`, `project`, `order`), of one channel
+ * (`channel`: a hub's request names it, channel-reads.ts).
  * A window or a query that does not read is a 400 with the reason.
  */
 import { z } from 'zod';
@@ -17,6 +18,7 @@ import { isSafeComponent } from '../ledger/names';
 import { historyQueryOf, MAX_QUERY_LENGTH } from '../query/query';
 import { resolveWindow, windowAsked } from '../query/window';
 import type { HistoryResponse } from './types';
+import { ChannelParam, oneChannelRead } from './channel-reads';
 
 const Instant = z.string().max(40).optional();
 /** The request's parameters as given; the window they name depends on when it is asked (filtersAt). */
@@ -30,6 +32,7 @@ const HoldsRequest = z.object({
   q: z.string().max(MAX_QUERY_LENGTH).optional(),
   cursor: z.string().max(2000).optional(),
   limit: z.coerce.number().int().min(1).max(MAX_HOLDS_LIMIT).optional(),
+  channel: ChannelParam,
 });
 type HoldsParams = z.infer<typeof HoldsRequest>;
 
@@ -65,8 +68,7 @@ function holdsEndpoint(path: string, answer: (db: DB, f: Extract<Filtered, { ok:
     path,
     request: HoldsRequest,
     execute(ctx, p) {
-      const db = ctx.db();
-      const now = ctx.nowMs();
+      const { db, nowMs: now } = oneChannelRead(ctx, p.channel, 'a fleet history');
       const seq = latestSeq(db);
       const hit = cache.peek(ctx.search, seq, now);
       if (hit) return Raw.bytes(hit);

@@ -21,6 +21,7 @@ import {
 } from '@/lib/api/types';
 import { filtersToParams } from '@/lib/ui/board-filters';
 import { actFiltersToParams } from '@/lib/ui/act-filters';
+import { inChannel } from '@/lib/ui/card-channel';
 import { useLiveStatus } from './live';
 import { queryKeys } from './query-keys';
 import { isErrorCode, isRefusalReason, type ErrorCode, type RefusalReason } from '@/lib/errors';
@@ -103,11 +104,12 @@ export const fetchLanePage = (lane: Lane, cursor: string, f: BoardFilters, limit
 };
 
 export const fetchOrder = (id: string, signal?: AbortSignal, channel?: string) => getJson<OrderResponse>(`/api/orders/${enc(id)}${channel ? `?channel=${enc(channel)}` : ''}`, signal);
-export const fetchAgents = (signal?: AbortSignal) => getJson<AgentsResponse>('/api/agents', signal);
-export const fetchAgent = (name: string, signal?: AbortSignal) => getJson<AgentResponse>(`/api/agents/${enc(name)}`, signal);
-export const fetchProblems = (signal?: AbortSignal) => getJson<ProblemsResponse>('/api/problems', signal);
-export const fetchActivity = (f: ActFilters, cursor: string, signal?: AbortSignal) => {
+export const fetchAgents = (signal?: AbortSignal, channel?: string) => getJson<AgentsResponse>(inChannel('/api/agents', channel), signal);
+export const fetchAgent = (name: string, signal?: AbortSignal, channel?: string) => getJson<AgentResponse>(inChannel(`/api/agents/${enc(name)}`, channel), signal);
+export const fetchProblems = (signal?: AbortSignal, channel?: string) => getJson<ProblemsResponse>(inChannel('/api/problems', channel), signal);
+export const fetchActivity = (f: ActFilters, cursor: string, signal?: AbortSignal, channel?: string) => {
   const p = actFiltersToParams(f);
+  if (channel) p.set('channel', channel);
   if (cursor) p.set('cursor', cursor);
   const qs = p.toString();
   return getJson<ActivityResponse>(`/api/activity${qs ? `?${qs}` : ''}`, signal);
@@ -170,34 +172,37 @@ export function useOrder(id: string, channel?: string) {
   return useQuery({ queryKey: queryKeys.order(id, channel), queryFn: ({ signal }) => fetchOrder(id, signal, channel), refetchInterval: poll });
 }
 
-/** Several orders at once (an order page's dependencies), each cached under its own key. */
-export function useOrders(ids: readonly string[]) {
+/** Several orders at once (an order page's dependencies, of its channel in a hub), each cached under its own key. */
+export function useOrders(ids: readonly string[], channel?: string) {
   return useQueries({
-    queries: ids.map((id) => ({ queryKey: queryKeys.order(id), queryFn: ({ signal }: { signal: AbortSignal }) => fetchOrder(id, signal) })),
+    queries: ids.map((id) => ({ queryKey: queryKeys.order(id, channel), queryFn: ({ signal }: { signal: AbortSignal }) => fetchOrder(id, signal, channel) })),
   });
 }
 
-export function useAgents() {
+/** The roster; in a hub, of `channel`, or of every channel (each agent with its channel) when none is given. */
+export function useAgents(channel?: string) {
   const poll = usePollInterval();
-  return useQuery({ queryKey: queryKeys.agents(), queryFn: ({ signal }) => fetchAgents(signal), refetchInterval: poll });
+  return useQuery({ queryKey: queryKeys.agents(channel), queryFn: ({ signal }) => fetchAgents(signal, channel), refetchInterval: poll });
 }
 
-export function useAgent(name: string) {
+/** One agent; in a hub, of `channel` (a name in two channels is two identities). */
+export function useAgent(name: string, channel?: string) {
   const poll = usePollInterval();
-  return useQuery({ queryKey: queryKeys.agent(name), queryFn: ({ signal }) => fetchAgent(name, signal), refetchInterval: poll });
+  return useQuery({ queryKey: queryKeys.agent(name, channel), queryFn: ({ signal }) => fetchAgent(name, signal, channel), refetchInterval: poll });
 }
 
-export function useProblems() {
+/** The problems; in a hub, of `channel`, or of every channel when none is given. */
+export function useProblems(channel?: string) {
   const poll = usePollInterval();
-  return useQuery({ queryKey: queryKeys.problems(), queryFn: ({ signal }) => fetchProblems(signal), refetchInterval: poll });
+  return useQuery({ queryKey: queryKeys.problems(channel), queryFn: ({ signal }) => fetchProblems(signal, channel), refetchInterval: poll });
 }
 
-/** The operator activity matching `filters`: the newest page first, `fetchNextPage` for older ones. */
-export function useActivity(filters: ActFilters) {
+/** The operator activity matching `filters` (in a hub, of `channel`, or of every channel): the newest page first, `fetchNextPage` for older ones. */
+export function useActivity(filters: ActFilters, channel?: string) {
   const poll = usePollInterval();
   return useInfiniteQuery({
-    queryKey: queryKeys.activity(filters),
-    queryFn: ({ pageParam, signal }) => fetchActivity(filters, pageParam, signal),
+    queryKey: queryKeys.activity(filters, channel),
+    queryFn: ({ pageParam, signal }) => fetchActivity(filters, pageParam, signal, channel),
     initialPageParam: '',
     getNextPageParam: (last) => last.next_cursor ?? undefined,
     placeholderData: keepPreviousData,

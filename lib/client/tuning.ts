@@ -10,12 +10,13 @@ import { useQuery } from '@tanstack/react-query';
 import type { TuningReport } from '@/lib/ledger/tuning-types';
 import { ApiError } from './api';
 import { queryKeys } from './query-keys';
+import { inChannel } from '@/lib/ui/card-channel';
 
 export const TUNING_REFRESH_MS = 15_000;
 
 /** The report for the channel (`agent` null) or one agent; throws ApiError on a non-2xx answer. */
-export async function fetchTuning(agent: string | null, signal?: AbortSignal): Promise<TuningReport> {
-  const path = agent === null ? '/api/tuning' : `/api/tuning?agent=${encodeURIComponent(agent)}`;
+export async function fetchTuning(agent: string | null, signal?: AbortSignal, channel?: string): Promise<TuningReport> {
+  const path = inChannel(agent === null ? '/api/tuning' : `/api/tuning?agent=${encodeURIComponent(agent)}`, channel);
   const res = await fetch(path, { signal, headers: { accept: 'application/json' }, cache: 'no-store' });
   const text = await res.text();
   let body: unknown;
@@ -31,7 +32,7 @@ export async function fetchTuning(agent: string | null, signal?: AbortSignal): P
   return body as TuningReport;
 }
 
-/** The tuning report, refreshed every 15 s (see above). */
-export function useTuning(agent: string | null) {
-  return useQuery({ queryKey: queryKeys.tuning(agent), queryFn: ({ signal }) => fetchTuning(agent, signal), refetchInterval: TUNING_REFRESH_MS });
+/** The tuning report (in a hub, of `channel`), refreshed every 15 s (see above). */
+export function useTuning(agent: string | null, channel?: string) {
+  return useQuery({ queryKey: queryKeys.tuning(agent, channel), queryFn: ({ signal }) => fetchTuning(agent, signal, channel), refetchInterval: TUNING_REFRESH_MS });
 }

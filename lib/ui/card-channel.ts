@@ -25,3 +25,21 @@ export function channelsOf(cards: readonly object[]): string[] {
 export function cardInChannel<T extends object>(card: T, channel: string | undefined): T {
   return channel === undefined ? card : { ...card, channel };
 }
+
+/**
+ * `path` (which may have a query already) as a page of `channel` in a hub: `?channel=<name>`
+ * added; with no channel (one channel served) the path as it is, so a serve of one channel links
+ * as it always did.
+ */
+export function inChannel(path: string, channel?: string | null): string {
+  if (!channel) return path;
+  return `${path}${path.includes('?') ? '&' : '?'}channel=${encodeURIComponent(channel)}`;
+}
+
+/** The channels to pick from of an error body refusing a read of several channels (`which_channel` with its `channels`), else null. */
+export function whichChannelsOf(body: unknown): string[] | null {
+  if (!body || typeof body !== 'object') return null;
+  const { reason_code: code, channels } = body as { reason_code?: unknown; channels?: unknown };
+  if (code !== 'which_channel' || !Array.isArray(channels)) return null;
+  return channels.filter((c): c is string => typeof c === 'string');
+}

@@ -14,6 +14,8 @@ export interface HistoryParams {
   readonly from?: number;
   readonly to?: number;
   readonly q?: string;
+  /** In a hub, the channel whose history it is (a fleet history is of one channel). */
+  readonly channel?: string;
 }
 
 /** The page's URL parameters read back; unknown or malformed values dropped. */
@@ -27,7 +29,9 @@ export function parseHistoryParams(p: { get(name: string): string | null }): His
   const from = num('from');
   const to = num('to');
   const q = p.get('q')?.trim();
+  const channel = p.get('channel')?.trim();
   return {
+    ...(channel ? { channel } : {}),
     ...(from !== undefined && to !== undefined && from < to ? { from, to } : range && (RANGE_NAMES as string[]).includes(range) ? { range: range as RangeName } : {}),
     ...(q ? { q } : {}),
   };
@@ -41,6 +45,7 @@ export function historySearch(p: HistoryParams): string {
     s.set('to', String(Math.round(p.to)));
   } else if (p.range) s.set('range', p.range);
   if (p.q) s.set('q', p.q);
+  if (p.channel) s.set('channel', p.channel);
   return s.toString();
 }
 
