@@ -11,7 +11,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,8 +23,10 @@ import { naclPublicKey } from '../lib/ledger/nacl-verify';
 import { benchSeed } from './generate';
 import { topSelfTime } from './profile';
 import { descendants } from '../test/support/soak/proc';
+import { cpuSeconds, f1, f2, freePort, get, inotifyWatches, killGroup, log, RssSampler, sec, sleep, started, stats, type RssPeaks } from './harness';
 import { verifyOnAllCores } from './verify-all';
 import { readFloor } from './floor';
+import { parseHubSize, runHub } from './hub';
 
 // ---- options ---------------------------------------------------------------------------
 
@@ -46,11 +47,13 @@ interface Options {
   timeoutS: number;
   /** The API endpoints requested, in rotation (all by default). */
   endpoints: readonly Endpoint[];
+  /** `--hub <C>x<M>`: the multi-channel row instead (bench/hub.ts). */
+  hub: { channels: number; orders: number } | null;
 }
 
 const USAGE = `usage: npm run bench -- [--orders N] [--load-s S] [--writes W] [--clients C] [--stale-after S]
                          [--skip-paint] [--keep] [--cpu-prof] [--cli-only] [--api-only] [--cache DIR] [--timeout-s S]
-                         [--floor-passes P] [--endpoints LIST]
+                         [--floor-passes P] [--endpoints LIST] [--hub CxM]
   --orders N       orders in the generated channel (default 100000; generated once, cached)
   --load-s S       seconds of API load (default 20)
   --writes W       incremental single-file writes (default 200)
@@ -67,7 +70,10 @@ const USAGE = `usage: npm run bench -- [--orders N] [--load-s S] [--writes W] [-
   --cache DIR      where generated channels live (default bench/.cache)
   --timeout-s S    give up on the cold index after S seconds (default max(300, N/50))
   --endpoints LIST the API endpoints requested, comma-separated, of board,lane,order,holds (default all):
-                   the same load as a build that lacks one`;
+                   the same load as a build that lacks one
+  --hub CxM        the multi-channel row alone: one serve of C channels of M orders each beside one serve of one
+                   channel of C x M orders, the same figures of each and the targets (bench/hub.ts); uses
+                   --writes, --clients, --load-s, --stale-after, --cache, --timeout-s`;
 
 function parseOptions(argv: readonly string[]): Options {
   const o: Options = {
@@ -85,6 +91,7 @@ function parseOptions(argv: readonly string[]): Options {
     cache: path.join(import.meta.dirname, '.cache'),
     timeoutS: 0,
     endpoints: ENDPOINTS,
+    hub: null,
   };
   const num = (k: string, v: string | undefined, min: number): number => {
     const n = Number(v);
@@ -109,11 +116,12 @@ function parseOptions(argv: readonly string[]): Options {
       case '--cpu-prof': o.cpuProf = true; break;
       case '--cli-only': o.cliOnly = true; break;
       case '--api-only': o.apiOnly = true; break;
+      case '--hub': o.hub = parseHubSize(v); i++; break;
       case '--help': case '-h': console.log(USAGE); process.exit(0); break;
       default: throw new Error(`unknown option ${a}\n${USAGE}`);
     }
   }
-  if (!o.timeoutS) o.timeoutS = Math.max(300, o.orders / 50);
+  if (!o.timeoutS) o.timeoutS = Math.max(300, (o.hub ? o.hub.channels * o.hub.orders : o.orders) / 50);
   return o;
 }
 
@@ -124,69 +132,8 @@ function parseEndpoints(v: string | undefined): Endpoint[] {
   return ENDPOINTS.filter((e) => list.includes(e));
 }
 
-// ---- small helpers ---------------------------------------------------------------------
-
 const PROJECT_DIR = path.resolve(import.meta.dirname, '..');
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const log = (line: string) => console.error(`bench: ${line}`);
-const sec = (ms: number) => ms / 1000;
-const f1 = (x: number) => x.toFixed(1);
-const f2 = (x: number) => x.toFixed(2);
 
-function pct(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  const k = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[k] as number;
-}
-function stats(xs: readonly number[]) {
-  const s = [...xs].sort((a, b) => a - b);
-  return { n: s.length, p50: pct(s, 50), p95: pct(s, 95), max: s.length ? (s[s.length - 1] as number) : NaN };
-}
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-interface Got {
-  readonly status: number;
-  readonly body: string;
-}
-/** GET http://127.0.0.1:port/path with the given keep-alive agent; bounded by `timeoutMs`. */
-function get(port: number, p: string, agent: http.Agent, timeoutMs = 30_000): Promise<Got> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: p, agent, method: 'GET', headers: { accept: 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`GET ${p}: no answer within ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-// ---- processes we start: killed by PID (their process group) whatever happens ------------
-
-const started = new Set<number>();
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    /* gone */
-  }
-}
-process.on('exit', () => {
-  for (const pid of started) killGroup(pid, 'SIGKILL');
-});
 /** The bench's scratch folder (index database), removed on exit unless --keep. */
 let scratch: { dir: string; keep: boolean } | null = null;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
@@ -197,102 +144,6 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     if (scratch && !scratch.keep) fs.rmSync(scratch.dir, { recursive: true, force: true });
     process.exit(130);
   });
-}
-
-// ---- RSS sampling (/proc) --------------------------------------------------------------
-
-function statusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
-  try {
-    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
-}
-function cmdline(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).map((a) => path.basename(a)).join(' ').slice(0, 80);
-  } catch {
-    return '?';
-  }
-}
-
-/** CPU seconds (user + system, /proc/<pid>/stat) the processes `pids` have used so far; a process gone counts 0. */
-function cpuSeconds(pids: readonly number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-      ticks += Number(f[11]) + Number(f[12]);
-    } catch {
-      /* exited */
-    }
-  }
-  return ticks / 100; // USER_HZ, 100 on Linux
-}
-
-/** A run's RSS figures (MB): each process's own peak, and the peak of their sampled total with each one's share at that sample. */
-interface RssPeaks {
-  /** VmHWM of the root process (`claimboard serve`: the indexer). */
-  readonly indexerMb: number;
-  /** VmHWM of the web side: the sum over the root's descendants (`claimboard web` and whatever it spawns). */
-  readonly webMb: number;
-  /** Each descendant's command line and VmHWM. */
-  readonly web: string[];
-  /** The highest sampled total VmRSS of the tree. */
-  readonly totalMb: number;
-  /** The indexer's and the web side's VmRSS at the sample where the total peaked. */
-  readonly atPeak: { readonly indexerMb: number; readonly webMb: number };
-}
-
-/** Polls VmHWM (kernel's peak) and VmRSS of a process and its descendants every 200 ms. */
-class RssSampler {
-  readonly hwmKb = new Map<number, number>();
-  readonly names = new Map<number, string>();
-  peakSumRssKb = 0;
-  private atPeakKb = { indexer: 0, web: 0 };
-  private timer: NodeJS.Timeout;
-  constructor(private readonly root: number) {
-    this.sample();
-    this.timer = setInterval(() => this.sample(), 200);
-  }
-  sample(): void {
-    let indexer = 0;
-    let web = 0;
-    for (const pid of [this.root, ...descendants(this.root)]) {
-      const hwm = statusKb(pid, 'VmHWM');
-      if (hwm === null) continue;
-      if (!this.names.has(pid)) this.names.set(pid, cmdline(pid));
-      this.hwmKb.set(pid, Math.max(hwm, this.hwmKb.get(pid) ?? 0));
-      const rss = statusKb(pid, 'VmRSS') ?? 0;
-      if (pid === this.root) indexer += rss;
-      else web += rss;
-    }
-    if (indexer + web > this.peakSumRssKb) {
-      this.peakSumRssKb = indexer + web;
-      this.atPeakKb = { indexer, web };
-    }
-  }
-  stop(): void {
-    clearInterval(this.timer);
-  }
-  peaks(): RssPeaks {
-    let web = 0;
-    const names: string[] = [];
-    for (const [pid, kb] of this.hwmKb) {
-      if (pid === this.root) continue;
-      web += kb;
-      names.push(`${this.names.get(pid) ?? pid} ${f1(kb / 1024)} MB`);
-    }
-    return {
-      indexerMb: (this.hwmKb.get(this.root) ?? 0) / 1024,
-      webMb: web / 1024,
-      web: names,
-      totalMb: this.peakSumRssKb / 1024,
-      atPeak: { indexerMb: this.atPeakKb.indexer / 1024, webMb: this.atPeakKb.web / 1024 },
-    };
-  }
 }
 
 // ---- the server under test: `claimboard serve` ---------------------------------------
@@ -455,22 +306,8 @@ class Server {
     let stableSince = 0;
     let lastChange = performance.now();
     while (performance.now() < deadline && this.exited === null) {
-      let watches = 0;
-      try {
-        for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-          let target = '';
-          try {
-            target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-          } catch {
-            continue;
-          }
-          if (target !== 'anon_inode:inotify') continue;
-          const info = fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8');
-          for (let k = info.indexOf('inotify wd:'); k >= 0; k = info.indexOf('inotify wd:', k + 1)) watches++;
-        }
-      } catch {
-        return null;
-      }
+      const watches = inotifyWatches(pid);
+      if (watches === null) return null;
       if (watches !== last) {
         last = watches;
         lastChange = performance.now();
@@ -883,6 +720,11 @@ async function main(): Promise<void> {
     rows.push([figure, value, how]);
     log(`${figure}: ${value}`);
   };
+  if (o.hub) {
+    ensureBuild();
+    await runHub({ ...o.hub, writes: o.writes, clients: o.clients, loadS: o.loadS, staleAfterS: o.staleAfterS, cache: o.cache, timeoutS: o.timeoutS });
+    return;
+  }
   log(`orders=${o.orders} load=${o.loadS}s writes=${o.writes} clients=${o.clients} stale_after=${o.staleAfterS}s on ${os.cpus().length} cores, node ${process.version}`);
   const cli = cliStart(10);
   const cliS = stats(cli.ms);

@@ -88,14 +88,30 @@ export async function main(argv: readonly string[]): Promise<number> {
   program
     .command('state')
     .description('derive every order of a channel folder (file ctimes are arrivals) and print the board')
-    .argument('<channel>', 'the channel root (the folder Syncthing carries)')
-    .option('--json', 'print one JSON object {orders, problems, ledger}')
+    .argument('[channel...]', 'the channel root (the folder Syncthing carries); several (each `path` or `name=path`) print one block each')
+    .option('--channels-in <parent>', 'a folder whose child folders are channels, as serve takes it; repeatable', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--json', 'print one JSON object {orders, problems, ledger}; of several channels, {channels, orders, problems, ledger} with each row\'s channel')
     .option('--now <rfc3339>', 'evaluate at this time on this machine\'s clock (default: now)', parseNow)
     .option('--stale-after <seconds>', 'heartbeat interval x multiple; decimals allowed (default 300; 30 for the demo)', parseSeconds)
     .option('--ferryman-state <dir>', "also trust this machine's ferry fleet roster (<dir>/fleet/agents; default $FERRYMAN_STATE_DIR)")
     .option('--ferryman-pins <dir>', "keys ferry pinned on this machine (<workspace>/.ferryman/agents-pinned): they override the folder's")
     .option('--reap-state <dir>', "the reaper's state folder whose holds count, as serve's board counts them (default: the demo's beside it, else serve's default)")
-    .action((channel: string, opts: { json?: boolean; now?: number; staleAfter?: number; ferrymanState?: string; ferrymanPins?: string; reapState?: string }) => {
+    .action(async (channels: string[], opts: { channelsIn: string[]; json?: boolean; now?: number; staleAfter?: number; ferrymanState?: string; ferrymanPins?: string; reapState?: string }) => {
+      // One plain channel prints as it always has; several, or a parent, print one block each.
+      const channel = channels.length === 1 && opts.channelsIn.length === 0 ? channels[0] : undefined;
+      if (channel === undefined) {
+        if (channels.length === 0 && opts.channelsIn.length === 0) {
+          process.stderr.write("claimboard: state needs a channel folder (or several, or --channels-in <parent>)\n");
+          code = 2;
+          return;
+        }
+        const { stateOfChannels } = await import('./state-hub');
+        const run = stateOfChannels({ channels, parents: opts.channelsIn, json: opts.json === true, nowMs: opts.now, staleAfterS: opts.staleAfter, ferrymanState: opts.ferrymanState, ferrymanPins: opts.ferrymanPins, reapState: opts.reapState }, process.cwd());
+        for (const line of run.stderr) process.stderr.write(`claimboard: ${line}\n`);
+        process.stdout.write(run.stdout);
+        code = run.code;
+        return;
+      }
       try {
         // The same answer as `serve` on this folder: the demo's threshold on the demo channel
         // (its manifest beside it) and this machine's reaper holds.

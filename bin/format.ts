@@ -65,3 +65,30 @@ export function stateTable(state: ChannelState, nowMs: number): string {
   }
   return out.join('\n') + '\n';
 }
+
+/** One channel of several that `claimboard state` prints: its name, its folder, its derivation. */
+export interface NamedState {
+  readonly name: string;
+  readonly root: string;
+  readonly state: ChannelState;
+}
+
+/**
+ * The `--json` object of several channels: `{channels: [{name, root}], orders: [Card & {channel}],
+ * problems: [Problem & {channel}], ledger: {channel: {file: ...}}}`, the channels in the order
+ * given; `channel` last in each row, as the hub's `/api/board` answers carry it.
+ */
+export function hubStateJson(states: readonly NamedState[]) {
+  const each = states.map((s) => ({ name: s.name, json: stateJson(s.state) }));
+  return {
+    channels: states.map(({ name, root }) => ({ name, root })),
+    orders: each.flatMap((e) => e.json.orders.map((o) => ({ ...o, channel: e.name }))),
+    problems: each.flatMap((e) => e.json.problems.map((p) => ({ ...p, channel: e.name }))),
+    ledger: Object.fromEntries(each.map((e) => [e.name, e.json.ledger])),
+  };
+}
+
+/** Several channels as readable tables: one block per channel, headed `CHANNEL <name>  <folder>`, blocks apart by an empty line. */
+export function hubStateTable(states: readonly NamedState[], nowMs: number): string {
+  return states.map((s) => `CHANNEL ${s.name}  ${s.root}\n${stateTable(s.state, nowMs)}`).join('\n');
+}

@@ -211,10 +211,11 @@ function prepare(db: DB): void {
   endBulkLoad(db);
 }
 
-/** Opens the index read-only (request handlers). Throws when it does not exist yet. */
-export function openReader(file: string): DB {
+/** Opens the index read-only (request handlers), with a page cache of at most `cacheKib` KiB when given (else better-sqlite3's, 16 MB). Throws when it does not exist yet. */
+export function openReader(file: string, cacheKib?: number): DB {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
+  if (cacheKib !== undefined) db.pragma(`cache_size = -${Math.floor(cacheKib)}`);
   return db;
 }
 
@@ -228,7 +229,7 @@ const readers = new Map<string, { id: string | null; db: DB }>();
  * from a file the writer left. Throws when the file does not exist (yet, or any more: the writer
  * is rebuilding it).
  */
-export function readDbOf(file: string): DB {
+export function readDbOf(file: string, cacheKib?: number): DB {
   const id = dbIdentity(file);
   const kept = readers.get(file);
   if (kept && kept.id === id) return kept.db;
@@ -236,7 +237,7 @@ export function readDbOf(file: string): DB {
     kept.db.close();
     readers.delete(file);
   }
-  const db = openReader(file);
+  const db = openReader(file, cacheKib);
   readers.set(file, { id: dbIdentity(file), db });
   return db;
 }
