@@ -12,8 +12,8 @@
 #   end-to-end tests      Playwright driving Debian's Chromium against the production build,
 #                         three workers at once
 #   serve tests           the real `claimboard serve` under a simulated fleet: the soak and its
-#                         faults (SIGSTOP, inotify watches run out, a burst, SIGTERM), bin/web
-#                         (beside the end-to-end tests)
+#                         faults (SIGSTOP, inotify watches run out, a burst, SIGTERM), bin/web,
+#                         a hub of three channels (beside the end-to-end tests)
 #   package               packed, installed into an empty folder, used from there (beside the
 #                         end-to-end tests)
 #
@@ -129,10 +129,9 @@ e2e_step() { npx playwright test 2>&1 | tee -a "$E2E_LOG"; return "${PIPESTATUS[
 # scripts/run-vitest.mjs names the failed tests and the ten slowest files at the end.
 vitest_step() { node scripts/run-vitest.mjs "$@" 2>&1 | tee -a "$VITEST_LOG"; return "${PIPESTATUS[0]}"; }
 
-# The tests that start the real `claimboard serve` need the production build: they run after it.
-SERVE_TESTS=(test/support/soak/soak.test.ts test/faults/sigstop.test.ts test/faults/inotify.test.ts test/faults/burst.test.ts test/faults/sigterm.test.ts bin/web.test.ts bin/serve-attacks.test.ts bin/serve-priority.test.ts)
-# The unit tests that need the real ferry's worker (test/support/ferry-kit.ts): only with ../shared.
-FERRY_TESTS=(lib/reaper/reap-ferry.test.ts)
+# vitest.config.ts names the projects: `unit` and `isolated` need nothing built; `serve` (the tests
+# that start the real `claimboard serve`) needs the production build; `ferry` needs the real
+# ferry's worker (test/support/ferry-kit.ts), only with ../shared.
 
 shared_steps() {
   if [ -d ../shared/vectors ]; then
@@ -142,7 +141,7 @@ shared_steps() {
   fi
   if [ -x ../shared/ferryman/bin/ferry ]; then
     # The unit tests that can also ask the real ferry for its verdict (test/support/ferry-kit.ts).
-    step "unit tests with the real ferry" env CLAIMBOARD_FERRY_KIT="$(cd ../shared/ferryman && pwd)" node scripts/run-vitest.mjs lib/actions/ferry-acts.test.ts lib/reaper/reap.test.ts "${FERRY_TESTS[@]}"
+    step "unit tests with the real ferry" env CLAIMBOARD_FERRY_KIT="$(cd ../shared/ferryman && pwd)" node scripts/run-vitest.mjs lib/actions/ferry-acts.test.ts lib/reaper/reap.test.ts lib/reaper/reap-ferry.test.ts
   else
     skip "unit tests with the real ferry" "../shared/ferryman/bin/ferry is not beside this repo"
   fi
@@ -168,7 +167,7 @@ else
   wait_bg "next build"
   # The vectors wait a minute of real time for their files' arrivals: beside the unit tests.
   step_bg "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
-  step "unit tests" vitest_step $(printf -- '--exclude %s ' "${SERVE_TESTS[@]}" "${FERRY_TESTS[@]}")
+  step "unit tests" vitest_step --project unit --project isolated
   step "ferry channels" node scripts/check-ferry.mjs .
   wait_bg "conformance vectors"
   if [[ " ${failed[*]-} " == *" next build ("* ]]; then
@@ -177,7 +176,7 @@ else
   else
     # The serve tests and the package spend most of their time waiting (a fleet's pace, timers,
     # npm): beside the end-to-end tests.
-    step_bg "serve tests" vitest_step "${SERVE_TESTS[@]}"
+    step_bg "serve tests" vitest_step --project serve
     step_bg "package" bash scripts/check-package.sh
     step "end-to-end tests" e2e_step
     wait_bg "serve tests"
