@@ -127,7 +127,7 @@ describe.skipIf(!built)('claimboard serve under attack', () => {
     expect((await req('GET', '/api/board', { ...auth, Host: `localhost:${port}` })).status).toBe(200);
   });
 
-  it('answers malformed paths and JSON nested too deep with 400, and a body over the limit with 413 without reading it', async () => {
+  it('answers malformed paths and JSON nested too deep with 400, and a body over the limit with 413 without keeping it', async () => {
     for (const p of ['/%', '/%zz', '/%c0%ae', '/api/orders/%', '/api/orders/%c0%ae', '/orders/%zz']) {
       expect([p, (await req('GET', p, auth)).status]).toEqual([p, 400]);
     }

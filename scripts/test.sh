@@ -5,9 +5,10 @@
 #   next build            the production build, in the background from the start: the serve
 #                         tests and the end-to-end tests need it
 #   type check, lint      meanwhile (tsc, eslint)
-#   unit tests            vitest, every *.test.ts but the serve tests, four files at once
+#   unit tests            vitest's unit and isolated projects (vitest.config.ts), four files at
+#                         once, after the type check and lint
 #   conformance vectors   conformance/vectors through the real CLI and the real filesystem
-#                         (a minute of real waits for arrivals: beside the unit tests)
+#                         (a minute of real waits for arrivals: in the background from the start)
 #   ferry channels        channels the real ferry wrote (conformance/ferry): ferry's verdict
 #   end-to-end tests      Playwright driving Debian's Chromium against the production build,
 #                         three workers at once
@@ -99,21 +100,29 @@ step_bg() {
   shift
   BG_LOG[$name]="$(mktemp)"
   BG_T0[$name]=$SECONDS
-  ("$@") >"${BG_LOG[$name]}" 2>&1 &
+  # The step's own time is kept when it ends (it may be waited for much later).
+  (
+    rc=0
+    "$@" || rc=$?
+    echo "$((SECONDS - BG_T0[$name]))" >"${BG_LOG[$name]}.took"
+    exit "$rc"
+  ) >"${BG_LOG[$name]}" 2>&1 &
   BG_PID[$name]=$!
   printf '\n==> %s: %s (in the background)\n' "$name" "$*"
 }
 wait_bg() {
   local name="$1" rc=0
   wait "${BG_PID[$name]}" || rc=$?
-  header "$name (started in the background $((SECONDS - BG_T0[$name])) s ago)"
+  local took
+  took="$(cat "${BG_LOG[$name]}.took" 2>/dev/null || echo "$((SECONDS - BG_T0[$name]))")"
+  header "$name (started in the background; took $took s)"
   cat "${BG_LOG[$name]}"
-  rm -f "${BG_LOG[$name]}"
+  rm -f "${BG_LOG[$name]}" "${BG_LOG[$name]}.took"
   if [ "$name" = "fresh ferry channels" ] && [ "$rc" -eq 3 ]; then
     skipped+=("fresh ferry channels (no real ferry beside this repo)")
     return
   fi
-  record "$name" "$rc" "$((SECONDS - BG_T0[$name]))"
+  record "$name" "$rc" "$took"
 }
 skip() {
   header "$1"
@@ -161,15 +170,18 @@ else
   # The steps run in phases; within a phase, steps that mostly wait run beside one that works.
   # (Running everything at once on 2 cores was slower: the waits stretch, and every server's
   # and page's periodic work grows with them.)
+  # Only the serve and end-to-end tests need the build: everything else runs beside it. The
+  # vectors wait a minute of real time for their files' arrivals; tsc and eslint use one core each.
   step_bg "next build" npm run build --silent
-  step "type check" npx tsc --noEmit -p .
-  step "lint" npx eslint . --max-warnings 0
-  wait_bg "next build"
-  # The vectors wait a minute of real time for their files' arrivals: beside the unit tests.
   step_bg "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
+  step_bg "ferry channels" node scripts/check-ferry.mjs .
+  step_bg "type check" npx tsc --noEmit -p .
+  step "lint" npx eslint . --max-warnings 0
+  wait_bg "type check"
   step "unit tests" vitest_step --project unit --project isolated
-  step "ferry channels" node scripts/check-ferry.mjs .
+  wait_bg "next build"
   wait_bg "conformance vectors"
+  wait_bg "ferry channels"
   if [[ " ${failed[*]-} " == *" next build ("* ]]; then
     skip "serve tests, end-to-end tests, package" "they need the production build, which failed"
     failed+=("serve tests, end-to-end tests, package (not run: no build)")

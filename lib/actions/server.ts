@@ -87,12 +87,26 @@ async function cappedBody(req: Request): Promise<string> {
     if (done) break;
     n += value.byteLength;
     if (n > MAX_POST_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
+      await discardRest(reader, MAX_POST_BODY_BYTES);
       throw tooLarge();
     }
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Reads the rest of a refused body and lets it go, up to `max` more bytes, then stops reading.
+ * A client still sending when the server closes a connection it has not read to the end gets a
+ * reset, which can reach it before the 413 does; read to the end, it gets the 413.
+ */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, max: number): Promise<void> {
+  for (let left = max; left > 0; ) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    left -= value.byteLength;
+  }
+  await reader.cancel().catch(() => {});
 }
 
 /** How deep JSON may nest in an action request (a record is a few levels; the deepest legitimate request is under 10). */

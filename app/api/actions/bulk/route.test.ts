@@ -54,4 +54,30 @@ describe('POST /api/actions/bulk', () => {
     const big = ' '.repeat(MAX_POST_BODY_BYTES + 1);
     expect((await post(big, 'application/json', '10.9.0.3')).status).toBe(413);
   });
+
+  it('reads a body over the limit to its end and lets it go (a client still sending would get a reset before the 413), at most as much again', async () => {
+    const MiB = 1024 * 1024;
+    const limitMiB = MAX_POST_BODY_BYTES / MiB;
+    /** A body of `mib` MiB, counting the MiB read from it. */
+    const streamed = (mib: number) => {
+      const got = { read: 0 };
+      const body = new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (got.read === mib) return c.close();
+          got.read++;
+          c.enqueue(new Uint8Array(MiB).fill(0x20));
+        },
+      });
+      const req = new Request('http://127.0.0.1:3000/api/actions/bulk', { method: 'POST', headers: { 'content-type': 'application/json', host: '127.0.0.1:3000', [CLIENT_ADDRESS_HEADER]: '10.9.0.4' }, body, duplex: 'half' } as RequestInit);
+      return { req, got };
+    };
+    const over = streamed(limitMiB + 8);
+    expect((await POST(over.req)).status).toBe(413);
+    expect(over.got.read).toBe(limitMiB + 8);
+    // Far over: read up to the limit and as much again (the stream may have queued one MiB ahead), then no more.
+    const far = streamed(limitMiB * 4);
+    expect((await POST(far.req)).status).toBe(413);
+    expect(far.got.read).toBeGreaterThanOrEqual(2 * limitMiB + 1);
+    expect(far.got.read).toBeLessThanOrEqual(2 * limitMiB + 2);
+  });
 });
