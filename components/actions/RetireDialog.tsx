@@ -16,6 +16,7 @@ import type { OperatorKey } from '@/lib/client/keys';
 import { useSignedAction } from '@/lib/client/use-signed-action';
 import type { ActionInput } from '@/lib/ledger/actions';
 import { useKeyGate } from '@/lib/client/operator';
+import { channelOfCard } from '@/lib/ui/card-channel';
 import { formatDuration } from '@/lib/ui/time';
 import { useActions } from './context';
 import { Dialog } from './Dialog';
@@ -26,7 +27,9 @@ import { field, note } from './ui';
 const samePlan = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse; onClose: () => void }) {
-  const gate = useKeyGate();
+  // In a hub, the identity's channel (the agent's answer names it): the key is checked and the act sent there.
+  const channel = channelOfCard(opened);
+  const gate = useKeyGate(channel);
   const qc = useQueryClient();
   const toast = useToast();
   const { written } = useActions();
@@ -42,7 +45,7 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
 
   const name = seen.agent.name;
   const plan = [...seen.retire_plan].sort();
-  const live = useAgent(name);
+  const live = useAgent(name, channel);
   // `plan` and `name` as signed: the dialog may be reloaded onto the current list while it is sent.
   const action = useSignedAction({
     send: ({ input, key }: { input: ActionInput; key: OperatorKey; name: string; plan: readonly string[] }) => signAndSend(input, key),
@@ -77,7 +80,7 @@ export function RetireDialog({ agent: opened, onClose }: { agent: AgentResponse;
 
   const submit = () => {
     if (!gate.key || !canSend) return;
-    action.run({ input: { action: 'retire', agent: name, orders: plan, reason: reason.trim(), confirmAlive: alive ? 2 : 0 }, key: gate.key, name, plan });
+    action.run({ input: { action: 'retire', agent: name, orders: plan, reason: reason.trim(), confirmAlive: alive ? 2 : 0, ...(channel ? { channel } : {}) }, key: gate.key, name, plan });
   };
 
   return (

@@ -37,11 +37,12 @@ export type ActionOutcome =
 const signerOf = (key: OperatorKey) => (payload: string) => naclSign(key.seed, payload);
 
 /**
- * The served channel an act on `input`'s card is for: the card's `channel` (a hub's cards name
- * theirs; the request then says it, `?channel=`), or undefined (one channel: the server's).
+ * The served channel an act on `input`'s card (a retire: its identity) is for: the card's
+ * `channel` (a hub's cards and agents name theirs; the request then says it, `?channel=`), or
+ * undefined (one channel: the server's).
  */
 export function servedChannelOf(input: ActionInput): string | undefined {
-  return 'card' in input ? channelOfCard(input.card) : undefined;
+  return 'card' in input ? channelOfCard(input.card) : input.channel;
 }
 
 const withChannel = (path: string, served: string | undefined) => (served ? `${path}?channel=${encodeURIComponent(served)}` : path);
