@@ -178,18 +178,23 @@ else
   step_bg "type check" npx tsc --noEmit -p .
   step "lint" npx eslint . --max-warnings 0
   wait_bg "type check"
-  step "unit tests" vitest_step --project unit --project isolated
   wait_bg "next build"
+  built=1
+  [[ " ${failed[*]-} " == *" next build ("* ]] && built=0
+  # The serve tests and the package spend most of their time waiting (a fleet's pace, timers,
+  # npm): beside the unit tests and then the end-to-end tests.
+  if [ "$built" = 1 ]; then
+    # --no-cache: vitest's results cache is the unit run's (two runs writing it at once could leave it unreadable).
+    step_bg "serve tests" vitest_step --project serve --no-cache
+    step_bg "package" bash scripts/check-package.sh
+  fi
+  step "unit tests" vitest_step --project unit --project isolated
   wait_bg "conformance vectors"
   wait_bg "ferry channels"
-  if [[ " ${failed[*]-} " == *" next build ("* ]]; then
+  if [ "$built" = 0 ]; then
     skip "serve tests, end-to-end tests, package" "they need the production build, which failed"
     failed+=("serve tests, end-to-end tests, package (not run: no build)")
   else
-    # The serve tests and the package spend most of their time waiting (a fleet's pace, timers,
-    # npm): beside the end-to-end tests.
-    step_bg "serve tests" vitest_step --project serve
-    step_bg "package" bash scripts/check-package.sh
     step "end-to-end tests" e2e_step
     wait_bg "serve tests"
     wait_bg "package"

@@ -9,17 +9,18 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /** Slowest first. A file not in the list keeps vitest's order, after these. */
 export const SLOWEST_FILES = [
   'lib/index/crash.test.ts',
-  'lib/index/scale.test.ts',
-  'test/fuzz/fuzz.test.ts',
   'test/sync/syncthing.test.ts',
-  'bin/cli.test.ts',
-  'bin/reap.test.ts',
-  'lib/demo/scenario.test.ts',
+  'lib/alerts/alerts.test.ts',
+  'test/fuzz/fuzz.test.ts',
+  'lib/index/scale.test.ts',
   'lib/index/indexer.test.ts',
+  'bin/cli.test.ts',
+  'test/faults/stale-run-lane.test.ts',
+  'lib/reaper/reap.test.ts',
+  'lib/demo/fleet.test.ts',
+  'lib/demo/scenario.test.ts',
   'lib/index/workers/worker-pool.test.ts',
   'lib/demo/engines.test.ts',
-  'lib/alerts/alerts.test.ts',
-  'lib/demo/fleet.test.ts',
 ];
 
 export default class SlowestFirst extends BaseSequencer {
