@@ -395,15 +395,8 @@ export type ActionInput =
       readonly assignTo: string | null;
       readonly reason: string;
     }
-  | {
-      readonly action: 'retire';
-      readonly agent: string;
-      readonly orders: readonly string[];
-      readonly reason: string;
-      readonly confirmAlive: number;
-      /** In a hub, the channel of the identity retired (a name may be an identity in two channels). */
-      readonly channel?: string;
-    };
+  // `channel`: in a hub, the channel of the identity retired (a name may be an identity in two channels).
+  | { readonly action: 'retire'; readonly agent: string; readonly orders: readonly string[]; readonly reason: string; readonly confirmAlive: number; readonly channel?: string };
 
 /**
  * Builds and signs an action request as the operator `operator` with `sign`
