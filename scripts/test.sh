@@ -4,19 +4,21 @@
 #
 #   next build            the production build, in the background from the start: the serve
 #                         tests and the end-to-end tests need it
-#   type check, lint      meanwhile (tsc, eslint)
-#   unit tests            vitest's unit and isolated projects (vitest.config.ts), four files at
-#                         once, after the type check and lint
+#   type check, lint      meanwhile (tsc in the background, eslint)
 #   conformance vectors   conformance/vectors through the real CLI and the real filesystem
 #                         (a minute of real waits for arrivals: in the background from the start)
-#   ferry channels        channels the real ferry wrote (conformance/ferry): ferry's verdict
+#   ferry channels        channels the real ferry wrote (conformance/ferry): ferry's verdict (in
+#                         the background from the start)
+#   serve tests           vitest's serve project: the real `claimboard serve` under a simulated
+#                         fleet: the soak and its faults (SIGSTOP, inotify watches run out, a
+#                         burst, SIGTERM), bin/web, a hub of three channels (in the background
+#                         once the build is done)
+#   package               packed, installed into an empty folder, used from there (in the
+#                         background once the build is done)
+#   unit tests            vitest's unit and isolated projects (vitest.config.ts), four files at
+#                         once, after the type check and lint
 #   end-to-end tests      Playwright driving Debian's Chromium against the production build,
-#                         three workers at once
-#   serve tests           the real `claimboard serve` under a simulated fleet: the soak and its
-#                         faults (SIGSTOP, inotify watches run out, a burst, SIGTERM), bin/web,
-#                         a hub of three channels (beside the end-to-end tests)
-#   package               packed, installed into an empty folder, used from there (beside the
-#                         end-to-end tests)
+#                         three workers at once, after the unit tests
 #
 # `scripts/test.sh --shared` runs only the steps that need the workshop checkout beside the repo
 # (../shared: its vectors, its ferry channels, fresh channels from its real ferry, the unit tests
@@ -167,11 +169,11 @@ if [ "$SHARED_ONLY" = 1 ]; then
   shared_steps
   wait_bg "fresh ferry channels"
 else
-  # The steps run in phases; within a phase, steps that mostly wait run beside one that works.
-  # (Running everything at once on 2 cores was slower: the waits stretch, and every server's
-  # and page's periodic work grows with them.)
-  # Only the serve and end-to-end tests need the build: everything else runs beside it. The
-  # vectors wait a minute of real time for their files' arrivals; tsc and eslint use one core each.
+  # Both cores are kept busy: steps that mostly wait run beside one that works. Only the serve
+  # and end-to-end tests need the build: everything else runs beside it. The vectors wait a
+  # minute of real time for their files' arrivals; tsc and eslint use one core each. The
+  # end-to-end tests run last, alone with what is left of the serve tests and the package
+  # (beside the unit tests too, their servers' and pages' periodic work would stretch).
   step_bg "next build" npm run build --silent
   step_bg "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
   step_bg "ferry channels" node scripts/check-ferry.mjs .
