@@ -20,7 +20,7 @@ import { orderGet } from './order-get';
 import { decodeHubCursor } from './hub-board';
 import type { Answer } from './answer';
 import type { BoardResponse, HubBoardResponse, HubCard, LanePage, Lane } from './types';
-import { copyFerryChannel, copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
+import { asHubWeb, copyFerryChannel, copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
 
 const STALE_AFTER_MS = 300_000;
 const INDEXER = { watch: false, verify: nodeVerify, workers: 0 } as const;
@@ -28,8 +28,7 @@ const INDEXER = { watch: false, verify: nodeVerify, workers: 0 } as const;
 let t: string;
 let hub: Hub;
 const roots: Record<string, string> = {};
-const savedHub = process.env.CLAIMBOARD_HUB;
-const savedDb = process.env.CLAIMBOARD_DB;
+let restoreEnv = () => {};
 
 /** order id -> lane of `root` indexed alone (a serve of that one channel), through GET /api/board of its own index. */
 async function boardAlone(root: string): Promise<Record<string, string>> {
@@ -77,16 +76,12 @@ beforeAll(async () => {
     indexer: INDEXER,
   });
   await hub.start(3_600_000);
-  process.env.CLAIMBOARD_HUB = path.join(index, 'channels.json');
-  delete process.env.CLAIMBOARD_DB;
+  restoreEnv = asHubWeb(path.join(index, 'channels.json'));
 });
 
 afterAll(async () => {
   await hub.stop();
-  if (savedHub === undefined) delete process.env.CLAIMBOARD_HUB;
-  else process.env.CLAIMBOARD_HUB = savedHub;
-  if (savedDb === undefined) delete process.env.CLAIMBOARD_DB;
-  else process.env.CLAIMBOARD_DB = savedDb;
+  restoreEnv();
   removeFolder(t);
 });
 

@@ -14,14 +14,13 @@ import { runEndpoint, type Endpoint } from './endpoint';
 import { activityGet, agentGet, agentsGet, problemsGet, tuningGet } from './fleet-get';
 import { historyGet, holdsGet } from './holds-get';
 import type { Answer } from './answer';
-import { copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
+import { asHubWeb, copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
 
 const STALE_AFTER_MS = 300_000;
 
 let t: string;
 let hub: Hub;
-const savedHub = process.env.CLAIMBOARD_HUB;
-const savedDb = process.env.CLAIMBOARD_DB;
+let restoreEnv = () => {};
 
 type Body = Record<string, unknown>;
 const get = (endpoint: Endpoint<unknown>, url: string, params: Record<string, string> = {}) => {
@@ -47,16 +46,12 @@ beforeAll(async () => {
     indexer: { watch: false, verify: nodeVerify, workers: 0 },
   });
   await hub.start(3_600_000);
-  process.env.CLAIMBOARD_HUB = path.join(index, 'channels.json');
-  delete process.env.CLAIMBOARD_DB;
+  restoreEnv = asHubWeb(path.join(index, 'channels.json'));
 });
 
 afterAll(async () => {
   await hub.stop();
-  if (savedHub === undefined) delete process.env.CLAIMBOARD_HUB;
-  else process.env.CLAIMBOARD_HUB = savedHub;
-  if (savedDb === undefined) delete process.env.CLAIMBOARD_DB;
-  else process.env.CLAIMBOARD_DB = savedDb;
+  restoreEnv();
   removeFolder(t);
 });
 

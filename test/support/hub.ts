@@ -50,3 +50,20 @@ export function copyFerryChannel(name: string, dest: string): string {
   fs.cpSync(path.join(VECTORS_DIR, '..', 'ferry', name, 'channel'), dest, { recursive: true });
   return dest;
 }
+
+/**
+ * The web side of a hub for the endpoints under test: CLAIMBOARD_HUB names the registry `file`
+ * and CLAIMBOARD_DB is unset, until the function returned puts both back as they were (the unit
+ * files share one process: the next file finds the environment it started with).
+ */
+export function asHubWeb(file: string): () => void {
+  const saved = { CLAIMBOARD_HUB: process.env.CLAIMBOARD_HUB, CLAIMBOARD_DB: process.env.CLAIMBOARD_DB };
+  process.env.CLAIMBOARD_HUB = file;
+  delete process.env.CLAIMBOARD_DB;
+  return () => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+}
