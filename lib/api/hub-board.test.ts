@@ -9,7 +9,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Hub } from '../hub/hub';
 import { soloRegistryFile, writeRegistry } from '../hub/registry';
 import { nodeVerify } from '../index/disk/node-verify';
 import { openMemory, readDbOf } from '../index/db';
@@ -20,15 +19,14 @@ import { orderGet } from './order-get';
 import { decodeHubCursor } from './hub-board';
 import type { Answer } from './answer';
 import type { BoardResponse, HubBoardResponse, HubCard, LanePage, Lane } from './types';
-import { asHubWeb, copyFerryChannel, copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
+import { copyFerryChannel, copyVectorChannel, removeFolder, servedHub, tempFolder } from '../../test/support/hub';
 
 const STALE_AFTER_MS = 300_000;
 const INDEXER = { watch: false, verify: nodeVerify, workers: 0 } as const;
 
 let t: string;
-let hub: Hub;
+let served: { stop(): Promise<void> };
 const roots: Record<string, string> = {};
-let restoreEnv = () => {};
 
 /** order id -> lane of `root` indexed alone (a serve of that one channel), through GET /api/board of its own index. */
 async function boardAlone(root: string): Promise<Record<string, string>> {
@@ -65,23 +63,11 @@ beforeAll(async () => {
   roots.v03 = copyVectorChannel('03-claimed-fresh', path.join(parent, 'v03'));
   roots.v09 = copyVectorChannel('09-done', path.join(parent, 'v09'));
   roots.alpha = copyFerryChannel('alpha', path.join(t, 'ferry-alpha'));
-  const index = path.join(t, 'index');
-  hub = new Hub({
-    specs: [{ name: 'alpha', root: roots.alpha }],
-    parents: [parent],
-    registryFile: path.join(index, 'channels.json'),
-    dbFileOf: (root) => path.join(index, `${path.basename(root)}.sqlite`),
-    staleAfterMsOf: () => STALE_AFTER_MS,
-    log: () => {},
-    indexer: INDEXER,
-  });
-  await hub.start(3_600_000);
-  restoreEnv = asHubWeb(path.join(index, 'channels.json'));
+  served = await servedHub(t, { parents: [parent], specs: [{ name: 'alpha', root: roots.alpha }], staleAfterMs: STALE_AFTER_MS });
 });
 
 afterAll(async () => {
-  await hub.stop();
-  restoreEnv();
+  await served.stop();
   removeFolder(t);
 });
 

@@ -8,19 +8,16 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Hub } from '../hub/hub';
-import { nodeVerify } from '../index/disk/node-verify';
 import { runEndpoint, type Endpoint } from './endpoint';
 import { activityGet, agentGet, agentsGet, problemsGet, tuningGet } from './fleet-get';
 import { historyGet, holdsGet } from './holds-get';
 import type { Answer } from './answer';
-import { asHubWeb, copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
+import { copyVectorChannel, removeFolder, servedHub, tempFolder } from '../../test/support/hub';
 
 const STALE_AFTER_MS = 300_000;
 
 let t: string;
-let hub: Hub;
-let restoreEnv = () => {};
+let served: { stop(): Promise<void> };
 
 type Body = Record<string, unknown>;
 const get = (endpoint: Endpoint<unknown>, url: string, params: Record<string, string> = {}) => {
@@ -35,23 +32,11 @@ beforeAll(async () => {
   copyVectorChannel('11-give-up-ack-reopen', path.join(parent, 'v11'));
   copyVectorChannel('12-reopen-done', path.join(parent, 'v12'));
   copyVectorChannel('17-bad-signatures', path.join(parent, 'v17'));
-  const index = path.join(t, 'index');
-  hub = new Hub({
-    specs: [],
-    parents: [parent],
-    registryFile: path.join(index, 'channels.json'),
-    dbFileOf: (root) => path.join(index, `${path.basename(root)}.sqlite`),
-    staleAfterMsOf: () => STALE_AFTER_MS,
-    log: () => {},
-    indexer: { watch: false, verify: nodeVerify, workers: 0 },
-  });
-  await hub.start(3_600_000);
-  restoreEnv = asHubWeb(path.join(index, 'channels.json'));
+  served = await servedHub(t, { parents: [parent], staleAfterMs: STALE_AFTER_MS });
 });
 
 afterAll(async () => {
-  await hub.stop();
-  restoreEnv();
+  await served.stop();
   removeFolder(t);
 });
 

@@ -7,6 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
+import { Hub } from '../../lib/hub/hub';
+import type { ChannelSpec } from '../../lib/hub/args';
+import { nodeVerify } from '../../lib/index/disk/node-verify';
 import { VECTORS_DIR } from './vectors';
 
 /** A new empty temporary folder (its real path, so that paths compare as the hub sees them). */
@@ -65,5 +68,32 @@ export function asHubWeb(file: string): () => void {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
+  };
+}
+
+/**
+ * A hub of the channels in `parents` (and `specs`) under `t`, each indexed once into
+ * `t/index/<folder>.sqlite` (no watching, signatures verified in this process), started, and the
+ * endpoints' environment set to its registry (asHubWeb); `stop` stops it and puts it back.
+ */
+export async function servedHub(t: string, o: { parents: readonly string[]; specs?: readonly ChannelSpec[]; staleAfterMs: number }): Promise<{ stop(): Promise<void> }> {
+  const index = path.join(t, 'index');
+  const registryFile = path.join(index, 'channels.json');
+  const hub = new Hub({
+    specs: o.specs ?? [],
+    parents: o.parents,
+    registryFile,
+    dbFileOf: (root) => path.join(index, `${path.basename(root)}.sqlite`),
+    staleAfterMsOf: () => o.staleAfterMs,
+    log: () => {},
+    indexer: { watch: false, verify: nodeVerify, workers: 0 },
+  });
+  await hub.start(3_600_000);
+  const restoreEnv = asHubWeb(registryFile);
+  return {
+    async stop() {
+      await hub.stop();
+      restoreEnv();
+    },
   };
 }
