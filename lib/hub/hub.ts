@@ -14,6 +14,7 @@ import type { ChannelSpec } from './args';
 import { ChannelSet, type Channel, type ChannelChanges } from './channel-set';
 import { writeRegistry, type RegistryEntry } from './registry';
 import { StartQueue } from './start-queue';
+import { LookBudget } from '../index/writer/look-budget';
 
 /** What a hub is given. */
 export interface HubOptions {
@@ -70,6 +71,8 @@ export class Hub {
   private readonly served = new Map<string, Served>();
   private readonly entries = new Map<string, RegistryEntry>();
   private readonly queue = new StartQueue();
+  /** The periodic looks of every channel's indexer paced together: about 5% of a core in all, as one channel's. */
+  private readonly looks = new LookBudget();
   /** Index files whose indexer is stopping: a channel coming back to one waits for it. */
   private readonly stopping = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
@@ -172,6 +175,7 @@ export class Hub {
       const follower = (s.follower = this.opts.followerOf?.(name, s.channel.root, s.db) ?? null);
       const share = this.opts.maxWatches === undefined ? undefined : Math.floor(this.opts.maxWatches / Math.max(1, this.served.size));
       s.indexer = new Indexer({
+        lookBudget: this.looks,
         ...this.opts.indexer,
         root: s.channel.root,
         db: s.db,

@@ -4,6 +4,7 @@ import type { LocalDeath } from './writer/local-deaths';
 import type { DB } from './db';
 import type { Ed25519Verify } from '../ledger/verify';
 import type { FleetAgent } from './ferryman-state';
+import type { LookBudget } from './writer/look-budget';
 
 export interface IndexerOptions {
   /** The channel root. */
@@ -33,10 +34,13 @@ export interface IndexerOptions {
   readonly ctimeSkew?: () => number;
   /**
    * Quick look period, ms (default: 20x the last quick look's own duration, at least 1 000: about
-   * 1 s up to ~10,000 orders, 8 s at 100,000, about 5% of a core); the sweep of every entry
-   * starts at most this often too (default at least 10 000).
+   * 1 s up to ~10,000 orders, 8 s at 100,000, about 5% of a core; in a hub, 20x the sum of its
+   * channels' last quick looks, look-budget.ts); the sweep of every entry starts at most this
+   * often too (default at least 10 000).
    */
   readonly rescanMs?: number;
+  /** The pace of the periodic looks, shared by every indexer of one process (a hub's channels, look-budget.ts); default one of its own. */
+  readonly lookBudget?: LookBudget;
   /** Subscribe to folder events (default true). */
   readonly watch?: boolean;
   /** Order folders watched at most (default DEFAULT_WATCH_BUDGET, watches.ts): the most recently changed; the looks find the others' changes. */

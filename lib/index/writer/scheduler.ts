@@ -17,6 +17,7 @@ import 'server-only';
  * on this machine's clock (the same clock the arrivals are on).
  */
 
+import { LookBudget } from './look-budget';
 import type { Pipeline } from './pipeline';
 
 /** The indexer's timers. */
@@ -47,9 +48,15 @@ export class Scheduler {
   private readonly timers: Record<TimerName, NodeJS.Timeout | null> = { pump: null, rescan: null, sweep: null, poll: null, grace: null, stale: null };
   private work: { -readonly [K in keyof PendingWork]: PendingWork[K] } = nothing();
   private halted = false;
+  /** The pace of the periodic looks, shared with the other indexers of this process when given (a hub's channels). */
+  private readonly budget: LookBudget;
+  /** Leaves the budget (set while the looks run). */
+  private leave: (() => void) | null = null;
 
   /** The pipeline whose work the timers run, and whose looks and cards their delays are computed from. */
-  constructor(private readonly p: Pipeline) {}
+  constructor(private readonly p: Pipeline) {
+    this.budget = p.opts.lookBudget ?? new LookBudget();
+  }
 
   /** Whether stop() was called: no timer is armed any more. */
   get stopped(): boolean {
@@ -93,6 +100,8 @@ export class Scheduler {
   stop(): void {
     this.halted = true;
     for (const n of TIMERS) this.clear(n);
+    this.leave?.();
+    this.leave = null;
   }
 
   /** Adds a path to the pending work. */
@@ -152,6 +161,16 @@ export class Scheduler {
 
   /** Starts the periodic looks: the quick look, the sweep (its first after `firstSweepMs`, default its period), and the poll of unwatched folders. */
   startLooks(firstSweepMs?: number): void {
+    if (this.halted) return;
+    const looks = () => this.p.parts.looks;
+    this.leave ??= this.budget.join({
+      get quickMs() {
+        return looks().quickMs;
+      },
+      get sweepBusyMs() {
+        return looks().sweepBusyMs;
+      },
+    });
     this.scheduleRescan();
     this.scheduleSweep(firstSweepMs);
     this.schedulePoll();
@@ -166,9 +185,9 @@ export class Scheduler {
     });
   }
 
-  /** The quick look every `rescanMs` (default 20x the last one's own duration, at least 1 s: about 5% of a core). */
+  /** The quick look every `rescanMs` (default: the look budget's period, LookBudget.quickDelayMs). */
   private scheduleRescan(): void {
-    this.arm('rescan', this.p.opts.rescanMs ?? Math.max(1000, 20 * this.p.parts.looks.quickMs), () => {
+    this.arm('rescan', this.p.opts.rescanMs ?? this.budget.quickDelayMs(), () => {
       this.wantQuick();
       this.schedule(0);
       this.scheduleRescan();
@@ -177,11 +196,11 @@ export class Scheduler {
 
   /**
    * The sweep, a slice at a time with other work between slices; the next sweep starts
-   * `rescanMs` after one ends (default 10 s), or 20x the sweep's own busy time on a large
-   * folder (about 5% of a core).
+   * `rescanMs` after one ends (default 10 s), or later on a large folder or many channels (the
+   * look budget's period, LookBudget.sweepDelayMs).
    */
   private scheduleSweep(delayMs?: number): void {
-    const every = delayMs ?? Math.max(this.p.opts.rescanMs ?? 10_000, 20 * this.p.parts.looks.sweepBusyMs);
+    const every = delayMs ?? this.budget.sweepDelayMs(this.p.opts.rescanMs ?? 10_000);
     this.arm('sweep', every, () => {
       const slice = this.p.parts.looks.sweepSlice();
       for (const d of slice.dirty) this.addPath(`tasks/${d}`);

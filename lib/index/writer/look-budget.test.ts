@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { LookBudget, type LookTimes } from './look-budget';
+
+const times = (quickMs: number, sweepBusyMs: number): LookTimes => ({ quickMs, sweepBusyMs });
+
+describe('LookBudget', () => {
+  it('alone: 20x its own look, at least the floors (1 s; the sweep floor given)', () => {
+    const b = new LookBudget();
+    b.join(times(30, 500));
+    expect(b.quickDelayMs()).toBe(1000); // 20 x 30 = 600, below the 1 s floor
+    expect(b.sweepDelayMs(10_000)).toBe(10_000); // 20 x 500 = 10,000
+    const big = new LookBudget();
+    big.join(times(400, 5000));
+    expect(big.quickDelayMs()).toBe(8000);
+    expect(big.sweepDelayMs(10_000)).toBe(100_000);
+  });
+
+  it('ten channels share one budget: each waits 20x the sum, so they look as often in all as one channel of their size', () => {
+    const b = new LookBudget();
+    const leaves = Array.from({ length: 10 }, () => b.join(times(40, 500)));
+    expect(b.quickDelayMs()).toBe(8000); // 20 x 10 x 40
+    expect(b.sweepDelayMs(10_000)).toBe(100_000); // 20 x 10 x 500
+    // A channel that leaves no longer counts.
+    for (const leave of leaves.slice(0, 9)) leave();
+    expect(b.quickDelayMs()).toBe(1000);
+    expect(b.sweepDelayMs(10_000)).toBe(10_000);
+  });
+
+  it('reads the members when asked (a rebuild replaces what a member reads from)', () => {
+    const b = new LookBudget();
+    let quick = 10;
+    b.join({
+      get quickMs() {
+        return quick;
+      },
+      sweepBusyMs: 0,
+    });
+    expect(b.quickDelayMs()).toBe(1000);
+    quick = 100;
+    expect(b.quickDelayMs()).toBe(2000);
+  });
+});

@@ -1,0 +1,52 @@
+import 'server-only';
+/**
+ * The pace of the periodic looks (the quick look and the sweep, looks.ts) of every indexer in one
+ * process together: a hub's ten channels share one budget, so ten channels of 10,000 orders look
+ * as often, in all, as one of 100,000 does.
+ */
+
+/** What an indexer's looks last took, ms (read when a look is scheduled: a rebuild's new parts are read). */
+export interface LookTimes {
+  /** The last quick look's own duration. */
+  readonly quickMs: number;
+  /** The last (or running) sweep's busy time. */
+  readonly sweepBusyMs: number;
+}
+
+/** The multiple of the looks' own time a period is: 20x keeps each kind of look at about 5% of a core. */
+const PERIOD_MULTIPLE = 20;
+
+export class LookBudget {
+  private readonly members = new Set<LookTimes>();
+
+  /** Counts `m`'s looks in the budget until the returned function is called. */
+  join(m: LookTimes): () => void {
+    this.members.add(m);
+    return () => {
+      this.members.delete(m);
+    };
+  }
+
+  /**
+   * Rule (the quick look's period): the next quick look of any member waits 20x the sum of every
+   * member's last quick look, at least 1 s: together about 5% of a core however many channels
+   * share it. Clock: durations measured on the event loop's clock (performance.now); it decides
+   * only when to look again, never what a card says.
+   */
+  quickDelayMs(): number {
+    let sum = 0;
+    for (const m of this.members) sum += m.quickMs;
+    return Math.max(1000, PERIOD_MULTIPLE * sum);
+  }
+
+  /**
+   * Rule (the sweep's period): the next sweep of any member starts 20x the sum of every member's
+   * sweep busy time after its last one ended, at least `floorMs` (rescanMs, default 10 s):
+   * together about 5% of a core. Clock: the event loop's, as quickDelayMs.
+   */
+  sweepDelayMs(floorMs: number): number {
+    let sum = 0;
+    for (const m of this.members) sum += m.sweepBusyMs;
+    return Math.max(floorMs, PERIOD_MULTIPLE * sum);
+  }
+}
