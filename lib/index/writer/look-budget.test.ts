@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LookBudget, type LookTimes } from './look-budget';
 
 const times = (quickMs: number, sweepBusyMs: number): LookTimes => ({ quickMs, sweepBusyMs });
@@ -38,5 +38,50 @@ describe('LookBudget', () => {
     expect(b.quickDelayMs()).toBe(1000);
     quick = 100;
     expect(b.quickDelayMs()).toBe(2000);
+  });
+});
+
+describe('LookBudget.turn', () => {
+  it('runs one waiting slice per turn, in the order they came, whoever\'s they are; one taken out of the line does not run', async () => {
+    vi.useFakeTimers();
+    try {
+      const b = new LookBudget();
+      const ran: string[] = [];
+      // Two channels each a slice into their sweep, and a third that stops before its turn.
+      const again = (who: string, left: number) => {
+        ran.push(`${who}${left}`);
+        if (left > 1) b.turn(() => again(who, left - 1));
+      };
+      b.turn(() => again('a', 3));
+      b.turn(() => again('b', 2));
+      const leave = b.turn(() => ran.push('c'));
+      leave();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(ran).toEqual(['a3']); // one slice per turn, not every slice that is due
+      await vi.advanceTimersByTimeAsync(1);
+      expect(ran).toEqual(['a3', 'b2']);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(ran).toEqual(['a3', 'b2', 'a2', 'b1', 'a1']);
+      expect(vi.getTimerCount()).toBe(0); // nothing left armed once the line is empty
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a slice that throws does not stop the line', async () => {
+    vi.useFakeTimers();
+    try {
+      const b = new LookBudget();
+      const ran: string[] = [];
+      b.turn(() => {
+        throw new Error('slice failed');
+      });
+      b.turn(() => ran.push('next'));
+      await vi.advanceTimersByTimeAsync(1).catch(() => {});
+      await vi.advanceTimersByTimeAsync(1);
+      expect(ran).toEqual(['next']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -2,7 +2,7 @@ import 'server-only';
 /**
  * The pace of the periodic looks (the quick look and the sweep, looks.ts) of every indexer in one
  * process together: a hub's ten channels share one budget, so ten channels of 10,000 orders look
- * as often, in all, as one of 100,000 does.
+ * as often, in all, as one of 100,000 does, and their sweeps' slices take turns.
  */
 
 /** What an indexer's looks last took, ms (read when a look is scheduled: a rebuild's new parts are read). */
@@ -18,6 +18,9 @@ const PERIOD_MULTIPLE = 20;
 
 export class LookBudget {
   private readonly members = new Set<LookTimes>();
+  /** Sweep slices waiting for their turn, in order. */
+  private readonly turns: (() => void)[] = [];
+  private ticking: NodeJS.Timeout | null = null;
 
   /** Counts `m`'s looks in the budget until the returned function is called. */
   join(m: LookTimes): () => void {
@@ -48,5 +51,34 @@ export class LookBudget {
     let sum = 0;
     for (const m of this.members) sum += m.sweepBusyMs;
     return Math.max(floorMs, PERIOD_MULTIPLE * sum);
+  }
+
+  /**
+   * Runs `fn` (a member's next sweep slice) in its turn: one slice per turn of the event loop, 1 ms
+   * apart, whoever's it is. Timers due together run back to back, so ten channels each arming
+   * their next slice would make a folder event wait ten slices; in turns it waits at most one.
+   * Returns a function that takes `fn` out of the line (a member that stops).
+   */
+  turn(fn: () => void): () => void {
+    const item = () => fn();
+    this.turns.push(item);
+    this.tick();
+    return () => {
+      const i = this.turns.indexOf(item);
+      if (i !== -1) this.turns.splice(i, 1);
+    };
+  }
+
+  private tick(): void {
+    if (this.ticking || this.turns.length === 0) return;
+    this.ticking = setTimeout(() => {
+      this.ticking = null;
+      try {
+        this.turns.shift()?.();
+      } finally {
+        this.tick();
+      }
+    }, 1);
+    this.ticking.unref();
   }
 }

@@ -7,7 +7,8 @@ import 'server-only';
  * - `pump`: processes the pending work (paths named by events or requests, a quick or a full
  *   look) soon; it alone keeps the process alive (an update under way is finished).
  * - `rescan`: the next quick look.
- * - `sweep`: the next slice of the sweep (or the next sweep).
+ * - `sweep`: the next sweep (its later slices take turns with other channels' in the look
+ *   budget's line, look-budget.ts).
  * - `poll`: the next slice of the poll of the unfinished orders' folders not watched (past the
  *   watch budget, watches.ts, or refused a watch), every POLL_EVERY_MS; nothing to do while
  *   every one is watched.
@@ -52,6 +53,8 @@ export class Scheduler {
   private readonly budget: LookBudget;
   /** Leaves the budget (set while the looks run). */
   private leave: (() => void) | null = null;
+  /** Takes the next sweep slice out of the budget's line (set while it waits its turn). */
+  private leaveTurn: (() => void) | null = null;
 
   /** The pipeline whose work the timers run, and whose looks and cards their delays are computed from. */
   constructor(private readonly p: Pipeline) {
@@ -100,6 +103,8 @@ export class Scheduler {
   stop(): void {
     this.halted = true;
     for (const n of TIMERS) this.clear(n);
+    this.leaveTurn?.();
+    this.leaveTurn = null;
     this.leave?.();
     this.leave = null;
   }
@@ -201,12 +206,21 @@ export class Scheduler {
    */
   private scheduleSweep(delayMs?: number): void {
     const every = delayMs ?? this.budget.sweepDelayMs(this.p.opts.rescanMs ?? 10_000);
-    this.arm('sweep', every, () => {
-      const slice = this.p.parts.looks.sweepSlice();
-      for (const d of slice.dirty) this.addPath(`tasks/${d}`);
-      if (this.hasPaths) this.schedule(0);
-      if (slice.more) this.arm('sweep', 1, () => this.scheduleSweep(0));
-      else this.scheduleSweep();
+    this.arm('sweep', every, () => this.sweepSlice());
+  }
+
+  /** A slice of the sweep; the next one in its turn (LookBudget.turn), or the next sweep. */
+  private sweepSlice(): void {
+    const slice = this.p.parts.looks.sweepSlice();
+    for (const d of slice.dirty) this.addPath(`tasks/${d}`);
+    if (this.hasPaths) this.schedule(0);
+    if (!slice.more) {
+      this.scheduleSweep();
+      return;
+    }
+    this.leaveTurn = this.budget.turn(() => {
+      this.leaveTurn = null;
+      if (!this.halted) this.sweepSlice();
     });
   }
 
