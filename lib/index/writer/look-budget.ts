@@ -54,9 +54,10 @@ export class LookBudget {
   }
 
   /**
-   * Runs `fn` (a member's next sweep slice) in its turn: one slice per turn of the event loop, 1 ms
-   * apart, whoever's it is. Timers due together run back to back, so ten channels each arming
-   * their next slice would make a folder event wait ten slices; in turns it waits at most one.
+   * Runs `fn` (a member's next sweep slice, or its quick look) in its turn: one per turn of the
+   * event loop, 1 ms apart, whoever's it is. Timers due together run back to back, so ten channels
+   * each arming their next slice would make a folder event wait ten slices; in turns it waits at
+   * most one.
    * Returns a function that takes `fn` out of the line (a member that stops).
    */
   turn(fn: () => void): () => void {

@@ -55,6 +55,8 @@ export class Scheduler {
   private leave: (() => void) | null = null;
   /** Takes the next sweep slice out of the budget's line (set while it waits its turn). */
   private leaveTurn: (() => void) | null = null;
+  /** Takes the next quick look out of the budget's line (set while it waits its turn). */
+  private leaveQuickTurn: (() => void) | null = null;
 
   /** The pipeline whose work the timers run, and whose looks and cards their delays are computed from. */
   constructor(private readonly p: Pipeline) {
@@ -105,6 +107,8 @@ export class Scheduler {
     for (const n of TIMERS) this.clear(n);
     this.leaveTurn?.();
     this.leaveTurn = null;
+    this.leaveQuickTurn?.();
+    this.leaveQuickTurn = null;
     this.leave?.();
     this.leave = null;
   }
@@ -146,15 +150,23 @@ export class Scheduler {
 
   /** The pump, `ms` from now unless one is armed already; a failed update asks for a full look a second later. */
   schedule(ms: number): void {
-    this.arm('pump', ms, () => {
-      try {
-        this.p.guard.run(() => this.p.pump());
-      } catch (e) {
-        this.p.log(`index: update failed, will rescan: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        this.wantAll();
-        this.schedule(1000);
-      }
-    });
+    this.arm('pump', ms, () => this.runPump());
+  }
+
+  /** The pump, now (an armed pump timer is disarmed: its work is done by this one). */
+  private pumpNow(): void {
+    this.clear('pump');
+    this.runPump();
+  }
+
+  private runPump(): void {
+    try {
+      this.p.guard.run(() => this.p.pump());
+    } catch (e) {
+      this.p.log(`index: update failed, will rescan: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      this.wantAll();
+      this.schedule(1000);
+    }
   }
 
   /** Asks for an update of `rel` (null: a full look at everything) soon: at once for a full look, else in 30 ms (events come in bursts). */
@@ -190,11 +202,18 @@ export class Scheduler {
     });
   }
 
-  /** The quick look every `rescanMs` (default: the look budget's period, LookBudget.quickDelayMs). */
+  /**
+   * The quick look every `rescanMs` (default: the look budget's period, LookBudget.quickDelayMs),
+   * run in its turn with the other channels' looks (LookBudget.turn): two channels' quick looks
+   * never run back to back, and a write's pump waits for at most one of them.
+   */
   private scheduleRescan(): void {
     this.arm('rescan', this.p.opts.rescanMs ?? this.budget.quickDelayMs(), () => {
       this.wantQuick();
-      this.schedule(0);
+      this.leaveQuickTurn ??= this.budget.turn(() => {
+        this.leaveQuickTurn = null;
+        if (!this.halted) this.pumpNow();
+      });
       this.scheduleRescan();
     });
   }
