@@ -272,7 +272,7 @@ async function measure(label: string, served: readonly Served[], o: HubBenchOpti
     await run.waitWatches(120);
     await run.stop();
     const cold = run.rss.peaks();
-    log(`${label}: cold index ${f2(coldS)} s`);
+    log(`${label}: cold index ${f2(coldS)} s; peak RSS ${f1(cold.totalMb)} MB (indexer ${f1(cold.indexerMb)}, web ${f1(cold.webMb)})`);
 
     run = new Serve(args, work);
     const warmS = sec(await run.waitReady(served.length, o.timeoutS));
@@ -286,6 +286,7 @@ async function measure(label: string, served: readonly Served[], o: HubBenchOpti
     log(`${label}: API under ${o.clients} clients, board p95 ${f1(l.board.p95)} ms, order p95 ${f1(l.order.p95)} ms, ${l.errors} errors`);
     await run.stop();
     const serving = run.rss.peaks();
+    log(`${label}: serving, peak RSS ${f1(serving.totalMb)} MB (indexer ${f1(serving.indexerMb)}, web ${f1(serving.webMb)})`);
     run = null;
     return {
       coldS,

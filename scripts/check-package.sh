@@ -11,8 +11,7 @@
 #   - `claimboard ack <copy> g1 --key ops.key` writes claimboard.channel.json (the folder's first
 #     act names its channel), tasks/g1/ack.ops.json and ledger.ops.jsonl,
 #     after which `state` reads g1 closed (an acknowledged give-up is closed) and the
-#     running server's board moves g1 out of attention;
-#   - the time of `state --json` on that 17-file channel is printed (npm run bench measures it).
+#     running server's board moves g1 out of attention.
 #
 # `npm pack --ignore-scripts`: the dashboard was just built by the "next build" step of
 # scripts/test.sh (prepack would build it again); the CLI bundle is built here from clean.
@@ -92,11 +91,6 @@ echo "package: state -> $got"
 got="$(CLAIMBOARD_VERIFIER=sodium "$CB" state "$CH" --json | states)" || fail "state with CLAIMBOARD_VERIFIER=sodium failed"
 [ "$got" = "g1=gave_up/attention g2=closed/done g3=claimed/running" ] || fail "state read with sodium-native: $got"
 echo "package: state with CLAIMBOARD_VERIFIER=sodium -> the same"
-
-times="$(for _ in 1 2 3 4 5; do
-  s=$(date +%s%N); "$CB" state "$CH" --json >/dev/null; e=$(date +%s%N); echo $(((e - s) / 1000000))
-done | sort -n | tr '\n' ' ')"
-echo "package: state --json wall ms, 5 runs sorted: $times(npm run bench measures it)"
 
 PORT="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 CLAIMBOARD_VERIFIER=sodium timeout 180 "$CB" serve "$CH" --port "$PORT" --db "$WORK/index.sqlite" >"$WORK/serve.log" 2>&1 &
