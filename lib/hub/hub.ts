@@ -146,7 +146,10 @@ export class Hub {
       const s: Served = { channel: c, file, db: null, indexer: null, started: null, left: false };
       this.served.set(c.name, s);
       this.entries.set(c.name, { name: c.name, root: c.root, db: file, state: 'served', why: null, since_ms: at });
-      void this.queue.push(fs.existsSync(file), () => (s.started = this.startOne(s)));
+      const warm = fs.existsSync(file);
+      // A warm start holds the other channels' looks until it is done (LookBudget.hold): a few tenths of a second each.
+      const release = warm ? this.looks.hold() : null;
+      void this.queue.push(warm, () => (s.started = this.startOne(s))).finally(() => release?.());
     }
     if (changes.added.length > 0 || changes.removed.length > 0) this.writeRegistry();
     return changes;

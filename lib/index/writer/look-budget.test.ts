@@ -85,3 +85,30 @@ describe('LookBudget.turn', () => {
     }
   });
 });
+
+describe('LookBudget.hold', () => {
+  it('no turn runs while a hold is taken; they run in order once every hold is released', async () => {
+    vi.useFakeTimers();
+    try {
+      const b = new LookBudget();
+      const ran: string[] = [];
+      const first = b.hold();
+      const second = b.hold();
+      b.turn(() => ran.push('a'));
+      b.turn(() => ran.push('b'));
+      await vi.advanceTimersByTimeAsync(50);
+      expect(ran).toEqual([]);
+      first();
+      first(); // a release counts once
+      await vi.advanceTimersByTimeAsync(50);
+      expect(ran).toEqual([]); // the second hold is still taken
+      second();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(ran).toEqual(['a']);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(ran).toEqual(['a', 'b']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

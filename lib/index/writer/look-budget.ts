@@ -21,6 +21,8 @@ export class LookBudget {
   /** Sweep slices waiting for their turn, in order. */
   private readonly turns: (() => void)[] = [];
   private ticking: NodeJS.Timeout | null = null;
+  /** Holds taken (hold()): while any is, no turn runs. */
+  private holds = 0;
 
   /** Counts `m`'s looks in the budget until the returned function is called. */
   join(m: LookTimes): () => void {
@@ -70,8 +72,24 @@ export class LookBudget {
     };
   }
 
+  /**
+   * Holds every turn until the returned function is called (once): a hub's warm starts, a few
+   * tenths of a second each, run ahead of the looks of the channels already started, which would
+   * otherwise sweep every folder they have while the next channels wait to start.
+   */
+  hold(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      this.tick();
+    };
+  }
+
   private tick(): void {
-    if (this.ticking || this.turns.length === 0) return;
+    if (this.ticking || this.turns.length === 0 || this.holds > 0) return;
     this.ticking = setTimeout(() => {
       this.ticking = null;
       try {
