@@ -11,7 +11,7 @@ import { servedChannelOf } from '../index/store/meta';
 import { indexNowMs } from '../index/steady-clock';
 import type { DB } from '../index/db';
 import { ClaimboardError } from '../errors';
-import type { ChannelView, ServedChannels } from './channels';
+import { onlyChannel, type ChannelView, type ServedChannels } from './channels';
 import { decodeHubCursor, hubBoard, hubHealth, hubLanePage, hubVersion } from './hub-board';
 import type { EndpointContext } from './endpoint';
 import { AnswerCache } from './answer-cache';
@@ -80,7 +80,7 @@ export const boardGet = defineEndpoint({
   request: BoardRequest,
   execute(ctx, req) {
     const channels = ctx.channels();
-    const only = channels.list.length === 1 && channels.list[0]?.state === 'served' ? channels.list[0] : null;
+    const only = onlyChannel(channels);
     return only ? oneChannel(ctx, req, only, channels.id) : hub(ctx, req, channels);
   },
 });

@@ -13,6 +13,7 @@ import type { DB } from '../index/db';
 import { indexNowMs } from '../index/steady-clock';
 import { canonicalName, CHANNEL_NAME_RULE, isChannelName } from '../ledger/names';
 import type { EndpointContext } from './endpoint';
+import { onlyChannel } from './channels';
 
 /** The `channel` query parameter of a read: a channel's name, canonical. */
 export const ChannelParam = z
@@ -49,8 +50,9 @@ export function whichChannel(why: string, channels: readonly string[]): Claimboa
  */
 export function channelReads(ctx: EndpointContext, named: string | undefined): ChannelReads {
   if (named === undefined && !settings.hubRegistry()) return { hub: false, reads: [{ name: null, db: ctx.db(), nowMs: ctx.nowMs() }] };
-  const list = ctx.channels().list;
-  const only = list.length === 1 && list[0]?.state === 'served' ? list[0] : null;
+  const channels = ctx.channels();
+  const list = channels.list;
+  const only = onlyChannel(channels);
   if (named !== undefined) {
     const view = list.find((c) => c.name === named);
     if (!view) throw new ClaimboardError('not_found', `no channel ${named} is served here`, { reasonCode: 'which_channel' });

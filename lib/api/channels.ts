@@ -27,6 +27,12 @@ export interface ServedChannels {
   readonly list: readonly ChannelView[];
 }
 
+/** The one channel listed, when exactly one is and it is served: a serve of one channel, whose answers are as they always were (no channel named in them). */
+export function onlyChannel(channels: ServedChannels): ChannelView | null {
+  const [first] = channels.list;
+  return channels.list.length === 1 && first?.state === 'served' ? first : null;
+}
+
 const unavailable = (e: unknown, what: string) => new ClaimboardError('index_unavailable', `${what} is not available yet: ${e instanceof Error ? e.message : String(e)}`);
 
 /** A hub's page cache per channel reader, KiB: at better-sqlite3's 16 MB, 10 readers could hold 160 MB of the 450 MB budget (the pages stay in the OS page cache). */
