@@ -2,7 +2,9 @@
  * Alerts end to end: a real Indexer on a temp copy of a conformance channel, the
  * AlertEngine hooked to it as `claimboard serve` hooks it, real HTTP receivers on 127.0.0.1:0,
  * the real action writer for the re-queue. Stale after 1.5 s: ichabod-1650 (vector 06, a claim
- * with no heartbeat, arriving now) goes stale 1.5 s after the copy.
+ * with no heartbeat, arriving now) goes stale 1.5 s after the copy, where nothing asserted depends
+ * on how soon. A test that needs the claim fresh first, or a quiet period not over, runs on a test
+ * clock instead (stale after an hour; `testClock`), whatever the machine's speed.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -11,6 +13,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openWriter, type DB } from '../index/db';
+import { bootClockMs, indexNowMs } from '../index/steady-clock';
 import { Indexer } from '../index/indexer';
 import { naclSign } from '../ledger/nacl-verify';
 import { nodeVerify } from '../index/disk/node-verify';
@@ -24,10 +27,33 @@ import { alertsStatus } from './status';
 import type { AlertPayload } from './payload';
 
 const STALE_AFTER_MS = 1500;
+const HOUR_MS = 3_600_000;
 const ORDER = 'ichabod-1650';
 const BASE = 'http://127.0.0.1:3999';
 
 let cleanup: (() => void | Promise<void>)[] = [];
+
+/**
+ * Time passing without waiting for it, as the end-to-end tests' test clock does
+ * (lib/index/steady-clock.ts): the indexer's boot clock runs ahead by `pass(ms)`, which it takes
+ * as this machine's wall clock stepped back, so the files that arrived before age by `ms` at once
+ * and files written after arrive now. The index and the alerts take "now" from the index's clock.
+ */
+interface TestClock {
+  readonly bootClock: () => number;
+  /** Lets `ms` pass, then wakes the indexer so that it sees it (its next update looks at the clocks). */
+  pass(ms: number, run: Running): void;
+}
+function testClock(): TestClock {
+  let advance = 0;
+  return {
+    bootClock: () => bootClockMs() + advance,
+    pass(ms, run) {
+      advance += ms;
+      run.indexer.request(`tasks/${ORDER}`);
+    },
+  };
+}
 afterEach(async () => {
   for (const c of cleanup.reverse()) await c();
   cleanup = [];
@@ -92,11 +118,26 @@ interface Running {
 }
 
 /** An indexer and its alert engine on `root` with the index in `dbFile`, wired as bin/serve.ts wires them. */
-async function start(root: string, dbFile: string, targets: AlertTarget[], over: Partial<ConstructorParameters<typeof AlertEngine>[0]> = {}): Promise<Running> {
+async function start(
+  root: string,
+  dbFile: string,
+  targets: AlertTarget[],
+  over: Partial<ConstructorParameters<typeof AlertEngine>[0]> = {},
+  testClock?: TestClock,
+): Promise<Running> {
   const db = openWriter(dbFile);
   const staleAfterMs = over.staleAfterMs ?? STALE_AFTER_MS;
   const engine = new AlertEngine({ db, channel: root, staleAfterMs, targets, baseUrl: BASE, timeoutMs: 60_000, backoffMs: 100, maxAttempts: 3, ...over });
-  const indexer = new Indexer({ root, db, staleAfterMs, verify: nodeVerify, vanishGraceMs: 0, workers: 0, onSettled: () => engine.poke() });
+  const indexer = new Indexer({
+    root,
+    db,
+    staleAfterMs,
+    verify: nodeVerify,
+    vanishGraceMs: 0,
+    workers: 0,
+    onSettled: () => engine.poke(),
+    ...(testClock ? { bootClock: testClock.bootClock } : {}),
+  });
   await indexer.start();
   engine.start();
   let stopped = false;
@@ -132,8 +173,11 @@ describe('alerts', () => {
   it('an order going stale produces one alert, in the board\'s words, and only one', async () => {
     const root = channelCopy('06-stale-no-heartbeat');
     const rx = await receiver('ok');
-    const run = await start(root, path.join(tempDir('cb-alerts-db-'), 'index.sqlite'), [{ kind: 'webhook', url: rx.url }]);
-    expect(laneOf(run.db, ORDER)).toBe('running'); // claimed a moment ago: not stale yet
+    const clock = testClock();
+    const run = await start(root, path.join(tempDir('cb-alerts-db-'), 'index.sqlite'), [{ kind: 'webhook', url: rx.url }], { staleAfterMs: HOUR_MS }, clock);
+    expect(laneOf(run.db, ORDER)).toBe('running'); // claimed a moment ago: stale after an hour
+    expect(rx.got).toEqual([]);
+    clock.pass(10 * HOUR_MS, run);
     // How soon after the pass is speed (npm run bench), not asserted here: under load it varies.
     await whenLane(run.db, ORDER, 'stale');
     const first = await waitFor('the alert', () => rx.got[0]);
@@ -146,21 +190,22 @@ describe('alerts', () => {
       state: 'stale',
       flags: [],
       reasons: ['no_heartbeat'],
-      // The board's state sentence (components/board/why.ts): the claim arrived 1.5 s ago ("just now": under 5 s).
-      reason: 'claimed by fang just now; no heartbeat was ever written',
+      // The board's state sentence (lib/ui/why.ts): the claim arrived 10 h and the test's own time ago ("10 h" until 11 h).
+      reason: 'claimed by fang 10 h ago; no heartbeat was ever written',
       since: card.since,
       url: `${BASE}/orders/${ORDER}`,
-      text: `:hourglass: claimboard (channel): order ${ORDER} is stale — claimed by fang just now; no heartbeat was ever written ${BASE}/orders/${ORDER}`,
+      text: `:hourglass: claimboard (channel): order ${ORDER} is stale — claimed by fang 10 h ago; no heartbeat was ever written ${BASE}/orders/${ORDER}`,
     });
     // More passes (the looks run every second, the clock moves): still one alert.
     await sleep(2500);
     expect(rx.got).toHaveLength(1);
-    const status = alertsStatus(run.db, Date.now());
+    const status = alertsStatus(run.db, indexNowMs(run.db));
     expect(status.status).toBe('ok');
     expect(status.targets).toEqual([
       expect.objectContaining({ kind: 'webhook', label: `http://127.0.0.1:${rx.url.port}/…`, sent: 1, failed: 0, pending: 0, failing: false, last_error: null }),
     ]);
-    expect(status.targets[0]?.last_success_ms).toBeGreaterThanOrEqual(first.atMs);
+    // Sent on the index's clock, 10 h ahead of the receiver's.
+    expect(status.targets[0]?.last_success_ms).toBeGreaterThanOrEqual(first.atMs + 10 * HOUR_MS);
     expect(status.open).toEqual([expect.objectContaining({ key: `stale:${ORDER}:no_heartbeat`, kind: 'stale', order_id: ORDER })]);
     expect(JSON.stringify(status)).not.toContain('secret-token');
   });
@@ -257,10 +302,13 @@ describe('alerts', () => {
   it('a quiet period: an order re-queued before it ends pages nobody', async () => {
     const root = channelCopy('06-stale-no-heartbeat');
     const rx = await receiver('ok');
-    const run = await start(root, path.join(tempDir('cb-alerts-db-'), 'index.sqlite'), [{ kind: 'webhook', url: rx.url }], { afterMs: 4000 });
+    const clock = testClock();
+    // Stale after an hour, and a quiet period of an hour: neither ends within the test's own time, however long it takes.
+    const run = await start(root, path.join(tempDir('cb-alerts-db-'), 'index.sqlite'), [{ kind: 'webhook', url: rx.url }], { staleAfterMs: HOUR_MS, afterMs: HOUR_MS }, clock);
+    clock.pass(10 * HOUR_MS, run);
     await whenLane(run.db, ORDER, 'stale');
     await run.engine.idle();
-    expect(alertsStatus(run.db, Date.now()).open).toEqual([expect.objectContaining({ key: `stale:${ORDER}:no_heartbeat`, sent_ms: null })]);
+    expect(alertsStatus(run.db, indexNowMs(run.db)).open).toEqual([expect.objectContaining({ key: `stale:${ORDER}:no_heartbeat`, sent_ms: null })]);
     // A heartbeat: back to Running within the quiet period.
     fs.writeFileSync(
       path.join(root, 'tasks', ORDER, 'heartbeat.fang.json'),
@@ -269,7 +317,7 @@ describe('alerts', () => {
     await whenLane(run.db, ORDER, 'running');
     await sleep(500);
     await run.engine.idle();
-    expect(alertsStatus(run.db, Date.now()).open).toEqual([]);
+    expect(alertsStatus(run.db, indexNowMs(run.db)).open).toEqual([]);
     expect(rx.got).toEqual([]);
   });
 

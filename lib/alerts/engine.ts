@@ -22,6 +22,7 @@ import { cardWords, itemOfProblem, itemsOfCard, PAGING_PROBLEMS, problemWords, r
 import { makePayload, redactCommand, redactUrl, type AlertPayload } from './payload';
 import { copyAlertTables, nextPending, openRows, prune, recordFailure, recordSuccess, storeConfig, storeDecision, type OutboxEntry } from './store';
 import type { StoredAlertConfig } from '../index/store/meta';
+import { indexNowMs } from '../index/steady-clock';
 
 export type { AlertTarget } from './deliver';
 
@@ -42,7 +43,10 @@ export interface AlertOptions {
   readonly afterMs?: number;
   /** The board's address as readers reach it, e.g. `http://127.0.0.1:3000` (no trailing slash needed). */
   readonly baseUrl: string;
-  /** This machine's clock, ms (default Date.now). */
+  /**
+   * This machine's clock, ms (default: the index's clock, steady-clock.ts indexNowMs: the wall
+   * clock less the steps the indexer saw, the timeline the cards' arrivals and ages are on).
+   */
   readonly clock?: () => number;
   /** Timeout of one attempt, ms (default 10 000). */
   readonly timeoutMs?: number;
@@ -103,7 +107,7 @@ export class AlertEngine {
 
   constructor(private readonly opts: AlertOptions) {
     this.db = opts.db;
-    this.clock = opts.clock ?? Date.now;
+    this.clock = opts.clock ?? (() => indexNowMs(this.db));
     this.log = opts.log ?? (() => {});
     this.afterMs = Math.max(0, opts.afterMs ?? 0);
     this.base = opts.baseUrl.replace(/\/+$/, '');
