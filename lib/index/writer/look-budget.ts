@@ -2,7 +2,7 @@ import 'server-only';
 /**
  * The pace of the periodic looks (the quick look and the sweep, looks.ts) of every indexer in one
  * process together: a hub's ten channels share one budget, so ten channels of 10,000 orders look
- * as often, in all, as one of 100,000 does, and their sweeps' slices take turns.
+ * as often, in all, as one of 100,000 does, and their sweep slices and quick looks take turns.
  */
 
 /** What an indexer's looks last took, ms (read when a look is scheduled: a rebuild's new parts are read). */
@@ -18,7 +18,7 @@ const PERIOD_MULTIPLE = 20;
 
 export class LookBudget {
   private readonly members = new Set<LookTimes>();
-  /** Sweep slices waiting for their turn, in order. */
+  /** Sweep slices and quick looks waiting for their turn, in order. */
   private readonly turns: (() => void)[] = [];
   private ticking: NodeJS.Timeout | null = null;
   /** Holds taken (hold()): while any is, no turn runs. */
