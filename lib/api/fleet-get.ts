@@ -141,12 +141,12 @@ export const tuningGet = defineEndpoint({
 /**
  * GET /api/alerts: whether this server sends alerts, each target (webhook URLs redacted to
  * `scheme://host/…`: their path and query usually hold the secret) with its last success, last
- * error, counts sent, failed and pending; what pages now; the newest messages. On this
- * machine's wall clock, as the alerts' own records are.
+ * error, counts sent, failed and pending; what pages now; the newest messages. On the index's
+ * clock (steady-clock.ts), as the alerts' own records are.
  */
 export const alertsGet = defineEndpoint({
   method: 'GET',
   path: '/api/alerts',
   request: z.object({}),
-  execute: (ctx) => alertsStatus(ctx.db(), Date.now()),
+  execute: (ctx) => alertsStatus(ctx.db(), ctx.nowMs()),
 });
