@@ -140,9 +140,10 @@ describe.skipIf(!built)('claimboard serve of a hub', () => {
     roots.v09 = copyVectorChannel('09-done', path.join(t, 'v09-new'));
     fs.renameSync(roots.v09, path.join(t, 'channels', 'v09'));
     roots.v09 = path.join(t, 'channels', 'v09');
+    // On the board once its first index is done (before that it is listed as indexing, its cards not yet stored).
     const added = await until('v09 on the board', async () => {
       const b = await board();
-      return b.channels.some((c) => c.name === 'v09' && c.read) ? b : null;
+      return b.channels.some((c) => c.name === 'v09' && c.read && c.progress?.phase === 'ready') ? b : null;
     }, APPEARS_WITHIN_MS);
     expect(where(added)).toEqual([...before, ...alone(['v09'])].sort());
 
