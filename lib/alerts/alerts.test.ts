@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openWriter, type DB } from '../index/db';
-import { bootClockMs, indexNowMs } from '../index/steady-clock';
+import { indexNowMs } from '../index/steady-clock';
 import { Indexer } from '../index/indexer';
 import { naclSign } from '../ledger/nacl-verify';
 import { nodeVerify } from '../index/disk/node-verify';
@@ -22,38 +22,23 @@ import { applyAction, deriveSubset, type ApplyContext } from '../actions/apply';
 import { ledgerPrevOf } from '../actions/write';
 import { TEST_CHANNEL } from '../../test/support/channel';
 import { VECTORS_DIR, vectorKeys } from '../../test/support/vectors';
+import { HOUR_MS, testClock, type TestClock } from '../../test/support/test-clock';
 import { AlertEngine, type AlertTarget } from './engine';
 import { alertsStatus } from './status';
 import type { AlertPayload } from './payload';
 
 const STALE_AFTER_MS = 1500;
-const HOUR_MS = 3_600_000;
 const ORDER = 'ichabod-1650';
 const BASE = 'http://127.0.0.1:3999';
 
 let cleanup: (() => void | Promise<void>)[] = [];
 
-/**
- * Time passing without waiting for it, as the end-to-end tests' test clock does
- * (lib/index/steady-clock.ts): the indexer's boot clock runs ahead by `pass(ms)`, which it takes
- * as this machine's wall clock stepped back, so the files that arrived before age by `ms` at once
- * and files written after arrive now. The index and the alerts take "now" from the index's clock.
- */
-interface TestClock {
-  readonly bootClock: () => number;
-  /** Lets `ms` pass, then wakes the indexer so that it sees it (its next update looks at the clocks). */
-  pass(ms: number, run: Running): void;
+/** Lets `ms` pass on the test clock (test/support/test-clock.ts), then wakes the indexer so that it sees it. */
+function passAndLook(clock: TestClock, ms: number, run: Running): void {
+  clock.pass(ms);
+  run.indexer.request(`tasks/${ORDER}`);
 }
-function testClock(): TestClock {
-  let advance = 0;
-  return {
-    bootClock: () => bootClockMs() + advance,
-    pass(ms, run) {
-      advance += ms;
-      run.indexer.request(`tasks/${ORDER}`);
-    },
-  };
-}
+
 afterEach(async () => {
   for (const c of cleanup.reverse()) await c();
   cleanup = [];
@@ -177,7 +162,7 @@ describe('alerts', () => {
     const run = await start(root, path.join(tempDir('cb-alerts-db-'), 'index.sqlite'), [{ kind: 'webhook', url: rx.url }], { staleAfterMs: HOUR_MS }, clock);
     expect(laneOf(run.db, ORDER)).toBe('running'); // claimed a moment ago: stale after an hour
     expect(rx.got).toEqual([]);
-    clock.pass(10 * HOUR_MS, run);
+    passAndLook(clock, 10 * HOUR_MS, run);
     // How soon after the pass is speed (npm run bench), not asserted here: under load it varies.
     await whenLane(run.db, ORDER, 'stale');
     const first = await waitFor('the alert', () => rx.got[0]);
@@ -305,7 +290,7 @@ describe('alerts', () => {
     const clock = testClock();
     // Stale after an hour, and a quiet period of an hour: neither ends within the test's own time, however long it takes.
     const run = await start(root, path.join(tempDir('cb-alerts-db-'), 'index.sqlite'), [{ kind: 'webhook', url: rx.url }], { staleAfterMs: HOUR_MS, afterMs: HOUR_MS }, clock);
-    clock.pass(10 * HOUR_MS, run);
+    passAndLook(clock, 10 * HOUR_MS, run);
     await whenLane(run.db, ORDER, 'stale');
     await run.engine.idle();
     expect(alertsStatus(run.db, indexNowMs(run.db)).open).toEqual([expect.objectContaining({ key: `stale:${ORDER}:no_heartbeat`, sent_ms: null })]);

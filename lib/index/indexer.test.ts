@@ -12,6 +12,8 @@ import { Indexer } from './indexer';
 import { IndexStore } from './store/store';
 import { VECTORS_DIR } from '../../test/support/vectors';
 import { nodeVerify } from './disk/node-verify';
+import { indexNowMs } from './steady-clock';
+import { HOUR_MS, testClock } from '../../test/support/test-clock';
 import * as q from './read/queries';
 import { holdsPage } from './read/holds-queries';
 
@@ -223,12 +225,15 @@ describe('Indexer', () => {
   it('moves a card to stale when its time comes, with no file changing', async () => {
     const root = channelCopy('03-claimed-fresh');
     const db = openMemory();
-    // The window leaves seconds for the start on a loaded machine; the wait goes past it.
-    const ix = new Indexer({ root, db, staleAfterMs: 3_000, watch: false, verify: nodeVerify });
+    // Stale after an hour on a test clock (test/support/test-clock.ts): claimed at start however
+    // long the start takes; then two hours pass, seen by the indexer's own looks.
+    const clock = testClock();
+    const ix = new Indexer({ root, db, staleAfterMs: HOUR_MS, watch: false, verify: nodeVerify, rescanMs: 200, bootClock: clock.bootClock });
     await ix.start();
-    expect(q.order(db, 't1', Date.now())?.card.state).toBe('claimed');
-    await new Promise((r) => setTimeout(r, 3_500));
-    const card = q.order(db, 't1', Date.now())?.card;
+    expect(q.order(db, 't1', indexNowMs(db))?.card.state).toBe('claimed');
+    clock.pass(2 * HOUR_MS);
+    await vi.waitFor(() => expect(q.order(db, 't1', indexNowMs(db))?.card.state).toBe('stale'), { timeout: 60_000, interval: 25 });
+    const card = q.order(db, 't1', indexNowMs(db))?.card;
     await ix.stop();
     expect([card?.state, card?.reason]).toEqual(['stale', 'agent_silent']);
   });
@@ -414,9 +419,10 @@ describe('Indexer, a card going stale with the clock', () => {
   it('passes the folder again and stores the stale card, rewriting none of its file rows (nothing in the folder changed)', async () => {
     const root = channelCopy('03-claimed-fresh');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 3_000, watch: false, verify: nodeVerify });
+    const clock = testClock(); // stale after an hour, then two hours pass (test/support/test-clock.ts)
+    const ix = new Indexer({ root, db, staleAfterMs: HOUR_MS, watch: false, verify: nodeVerify, rescanMs: 200, bootClock: clock.bootClock });
     await ix.start();
-    expect(q.order(db, 't1', Date.now())?.card).toMatchObject({ state: 'claimed', lane: 'running' }); // expect.json
+    expect(q.order(db, 't1', indexNowMs(db))?.card).toMatchObject({ state: 'claimed', lane: 'running' }); // expect.json
     const rows = () => db.prepare("SELECT * FROM files WHERE order_dir = 't1' ORDER BY path").all();
     const before = rows();
     expect(before).toHaveLength(4); // the folder itself, order, claim, heartbeat
@@ -426,7 +432,8 @@ describe('Indexer, a card going stale with the clock', () => {
       CREATE TEMP TRIGGER fw_update AFTER UPDATE ON main.files BEGIN INSERT INTO file_writes VALUES ('update', NEW.path); END;
       CREATE TEMP TRIGGER fw_delete AFTER DELETE ON main.files BEGIN INSERT INTO file_writes VALUES ('delete', OLD.path); END;`);
     const passed = vi.spyOn(IndexStore.prototype, 'setDir');
-    await vi.waitFor(() => expect(q.order(db, 't1', Date.now())?.card).toMatchObject({ state: 'stale', lane: 'stale', holder: 'fang' }), { timeout: 60_000 });
+    clock.pass(2 * HOUR_MS);
+    await vi.waitFor(() => expect(q.order(db, 't1', indexNowMs(db))?.card).toMatchObject({ state: 'stale', lane: 'stale', holder: 'fang' }), { timeout: 60_000 });
     await ix.stop();
     // The folder was passed again, and no other (a timer that fires a hair early passes it once more).
     expect(new Set(passed.mock.calls.map((c) => c[0]))).toEqual(new Set(['t1']));
