@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * ESLint (flat config), a step of `npm test` (scripts/test.sh, right after the type check):
- * `npx eslint . --max-warnings 0`.
+ * ESLint (flat config): `npm run lint` (`eslint . --max-warnings 0`); `npm test` runs it on the
+ * type check's own TypeScript program (scripts/check-types-and-lint.mjs).
  *
  * - TypeScript (.ts/.tsx): typescript-eslint's type-checked recommended set through the project
  *   service (tsconfig.json), with the promise rules and exhaustive switches made explicit, and

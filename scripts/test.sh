@@ -4,7 +4,8 @@
 #
 #   next build            the production build, in the background from the start: the serve
 #                         tests and the end-to-end tests need it
-#   type check, lint      meanwhile (tsc in the background, eslint)
+#   type check and lint   meanwhile: tsc --noEmit and eslint on one TypeScript program
+#                         (scripts/check-types-and-lint.mjs)
 #   conformance vectors   conformance/vectors through the real CLI and the real filesystem
 #                         (a minute of real waits for arrivals: in the background from the start)
 #   ferry channels        channels the real ferry wrote (conformance/ferry): ferry's verdict (in
@@ -171,15 +172,13 @@ if [ "$SHARED_ONLY" = 1 ]; then
 else
   # Both cores are kept busy: steps that mostly wait run beside one that works. Only the serve
   # and end-to-end tests need the build: everything else runs beside it. The vectors wait a
-  # minute of real time for their files' arrivals; tsc and eslint use one core each. The
+  # minute of real time for their files' arrivals; the type check and lint use one core. The
   # end-to-end tests run last, alone with what is left of the serve tests and the package
   # (beside the unit tests too, their servers' and pages' periodic work would stretch).
   step_bg "next build" npm run build --silent
   step_bg "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
   step_bg "ferry channels" node scripts/check-ferry.mjs .
-  step_bg "type check" npx tsc --noEmit -p .
-  step "lint" npx eslint . --max-warnings 0
-  wait_bg "type check"
+  step "type check and lint" node scripts/check-types-and-lint.mjs
   wait_bg "next build"
   built=1
   [[ " ${failed[*]-} " == *" next build ("* ]] && built=0
