@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import SlowestFirst from './test/support/slow-first-sequencer';
+import SlowestFirst from './test/support/slow-first-sequencer.ts';
 
 const INCLUDE = ['lib/**/*.test.ts', 'test/**/*.test.ts', 'bin/**/*.test.ts', 'app/**/*.test.ts', 'components/**/*.test.ts', 'deploy/**/*.test.ts'];
 const EXCLUDE = ['e2e/**', '.next/**', 'node_modules/**'];
