@@ -47,7 +47,8 @@ export const DEAD_WORKERS = ['worker-37', 'worker-38', 'worker-39', RETIRED_WORK
 export const OPS = 'ops';
 export const REVIEWER = 'reviewer-1';
 export const ALIVE = WORKERS.filter((w) => !DEAD_WORKERS.includes(w));
-const LEDGER_CAP = 2000;
+/** Signed lines a writer's ledger file holds at most (a channel's ledger files stay near 1 MiB each). */
+export const LEDGER_CAP = 2000;
 const BASE_MS = Date.UTC(2026, 10, 1);
 
 /** The seed (hex) of a generated identity: `sha256("bench-seed:<name>")`. */
@@ -316,11 +317,13 @@ function diskCheck(orders: number, dir: string, log: (line: string) => void): vo
 }
 
 /**
- * Writes (once; cached by N under `cacheDir`, resumable) a channel of `n` orders. Returns its
- * root and counts. `log` gets progress lines.
+ * Writes (once; cached by N and the ledger cap under `cacheDir`, resumable) a channel of `n`
+ * orders, each writer's ledger file holding at most `ledgerCap` lines (default LEDGER_CAP; a
+ * hub's channels are given their share of it, bench/hub.ts). Returns its root and counts. `log`
+ * gets progress lines.
  */
-export function generateChannel(n: number, cacheDir: string, log: (line: string) => void = () => {}): Generated {
-  const base = path.join(cacheDir, `channel-v${GENERATOR_VERSION}-${n}`);
+export function generateChannel(n: number, cacheDir: string, log: (line: string) => void = () => {}, ledgerCap = LEDGER_CAP): Generated {
+  const base = path.join(cacheDir, `channel-v${GENERATOR_VERSION}-${n}${ledgerCap === LEDGER_CAP ? '' : `-ledger${ledgerCap}`}`);
   const root = base;
   const metaFile = `${base}.json`;
   const planFile = `${base}.plan.json`;
@@ -364,7 +367,7 @@ export function generateChannel(n: number, cacheDir: string, log: (line: string)
     classes[p.cls] = (classes[p.cls] ?? 0) + 1;
     for (const [who, kind, summary] of p.ledger) {
       const list = ledgerLines.get(who) ?? [];
-      if (list.length < LEDGER_CAP) list.push([kind, summary]);
+      if (list.length < ledgerCap) list.push([kind, summary]);
       ledgerLines.set(who, list);
     }
     plan.live.push(...p.live);

@@ -12,7 +12,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { generateChannel, orderIdOf, readPlan, refreshLiveHeartbeats, writeAtomic, type Generated, type LiveHeartbeat, type Plan } from './generate';
+import { generateChannel, LEDGER_CAP, orderIdOf, readPlan, refreshLiveHeartbeats, writeAtomic, type Generated, type LiveHeartbeat, type Plan } from './generate';
 import { f1, f2, freePort, get, inotifyWatches, killGroup, log, RssSampler, sec, sleep, started, stats } from './harness';
 
 /** The hub's targets against the single channel of as many orders (issue: "Scale"). */
@@ -311,9 +311,14 @@ export async function runHub(o: HubBenchOptions): Promise<void> {
   const total = o.channels * o.orders;
   log(`hub row: ${o.channels} channels x ${o.orders} orders against 1 channel x ${total} orders; load=${o.loadS}s writes=${o.writes} clients=${o.clients} stale_after=${o.staleAfterS}s on ${os.cpus().length} cores`);
   const single = generateChannel(total, o.cache, log);
+  // The same fleet's records split into C channels: each writer's ledger file in a channel holds
+  // at most 1/C of the lines it holds in the single channel, so the C channels together hold as
+  // many ledger lines (and signatures to check) as the single one; with the whole cap in each,
+  // 10 channels of 10,000 would hold 2.9 times the single channel's ledger lines.
+  const ledgerCap = Math.ceil(LEDGER_CAP / o.channels);
   const hub: Served[] = Array.from({ length: o.channels }, (_, k) => {
     // Each channel its own folder (a hub serves a folder once), cached by size and position.
-    const g = generateChannel(o.orders, path.join(o.cache, `hub-${o.orders}`, `c${String(k).padStart(2, '0')}`), log);
+    const g = generateChannel(o.orders, path.join(o.cache, `hub-${o.orders}`, `c${String(k).padStart(2, '0')}`), log, ledgerCap);
     return { name: `c${String(k).padStart(2, '0')}`, g, plan: readPlan(g) };
   });
   const one = await measure(`1x${total}`, [{ name: null, g: single, plan: readPlan(single) }], o);
@@ -337,6 +342,9 @@ export async function runHub(o: HubBenchOptions): Promise<void> {
   const rssMet = many.rssMb <= HUB_RSS_TARGET_MB;
   allMet &&= rssMet;
   rows.push(['peak RSS, every process (MB)', f1(one.rssMb), f1(many.rssMb), `${f2(many.rssMb / one.rssMb)}x`, `<= ${HUB_RSS_TARGET_MB} MB`, rssMet ? 'yes' : 'NO']);
+  const sum = (gs: readonly Generated[], k: 'files' | 'signed') => gs.reduce((a, g) => a + g[k], 0).toLocaleString('en');
+  const hubGs = hub.map((s) => s.g);
+  rows.push(['files / signed records in the folders', `${sum([single], 'files')} / ${sum([single], 'signed')}`, `${sum(hubGs, 'files')} / ${sum(hubGs, 'signed')}`, '', '', '']);
   rows.push(['writes timed out / API errors', `${one.writeTimeouts} / ${one.errors}`, `${many.writeTimeouts} / ${many.errors}`, '', '', '']);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] as string).length)));
   console.log('');
