@@ -1,42 +1,53 @@
 import 'server-only';
-/** An index worker thread: passOrder over the chunks of folders it is sent (see worker-pool.ts). */
-import { parentPort, threadId, workerData } from 'node:worker_threads';
+/** An index worker thread: passOrder over the chunks of folders it is sent, each run's setup first (see worker-pool.ts). */
+import { parentPort, threadId } from 'node:worker_threads';
 import { serverVerifier, serverVerify, type Ed25519VerifyBytes } from '../disk/verifier';
 import { passOrder, type OrderPassResult, type PassContext } from '../writer/order-pass';
 import { checkSegment, SpillWriter, type SegmentCheck } from './spill';
 import type { WorkerMessage, WorkerRequest, WorkerSetup } from './worker-pool';
 import { passContextOf } from './worker-context';
 
-const { setup } = workerData as { setup: WorkerSetup };
 const post = (m: WorkerMessage) => parentPort?.postMessage(m);
+/** The run's setup (a `setup` message begins each run: a thread serves the runs of several cold indexes, one after another). */
+let setup: WorkerSetup | null = null;
 let ctx: PassContext | null = null;
 let verified = 0;
-try {
-  // The same roster the indexer built; the passes' signatures counted, the roster's not.
-  ctx = passContextOf(
-    setup,
-    (k: string, m: string, s: string) => {
-      verified++;
-      return serverVerify(k, m, s);
-    },
-    serverVerify,
-  );
-} catch (e) {
-  post({ type: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+let spill: SpillWriter | null = null;
+
+/** Takes a run's setup: the same roster the indexer built; the passes' signatures counted, the roster's not. */
+function begin(next: WorkerSetup): void {
+  // The last run's chunks were each flushed before their results were sent.
+  spill = null;
+  setup = next;
+  ctx = null;
+  try {
+    ctx = passContextOf(
+      next,
+      (k: string, m: string, s: string) => {
+        verified++;
+        return serverVerify(k, m, s);
+      },
+      serverVerify,
+    );
+  } catch (e) {
+    post({ type: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+  }
 }
 /** Segments are checked on their bytes (spill.ts), counted like `ctx.verify`. */
 const verifyBytes: Ed25519VerifyBytes = (k, msg, sig) => {
   verified++;
   return serverVerifier().verifyBytes(k, msg, sig);
 };
-let spill: SpillWriter | null = null;
 /** This thread's writer of unchecked signatures (setup.spillDir). */
 function spillWriter(): SpillWriter {
-  if (!setup.spillDir) throw new Error('internal: a deferring pass needs setup.spillDir');
+  if (!setup?.spillDir) throw new Error('internal: a deferring pass needs setup.spillDir');
   return (spill ??= new SpillWriter(setup.spillDir, `w${threadId}`));
 }
 parentPort?.on('message', (m: WorkerRequest) => {
   switch (m.type) {
+    case 'setup':
+      begin(m.setup);
+      break;
     case 'work': {
       if (!ctx) return;
       try {
@@ -69,8 +80,5 @@ parentPort?.on('message', (m: WorkerRequest) => {
       }
       break;
     }
-    case 'end':
-      parentPort?.close();
-      break;
   }
 });

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runPassesInWorkers, type WorkerSetup } from './worker-pool';
+import { keptThreads, runPassesInWorkers, type WorkerSetup } from './worker-pool';
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -86,3 +86,24 @@ describe('runPassesInWorkers ends the run at the first failure', () => {
     expect(taken - mine).toBe(fromWorkers);
   });
 });
+
+describe('the worker threads of one run are kept for the next', () => {
+  it('a run that ends well hands its threads back, the next run takes them; a run that fails ends them', async () => {
+    const { setup, dirs } = channel(2000); // 10 chunks of 200: each thread is handed 4 at its start
+    const firstRun = runPassesInWorkers(dirs, 2, setup, () => {}, () => {});
+    await firstRun;
+    expect(keptThreads()).toBe(2);
+    let taken = 0;
+    const second = runPassesInWorkers(dirs, 2, setup, () => taken++, () => {});
+    expect(keptThreads()).toBe(0); // both taken by the second run, none started anew
+    await second;
+    expect(taken).toBe(2000);
+    expect(keptThreads()).toBe(2);
+    const failing = runPassesInWorkers(dirs, 2, setup, () => {
+      throw new Error('disk full (test)');
+    }, () => {});
+    await expect(failing).rejects.toThrow('disk full (test)');
+    expect(keptThreads()).toBe(0); // ended, not kept: they may still have held chunks
+  });
+});
+

@@ -46,8 +46,8 @@ export interface WorkerSetup {
  */
 export type PassMode = 'defer' | 'check';
 
-/** Messages to a worker: a chunk of folders to pass, or the end. */
-export type WorkerRequest = { readonly type: 'work'; readonly mode: PassMode; readonly dirs: readonly string[] } | { readonly type: 'end' };
+/** Messages to a worker: a run's setup (first in each run), then chunks of folders (or segment files) to pass. */
+export type WorkerRequest = { readonly type: 'setup'; readonly setup: WorkerSetup } | { readonly type: 'work'; readonly mode: PassMode; readonly dirs: readonly string[] };
 
 /** Messages from a worker: one per chunk, in the order the chunks were sent. */
 export type WorkerMessage =
@@ -60,6 +60,59 @@ export type WorkerMessage =
  * named by CLAIMBOARD_WORKER_SCRIPT), else the TypeScript sources through tsx (tests).
  */
 const BOOT = settings.workerScript() ?? path.join(import.meta.dirname, 'worker-boot.mjs');
+
+/** How long a worker thread no run has taken is kept for the next one, ms (this machine's timers; it decides only when a thread ends). */
+const IDLE_MS = 30_000;
+
+/**
+ * The worker threads of every run in this process: a run takes threads and hands them back when
+ * it ends well; a run that fails ends its threads. A thread kept between runs keeps what its
+ * engine compiled, so a hub's cold indexes of ten channels one after another, and a cold index's
+ * checking pass after its reading pass, run on warm threads instead of starting cold twice a
+ * channel. A thread no run took for IDLE_MS ends; a kept thread does not keep the process alive.
+ */
+class ThreadKeeper {
+  private readonly idle = new Map<Worker, NodeJS.Timeout>();
+
+  /** A kept thread, or a new one. */
+  take(): Worker {
+    for (const [w, timer] of this.idle) {
+      clearTimeout(timer);
+      this.idle.delete(w);
+      w.ref();
+      return w;
+    }
+    const w = new Worker(BOOT, { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    // A thread that ends while kept (it fails on its own) is no longer kept.
+    w.on('exit', () => {
+      const timer = this.idle.get(w);
+      if (timer) clearTimeout(timer);
+      this.idle.delete(w);
+    });
+    return w;
+  }
+
+  /** Keeps `w` (its run ended well, every chunk answered) for the next run, IDLE_MS at most. */
+  give(w: Worker): void {
+    w.unref();
+    const timer = setTimeout(() => {
+      this.idle.delete(w);
+      void w.terminate();
+    }, IDLE_MS);
+    timer.unref();
+    this.idle.set(w, timer);
+  }
+
+  /** Threads kept now (tests). */
+  get kept(): number {
+    return this.idle.size;
+  }
+}
+
+const threads = new ThreadKeeper();
+
+/** Worker threads kept for the next run now (tests). */
+export const keptThreads = (): number => threads.kept;
 
 /** Folders per chunk sent to a worker, and per chunk passed on this thread between its other work. */
 const CHUNK = 200;
@@ -194,7 +247,7 @@ async function runInWorkers(
           new Promise<void>((resolve, reject) => {
             let w: Worker;
             try {
-              w = new Worker(BOOT, { workerData: { setup }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+              w = threads.take();
             } catch (e) {
               const err = e instanceof Error ? e : new Error(String(e));
               reject(err);
@@ -210,15 +263,7 @@ async function runInWorkers(
               w.postMessage({ type: 'work', mode, dirs: chunk } satisfies WorkerRequest);
               return true;
             };
-            const finish = (e?: Error) => {
-              done = true;
-              void w.terminate();
-              if (e) {
-                reject(e);
-                fail(e);
-              } else resolve();
-            };
-            w.on('message', (m: WorkerMessage) => {
+            const onWorkerMessage = (m: WorkerMessage) => {
               // Messages already on their way when the run ended are not handed on.
               if (halt.signal.aborted) return;
               switch (m.type) {
@@ -244,13 +289,31 @@ async function runInWorkers(
                   finish(new Error(`index worker: ${m.message}`));
                   break;
               }
-            });
-            w.on('error', (e) => finish(e));
-            ends.push(finish);
+            };
+            const onError = (e: Error) => finish(e);
             // An exit this run did not ask for (its chunks not all handed back) fails it.
-            w.on('exit', (code) => {
+            const onExit = (code: number) => {
               if (!done) finish(new Error(`index worker exited with ${code} before its work was done`));
-            });
+            };
+            const finish = (e?: Error) => {
+              if (done) return;
+              done = true;
+              w.off('message', onWorkerMessage);
+              w.off('error', onError);
+              w.off('exit', onExit);
+              // A thread of a run that failed may still hold chunks: it ends. One whose every chunk was answered is kept.
+              if (e || halt.signal.aborted || outstanding > 0) void w.terminate();
+              else threads.give(w);
+              if (e) {
+                reject(e);
+                fail(e);
+              } else resolve();
+            };
+            w.on('message', onWorkerMessage);
+            w.on('error', onError);
+            w.on('exit', onExit);
+            ends.push(finish);
+            w.postMessage({ type: 'setup', setup } satisfies WorkerRequest);
             for (let i = 0; i < first; i++) send();
             if (outstanding === 0) finish();
           }),
