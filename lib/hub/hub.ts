@@ -22,6 +22,16 @@ import { LookBudget } from '../index/writer/look-budget';
  */
 export const HUB_WRITER_CACHE_KIB = 4096;
 
+/**
+ * How long a channel's cold first index holds the looks of the channels already served, at most,
+ * ms (LookBudget.hold). Rule: while a channel is indexed cold (tens of seconds at 10,000 orders
+ * and more), the others' periodic looks (the quick look and the sweep, about a tenth of the core
+ * its index runs on) wait, their folder events still taken as they come; after this long they
+ * look again even while it goes on. Clock: the event loop's timers on this machine; it decides
+ * only when the looks run.
+ */
+export const HUB_COLD_HOLD_MS = 60_000;
+
 /** What a hub is given. */
 export interface HubOptions {
   readonly specs: readonly ChannelSpec[];
@@ -147,9 +157,15 @@ export class Hub {
       this.served.set(c.name, s);
       this.entries.set(c.name, { name: c.name, root: c.root, db: file, state: 'served', why: null, since_ms: at });
       const warm = fs.existsSync(file);
-      // A warm start holds the other channels' looks until it is done (LookBudget.hold): a few tenths of a second each.
+      // A warm start holds the other channels' looks from now until it is done (LookBudget.hold):
+      // a few tenths of a second each. A cold one holds them while it runs, HUB_COLD_HOLD_MS at most.
       const release = warm ? this.looks.hold() : null;
-      void this.queue.push(warm, () => (s.started = this.startOne(s))).finally(() => release?.());
+      void this.queue
+        .push(warm, (handOff) => {
+          const cold = warm ? null : this.looks.hold(HUB_COLD_HOLD_MS);
+          return (s.started = this.startOne(s, handOff)).finally(() => cold?.());
+        })
+        .finally(() => release?.());
     }
     if (changes.added.length > 0 || changes.removed.length > 0) this.writeRegistry();
     return changes;
@@ -173,8 +189,12 @@ export class Hub {
     }
   }
 
-  /** A channel's turn: its index file opened (a corrupt one moved aside and rebuilt, said) and its first index. */
-  private async startOne(s: Served): Promise<void> {
+  /**
+   * A channel's turn: its index file opened (a corrupt one moved aside and rebuilt, said) and its
+   * first index. A cold one hands off (`handOff`, StartQueue) once its board is shown: the next
+   * channel starts while this one checks the signatures behind its board.
+   */
+  private async startOne(s: Served, handOff: () => void): Promise<void> {
     await this.stopping.get(s.file);
     if (s.left) return;
     const name = s.channel.name;
@@ -183,9 +203,14 @@ export class Hub {
       s.db = openWriter(s.file, log);
       const follower = (s.follower = this.opts.followerOf?.(name, s.channel.root, s.db) ?? null);
       const share = this.opts.maxWatches === undefined ? undefined : Math.floor(this.opts.maxWatches / Math.max(1, this.served.size));
+      const given = this.opts.indexer?.onBoardVisible;
       s.indexer = new Indexer({
         lookBudget: this.looks,
         ...this.opts.indexer,
+        onBoardVisible: async () => {
+          await given?.();
+          handOff();
+        },
         root: s.channel.root,
         db: s.db,
         staleAfterMs: this.opts.staleAfterMsOf(s.channel.root),

@@ -111,4 +111,47 @@ describe('LookBudget.hold', () => {
       vi.useRealTimers();
     }
   });
+
+  it('a hold given a longest time ends by itself once it has passed (a cold first index that runs long)', async () => {
+    vi.useFakeTimers();
+    try {
+      const b = new LookBudget();
+      const ran: string[] = [];
+      const release = b.hold(60_000);
+      b.turn(() => ran.push('a'));
+      await vi.advanceTimersByTimeAsync(59_999);
+      expect(ran).toEqual([]);
+      await vi.advanceTimersByTimeAsync(2); // 60,000 ms: the hold ends, the turn 1 ms after
+      expect(ran).toEqual(['a']);
+      release(); // late: counts nothing
+      const next = b.hold();
+      b.turn(() => ran.push('b'));
+      await vi.advanceTimersByTimeAsync(10);
+      expect(ran).toEqual(['a']); // the hold taken after it still holds
+      next();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(ran).toEqual(['a', 'b']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a hold taken right after another is released holds the turn that release armed (one start after another)', async () => {
+    vi.useFakeTimers();
+    try {
+      const b = new LookBudget();
+      const ran: string[] = [];
+      const first = b.hold();
+      b.turn(() => ran.push('a'));
+      first(); // arms the turn, 1 ms away
+      const second = b.hold();
+      await vi.advanceTimersByTimeAsync(5);
+      expect(ran).toEqual([]);
+      second();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(ran).toEqual(['a']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

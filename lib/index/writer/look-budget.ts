@@ -73,25 +73,33 @@ export class LookBudget {
   }
 
   /**
-   * Holds every turn until the returned function is called (once): a hub's warm starts, a few
-   * tenths of a second each, run ahead of the looks of the channels already started, which would
-   * otherwise sweep every folder they have while the next channels wait to start.
+   * Holds every turn until the returned function is called (once), or `maxMs` has passed when
+   * given: a hub's first indexes run ahead of the looks of the channels already started, which
+   * would otherwise sweep every folder they have while the next channels wait to start.
+   * Rule: a hold given `maxMs` ends by itself that long after it was taken. Clock: the event
+   * loop's timers (monotonic); it decides only when the looks may run again.
    */
-  hold(): () => void {
+  hold(maxMs?: number): () => void {
     this.holds++;
     let released = false;
-    return () => {
+    const timer = maxMs === undefined ? null : setTimeout(() => release(), maxMs);
+    timer?.unref();
+    const release = () => {
       if (released) return;
       released = true;
+      if (timer) clearTimeout(timer);
       this.holds--;
       this.tick();
     };
+    return release;
   }
 
   private tick(): void {
     if (this.ticking || this.turns.length === 0 || this.holds > 0) return;
     this.ticking = setTimeout(() => {
       this.ticking = null;
+      // A hold taken since this turn was armed (the next channel's start, right after the last one's) waits for it too.
+      if (this.holds > 0) return;
       try {
         this.turns.shift()?.();
       } finally {
