@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { keptThreads, runPassesInWorkers, type WorkerSetup } from './worker-pool';
+import { KEPT_AT_MOST, keptThreads, runPassesInWorkers, type WorkerSetup } from './worker-pool';
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -88,22 +88,22 @@ describe('runPassesInWorkers ends the run at the first failure', () => {
 });
 
 describe('the worker threads of one run are kept for the next', () => {
-  it('a run that ends well hands its threads back, the next run takes them; a run that fails ends them', async () => {
-    const { setup, dirs } = channel(2000); // 10 chunks of 200: each thread is handed 4 at its start
-    const firstRun = runPassesInWorkers(dirs, 2, setup, () => {}, () => {});
-    await firstRun;
-    expect(keptThreads()).toBe(2);
+  it('a run that ends well hands its threads back (as many as a run takes), the next run takes them; a run that fails ends them', async () => {
+    // One thread more than are kept, each handed 4 chunks of 200 at its start.
+    const n = KEPT_AT_MOST + 1;
+    const { setup, dirs } = channel(800 * n);
+    await runPassesInWorkers(dirs, n, setup, () => {}, () => {});
+    expect(keptThreads()).toBe(KEPT_AT_MOST); // the one more was ended
     let taken = 0;
-    const second = runPassesInWorkers(dirs, 2, setup, () => taken++, () => {});
-    expect(keptThreads()).toBe(0); // both taken by the second run, none started anew
+    const second = runPassesInWorkers(dirs, n, setup, () => taken++, () => {});
+    expect(keptThreads()).toBe(0); // every kept thread taken by the second run
     await second;
-    expect(taken).toBe(2000);
-    expect(keptThreads()).toBe(2);
-    const failing = runPassesInWorkers(dirs, 2, setup, () => {
+    expect(taken).toBe(800 * n);
+    expect(keptThreads()).toBe(KEPT_AT_MOST);
+    const failing = runPassesInWorkers(dirs, n, setup, () => {
       throw new Error('disk full (test)');
     }, () => {});
     await expect(failing).rejects.toThrow('disk full (test)');
     expect(keptThreads()).toBe(0); // ended, not kept: they may still have held chunks
   });
 });
-

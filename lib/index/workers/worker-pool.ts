@@ -8,6 +8,7 @@ import 'server-only';
  * a few chunks outstanding, so results never pile up in memory while the indexer is busy.
  */
 import { Worker } from 'node:worker_threads';
+import os from 'node:os';
 import path from 'node:path';
 import { settings } from '../../config';
 import type { FileOutcome } from '../../ledger/channel';
@@ -63,6 +64,8 @@ const BOOT = settings.workerScript() ?? path.join(import.meta.dirname, 'worker-b
 
 /** How long a worker thread no run has taken is kept for the next one, ms (this machine's timers; it decides only when a thread ends). */
 const IDLE_MS = 30_000;
+/** Worker threads kept at most between runs: as many as one run takes (a core but one). */
+export const KEPT_AT_MOST = Math.max(1, os.availableParallelism() - 1);
 
 /**
  * The worker threads of every run in this process: a run takes threads and hands them back when
@@ -92,8 +95,16 @@ class ThreadKeeper {
     return w;
   }
 
-  /** Keeps `w` (its run ended well, every chunk answered) for the next run, IDLE_MS at most. */
+  /**
+   * Keeps `w` (its run ended well, every chunk answered) for the next run, IDLE_MS at most; ends
+   * it when as many threads as a run takes (a core but one) are kept already: two runs at once (a
+   * hub's next channel beside the last one's checking pass) leave no extra thread behind.
+   */
   give(w: Worker): void {
+    if (this.idle.size >= KEPT_AT_MOST) {
+      void w.terminate();
+      return;
+    }
     w.unref();
     const timer = setTimeout(() => {
       this.idle.delete(w);
