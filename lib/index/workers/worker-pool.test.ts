@@ -88,7 +88,7 @@ describe('runPassesInWorkers ends the run at the first failure', () => {
 });
 
 describe('the worker threads of one run are kept for the next', () => {
-  it('a run that ends well hands its threads back (as many as a run takes), the next run takes them; a run that fails ends them', async () => {
+  it('a run that ends well hands its threads back (KEPT_AT_MOST at most), the next run takes them; a run that fails ends them', async () => {
     // One thread more than are kept, each handed 4 chunks of 200 at its start.
     const n = KEPT_AT_MOST + 1;
     const { setup, dirs } = channel(800 * n);

@@ -64,8 +64,12 @@ const BOOT = settings.workerScript() ?? path.join(import.meta.dirname, 'worker-b
 
 /** How long a worker thread no run has taken is kept for the next one, ms (this machine's timers; it decides only when a thread ends). */
 const IDLE_MS = 30_000;
-/** Worker threads kept at most between runs: as many as one run takes (a core but one). */
-export const KEPT_AT_MOST = Math.max(1, os.availableParallelism() - 1);
+/**
+ * Worker threads kept at most between runs: as many as two runs at once take (a core but one
+ * each): a hub's next channel reads beside the last one's checking pass, and each of the two
+ * takes a warm thread the next time (keeping one would start every channel's reading cold).
+ */
+export const KEPT_AT_MOST = 2 * Math.max(1, os.availableParallelism() - 1);
 
 /**
  * The worker threads of every run in this process: a run takes threads and hands them back when
@@ -95,11 +99,7 @@ class ThreadKeeper {
     return w;
   }
 
-  /**
-   * Keeps `w` (its run ended well, every chunk answered) for the next run, IDLE_MS at most; ends
-   * it when as many threads as a run takes (a core but one) are kept already: two runs at once (a
-   * hub's next channel beside the last one's checking pass) leave no extra thread behind.
-   */
+  /** Keeps `w` (its run ended well, every chunk answered) for the next run, IDLE_MS at most; ends it when KEPT_AT_MOST are kept already. */
   give(w: Worker): void {
     if (this.idle.size >= KEPT_AT_MOST) {
       void w.terminate();
