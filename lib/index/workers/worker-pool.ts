@@ -90,6 +90,8 @@ class ThreadKeeper {
       return w;
     }
     const w = new Worker(BOOT, { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    // A run listens for its thread's errors; one while kept (no run listening) ends the thread, not the process.
+    w.on('error', () => {});
     // A thread that ends while kept (it fails on its own) is no longer kept.
     w.on('exit', () => {
       const timer = this.idle.get(w);
