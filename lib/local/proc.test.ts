@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import type { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { judgeLiveness } from '../ledger/liveness';
 import { bootTimeMs, clockTicksPerSecond, parseStat, processFacts } from './proc';
@@ -55,15 +56,26 @@ describe.runIf(linux)('processFacts on Linux', () => {
   });
 
   it('a zombie (its parent never waits): running with state Z and no argv; the verdict is unknown, not alive nor dead', async () => {
-    // sh starts `sleep 0` in the background, prints its pid and becomes `sleep 5`, which never collects it.
-    const c = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // sh starts a child that waits for a line on fd 3, prints its pid and becomes `sleep 30`,
+    // which never collects it. The line is sent once sh is `sleep`: a child that ended before
+    // (sh still sh) could be collected by sh itself, and no zombie would be left to look at.
+    const c = spawn('sh', ['-c', '(read go <&3; exec sleep 0) & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore', 'pipe'] });
     children.push(c);
     const zpid = Number(await new Promise<string>((r) => c.stdout?.once('data', (d: Buffer) => r(d.toString().trim()))));
+    const until = async (what: string, ok: () => boolean) => {
+      // Polled until true; the bound only ends a test that hangs.
+      for (let i = 0; !ok(); i++) {
+        if (i > 3000) throw new Error(`${what}: not within 60 s`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await until('sh became sleep', () => {
+      const p = processFacts(c.pid ?? -1);
+      return p.kind === 'running' && p.comm === 'sleep';
+    });
+    (c.stdio[3] as Writable).write('go\n');
     let f = processFacts(zpid);
-    for (let i = 0; i < 50 && !(f.kind === 'running' && f.state === 'Z'); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      f = processFacts(zpid);
-    }
+    await until('the child ended', () => (f = processFacts(zpid)).kind !== 'running' || f.state === 'Z');
     if (f.kind !== 'running') throw new Error(JSON.stringify(f));
     expect([f.state, f.argv, f.comm]).toEqual(['Z', [], 'sleep']);
     expect(judgeLiveness({ pid: zpid, run: 'r', firstArrivalMs: Date.now() }, f, null).verdict).toBe('unknown');
