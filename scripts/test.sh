@@ -58,9 +58,15 @@ apt_install() {
   local bin="$1" pkg="$2" why="$3"
   command -v "$bin" >/dev/null 2>&1 && return 0
   if [ "$(id -u)" -eq 0 ]; then
-    header "setup: installing Debian's $pkg ($why)"
-    apt-get update
-    DEBIAN_FRONTEND=noninteractive apt-get install -y "$pkg"
+    # Two test runs on one new machine both find the package missing: the lock lets one
+    # install it while the other waits, then finds it there.
+    (
+      flock 9
+      command -v "$bin" >/dev/null 2>&1 && exit 0
+      header "setup: installing Debian's $pkg ($why)"
+      apt-get update
+      DEBIAN_FRONTEND=noninteractive apt-get install -y "$pkg"
+    ) 9>"${TMPDIR:-/tmp}/claimboard-apt.lock"
   else
     warn "$pkg is missing and this is not root: $why will fail. Install it with: sudo apt-get install -y $pkg"
   fi
