@@ -254,66 +254,122 @@ async function load(port: number, served: readonly Served[], clients: number, se
   return { board: stats(board), order: stats(order), errors };
 }
 
-/** One setup, measured: cold index (a fresh index), warm start (a restart on it), writes, load; the scratch folder removed after. */
-async function measure(label: string, served: readonly Served[], o: HubBenchOptions): Promise<Figures> {
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'claimboard-bench-hub-'));
-  const removeWork = () => fs.rmSync(work, { recursive: true, force: true });
-  process.on('exit', removeWork);
-  const port = await freePort();
-  // The single channel on an index file in the scratch folder; the hub keeps one per channel under its working folder, the scratch folder.
-  const args = [
-    ...(served.length === 1 && served[0]?.name === null ? [served[0].g.root, '--db', path.join(work, 'index.sqlite')] : served.map((s) => `${s.name}=${s.g.root}`)),
-    ...['--port', String(port), '--host', '127.0.0.1', '--stale-after', String(o.staleAfterS)],
-  ];
-  let run: Serve | null = null;
-  try {
-    for (const s of served) refreshLiveHeartbeats(s.g, s.plan);
-    run = new Serve(args, work);
-    const coldS = sec(await run.waitReady(served.length, o.timeoutS));
-    await run.waitHttp(port, 120);
-    await run.waitWatches(120);
-    await run.stop();
-    const cold = run.rss.peaks();
-    log(`${label}: cold index ${f2(coldS)} s; peak RSS ${f1(cold.totalMb)} MB (indexer ${f1(cold.indexerMb)}, web ${f1(cold.webMb)})`);
+/**
+ * One setup (the single channel or the hub) on its own scratch folder (its index files) and
+ * port, measured a step at a time so that the two setups' steps can alternate: the cold index
+ * (fresh indexes), warm starts (restarts on them), the writes and the load (each on a serve
+ * started warm). Every serve is stopped before the step returns.
+ */
+class Setup {
+  private readonly work = fs.mkdtempSync(path.join(os.tmpdir(), 'claimboard-bench-hub-'));
+  private readonly removeWork = () => fs.rmSync(this.work, { recursive: true, force: true });
+  private port = 0;
+  private args: string[] = [];
+  private coldS = NaN;
+  private readonly warms: number[] = [];
+  private watches = 0;
+  private rssMb = 0;
+  private write: { ms: number[]; timeouts: number } = { ms: [], timeouts: 0 };
+  private api: Awaited<ReturnType<typeof load>> | null = null;
 
-    // The warm start, WARM_STARTS times (a second or two each, and this machine's speed moves
-    // more than that between runs): the median counts; the last serve goes on to the writes.
-    const warms: number[] = [];
-    let watches = 0;
-    for (let i = 0; i < WARM_STARTS; i++) {
-      if (i > 0) await run?.stop();
-      run = new Serve(args, work);
-      warms.push(sec(await run.waitReady(served.length, o.timeoutS)));
-      await run.waitHttp(port, 120);
-      watches = await run.waitWatches(120);
-    }
-    const warmS = stats(warms).p50;
-    log(`${label}: warm start ${f2(warmS)} s, the median of ${warms.map(f2).join(', ')} (${watches} watches)`);
-    const w = await writes(port, served, o.writes);
-    const ws = stats(w.ms);
-    log(`${label}: ${ws.n} writes, p95 ${f1(ws.p95)} ms, ${w.timeouts} timed out`);
-    const l = await load(port, served, o.clients, o.loadS);
-    log(`${label}: API under ${o.clients} clients, board p95 ${f1(l.board.p95)} ms, order p95 ${f1(l.order.p95)} ms, ${l.errors} errors`);
-    await run.stop();
-    const serving = run.rss.peaks();
-    log(`${label}: serving, peak RSS ${f1(serving.totalMb)} MB (indexer ${f1(serving.indexerMb)}, web ${f1(serving.webMb)})`);
-    run = null;
-    return {
-      coldS,
-      warmS,
-      writeP95Ms: ws.p95,
-      writeTimeouts: w.timeouts,
-      boardP95Ms: l.board.p95,
-      orderP95Ms: l.order.p95,
-      requests: l.board.n + l.order.n,
-      errors: l.errors,
-      rssMb: Math.max(cold.totalMb, serving.totalMb),
-    };
-  } finally {
-    if (run) await run.stop();
-    removeWork();
-    process.off('exit', removeWork);
+  constructor(
+    readonly label: string,
+    private readonly served: readonly Served[],
+    private readonly o: HubBenchOptions,
+  ) {
+    process.on('exit', this.removeWork);
   }
+
+  async init(): Promise<void> {
+    this.port = await freePort();
+    // The single channel on an index file in the scratch folder; the hub keeps one per channel under its working folder, the scratch folder.
+    const s = this.served;
+    this.args = [
+      ...(s.length === 1 && s[0]?.name === null ? [s[0].g.root, '--db', path.join(this.work, 'index.sqlite')] : s.map((c) => `${c.name}=${c.g.root}`)),
+      ...['--port', String(this.port), '--host', '127.0.0.1', '--stale-after', String(this.o.staleAfterS)],
+    ];
+  }
+
+  /** A serve, run to every channel's "index: ready" and its watches in place, `then` done with it, stopped; returns the time to ready, s. */
+  private async serve(then?: () => Promise<void>): Promise<number> {
+    const run = new Serve(this.args, this.work);
+    try {
+      const readyS = sec(await run.waitReady(this.served.length, this.o.timeoutS));
+      await run.waitHttp(this.port, 120);
+      this.watches = await run.waitWatches(120);
+      await then?.();
+      return readyS;
+    } finally {
+      await run.stop();
+      this.rssMb = Math.max(this.rssMb, run.rss.peaks().totalMb);
+    }
+  }
+
+  /** The cold index: spawn on empty indexes to every channel's first index complete. */
+  async cold(): Promise<void> {
+    for (const s of this.served) refreshLiveHeartbeats(s.g, s.plan);
+    this.coldS = await this.serve();
+    log(`${this.label}: cold index ${f2(this.coldS)} s; peak RSS ${f1(this.rssMb)} MB`);
+  }
+
+  /** One warm start: a restart on the indexes, to every channel's first index complete. */
+  async warm(): Promise<void> {
+    const s = await this.serve();
+    this.warms.push(s);
+    log(`${this.label}: warm start ${f2(s)} s (${this.watches} watches)`);
+  }
+
+  /** The writes, on a serve started warm. */
+  async writes(): Promise<void> {
+    await this.serve(async () => {
+      this.write = await writes(this.port, this.served, this.o.writes);
+    });
+    const ws = stats(this.write.ms);
+    log(`${this.label}: ${ws.n} writes, p95 ${f1(ws.p95)} ms, ${this.write.timeouts} timed out`);
+  }
+
+  /** The API under load, on a serve started warm. */
+  async load(): Promise<void> {
+    await this.serve(async () => {
+      this.api = await load(this.port, this.served, this.o.clients, this.o.loadS);
+    });
+    const l = this.api as Awaited<ReturnType<typeof load>>;
+    log(`${this.label}: API under ${this.o.clients} clients, board p95 ${f1(l.board.p95)} ms, order p95 ${f1(l.order.p95)} ms, ${l.errors} errors; peak RSS so far ${f1(this.rssMb)} MB`);
+  }
+
+  figures(): Figures {
+    const l = this.api;
+    return {
+      coldS: this.coldS,
+      warmS: stats(this.warms).p50,
+      writeP95Ms: stats(this.write.ms).p95,
+      writeTimeouts: this.write.timeouts,
+      boardP95Ms: l?.board.p95 ?? NaN,
+      orderP95Ms: l?.order.p95 ?? NaN,
+      requests: (l?.board.n ?? 0) + (l?.order.n ?? 0),
+      errors: l?.errors ?? 0,
+      rssMb: this.rssMb,
+    };
+  }
+
+  dispose(): void {
+    this.removeWork();
+    process.off('exit', this.removeWork);
+  }
+}
+
+/**
+ * Both setups measured, their steps alternating (single, hub; single, hub; ...): the cold
+ * indexes, the warm starts (WARM_STARTS each, the median counts), the writes, the load. This
+ * machine's speed moves by more than the targets' 20 % over minutes; alternating puts each
+ * step of the two setups minutes apart at most, instead of one whole setup after the other.
+ */
+async function measureBoth(setups: readonly Setup[]): Promise<void> {
+  for (const s of setups) await s.init();
+  for (const s of setups) await s.cold();
+  for (let i = 0; i < WARM_STARTS; i++) for (const s of setups) await s.warm();
+  for (const s of setups) await s.writes();
+  for (const s of setups) await s.load();
 }
 
 /** The row: generates (once, cached) the single channel and the hub's channels, measures both, prints the comparison and one `bench-hub ...` line, last. */
@@ -331,8 +387,13 @@ export async function runHub(o: HubBenchOptions): Promise<void> {
     const g = generateChannel(o.orders, path.join(o.cache, `hub-${o.orders}`, `c${String(k).padStart(2, '0')}`), log, ledgerCap);
     return { name: `c${String(k).padStart(2, '0')}`, g, plan: readPlan(g) };
   });
-  const one = await measure(`1x${total}`, [{ name: null, g: single, plan: readPlan(single) }], o);
-  const many = await measure(`${o.channels}x${o.orders}`, hub, o);
+  const setups = [new Setup(`1x${total}`, [{ name: null, g: single, plan: readPlan(single) }], o), new Setup(`${o.channels}x${o.orders}`, hub, o)];
+  try {
+    await measureBoth(setups);
+  } finally {
+    for (const s of setups) s.dispose();
+  }
+  const [one, many] = setups.map((s) => s.figures()) as [Figures, Figures];
 
   const ratioRows: [string, keyof Figures, number][] = [
     ['cold index (s)', 'coldS', 2],
