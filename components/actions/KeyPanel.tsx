@@ -143,92 +143,100 @@ export function KeyPanel({ onClose }: { onClose: () => void }) {
         </div>
       ) : null}
 
-      <form
-        className="flex flex-col gap-3 border-t border-zinc-200 pt-4 dark:border-zinc-800"
-        onSubmit={(e) => {
-          e.preventDefault();
-          importKey(name, seed);
-        }}
-        aria-label="import an operator key"
-      >
-        <h3 className="text-sm font-semibold">{key ? 'Use another key' : 'Import your operator key'}</h3>
-        {demo ? (
-          <div className={note.info}>
-            <p>This is the demo channel: its operator is ops.</p>
-            <button type="button" className={`${btn.primary} mt-2`} onClick={() => void takeDemoKey()}>
-              Use the demo operator key
+      {/* The form waits for the server's answer about ops: the demo's offer appearing above the
+          fields would move them, and the Import button, under a pointer already on its way. */}
+      {ops.isPending ? (
+        <p className="border-t border-zinc-200 pt-4 text-sm text-zinc-600 dark:border-zinc-800 dark:text-zinc-400" data-key-form="waiting">
+          Asking the server about this channel&apos;s operators…
+        </p>
+      ) : (
+        <form
+          className="flex flex-col gap-3 border-t border-zinc-200 pt-4 dark:border-zinc-800"
+          onSubmit={(e) => {
+            e.preventDefault();
+            importKey(name, seed);
+          }}
+          aria-label="import an operator key"
+        >
+          <h3 className="text-sm font-semibold">{key ? 'Use another key' : 'Import your operator key'}</h3>
+          {demo ? (
+            <div className={note.info}>
+              <p>This is the demo channel: its operator is ops.</p>
+              <button type="button" className={`${btn.primary} mt-2`} onClick={() => void takeDemoKey()}>
+                Use the demo operator key
+              </button>
+            </div>
+          ) : null}
+          <div className="grid gap-3 sm:grid-cols-[10rem_1fr]">
+            <div>
+              <label htmlFor={nameId} className="text-sm font-medium">
+                Operator name
+              </label>
+              <input
+                id={nameId}
+                value={name}
+                onChange={(e) => setName(e.target.value)}
+                autoComplete="off"
+                spellCheck={false}
+                placeholder="ops"
+                className={`${field} mt-1 font-mono`}
+              />
+            </div>
+            <div>
+              <label htmlFor={seedId} className="text-sm font-medium">
+                Seed (64 hex digits)
+              </label>
+              <input
+                id={seedId}
+                type="password"
+                value={seed}
+                onChange={(e) => setSeed(e.target.value)}
+                autoComplete="off"
+                spellCheck={false}
+                placeholder="paste the contents of the key file"
+                className={`${field} mt-1 font-mono`}
+              />
+            </div>
+          </div>
+          <div>
+            <label htmlFor={fileId} className="text-sm font-medium">
+              …or choose a key file
+            </label>
+            <input
+              ref={fileRef}
+              id={fileId}
+              type="file"
+              accept=".key,text/plain"
+              onChange={(e) => void onFile(e.target.files?.[0])}
+              className="mt-1 block w-full text-sm text-zinc-700 file:mr-3 file:rounded-md file:border file:border-zinc-300 file:bg-white file:px-2.5 file:py-1 file:text-sm pointer-coarse:file:py-2.5 file:font-medium hover:file:bg-zinc-100 dark:text-zinc-300 dark:file:border-zinc-700 dark:file:bg-zinc-900 dark:file:text-zinc-100"
+            />
+            <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">ferryman names key files &lt;name&gt;.key: ops.key signs as ops.</p>
+          </div>
+          {fileNote ? <p className={note.warn}>{fileNote}</p> : null}
+          <label className="flex items-start gap-2 text-sm">
+            <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} className="mt-0.5 size-4 shrink-0 pointer-coarse:size-6" />
+            <span>
+              Remember on this device
+              <span className="block text-xs text-zinc-500 dark:text-zinc-400">
+                Unticked, the key is kept for this tab only and gone when it closes. Ticked, it stays in this browser&apos;s localStorage until you forget it.
+              </span>
+            </span>
+          </label>
+          {error ? (
+            <p role="alert" className={note.error} data-key-error="">
+              {error}
+            </p>
+          ) : null}
+          <div className="flex justify-end gap-2">
+            <button type="button" className={btn.secondary} onClick={onClose}>
+              Close
+            </button>
+            <button type="submit" className={btn.primary}>
+              Import
             </button>
           </div>
-        ) : null}
-        <div className="grid gap-3 sm:grid-cols-[10rem_1fr]">
-          <div>
-            <label htmlFor={nameId} className="text-sm font-medium">
-              Operator name
-            </label>
-            <input
-              id={nameId}
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="ops"
-              className={`${field} mt-1 font-mono`}
-            />
-          </div>
-          <div>
-            <label htmlFor={seedId} className="text-sm font-medium">
-              Seed (64 hex digits)
-            </label>
-            <input
-              id={seedId}
-              type="password"
-              value={seed}
-              onChange={(e) => setSeed(e.target.value)}
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="paste the contents of the key file"
-              className={`${field} mt-1 font-mono`}
-            />
-          </div>
-        </div>
-        <div>
-          <label htmlFor={fileId} className="text-sm font-medium">
-            …or choose a key file
-          </label>
-          <input
-            ref={fileRef}
-            id={fileId}
-            type="file"
-            accept=".key,text/plain"
-            onChange={(e) => void onFile(e.target.files?.[0])}
-            className="mt-1 block w-full text-sm text-zinc-700 file:mr-3 file:rounded-md file:border file:border-zinc-300 file:bg-white file:px-2.5 file:py-1 file:text-sm pointer-coarse:file:py-2.5 file:font-medium hover:file:bg-zinc-100 dark:text-zinc-300 dark:file:border-zinc-700 dark:file:bg-zinc-900 dark:file:text-zinc-100"
-          />
-          <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">ferryman names key files &lt;name&gt;.key: ops.key signs as ops.</p>
-        </div>
-        {fileNote ? <p className={note.warn}>{fileNote}</p> : null}
-        <label className="flex items-start gap-2 text-sm">
-          <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} className="mt-0.5 size-4 shrink-0 pointer-coarse:size-6" />
-          <span>
-            Remember on this device
-            <span className="block text-xs text-zinc-500 dark:text-zinc-400">
-              Unticked, the key is kept for this tab only and gone when it closes. Ticked, it stays in this browser&apos;s localStorage until you forget it.
-            </span>
-          </span>
-        </label>
-        {error ? (
-          <p role="alert" className={note.error} data-key-error="">
-            {error}
-          </p>
-        ) : null}
-        <div className="flex justify-end gap-2">
-          <button type="button" className={btn.secondary} onClick={onClose}>
-            Close
-          </button>
-          <button type="submit" className={btn.primary}>
-            Import
-          </button>
-        </div>
-      </form>
+        </form>
+      )}
     </Dialog>
   );
 }
