@@ -162,4 +162,36 @@ describe('Hub', () => {
     expect(lanesIn(path.join(t, 'index', 'v01.sqlite'))).toEqual({ 't-open': 'queue' });
     expect(hub.registry().filter((e) => e.state === 'served').map((e) => e.name)).toEqual(['alpha', 'v01']);
   });
+
+  it("on a warm start, every channel's board is up before any channel watches its folder; then all watch", async () => {
+    const t = temp();
+    const { parent, alpha } = threeChannels(t);
+    const first = hubOf(t, parent, alpha, [], () => 5000);
+    await first.start(3_600_000);
+    await first.stop();
+
+    // The same index files again (warm starts), with folder events on.
+    const index = path.join(t, 'index');
+    const watchingAtReady: string[][] = [];
+    let hub: Hub | null = null;
+    const names = ['alpha', 'v01', 'v09'];
+    const watching = () => names.filter((n) => (hub?.indexerOf(n)?.watched.length ?? 0) > 0);
+    hub = new Hub({
+      specs: [{ name: 'alpha', root: alpha }],
+      parents: [parent],
+      registryFile: path.join(index, 'channels.json'),
+      dbFileOf: (root) => path.join(index, `${path.basename(root)}.sqlite`),
+      staleAfterMsOf: () => STALE_AFTER_MS,
+      now: () => 6000,
+      log: (l) => {
+        if (/: index: ready in /.test(l)) watchingAtReady.push(watching());
+      },
+      indexer: { ...INDEXER, watch: true },
+    });
+    hubs.push(hub);
+    await hub.start(3_600_000);
+    expect(watchingAtReady).toEqual([[], [], []]);
+    expect(watching()).toEqual(names);
+    for (const n of names) expect(hub.indexerOf(n)?.watched).toContain('');
+  });
 });

@@ -83,21 +83,36 @@ export class Indexer {
     return this.p.verified;
   }
 
+  /** Whether the first index was a warm start (null before it is done). */
+  private warm: boolean | null = null;
+  private watching = false;
+
   /**
    * First index: loads what the database remembers, stats the whole folder, re-reads only the
    * folders in which something changed (all of them on a cold start), derives and stores; then
-   * watches. Throws ChannelUnreadableError when the root is not a channel.
+   * watches (`watch`), unless `watchLater`: then the caller calls `watch` (a hub shows its
+   * other channels' boards first). Throws ChannelUnreadableError when the root is not a channel.
    */
-  async start(): Promise<void> {
+  async start(opts: { readonly watchLater?: boolean } = {}): Promise<void> {
     const p = this.p;
     assertChannelRoot(this.opts.root);
     p.guard.begin();
-    const warm = await firstIndex(p);
+    this.warm = await firstIndex(p);
     p.timers.staleChanged();
-    if (p.timers.stopped) return;
+    if (!opts.watchLater) this.watch();
+  }
+
+  /**
+   * Begins the folder events and the periodic looks, once, after the first index. The look that
+   * follows subscribing finds what changed since the first index, however long ago it was.
+   */
+  watch(): void {
+    const p = this.p;
+    if (this.watching || this.warm === null || p.timers.stopped) return;
+    this.watching = true;
     if (this.opts.watch !== false) p.subscribe();
     // A warm start trusted the folders' own stat identities: the first sweep starts now.
-    p.timers.startLooks(warm ? 0 : undefined);
+    p.timers.startLooks(this.warm ? 0 : undefined);
   }
 
   /** Stops watching and timers. The database given stays open (its owner closes it); one this indexer opened in a rebuild is closed. */
