@@ -257,7 +257,7 @@ async function load(port: number, served: readonly Served[], clients: number, se
 /**
  * One setup (the single channel or the hub) on its own scratch folder (its index files) and
  * port, measured a step at a time so that the two setups' steps can alternate: the cold index
- * (fresh indexes), warm starts (restarts on them), the writes and the load (each on a serve
+ * (fresh indexes), warm starts (restarts on them), the writes then the load (on one serve
  * started warm). Every serve is stopped before the step returns.
  */
 class Setup {
@@ -319,22 +319,16 @@ class Setup {
     log(`${this.label}: warm start ${f2(s)} s (${this.watches} watches)`);
   }
 
-  /** The writes, on a serve started warm. */
-  async writes(): Promise<void> {
+  /** The writes, then the API under load, on one serve started warm (its web process answering since the writes began). */
+  async serving(): Promise<void> {
     await this.serve(async () => {
       this.write = await writes(this.port, this.served, this.o.writes);
-    });
-    const ws = stats(this.write.ms);
-    log(`${this.label}: ${ws.n} writes, p95 ${f1(ws.p95)} ms, ${this.write.timeouts} timed out`);
-  }
-
-  /** The API under load, on a serve started warm. */
-  async load(): Promise<void> {
-    await this.serve(async () => {
+      const ws = stats(this.write.ms);
+      log(`${this.label}: ${ws.n} writes, p95 ${f1(ws.p95)} ms, ${this.write.timeouts} timed out`);
       this.api = await load(this.port, this.served, this.o.clients, this.o.loadS);
     });
     const l = this.api as Awaited<ReturnType<typeof load>>;
-    log(`${this.label}: API under ${this.o.clients} clients, board p95 ${f1(l.board.p95)} ms, order p95 ${f1(l.order.p95)} ms, ${l.errors} errors; peak RSS so far ${f1(this.rssMb)} MB`);
+    log(`${this.label}: API under ${this.o.clients} clients, board p95 ${f1(l.board.p95)} ms, order p95 ${f1(l.order.p95)} ms, ${l.errors} errors; peak RSS ${f1(this.rssMb)} MB`);
   }
 
   figures(): Figures {
@@ -360,7 +354,7 @@ class Setup {
 
 /**
  * Both setups measured, their steps alternating (single, hub; single, hub; ...): the cold
- * indexes, the warm starts (WARM_STARTS each, the median counts), the writes, the load. This
+ * indexes, the warm starts (WARM_STARTS each, the median counts), the writes and the load. This
  * machine's speed moves by more than the targets' 20 % over minutes; alternating puts each
  * step of the two setups minutes apart at most, instead of one whole setup after the other.
  */
@@ -368,8 +362,7 @@ async function measureBoth(setups: readonly Setup[]): Promise<void> {
   for (const s of setups) await s.init();
   for (const s of setups) await s.cold();
   for (let i = 0; i < WARM_STARTS; i++) for (const s of setups) await s.warm();
-  for (const s of setups) await s.writes();
-  for (const s of setups) await s.load();
+  for (const s of setups) await s.serving();
 }
 
 /** The row: generates (once, cached) the single channel and the hub's channels, measures both, prints the comparison and one `bench-hub ...` line, last. */
