@@ -95,7 +95,7 @@ export class Hub {
   private readonly now: () => number;
   /** Warm starts queued or under way. */
   private warmStarts = 0;
-  /** Channels whose warm first index is done, not watching yet (watchAfterWarmStarts). */
+  /** Channels whose warm first index is done, not watching yet (warmStartDone). */
   private unwatched: Served[] = [];
 
   constructor(private readonly opts: HubOptions) {
