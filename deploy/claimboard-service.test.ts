@@ -134,8 +134,8 @@ describe('claimboard@.service', () => {
 
 describe('the start check (ExecStartPre)', () => {
   const script = startCheckScript(plain);
-  const run = (env: Record<string, string>) =>
-    spawnSync('/bin/sh', ['-c', script], { env: { NODE_ENV: 'test', PATH: '/usr/bin:/bin', USER: 'tester', ...env }, encoding: 'utf8' });
+  const run = (env: Record<string, string>, as: { uid?: number; gid?: number } = {}) =>
+    spawnSync('/bin/sh', ['-c', script], { env: { NODE_ENV: 'test', PATH: '/usr/bin:/bin', USER: 'tester', ...env }, encoding: 'utf8', ...as });
 
   it('is the same in both units', () => {
     expect(startCheckScript(template)).toBe(script);
@@ -154,13 +154,17 @@ describe('the start check (ExecStartPre)', () => {
     expect(r.stderr).toContain('is not a folder tester can see');
   });
 
-  it.skipIf(process.getuid?.() === 0)('refuses a channel it cannot write into unless the board is read-only (not as root: root may write anywhere)', () => {
+  it('refuses a channel it cannot write into unless the board is read-only', () => {
     const channel = fs.mkdtempSync(path.join(tmp, 'readonly-'));
     fs.chmodSync(channel, 0o555);
-    const r = run({ CLAIMBOARD_CHANNEL: channel });
+    // Root may write anywhere: as root the check runs as nobody, who can reach the folder but not write into it.
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) fs.chmodSync(tmp, 0o755);
+    const as = asRoot ? { uid: 65534, gid: 65534 } : {};
+    const r = run({ CLAIMBOARD_CHANNEL: channel }, as);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('ReadWritePaths=');
-    expect(run({ CLAIMBOARD_CHANNEL: channel, CLAIMBOARD_READ_ONLY: '1' }).status).toBe(0);
+    expect(run({ CLAIMBOARD_CHANNEL: channel, CLAIMBOARD_READ_ONLY: '1' }, as).status).toBe(0);
   });
 });
 

@@ -1,13 +1,14 @@
 /**
- * Fault: the index database is deleted, or replaced by another file, while
- * serving. Before: nothing noticed. The writer kept writing into the file it had open (deleted:
- * an inode no path names; replaced: the file moved away), the web server's kept connection read
- * it too, and any connection opened afresh (a restarted web server, `claimboard` tools) found no
- * index, or the replacement read through the old write-ahead log still at the path. Now the indexer notices at its next look (the file at the path is not the one
- * it opened: device and inode), says so (a log line, index_health `index_rebuilding`), moves a
- * replacement aside, builds a new index from the folder, and readers (db.ts readDb) reopen by
- * the path. Each case ends with the new file's board equal to a fresh index of the folder, the
- * folder byte-identical, and PRAGMA integrity_check ok.
+ * Fault: the index database is deleted, or replaced by another file, while serving. The writer
+ * would go on writing into a file no path names (or one moved away), and a connection opened
+ * afresh (a restarted web server, `claimboard` tools) would find no index or another one. The
+ * indexer notices at its next look (the file at the path is not the one it opened: device and
+ * inode), says so (a log line, index_health `index_rebuilding`), moves a replacement aside,
+ * builds a new index from the folder, and readers (db.ts readDb) reopen by the path. Each case
+ * ends with the new file's board equal to a fresh index of the folder, the folder byte-identical,
+ * and PRAGMA integrity_check ok. When the rebuild itself fails (the channel folder went too), the
+ * failure is said once, the last good board is kept, and the rebuild is tried every second until
+ * it succeeds: never an unhandled rejection, which would end a serve.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -141,6 +142,42 @@ describe('the index database deleted or replaced while serving', () => {
       await ix.stop();
       db.close();
       fs.rmSync(healthFileOf(file), { force: true });
+    }
+  });
+
+  it('with the channel folder gone too: the failed rebuild is said once and tried every second, and done once the folder is back', async () => {
+    const root = channel('channel-gone-too');
+    const file = path.join(tmp, 'gone-too.db');
+    const db = openWriter(file);
+    const lines: string[] = [];
+    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, rescanMs: 100, verify: nodeVerify, log: (l) => lines.push(l) });
+    await ix.start();
+    try {
+      const want = await freshCards(root);
+      told.length = 0;
+      // The index and the folder both go (a data folder holding both, deleted; here the folder moved away).
+      fs.rmSync(file);
+      fs.renameSync(root, `${root}.away`);
+      // Two tries after the first failed (a second apart), each failing: said in one line.
+      expect(await until(() => told.some((h) => h.state === 'degraded' && h.retries >= 2), 60_000)).toBe(true);
+      const gone = `the index database ${file} was deleted while serving`;
+      expect(lines.filter((l) => l.includes(`${gone}; rebuilding it from the folder`)).length).toBe(1);
+      const failed = lines.filter((l) => l.startsWith(`index: rebuilding ${file} failed (`));
+      expect(failed.length).toBe(1);
+      expect(failed[0]).toMatch(/; serving the last good board, trying again every second$/);
+      const h = ix.health;
+      expect(h.state === 'degraded' && [h.code, h.reason.startsWith(`${gone}; rebuilding it failed: `)]).toEqual(['index_rebuilding', true]);
+      // Nothing was moved aside: the file a failed try opened is this indexer's own.
+      expect(fs.readdirSync(tmp).filter((n) => n.startsWith('gone-too.db.replaced-'))).toEqual([]);
+
+      fs.renameSync(`${root}.away`, root);
+      expect(await until(() => lines.some((l) => /rebuilt from the folder/.test(l)), 60_000)).toBe(true);
+      expect(ix.health).toEqual({ state: 'ok' });
+      expect(readHealth(file)).toEqual({ state: 'ok' });
+      expect(cardsAt(file)).toEqual(want);
+    } finally {
+      await ix.stop();
+      db.close();
     }
   });
 });

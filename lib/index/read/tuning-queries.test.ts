@@ -17,10 +17,21 @@ import { bucketOf } from '../../ledger/tuning';
 import { LANES } from '../../ledger/derive';
 
 let cleanup: (() => void)[] = [];
-afterEach(() => {
+/** Every indexer a test made: stopped before its folders are removed, also when the test failed half-way. */
+let indexers: Indexer[] = [];
+afterEach(async () => {
+  for (const ix of indexers) await ix.stop();
+  indexers = [];
   for (const c of cleanup.reverse()) c();
   cleanup = [];
 });
+
+/** A new Indexer, stopped after the test. */
+function indexer(...args: ConstructorParameters<typeof Indexer>): Indexer {
+  const ix = new Indexer(...args);
+  indexers.push(ix);
+  return ix;
+}
 
 function tmp(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -58,10 +69,14 @@ describe('heartbeat gaps', () => {
     const file = path.join(tmp('cb-tune-db-'), 'index.sqlite');
     const HB = 'tasks/t1/heartbeat.fang.json';
     let db = openWriter(file);
-    let ix = new Indexer({ root, db, staleAfterMs: 250, watch: false, verify: nodeVerify });
+    let ix = indexer({ root, db, staleAfterMs: 250, watch: false, verify: nodeVerify });
     const started = Date.now();
     await ix.start();
     expect(Number((db.prepare('SELECT value FROM meta WHERE key = ?').get(GAPS_SINCE_KEY) as { value: string }).value)).toBeGreaterThanOrEqual(started);
+    // A ctime is read off the kernel's coarse clock, up to a tick (10 ms at most) behind Date.now():
+    // a heartbeat written within a tick of the start could arrive "before" it and its gap would not
+    // count as seen live (beat-gaps.ts). The first one is written well past a tick.
+    await sleep(50);
     const pass = () => {
       ix.request(null);
       ix.pump();
@@ -112,7 +127,7 @@ describe('heartbeat gaps', () => {
     await sleep(200);
     const whileDown = beat(root, HB, 20);
     db = openWriter(file);
-    ix = new Indexer({ root, db, staleAfterMs: 250, watch: false, verify: nodeVerify });
+    ix = indexer({ root, db, staleAfterMs: 250, watch: false, verify: nodeVerify });
     await ix.start();
     expect(runRow(db, 't1', 'fang')).toEqual({ gaps: 5, max_gap_ms: Math.max(...expected), last_arrival_ms: whileDown });
     await sleep(100);
@@ -136,7 +151,7 @@ describe('run durations and time in lane', () => {
   it('a run lasts from its claim to its result on the holder clock: 09:05 to 09:30 is 25 min', async () => {
     const root = channelCopy('09-done');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
+    const ix = indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await ix.start();
     await ix.stop();
     expect(db.prepare('SELECT agent, run_ms FROM holds').all()).toEqual([{ agent: 'fang', run_ms: 25 * 60_000 }]);
@@ -154,7 +169,7 @@ describe('run durations and time in lane', () => {
       const root = channelCopy(v);
       const db = openMemory();
       const staleAfterMs = 300_000;
-      const ix = new Indexer({ root, db, staleAfterMs, watch: false, verify: nodeVerify });
+      const ix = indexer({ root, db, staleAfterMs, watch: false, verify: nodeVerify });
       await ix.start();
       await ix.stop();
       const rows = db
@@ -186,14 +201,14 @@ describe('run durations and time in lane', () => {
     const root = channelCopy('09-done');
     const file = path.join(tmp('cb-tune-db-'), 'index.sqlite');
     let db = openWriter(file);
-    let ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
+    let ix = indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await ix.start();
     await ix.stop();
     // what migration 9 leaves: the new columns empty, no folder remembered
     db.exec('UPDATE holds SET run_ms = NULL; UPDATE cards SET age_ref_ms = NULL; DELETE FROM dirs;');
     db.close();
     db = openWriter(file);
-    ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
+    ix = indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await ix.start();
     await ix.stop();
     expect(db.prepare('SELECT run_ms FROM holds').pluck().all()).toEqual([25 * 60_000]);
@@ -206,7 +221,7 @@ describe('which agents the report knows', () => {
   it('an agent of the roster or one that claimed something; not another name', async () => {
     const root = channelCopy('09-done');
     const db = openMemory();
-    const ix = new Indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
+    const ix = indexer({ root, db, staleAfterMs: 300_000, watch: false, verify: nodeVerify });
     await ix.start();
     await ix.stop();
     expect([isKnownAgent(db, 'fang'), isKnownAgent(db, 'Fang'), isKnownAgent(db, 'ops'), isKnownAgent(db, 'ghost')]).toEqual([true, true, true, false]);

@@ -38,6 +38,12 @@ export class UpdateGuard {
   private clockSteps: ClockStep[] = [];
   /** The rebuild under way after the database file was deleted or replaced, or null. */
   private rebuilding: Promise<void> | null = null;
+  /** The last rebuild failed: the next update tries again (the file at the path, if any, is the one it opened). */
+  private rebuildFailed = false;
+  /** Why the rebuild under way (or failed) began, as said in the health's reason. */
+  private rebuildWhy = '';
+  /** After a failed rebuild, the next try waits until this moment (ms, the boot clock). */
+  private nextRebuildMs = 0;
 
   constructor(
     private readonly setup: GuardSetup,
@@ -221,25 +227,44 @@ export class UpdateGuard {
 
   /**
    * Whether the database file at the path is no longer the one this indexer writes (deleted,
-   * or another file moved or copied over it: its device and inode differ); then rebuilds (once),
-   * saying so while it runs.
+   * or another file moved or copied over it: its device and inode differ), or a rebuild failed;
+   * then rebuilds (one at a time), saying so while it runs. A rebuild that fails (the database's
+   * folder deleted with it, a full disk) is said once and tried again every second; the file it
+   * opened, if any, is this indexer's own and the next try goes on from it, as a warm start does.
    */
   private dbSwapped(): boolean {
     const file = this.setup.dbFile;
     if (!file || this.dbId === null) return false;
     if (this.rebuilding) return true;
     const now = dbIdentity(file);
-    if (now === this.dbId) return false;
-    const why = now === null ? `the index database ${file} was deleted while serving` : `the index database ${file} was replaced by another file while serving`;
-    const t0 = this.setup.clock();
-    this.p.log(`index: ${why}; rebuilding it from the folder`);
-    this.setHealth({ state: 'degraded', code: 'index_rebuilding', reason: why, since_ms: t0, retries: 0 });
+    if (now === this.dbId && !this.rebuildFailed) return false;
+    if (this.rebuildFailed && this.setup.bootClock() < this.nextRebuildMs) return true;
+    const h = this.healthNow;
+    const t0 = h.state === 'degraded' && h.code === 'index_rebuilding' ? h.since_ms : this.setup.clock();
+    if (!this.rebuildFailed) {
+      this.rebuildWhy = now === null ? `the index database ${file} was deleted while serving` : `the index database ${file} was replaced by another file while serving`;
+      this.p.log(`index: ${this.rebuildWhy}; rebuilding it from the folder`);
+      this.setHealth({ state: 'degraded', code: 'index_rebuilding', reason: this.rebuildWhy, since_ms: t0, retries: 0 });
+    }
+    const opened = this.p.parts.store.db;
     this.rebuilding = this.p
-      .rebuild(file, now !== null)
+      .rebuild(file, now !== null && now !== this.dbId)
       .then(() => {
+        this.rebuildFailed = false;
         this.noteDb();
         this.setHealth(HEALTH_OK);
         this.p.log(`index: rebuilt from the folder in ${((this.setup.clock() - t0) / 1000).toFixed(1)} s`);
+      })
+      .catch((e: unknown) => {
+        const failed = e instanceof Error ? e.message : String(e);
+        if (this.p.parts.store.db !== opened) this.noteDb();
+        const cur = this.healthNow;
+        if (!this.rebuildFailed) this.p.log(`index: rebuilding ${file} failed (${failed}); serving the last good board, trying again every second`);
+        const retries = this.rebuildFailed && cur.state === 'degraded' ? cur.retries + 1 : 0;
+        this.setHealth({ state: 'degraded', code: 'index_rebuilding', reason: `${this.rebuildWhy}; rebuilding it failed: ${failed}`, since_ms: t0, retries });
+        this.rebuildFailed = true;
+        this.nextRebuildMs = this.setup.bootClock() + 1000;
+        this.p.retryIn(1000);
       })
       .finally(() => {
         this.rebuilding = null;
