@@ -158,6 +158,7 @@ class Serve {
 interface Figures {
   readonly coldS: number;
   readonly warmS: number;
+  readonly writeP50Ms: number;
   readonly writeP95Ms: number;
   readonly writeTimeouts: number;
   readonly boardP95Ms: number;
@@ -324,7 +325,7 @@ class Setup {
     await this.serve(async () => {
       this.write = await writes(this.port, this.served, this.o.writes);
       const ws = stats(this.write.ms);
-      log(`${this.label}: ${ws.n} writes, p95 ${f1(ws.p95)} ms, ${this.write.timeouts} timed out`);
+      log(`${this.label}: ${ws.n} writes, p50 ${f1(ws.p50)} ms, p95 ${f1(ws.p95)} ms, max ${f1(ws.max)} ms, ${this.write.timeouts} timed out`);
       this.api = await load(this.port, this.served, this.o.clients, this.o.loadS);
     });
     const l = this.api as Awaited<ReturnType<typeof load>>;
@@ -336,6 +337,7 @@ class Setup {
     return {
       coldS: this.coldS,
       warmS: stats(this.warms).p50,
+      writeP50Ms: stats(this.write.ms).p50,
       writeP95Ms: stats(this.write.ms).p95,
       writeTimeouts: this.write.timeouts,
       boardP95Ms: l?.board.p95 ?? NaN,
@@ -403,6 +405,7 @@ export async function runHub(o: HubBenchOptions): Promise<void> {
     allMet &&= met;
     rows.push([what, one[key].toFixed(d), many[key].toFixed(d), `${f2(ratio)}x`, `<= ${HUB_RATIO_TARGET}x`, met ? 'yes' : 'NO']);
   }
+  rows.push(['a write reaches the board, p50 (ms; no target)', one.writeP50Ms.toFixed(0), many.writeP50Ms.toFixed(0), `${f2(many.writeP50Ms / one.writeP50Ms)}x`, '', '']);
   const rssMet = many.rssMb <= HUB_RSS_TARGET_MB;
   allMet &&= rssMet;
   rows.push(['peak RSS, every process (MB)', f1(one.rssMb), f1(many.rssMb), `${f2(many.rssMb / one.rssMb)}x`, `<= ${HUB_RSS_TARGET_MB} MB`, rssMet ? 'yes' : 'NO']);
