@@ -30,10 +30,25 @@ const HealthSchema = z.union([
 
 export const HEALTH_OK: IndexHealth = { state: 'ok' };
 
+/**
+ * healthFileOf's answers by database file (a relative one with the directory it was relative
+ * to): a hub's board asks for every channel's on every request, and os.tmpdir() reads the
+ * environment on each call (under load, 12 % of a hub's web process's time). The temp directory
+ * is the one when first asked.
+ */
+const healthFiles = new Map<string, string>();
+
 /** The health file of the index at `dbFile`: `<tmpdir>/claimboard-health-<16 hex of sha256(absolute path)>.json`. */
 export function healthFileOf(dbFile: string): string {
-  const h = createHash('sha256').update(path.resolve(dbFile)).digest('hex').slice(0, 16);
-  return path.join(os.tmpdir(), `claimboard-health-${h}.json`);
+  const key = path.isAbsolute(dbFile) ? dbFile : `${process.cwd()}\u0000${dbFile}`;
+  let file = healthFiles.get(key);
+  if (file === undefined) {
+    const h = createHash('sha256').update(path.resolve(dbFile)).digest('hex').slice(0, 16);
+    file = path.join(os.tmpdir(), `claimboard-health-${h}.json`);
+    if (healthFiles.size >= 1024) healthFiles.clear();
+    healthFiles.set(key, file);
+  }
+  return file;
 }
 
 /**

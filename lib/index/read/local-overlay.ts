@@ -117,13 +117,18 @@ export class LocalOverlay {
   }
 }
 
-let current: { readonly key: string; readonly overlay: LocalOverlay } | null = null;
+/** The overlays made, by configuration and channel: a hub's requests take turns between its channels, each keeping its own. */
+const overlays = new Map<string, LocalOverlay>();
+/** More distinct configurations than a serve has channels: the settings changed (tests); the map starts again. */
+const MAX_OVERLAYS = 256;
 
 /**
  * The web server's overlay, from the settings `claimboard serve` passes (CLAIMBOARD_LOCAL_AGENTS,
  * CLAIMBOARD_FERRYMAN_WORKSPACES, CLAIMBOARD_FERRYMAN_STATE, CLAIMBOARD_REAPER_STATE) and the
- * served `channel` root (null: none recorded yet); one per distinct configuration. Throws Error on a bad local agent or
- * agent.toml (serve checks the same at start and exits 2, so a served board never meets it).
+ * served `channel` root (null: none recorded yet); one per distinct configuration and channel,
+ * made once (making one reads the agent.toml files and the ferryman state's keys). Throws Error
+ * on a bad local agent or agent.toml (serve checks the same at start and exits 2, so a served
+ * board never meets it).
  */
 export function serverOverlay(channel: string | null): LocalOverlay {
   const localAgents = settings.localAgents();
@@ -131,9 +136,11 @@ export function serverOverlay(channel: string | null): LocalOverlay {
   const ferrymanState = settings.ferrymanState();
   const stateDir = settings.reaperState() ?? defaultStateDir();
   const key = JSON.stringify([localAgents, workspaces, ferrymanState, stateDir, channel]);
-  if (current?.key !== key) {
+  let overlay = overlays.get(key);
+  if (!overlay) {
     const local = localAgentsOf({ localAgents, workspaces, ...(ferrymanState ? { ferrymanState } : {}) });
-    current = { key, overlay: new LocalOverlay({ local, stateDir, channel }) };
+    if (overlays.size >= MAX_OVERLAYS) overlays.clear();
+    overlays.set(key, (overlay = new LocalOverlay({ local, stateDir, channel })));
   }
-  return current.overlay;
+  return overlay;
 }

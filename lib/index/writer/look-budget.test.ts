@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { LookBudget, type LookTimes } from './look-budget';
+import { LookBudget, WRITES_FIRST_MAX_MS, type LookTimes } from './look-budget';
 
 const times = (quickMs: number, sweepBusyMs: number): LookTimes => ({ quickMs, sweepBusyMs });
 
@@ -153,5 +153,47 @@ describe('LookBudget.hold', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('writes first: a look waits while a member has a write pending, then runs; never longer than WRITES_FIRST_MAX_MS', async () => {
+    vi.useFakeTimers();
+    try {
+      // The budget's clock is the fake timers' (Date.now is faked with them).
+      const b = new LookBudget(() => Date.now());
+      let pending = true;
+      b.join({ quickMs: 40, sweepBusyMs: 0, get writePending() {
+        return pending;
+      } });
+      const ran: string[] = [];
+      b.turn(() => ran.push('look'));
+      await vi.advanceTimersByTimeAsync(30);
+      expect(ran).toEqual([]); // the write's pump (30 ms after its event) goes first
+      pending = false;
+      await vi.advanceTimersByTimeAsync(5);
+      expect(ran).toEqual(['look']);
+      // A fleet that never stops writing: each look waits WRITES_FIRST_MAX_MS, then runs.
+      pending = true;
+      b.turn(() => ran.push('look 2'));
+      await vi.advanceTimersByTimeAsync(WRITES_FIRST_MAX_MS - 5);
+      expect(ran).toEqual(['look']);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(ran).toEqual(['look', 'look 2']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('lookMayRun: false while a write is pending, until WRITES_FIRST_MAX_MS since the first ask; the wait starts again after', () => {
+    const b = new LookBudget(() => 0);
+    let pending = false;
+    b.join({ quickMs: 0, sweepBusyMs: 0, get writePending() {
+      return pending;
+    } });
+    expect(b.lookMayRun(0)).toBe(true);
+    pending = true;
+    expect([b.lookMayRun(1000), b.lookMayRun(1000 + WRITES_FIRST_MAX_MS - 1), b.lookMayRun(1000 + WRITES_FIRST_MAX_MS)]).toEqual([false, false, true]);
+    expect(b.lookMayRun(2000)).toBe(false); // a new wait
+    pending = false;
+    expect(b.lookMayRun(2001)).toBe(true);
   });
 });

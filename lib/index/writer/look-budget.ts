@@ -2,7 +2,8 @@ import 'server-only';
 /**
  * The pace of the periodic looks (the quick look and the sweep, looks.ts) of every indexer in one
  * process together: a hub's ten channels share one budget, so ten channels of 10,000 orders look
- * as often, in all, as one of 100,000 does, and their sweep slices and quick looks take turns.
+ * as often, in all, as one of 100,000 does, and their sweep slices and quick looks take turns,
+ * each waiting while a write is about to be stored (writes first).
  */
 
 /** What an indexer's looks last took, ms (read when a look is scheduled: a rebuild's new parts are read). */
@@ -11,10 +12,15 @@ export interface LookTimes {
   readonly quickMs: number;
   /** The last (or running) sweep's busy time. */
   readonly sweepBusyMs: number;
+  /** Whether a write is waiting for its update (a folder event's paths, pumped after a short debounce). */
+  readonly writePending?: boolean;
 }
 
 /** The multiple of the looks' own time a period is: 20x keeps each kind of look at about 5% of a core. */
 const PERIOD_MULTIPLE = 20;
+
+/** How long a look's turn waits, at most, for the writes pending in any member (LookBudget.lookMayRun). */
+export const WRITES_FIRST_MAX_MS = 100;
 
 export class LookBudget {
   private readonly members = new Set<LookTimes>();
@@ -23,6 +29,11 @@ export class LookBudget {
   private ticking: NodeJS.Timeout | null = null;
   /** Holds taken (hold()): while any is, no turn runs. */
   private holds = 0;
+  /** When the turn due now first waited for a pending write (performance.now), or null. */
+  private waitingSince: number | null = null;
+
+  /** `now`: the event loop's clock, ms (performance.now; tests give their own). */
+  constructor(private readonly now: () => number = () => performance.now()) {}
 
   /** Counts `m`'s looks in the budget until the returned function is called. */
   join(m: LookTimes): () => void {
@@ -94,18 +105,44 @@ export class LookBudget {
     return release;
   }
 
-  private tick(): void {
+  /**
+   * Rule (writes first): a look's turn waits while a write is pending in any member (a folder
+   * event's paths waiting out the pump's debounce), for WRITES_FIRST_MAX_MS at most; then it runs
+   * whatever is pending. A look started in that moment would make the write wait for all of it
+   * (a quick look of 10,000 orders takes 40-90 ms, and a hub's ten channels take turns at it
+   * ten times as often as one channel of their size); a fleet writing without pause still gets
+   * its looks. Returns whether the look due now may run. Clock: the event loop's
+   * (performance.now, timers); it decides only when a look runs, never what a card says.
+   */
+  lookMayRun(nowMs: number): boolean {
+    let pending = false;
+    for (const m of this.members) if (m.writePending) pending = true;
+    if (!pending) {
+      this.waitingSince = null;
+      return true;
+    }
+    this.waitingSince ??= nowMs;
+    if (nowMs - this.waitingSince < WRITES_FIRST_MAX_MS) return false;
+    this.waitingSince = null;
+    return true;
+  }
+
+  private tick(delayMs = 1): void {
     if (this.ticking || this.turns.length === 0 || this.holds > 0) return;
     this.ticking = setTimeout(() => {
       this.ticking = null;
       // A hold taken since this turn was armed (the next channel's start, right after the last one's) waits for it too.
       if (this.holds > 0) return;
+      if (!this.lookMayRun(this.now())) {
+        this.tick(5);
+        return;
+      }
       try {
         this.turns.shift()?.();
       } finally {
         this.tick();
       }
-    }, 1);
+    }, delayMs);
     this.ticking.unref();
   }
 }

@@ -180,12 +180,16 @@ export class Scheduler {
   startLooks(firstSweepMs?: number): void {
     if (this.halted) return;
     const looks = () => this.p.parts.looks;
+    const work = () => this.work;
     this.leave ??= this.budget.join({
       get quickMs() {
         return looks().quickMs;
       },
       get sweepBusyMs() {
         return looks().sweepBusyMs;
+      },
+      get writePending() {
+        return work().paths.size > 0;
       },
     });
     this.scheduleRescan();
