@@ -41,6 +41,12 @@ export const SWEEP_SLICE = 500;
 /** ... and the time a slice may take, ms (performance.now()): a write waits for at most one slice, whatever the disk does (1M orders: 500 folders took seconds when their inodes were not cached). */
 export const SWEEP_SLICE_MS = 25;
 
+/** The time a slice of the quick look may take, ms (quickSlice): a write waits for at most one slice. */
+export const QUICK_SLICE_MS = 10;
+
+/** Stored folders read at once by a slice of the quick look. */
+const QUICK_STORED_CHUNK = 1000;
+
 /** The time a slice of the poll of unwatched folders may take, ms (pollSlice). */
 export const POLL_SLICE_MS = 10;
 
@@ -62,6 +68,21 @@ export interface StoredFolders {
   names(): readonly string[];
   /** How many folders are stored. */
   count(): number;
+}
+
+/** A quick look under way (FolderLooks.quickSlice): what is left of it. */
+interface QuickRun {
+  /** Memory's folders left to compare by their own identity (taken from the end). */
+  readonly live: [string, number][];
+  /** Folders on disk at the look's start that memory did not keep, not yet found in the store: new ones at the end. */
+  readonly notLive: Set<string>;
+  /** Where the look is in the store's folders ('' : at the start), or null: done with them. */
+  storedAfter: string | null;
+  readonly finished: boolean;
+  /** Order folders under tasks/ at the look's start. */
+  readonly folders: number;
+  /** Its slices' time so far, ms. */
+  busyMs: number;
 }
 
 export class FolderLooks {
@@ -87,8 +108,10 @@ export class FolderLooks {
   private readonly tasksAbs: string;
   /** Where the poll of unwatched folders stopped (a live iterator over selfOf), or null: the next slice starts a round. */
   private pollIter: Iterator<[string, number]> | null = null;
-  /** How long the last quick look took, ms. */
+  /** How long the last quick look took, ms (its slices' time summed). */
   private quickLookMs = 0;
+  /** The quick look under way (quickSlice), or null between quick looks. */
+  private quickRun: QuickRun | null = null;
 
   /**
    * @param root the channel root
@@ -200,37 +223,99 @@ export class FolderLooks {
   private tasksUnlisted = false;
 
   /**
-   * The quick look (timed: see quickMs). `finished` false (a warm start, and the quick looks
-   * while that sweep runs): the folders of finished orders found on disk are not looked at now
-   * but by the next slices of the sweep, which begins with their own stat identities (a quick
-   * sweep) before it looks at every entry; new and gone folders are still found at once.
+   * The whole quick look at once (a warm start's first index). `finished` false: the folders of
+   * finished orders found on disk are not looked at now but by the next slices of the sweep,
+   * which begins with their own stat identities (a quick sweep) before it looks at every entry;
+   * new and gone folders are still found at once.
    */
   quick(finished = true): LookResult {
-    const started = performance.now();
-    try {
-      return this.look(false, finished);
-    } finally {
-      this.quickLookMs = performance.now() - started;
+    this.quickRun = null;
+    const dirty = new Set<string>();
+    for (;;) {
+      const r = this.quickSlice(finished, Infinity);
+      for (const d of r.dirty) dirty.add(d);
+      if (!r.more) return { ...r, dirty };
     }
   }
 
-  /** The full look at everything: every entry of every folder and of the channel level. */
+  /**
+   * The next slice of the quick look (a new one starts when none is under way), for about
+   * `sliceMs` (QUICK_SLICE_MS): the first slice lists tasks/ and the channel level and says
+   * whether the channel level changed; the next ones compare memory's folders by their own stat
+   * identity, then the store's (in its order, a chunk at a time), then look at the new ones.
+   * Each slice returns the folders it found changed or gone; `more` says whether the look has
+   * folders left (the quick look's time, quickMs, is its slices' time summed, set at its end).
+   */
+  quickSlice(finished = true, sliceMs = QUICK_SLICE_MS): LookResult & { readonly more: boolean } {
+    const started = performance.now();
+    const dirty = new Set<string>();
+    let channelDirty = false;
+    let tasksListing: boolean | undefined;
+    let run = this.quickRun;
+    if (run === null) {
+      const first = this.lookStart(false, finished);
+      if (first === null) return { dirty, channelDirty: false, folders: 0, more: false };
+      run = this.quickRun = first.run;
+      channelDirty = first.channelDirty;
+      tasksListing = first.tasksListing;
+    }
+    const over = (n: number) => (n & 63) === 0 && performance.now() - started >= sliceMs;
+    let n = 0;
+    // Memory's folders by their own identity: one that is gone fails its lstat, and its full look says so.
+    while (run.live.length > 0 && !over(++n)) {
+      const [d, self] = run.live.pop() as [string, number];
+      if (this.listing.has(d) && !this.sameSelf(d, self) && this.lookFolder(d, this.listing.get(d))) dirty.add(d);
+    }
+    // The store's folders that memory does not keep: gone, or compared with their stored identity.
+    // At least one chunk per slice when nothing else was looked at in it (a slice always moves on).
+    while (run.live.length === 0 && run.storedAfter !== null && (n === 0 || performance.now() - started < sliceMs)) {
+      n++;
+      const rows = this.stored.after(run.storedAfter, QUICK_STORED_CHUNK);
+      for (const r of rows) {
+        if (this.listing.has(r.dir)) continue;
+        if (!run.notLive.delete(r.dir)) dirty.add(r.dir);
+        else if (run.finished && !this.sameSelf(r.dir, r.self) && this.lookFolder(r.dir, r.listing)) dirty.add(r.dir);
+      }
+      run.storedAfter = rows.length < QUICK_STORED_CHUNK ? null : (rows[rows.length - 1]?.dir ?? null);
+    }
+    // New folders: stored nowhere (one a pass stored since the look began is known now).
+    if (run.live.length === 0 && run.storedAfter === null) {
+      for (const d of run.notLive) {
+        if (over(++n)) break;
+        run.notLive.delete(d);
+        if (this.lookFolder(d, this.listingOf(d))) dirty.add(d);
+      }
+    }
+    run.busyMs += performance.now() - started;
+    const more = run.live.length > 0 || run.storedAfter !== null || run.notLive.size > 0;
+    if (!more) {
+      this.quickLookMs = run.busyMs;
+      this.quickRun = null;
+    }
+    return { dirty, channelDirty, folders: run.folders, ...(tasksListing !== undefined ? { tasksListing } : {}), more };
+  }
+
+  /** Whether a quick look is under way (its next slice is due). */
+  get quickUnderWay(): boolean {
+    return this.quickRun !== null;
+  }
+
+  /** The full look at everything: every entry of every folder and of the channel level (a quick look under way is dropped: this one covers it). */
   full(): LookResult {
+    this.quickRun = null;
     return this.look(true, true);
   }
 
   /**
-   * A look at the channel level and every order folder: fully (`full`), or only at folders
-   * whose own stat identity changed since their last pass. A root that is no channel (any
-   * more) is said once per look, and nothing is dirty: the last board stays.
+   * The start of a look: the channel level, and tasks/ listed. A root that is no channel (any
+   * more) is said once per look, and null is returned: nothing is dirty, the last board stays.
    */
-  private look(full: boolean, finished: boolean): LookResult {
-    const dirty = new Set<string>();
+  private lookStart(full: boolean, finished: boolean): { run: QuickRun; channelDirty: boolean; tasksListing: boolean } | null {
     try {
       assertChannelRoot(this.root);
     } catch (e) {
       this.log(`index: ${e instanceof Error ? e.message : String(e)}; keeping the last board`);
-      return { dirty, channelDirty: false, folders: 0 };
+      return null;
     }
     const listed = this.tasksNames();
     const unlisted = listed === null && isRealDir(path.join(this.root, 'tasks'));
@@ -239,29 +324,41 @@ export class FolderLooks {
     const channelDirty = this.lookChannelLevel() || tasksListing;
     this.tasksUnlisted = unlisted;
     const names = listed ?? [];
-    const sameSelf = (d: string, self: number | undefined) => this.sameSelf(d, self);
     // Folders on disk that memory does not keep: finished orders' (the store's) and new ones.
     const notLive = new Set<string>();
-    // Folders to look at fully, with their listing's fingerprint as known (undefined: new).
-    const toLook: [string, number | undefined][] = [];
     for (const d of names) if (!this.listing.has(d)) notLive.add(d);
-    // Memory's folders by their own identity: one that is gone fails its lstat, and its full look says so.
-    for (const [d, self] of this.selfOf) if (full || !sameSelf(d, self)) toLook.push([d, this.listing.get(d)]);
-    // The store's folders that memory does not keep: gone, or compared with their stored identity.
-    this.stored.forEach((d, self, listing) => {
-      if (this.listing.has(d)) return;
-      if (!notLive.delete(d)) dirty.add(d);
-      else if (full || (finished && !sameSelf(d, self))) toLook.push([d, listing]);
-    });
     // Left to the sweep, which starts with their own identities (sweepSlice), unless it is at it already.
     if (!full && !finished && !this.sweepQuick) {
       this.sweepAfter = '';
       this.sweepBusy = 0;
       this.sweepQuick = true;
     }
-    for (const d of notLive) toLook.push([d, undefined]); // new: stored nowhere
+    return { run: { live: full ? [] : [...this.selfOf], notLive, storedAfter: '', finished, folders: names.length, busyMs: 0 }, channelDirty, tasksListing };
+  }
+
+  /**
+   * A look at the channel level and every order folder, at once: fully (`full`), or only at
+   * folders whose own stat identity changed since their last pass.
+   */
+  private look(full: boolean, finished: boolean): LookResult {
+    const dirty = new Set<string>();
+    const start = this.lookStart(full, finished);
+    if (start === null) return { dirty, channelDirty: false, folders: 0 };
+    const { run, channelDirty, tasksListing } = start;
+    const sameSelf = (d: string, self: number | undefined) => this.sameSelf(d, self);
+    // Folders to look at fully, with their listing's fingerprint as known (undefined: new).
+    const toLook: [string, number | undefined][] = [];
+    // Memory's folders by their own identity: one that is gone fails its lstat, and its full look says so.
+    for (const [d, self] of this.selfOf) if (full || !sameSelf(d, self)) toLook.push([d, this.listing.get(d)]);
+    // The store's folders that memory does not keep: gone, or compared with their stored identity.
+    this.stored.forEach((d, self, listing) => {
+      if (this.listing.has(d)) return;
+      if (!run.notLive.delete(d)) dirty.add(d);
+      else if (full || (finished && !sameSelf(d, self))) toLook.push([d, listing]);
+    });
+    for (const d of run.notLive) toLook.push([d, undefined]); // new: stored nowhere
     for (const [d, known] of toLook) if (this.lookFolder(d, known)) dirty.add(d);
-    return { dirty, channelDirty, folders: names.length, tasksListing };
+    return { dirty, channelDirty, folders: run.folders, tasksListing };
   }
 
   /** Folders and channel level named by events (a path under tasks/<dir> marks the folder; `tasks` itself: a full look). */

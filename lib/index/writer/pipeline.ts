@@ -197,10 +197,12 @@ export class Pipeline {
     const dirty = scanned.dirty;
     let channelDirty = scanned.channelDirty;
     if (work.quick && !work.all) {
+      // A slice of the quick look; the next waits for its turn, after any write due (look-budget.ts).
       // While the sweep looks at the finished orders' folders after a warm start, this look leaves them to it.
-      const look = looks.quick(!looks.finishedPending);
+      const look = looks.quickSlice(!looks.finishedPending);
       for (const d of look.dirty) dirty.add(d);
       channelDirty = channelDirty || look.channelDirty;
+      if (look.more) this.timers.quickTurn();
     }
     channelDirty = looks.applyGrace(dirty, channelDirty, this.opts.vanishGraceMs ?? 1000);
     this.timers.graceChanged();

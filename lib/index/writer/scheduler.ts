@@ -213,12 +213,18 @@ export class Scheduler {
    */
   private scheduleRescan(): void {
     this.arm('rescan', this.p.opts.rescanMs ?? this.budget.quickDelayMs(), () => {
-      this.wantQuick();
-      this.leaveQuickTurn ??= this.budget.turn(() => {
-        this.leaveQuickTurn = null;
-        if (!this.halted) this.pumpNow();
-      });
+      this.quickTurn();
       this.scheduleRescan();
+    });
+  }
+
+  /** A slice of the quick look (a new one, or the next of the one under way: looks.ts quickSlice), in its turn in the look budget's line. */
+  quickTurn(): void {
+    if (this.halted) return;
+    this.wantQuick();
+    this.leaveQuickTurn ??= this.budget.turn(() => {
+      this.leaveQuickTurn = null;
+      if (!this.halted) this.pumpNow();
     });
   }
 
