@@ -6,7 +6,8 @@ import 'server-only';
  * how Syncthing and atomic writers deliver) and its whole listing.
  *
  * - The quick look: lstat of each order folder and the channel level; a folder whose own
- *   identity changed is looked at fully (about 4 µs per folder).
+ *   identity changed is looked at fully (about 4 µs per folder). It runs in slices of
+ *   QUICK_SLICE_MS, each in its turn (look-budget.ts), so a write waits for one slice at most.
  * - The full look (`request(null)`): every entry of every folder.
  * - The sweep: every entry of every folder, a slice at a time, for an in-place rewrite whose
  *   event was lost (no folder's own identity changes then).
