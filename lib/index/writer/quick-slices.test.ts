@@ -52,19 +52,28 @@ function store(rows: Map<string, { self: number; listing: number }>): StoredFold
   };
 }
 
+/**
+ * The looks of a channel of `n` folders as a start leaves them: every folder stored, the first
+ * `live` also in memory (their orders not finished); `rows` is the store, which a test may add to.
+ */
+function looksOf(n: number, live: number): { root: string; rows: Map<string, { self: number; listing: number }>; looks: FolderLooks } {
+  const root = channel(n);
+  const rows = new Map<string, { self: number; listing: number }>();
+  const looks = new FolderLooks(root, (d) => [`tasks/${d}`, `tasks/${d}/order.json`], store(rows), () => {});
+  for (let i = 0; i < n; i++) {
+    const d = `d${String(i).padStart(3, '0')}`;
+    const f = fingerprints(root, d);
+    rows.set(d, f);
+    if (i < live) looks.remember(d, f.self, f.listing);
+  }
+  looks.readChannelLevel();
+  return { root, rows, looks };
+}
+
 describe('the quick look in slices', () => {
   it('finds what the whole look finds, one small slice at a time, and times the look as their sum', () => {
-    const root = channel(300);
     // d000-d099 live (memory), d100-d299 finished (the store only).
-    const rows = new Map<string, { self: number; listing: number }>();
-    const looks = new FolderLooks(root, (d) => [`tasks/${d}`, `tasks/${d}/order.json`], store(rows), () => {});
-    for (let i = 0; i < 300; i++) {
-      const d = `d${String(i).padStart(3, '0')}`;
-      const f = fingerprints(root, d);
-      rows.set(d, f);
-      if (i < 100) looks.remember(d, f.self, f.listing);
-    }
-    looks.readChannelLevel();
+    const { root, looks } = looksOf(300, 100);
     expect([...looks.quick().dirty]).toEqual([]);
     // A claim in two live folders and two finished ones; a finished folder and a live one gone; two new folders.
     for (const d of ['d005', 'd077', 'd150', 'd298']) write(root, d, 'claim.fang.json');
@@ -89,16 +98,7 @@ describe('the quick look in slices', () => {
   });
 
   it('a folder stored by a pass between two slices is not taken for new; a full look drops the quick look under way', () => {
-    const root = channel(200);
-    const rows = new Map<string, { self: number; listing: number }>();
-    const looks = new FolderLooks(root, (d) => [`tasks/${d}`, `tasks/${d}/order.json`], store(rows), () => {});
-    for (let i = 0; i < 200; i++) {
-      const d = `d${String(i).padStart(3, '0')}`;
-      const f = fingerprints(root, d);
-      looks.remember(d, f.self, f.listing);
-      rows.set(d, f);
-    }
-    looks.readChannelLevel();
+    const { root, rows, looks } = looksOf(200, 200);
     write(root, 'new', 'order.json');
     const first = looks.quickSlice(true, 0);
     expect([first.more, [...first.dirty]]).toEqual([true, []]);
