@@ -19,16 +19,19 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateChannel } from '../../bench/generate';
 import { Rng } from '../../test/fuzz/mutate';
 import { folderChanger } from '../../test/support/folder-changer';
+import { childBundle } from '../../test/support/child-bundle';
 
 const REPO = path.resolve(__dirname, '../..');
-const WORKER = path.join(REPO, 'test/support/index-worker.ts');
+/** test/support/index-worker.ts bundled (child-bundle.ts), made in beforeAll. */
+let worker = '';
 
 let tmp: string;
 let channel: string;
 const NOW = Date.now() + 60_000;
 const live = new Set<ChildProcess>();
 
-beforeAll(() => {
+beforeAll(async () => {
+  worker = await childBundle('test/support/index-worker.ts');
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-crash-'));
   const g = generateChannel(300, path.join(tmp, 'gen'));
   channel = path.join(tmp, 'channel');
@@ -51,7 +54,7 @@ interface Worker {
 }
 
 function startWorker(root: string, db: string, once: boolean): Worker {
-  const proc = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', WORKER, '--root', root, '--db', db, '--now', String(NOW), ...(once ? ['--once'] : [])], {
+  const proc = spawn(process.execPath, [worker, '--root', root, '--db', db, '--now', String(NOW), ...(once ? ['--once'] : [])], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -9,8 +9,8 @@
  *   READY              the first index is stored
  *   DONE               (--once) every folder looked at, stopped and closed cleanly
  *
- * Usage: node --conditions=react-server --import tsx test/support/index-worker.ts
- *          --root DIR --db FILE --now MS [--once] [--rescan-ms N]
+ * Usage: node <its bundle, child-bundle.ts> --root DIR --db FILE --now MS [--once] [--rescan-ms N]
+ * (or unbundled: node --conditions=react-server --import tsx test/support/index-worker.ts ...)
  *
  * Without --once it keeps following the folder (watcher and a frequent rescan) until killed.
  * The clock is fixed at --now so that every run derives at the same instant (and, injected, it
