@@ -73,8 +73,8 @@ export interface StoredFolders {
 
 /** A quick look under way (FolderLooks.quickSlice): what is left of it. */
 interface QuickRun {
-  /** Memory's folders left to compare by their own identity (taken from the end). */
-  readonly live: [string, number][];
+  /** Memory's folders left to compare by their own identity: an iterator over memory itself (it follows what passes change meanwhile; nothing is copied), null when done with them. */
+  live: Iterator<[string, number]> | null;
   /** Folders on disk at the look's start that memory did not keep, not yet found in the store: new ones at the end. */
   readonly notLive: Set<string>;
   /** Where the look is in the store's folders ('' : at the start), or null: done with them. */
@@ -263,13 +263,18 @@ export class FolderLooks {
     const over = (n: number) => (n & 63) === 0 && performance.now() - started >= sliceMs;
     let n = 0;
     // Memory's folders by their own identity: one that is gone fails its lstat, and its full look says so.
-    while (run.live.length > 0 && !over(++n)) {
-      const [d, self] = run.live.pop() as [string, number];
-      if (this.listing.has(d) && !this.sameSelf(d, self) && this.lookFolder(d, this.listing.get(d))) dirty.add(d);
+    while (run.live !== null && !over(++n)) {
+      const next = run.live.next();
+      if (next.done) {
+        run.live = null;
+        break;
+      }
+      const [d, self] = next.value;
+      if (!this.sameSelf(d, self) && this.lookFolder(d, this.listing.get(d))) dirty.add(d);
     }
     // The store's folders that memory does not keep: gone, or compared with their stored identity.
     // At least one chunk per slice when nothing else was looked at in it (a slice always moves on).
-    while (run.live.length === 0 && run.storedAfter !== null && (n === 0 || performance.now() - started < sliceMs)) {
+    while (run.live === null && run.storedAfter !== null && (n === 0 || performance.now() - started < sliceMs)) {
       n++;
       const rows = this.stored.after(run.storedAfter, QUICK_STORED_CHUNK);
       for (const r of rows) {
@@ -280,7 +285,7 @@ export class FolderLooks {
       run.storedAfter = rows.length < QUICK_STORED_CHUNK ? null : (rows[rows.length - 1]?.dir ?? null);
     }
     // New folders: stored nowhere (one a pass stored since the look began is known now).
-    if (run.live.length === 0 && run.storedAfter === null) {
+    if (run.live === null && run.storedAfter === null) {
       for (const d of run.notLive) {
         if (over(++n)) break;
         run.notLive.delete(d);
@@ -288,7 +293,7 @@ export class FolderLooks {
       }
     }
     run.busyMs += performance.now() - started;
-    const more = run.live.length > 0 || run.storedAfter !== null || run.notLive.size > 0;
+    const more = run.live !== null || run.storedAfter !== null || run.notLive.size > 0;
     if (!more) {
       this.quickLookMs = run.busyMs;
       this.quickRun = null;
@@ -334,7 +339,7 @@ export class FolderLooks {
       this.sweepBusy = 0;
       this.sweepQuick = true;
     }
-    return { run: { live: full ? [] : [...this.selfOf], notLive, storedAfter: '', finished, folders: names.length, busyMs: 0 }, channelDirty, tasksListing };
+    return { run: { live: full ? null : this.selfOf.entries(), notLive, storedAfter: '', finished, folders: names.length, busyMs: 0 }, channelDirty, tasksListing };
   }
 
   /**
