@@ -14,6 +14,20 @@ const ENTRIES = [
   ['lib/index/workers/order-worker.ts', 'order-worker'],
 ];
 
+/** How claimboard's code is bundled for Node (also a test's child process, test/support/child-bundle.ts). */
+export const NODE_BUNDLE = {
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  // Native modules load from node_modules at run time (both are dependencies of the package).
+  // next: the web process (bin/web.ts) runs the installed Next.js, never a bundled copy.
+  external: ['better-sqlite3', 'sodium-native', 'next'],
+  // `server-only` throws outside Next's react-server build; the CLI is server-side by nature.
+  alias: { 'server-only': path.join(projectDir, 'bin', 'server-only-stub.mjs') },
+  // Bundled CommonJS packages (commander) call require(); ESM output has none of its own.
+  banner: { js: "import { createRequire as __cbRequire } from 'node:module'; const require = __cbRequire(import.meta.url);" },
+};
+
 /**
  * Bundles the entries into `<projectDir>/dist/` (cli.mjs, order-worker.mjs, and the chunks they
  * share) and writes dist/inputs.json ({inputs: the project's own source files, relative}).
@@ -36,16 +50,7 @@ export async function buildCli({ clean = false, out = path.join(projectDir, 'dis
       entryPoints: Object.fromEntries(ENTRIES.map(([src, name]) => [name, path.join(projectDir, src)])),
       bundle: true,
       splitting: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      // Native modules load from node_modules at run time (both are dependencies of the package).
-      // next: the web process (bin/web.ts) runs the installed Next.js, never a bundled copy.
-      external: ['better-sqlite3', 'sodium-native', 'next'],
-      // `server-only` throws outside Next's react-server build; the CLI is server-side by nature.
-      alias: { 'server-only': path.join(projectDir, 'bin', 'server-only-stub.mjs') },
-      // Bundled CommonJS packages (commander) call require(); ESM output has none of its own.
-      banner: { js: "import { createRequire as __cbRequire } from 'node:module'; const require = __cbRequire(import.meta.url);" },
+      ...NODE_BUNDLE,
       outdir: out,
       outExtension: { '.js': '.mjs' },
       entryNames: '[name]',

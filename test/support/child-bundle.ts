@@ -7,6 +7,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const REPO = path.resolve(__dirname, '../..');
 
@@ -15,15 +16,12 @@ export async function childBundle(entry: string): Promise<string> {
   const { default: esbuild } = await import('esbuild');
   const outDir = path.join(REPO, 'node_modules', '.cache', 'claimboard-test-children');
   fs.mkdirSync(outDir, { recursive: true });
+  // The CLI bundle's own settings (scripts/build-cli.mjs), imported by path: a script, not a typed module.
+  const { NODE_BUNDLE } = (await import(pathToFileURL(path.join(REPO, 'scripts', 'build-cli.mjs')).href)) as { NODE_BUNDLE: Record<string, unknown> };
   const r = await esbuild.build({
+    ...NODE_BUNDLE,
     entryPoints: [path.join(REPO, entry)],
     bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external: ['better-sqlite3', 'sodium-native', 'next'],
-    alias: { 'server-only': path.join(REPO, 'bin', 'server-only-stub.mjs') },
-    banner: { js: "import { createRequire as __cbRequire } from 'node:module'; const require = __cbRequire(import.meta.url);" },
     write: false,
     logLevel: 'silent',
   });
