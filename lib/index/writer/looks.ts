@@ -309,7 +309,22 @@ export class FolderLooks {
   /** The full look at everything: every entry of every folder and of the channel level (a quick look under way is dropped: this one covers it). */
   full(): LookResult {
     this.quickRun = null;
-    return this.look(true, true);
+    const dirty = new Set<string>();
+    const start = this.lookStart(true, true);
+    if (start === null) return { dirty, channelDirty: false, folders: 0 };
+    const { run, channelDirty, tasksListing } = start;
+    // Every folder with its listing's fingerprint as known (undefined: new), gathered before any is looked at (a look changes memory).
+    const toLook: [string, number | undefined][] = [];
+    for (const d of this.selfOf.keys()) toLook.push([d, this.listing.get(d)]);
+    // The store's folders that memory does not keep: gone, or looked at.
+    this.stored.forEach((d, _self, listing) => {
+      if (this.listing.has(d)) return;
+      if (!run.notLive.delete(d)) dirty.add(d);
+      else toLook.push([d, listing]);
+    });
+    for (const d of run.notLive) toLook.push([d, undefined]); // new: stored nowhere
+    for (const [d, known] of toLook) if (this.lookFolder(d, known)) dirty.add(d);
+    return { dirty, channelDirty, folders: run.folders, tasksListing };
   }
 
   /**
@@ -340,31 +355,6 @@ export class FolderLooks {
       this.sweepQuick = true;
     }
     return { run: { live: full ? null : this.selfOf.entries(), notLive, storedAfter: '', finished, folders: names.length, busyMs: 0 }, channelDirty, tasksListing };
-  }
-
-  /**
-   * A look at the channel level and every order folder, at once: fully (`full`), or only at
-   * folders whose own stat identity changed since their last pass.
-   */
-  private look(full: boolean, finished: boolean): LookResult {
-    const dirty = new Set<string>();
-    const start = this.lookStart(full, finished);
-    if (start === null) return { dirty, channelDirty: false, folders: 0 };
-    const { run, channelDirty, tasksListing } = start;
-    const sameSelf = (d: string, self: number | undefined) => this.sameSelf(d, self);
-    // Folders to look at fully, with their listing's fingerprint as known (undefined: new).
-    const toLook: [string, number | undefined][] = [];
-    // Memory's folders by their own identity: one that is gone fails its lstat, and its full look says so.
-    for (const [d, self] of this.selfOf) if (full || !sameSelf(d, self)) toLook.push([d, this.listing.get(d)]);
-    // The store's folders that memory does not keep: gone, or compared with their stored identity.
-    this.stored.forEach((d, self, listing) => {
-      if (this.listing.has(d)) return;
-      if (!run.notLive.delete(d)) dirty.add(d);
-      else if (full || (finished && !sameSelf(d, self))) toLook.push([d, listing]);
-    });
-    for (const d of run.notLive) toLook.push([d, undefined]); // new: stored nowhere
-    for (const [d, known] of toLook) if (this.lookFolder(d, known)) dirty.add(d);
-    return { dirty, channelDirty, folders: run.folders, tasksListing };
   }
 
   /** Folders and channel level named by events (a path under tasks/<dir> marks the folder; `tasks` itself: a full look). */
