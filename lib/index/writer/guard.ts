@@ -38,12 +38,13 @@ export class UpdateGuard {
   private clockSteps: ClockStep[] = [];
   /** The rebuild under way after the database file was deleted or replaced, or null. */
   private rebuilding: Promise<void> | null = null;
-  /** The last rebuild failed: the next update tries again (the file at the path, if any, is the one it opened). */
-  private rebuildFailed = false;
-  /** Why the rebuild under way (or failed) began, as said in the health's reason. */
-  private rebuildWhy = '';
-  /** After a failed rebuild, the next try waits until this moment (ms, the boot clock). */
-  private nextRebuildMs = 0;
+  /**
+   * Since the database file was found deleted or replaced, until a rebuild succeeds: why (as the
+   * health's reason says it) and, once a try failed, the moment the next may begin (ms, the boot
+   * clock: every update asks, and the look retryIn(1000) arms is only the latest of them), or
+   * null. After a failed try the file at the path, if any, is the one it opened.
+   */
+  private swapped: { readonly why: string; retryAtMs: number | null } | null = null;
 
   constructor(
     private readonly setup: GuardSetup,
@@ -237,20 +238,22 @@ export class UpdateGuard {
     if (!file || this.dbId === null) return false;
     if (this.rebuilding) return true;
     const now = dbIdentity(file);
-    if (now === this.dbId && !this.rebuildFailed) return false;
-    if (this.rebuildFailed && this.setup.bootClock() < this.nextRebuildMs) return true;
+    if (now === this.dbId && this.swapped === null) return false;
+    if (this.swapped?.retryAtMs != null && this.setup.bootClock() < this.swapped.retryAtMs) return true;
     const h = this.healthNow;
     const t0 = h.state === 'degraded' && h.code === 'index_rebuilding' ? h.since_ms : this.setup.clock();
-    if (!this.rebuildFailed) {
-      this.rebuildWhy = now === null ? `the index database ${file} was deleted while serving` : `the index database ${file} was replaced by another file while serving`;
-      this.p.log(`index: ${this.rebuildWhy}; rebuilding it from the folder`);
-      this.setHealth({ state: 'degraded', code: 'index_rebuilding', reason: this.rebuildWhy, since_ms: t0, retries: 0 });
+    if (this.swapped === null) {
+      const why = now === null ? `the index database ${file} was deleted while serving` : `the index database ${file} was replaced by another file while serving`;
+      this.swapped = { why, retryAtMs: null };
+      this.p.log(`index: ${why}; rebuilding it from the folder`);
+      this.setHealth({ state: 'degraded', code: 'index_rebuilding', reason: why, since_ms: t0, retries: 0 });
     }
+    const swapped = this.swapped;
     const opened = this.p.parts.store.db;
     this.rebuilding = this.p
       .rebuild(file, now !== null && now !== this.dbId)
       .then(() => {
-        this.rebuildFailed = false;
+        this.swapped = null;
         this.noteDb();
         this.setHealth(HEALTH_OK);
         this.p.log(`index: rebuilt from the folder in ${((this.setup.clock() - t0) / 1000).toFixed(1)} s`);
@@ -259,11 +262,11 @@ export class UpdateGuard {
         const failed = e instanceof Error ? e.message : String(e);
         if (this.p.parts.store.db !== opened) this.noteDb();
         const cur = this.healthNow;
-        if (!this.rebuildFailed) this.p.log(`index: rebuilding ${file} failed (${failed}); serving the last good board, trying again every second`);
-        const retries = this.rebuildFailed && cur.state === 'degraded' ? cur.retries + 1 : 0;
-        this.setHealth({ state: 'degraded', code: 'index_rebuilding', reason: `${this.rebuildWhy}; rebuilding it failed: ${failed}`, since_ms: t0, retries });
-        this.rebuildFailed = true;
-        this.nextRebuildMs = this.setup.bootClock() + 1000;
+        const again = swapped.retryAtMs !== null;
+        if (!again) this.p.log(`index: rebuilding ${file} failed (${failed}); serving the last good board, trying again every second`);
+        const retries = again && cur.state === 'degraded' ? cur.retries + 1 : 0;
+        this.setHealth({ state: 'degraded', code: 'index_rebuilding', reason: `${swapped.why}; rebuilding it failed: ${failed}`, since_ms: t0, retries });
+        swapped.retryAtMs = this.setup.bootClock() + 1000;
         this.p.retryIn(1000);
       })
       .finally(() => {
