@@ -58,6 +58,7 @@ import { DemoEngines } from './engines';
 import { archiveOne, archivedIds } from './archive';
 import type { FleetEvent, FleetOptions } from './fleet-options';
 import { parseDecisionTarget } from '../ledger/targets';
+import { BoundedMemo } from '../util/bounded-memo';
 
 /** A running fleet. */
 export interface Fleet {
@@ -79,17 +80,8 @@ interface Run {
 
 /** Memoizes a verifier: the folder is re-derived every tick and most signatures are old. */
 function memoVerify(inner: Ed25519Verify): Ed25519Verify {
-  const seen = new Map<string, boolean>();
-  return (key, message, sig) => {
-    const k = `${key}:${sig}:${message}`;
-    let v = seen.get(k);
-    if (v === undefined) {
-      v = inner(key, message, sig);
-      if (seen.size > 20_000) seen.clear();
-      seen.set(k, v);
-    }
-    return v;
-  };
+  const seen = new BoundedMemo<string, boolean>(20_000);
+  return (key, message, sig) => seen.get(`${key}:${sig}:${message}`, () => inner(key, message, sig));
 }
 
 interface Template {

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { HealthCode, IndexHealth } from './types';
+import { BoundedMemo } from '../util/bounded-memo';
 
 export type { HealthCode, IndexHealth };
 
@@ -36,19 +37,15 @@ export const HEALTH_OK: IndexHealth = { state: 'ok' };
  * environment on each call (under load, 12 % of a hub's web process's time). The temp directory
  * is the one when first asked.
  */
-const healthFiles = new Map<string, string>();
+const healthFiles = new BoundedMemo<string, string>(1024);
 
 /** The health file of the index at `dbFile`: `<tmpdir>/claimboard-health-<16 hex of sha256(absolute path)>.json`. */
 export function healthFileOf(dbFile: string): string {
   const key = path.isAbsolute(dbFile) ? dbFile : `${process.cwd()}\u0000${dbFile}`;
-  let file = healthFiles.get(key);
-  if (file === undefined) {
+  return healthFiles.get(key, () => {
     const h = createHash('sha256').update(path.resolve(dbFile)).digest('hex').slice(0, 16);
-    file = path.join(os.tmpdir(), `claimboard-health-${h}.json`);
-    if (healthFiles.size >= 1024) healthFiles.clear();
-    healthFiles.set(key, file);
-  }
-  return file;
+    return path.join(os.tmpdir(), `claimboard-health-${h}.json`);
+  });
 }
 
 /**

@@ -6,19 +6,16 @@ import 'server-only';
  * a message (lib/index/disk/node-sign.test.ts).
  */
 import { createPrivateKey, createPublicKey, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { BoundedMemo } from '../../util/bounded-memo';
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-const keys = new Map<string, KeyObject>();
+const keys = new BoundedMemo<string, KeyObject>(1_000);
 
 function privateKey(seedHex: string): KeyObject {
-  let k = keys.get(seedHex);
-  if (k === undefined) {
+  return keys.get(seedHex, () => {
     if (!/^[0-9a-fA-F]{64}$/.test(seedHex)) throw new Error('an Ed25519 seed is 64 hex digits');
-    k = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, Buffer.from(seedHex, 'hex')]), format: 'der', type: 'pkcs8' });
-    if (keys.size > 1_000) keys.clear();
-    keys.set(seedHex, k);
-  }
-  return k;
+    return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, Buffer.from(seedHex, 'hex')]), format: 'der', type: 'pkcs8' });
+  });
 }
 
 /** Signs `message` (UTF-8) with a 32-byte seed given as 64 hex digits; 128 hex digits out. Throws on a bad seed. */

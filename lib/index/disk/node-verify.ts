@@ -12,9 +12,10 @@ import 'server-only';
  */
 import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import type { Ed25519Verify } from '../../ledger/verify';
+import { BoundedMemo } from '../../util/bounded-memo';
 
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-const keys = new Map<string, KeyObject | null>();
+const keys = new BoundedMemo<string, KeyObject | null>(10_000);
 
 /**
  * The encodings of edwards25519's eight points of small order, as libsodium's blocklist holds
@@ -48,17 +49,13 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const HEX128 = /^[0-9a-f]{128}$/;
 
 function keyObject(k: string): KeyObject | null {
-  let ko = keys.get(k);
-  if (ko === undefined) {
+  return keys.get(k, () => {
     try {
-      ko = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, Buffer.from(k, 'hex')]), format: 'der', type: 'spki' });
+      return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, Buffer.from(k, 'hex')]), format: 'der', type: 'spki' });
     } catch {
-      ko = null; // not a point on the curve
+      return null; // not a point on the curve
     }
-    if (keys.size > 10_000) keys.clear();
-    keys.set(k, ko);
-  }
-  return ko;
+  });
 }
 
 /**

@@ -18,6 +18,7 @@ import { staleDetailOf, type Liveness, type ProcessFacts } from '../../ledger/li
 import { holderRunExpected, localAgentsOf, localLivenessOf, type LocalAgents } from '../../local/liveness';
 import { defaultStateDir, firstArrivalOf, readReaperState } from '../../local/reaper-state';
 import { settings } from '../../config';
+import { BoundedMemo } from '../../util/bounded-memo';
 
 /** The local configuration an overlay works from. */
 export interface LocalOverlayConfig {
@@ -118,9 +119,7 @@ export class LocalOverlay {
 }
 
 /** The overlays made, by configuration and channel: a hub's requests take turns between its channels, each keeping its own. */
-const overlays = new Map<string, LocalOverlay>();
-/** More distinct configurations than a serve has channels: the settings changed (tests); the map starts again. */
-const MAX_OVERLAYS = 256;
+const overlays = new BoundedMemo<string, LocalOverlay>(256); // more than a serve has channels: the settings changed (tests)
 
 /**
  * The web server's overlay, from the settings `claimboard serve` passes (CLAIMBOARD_LOCAL_AGENTS,
@@ -136,11 +135,8 @@ export function serverOverlay(channel: string | null): LocalOverlay {
   const ferrymanState = settings.ferrymanState();
   const stateDir = settings.reaperState() ?? defaultStateDir();
   const key = JSON.stringify([localAgents, workspaces, ferrymanState, stateDir, channel]);
-  let overlay = overlays.get(key);
-  if (!overlay) {
+  return overlays.get(key, () => {
     const local = localAgentsOf({ localAgents, workspaces, ...(ferrymanState ? { ferrymanState } : {}) });
-    if (overlays.size >= MAX_OVERLAYS) overlays.clear();
-    overlays.set(key, (overlay = new LocalOverlay({ local, stateDir, channel })));
-  }
-  return overlay;
+    return new LocalOverlay({ local, stateDir, channel });
+  });
 }
