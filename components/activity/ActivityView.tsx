@@ -1,5 +1,4 @@
 'use client';
-import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import type { Act, ActFilters, ActKind, ActivityLedger } from '@/lib/api/types';
@@ -8,7 +7,7 @@ import { useServerNow } from '@/lib/client/clock';
 import { ACT_KINDS } from '@/lib/ledger/acts';
 import type { Tone } from '@/lib/ui/labels';
 import { Badge } from '@/components/ui/badges';
-import { AgentLink, agentHref, orderHref } from '@/components/ui/links';
+import { AgentLink, ItemLink, agentHref, orderHref } from '@/components/ui/links';
 import { Loading, QueryError, Section, tableClass, thClass } from '@/components/ui/page';
 import { Ago, WriterClock } from '@/components/ui/time';
 import { ChannelChip, ChannelScope } from '@/components/ui/channel';
@@ -242,14 +241,14 @@ function ActRow({ act: a, now }: { act: Act; now: number }) {
       <td className={cell} data-subject>
         <CellLabel>subject</CellLabel>
         {a.order_id ? (
-          <Link href={`${orderHref(a.order_id, ch)}#timeline`} className="font-mono underline decoration-zinc-300 underline-offset-2 hover:decoration-current dark:decoration-zinc-600">
+          <ItemLink href={`${orderHref(a.order_id, ch)}#timeline`} className="font-mono underline decoration-zinc-300 underline-offset-2 hover:decoration-current dark:decoration-zinc-600">
             {a.order_id}
-          </Link>
+          </ItemLink>
         ) : null}
         {a.order_id === null && a.agent ? (
-          <Link href={agentHref(a.agent, ch)} className="underline decoration-zinc-300 underline-offset-2 hover:decoration-current dark:decoration-zinc-600">
+          <ItemLink href={agentHref(a.agent, ch)} className="underline decoration-zinc-300 underline-offset-2 hover:decoration-current dark:decoration-zinc-600">
             {a.agent}
-          </Link>
+          </ItemLink>
         ) : null}
         {others.length ? (
           <span className="ml-1.5 text-xs text-zinc-600 dark:text-zinc-400">
@@ -257,9 +256,9 @@ function ActRow({ act: a, now }: { act: Act; now: number }) {
             {others.map((o, i) => (
               <span key={o}>
                 {i > 0 ? ', ' : ''}
-                <Link href={`${orderHref(o, ch)}#timeline`} className="font-mono underline underline-offset-2">
+                <ItemLink href={`${orderHref(o, ch)}#timeline`} className="font-mono underline underline-offset-2">
                   {o}
-                </Link>
+                </ItemLink>
               </span>
             ))}
           </span>

@@ -14,6 +14,7 @@ import { ChannelHealth } from './ChannelHealth';
 import { Filters } from './Filters';
 import { Lane } from './Lane';
 import { LaneTabs, laneTabId } from './LaneTabs';
+import { ItemLink } from '@/components/ui/links';
 import type { WhyContext } from '@/lib/ui/why';
 
 /** The board the page was rendered with on the server, for the filters whose query string is `key`. */
@@ -227,9 +228,9 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
           {data.key_changes.map((n, i) => (
             <span key={n}>
               {i > 0 ? ', ' : ''}
-              <Link href={`/agents/${encodeURIComponent(n)}`} className="underline underline-offset-2">
+              <ItemLink href={`/agents/${encodeURIComponent(n)}`} className="underline underline-offset-2">
                 {n}
-              </Link>
+              </ItemLink>
             </span>
           ))}
           . Their records still verify against the pinned key; nothing trusts the new key until an operator re-pins it on this machine

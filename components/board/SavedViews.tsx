@@ -1,8 +1,8 @@
 'use client';
-import Link from 'next/link';
 import { useState } from 'react';
 import { useSavedViews } from '@/lib/client/views';
 import { viewHref, viewNameProblem, MAX_VIEW_NAME } from '@/lib/ui/views';
+import { ItemLink } from '@/components/ui/links';
 
 const small = 'h-7 rounded-md px-2 text-xs';
 const quiet = `${small} text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100`;
@@ -53,9 +53,9 @@ export function SavedViews({ q }: { q: string }) {
               data-view={v.name}
               className={`flex items-center rounded-md border pl-2 ${current ? 'border-sky-400 bg-sky-50 dark:border-sky-600 dark:bg-sky-950/40' : 'border-zinc-200 bg-white dark:border-zinc-700 dark:bg-zinc-900'}`}
             >
-              <Link href={href} title={v.q || '(everything)'} aria-current={current ? 'true' : undefined} className="max-w-[14rem] truncate text-sky-800 underline-offset-2 hover:underline dark:text-sky-300">
+              <ItemLink href={href} title={v.q || '(everything)'} aria-current={current ? 'true' : undefined} className="max-w-[14rem] truncate text-sky-800 underline-offset-2 hover:underline dark:text-sky-300">
                 {v.name}
-              </Link>
+              </ItemLink>
               <button type="button" className={quiet} onClick={() => copy(v.name, href)} aria-label={`Copy the link of view ${v.name}`} title="Copy its link">
                 {copied === v.name ? 'copied' : 'copy link'}
               </button>

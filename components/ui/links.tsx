@@ -10,24 +10,34 @@ export const orderHref = (id: string, channel?: string | null) => inChannel(`/or
 /** An agent's page; in a hub, of its channel (a name in two channels is two identities). */
 export const agentHref = (name: string, channel?: string | null) => inChannel(`/agents/${encodeURIComponent(name)}`, channel);
 
+/**
+ * A link to one item (an order, an agent, a filtered board), of which a page may show hundreds:
+ * not prefetched. Next.js prefetches every link in view, and every page here is rendered on
+ * demand: a board of a hundred cards would have the server render a hundred order pages nobody
+ * opens, and a phone fetch them, on each load. The navigation's few links are still prefetched.
+ */
+export function ItemLink(props: React.ComponentProps<typeof Link>) {
+  return <Link prefetch={false} {...props} />;
+}
+
 /** The links below name the channel given, else the page's (ChannelScope), else none. */
 type ChannelProp = { channel?: string | undefined };
 
 export function OrderLink({ id, channel, className = '', ...rest }: { id: string; className?: string } & ChannelProp & Omit<React.ComponentProps<typeof Link>, 'href'>) {
   const page = usePageChannel();
   return (
-    <Link href={orderHref(id, channel ?? page)} className={`font-mono ${linkClass} ${className}`} {...rest}>
+    <ItemLink href={orderHref(id, channel ?? page)} className={`font-mono ${linkClass} ${className}`} {...rest}>
       {id}
-    </Link>
+    </ItemLink>
   );
 }
 
 export function AgentLink({ name, channel, className = '' }: { name: string; className?: string } & ChannelProp) {
   const page = usePageChannel();
   return (
-    <Link href={agentHref(name, channel ?? page)} className={`${linkClass} ${className}`}>
+    <ItemLink href={agentHref(name, channel ?? page)} className={`${linkClass} ${className}`}>
       {name}
-    </Link>
+    </ItemLink>
   );
 }
 
@@ -43,8 +53,8 @@ export const boardHref = (q: string, channel?: string | null) => {
 export function BoardLink({ q, channel, children, className = '' }: { q: string; children: React.ReactNode; className?: string } & ChannelProp) {
   const page = usePageChannel();
   return (
-    <Link href={boardHref(q, channel ?? page)} className={`${linkClass} ${className}`}>
+    <ItemLink href={boardHref(q, channel ?? page)} className={`${linkClass} ${className}`}>
       {children}
-    </Link>
+    </ItemLink>
   );
 }
