@@ -163,7 +163,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   const serveCommand = program
     .command('serve')
-    .description('serve the dashboard on a channel (default: CLAIMBOARD_CHANNEL, else a live demo in ./.claimboard/demo), or on several (a hub, read-only)')
+    .description('serve the dashboard on a channel (default: CLAIMBOARD_CHANNEL, else a live demo in ./.claimboard/demo), or on several (a hub: one board for all of them)')
     .argument('[channel...]', 'the channel root; several (each `path` or `name=path`) make a hub')
     .option('--channels-in <parent>', "a hub's folder whose child folders are channels, looked at again every --rescan; repeatable", (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--rescan <seconds>', `a hub's seconds between looks for channels added or gone (default ${DEFAULT_RESCAN_S})`, parseSeconds)

@@ -2,6 +2,7 @@
 # Runs every test claimboard has; `npm test` runs this. The steps (the README's "Tests" section
 # says what each proves and how long it takes):
 #
+#   CLI bundle            dist/, which every step that runs the CLI loads (scripts/build-cli.mjs)
 #   next build            the production build, in the background from the start: the serve
 #                         tests and the end-to-end tests need it
 #   type check and lint   meanwhile: tsc --noEmit and eslint on one TypeScript program
@@ -181,6 +182,10 @@ else
   # minute of real time for their files' arrivals; the type check and lint use one core. The
   # end-to-end tests run last, alone with what is left of the serve tests and the package
   # (beside the unit tests too, their servers' and pages' periodic work would stretch).
+  # The CLI bundle (dist/), once, before the steps that start the CLI at once: each start that
+  # finds it missing builds it (in a fresh clone the vectors' and the ferry channels' first calls
+  # built it side by side, ~20 CPU-s of esbuild).
+  step "CLI bundle" node scripts/build-cli.mjs
   step_bg "next build" npm run build --silent
   step_bg "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
   step_bg "ferry channels" node scripts/check-ferry.mjs .
