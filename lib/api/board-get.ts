@@ -124,6 +124,9 @@ function connectionOf(db: DB): number {
   return n;
 }
 
+/** A channel's index as a hub's answers name it: its connection and its change position. */
+const versionOf = (db: DB) => `${connectionOf(db)}:${latestSeq(db)}`;
+
 /**
  * A hub's board (hub-board.ts). This machine's local agents and reaper are refused by a hub's
  * serve, so no local overlay. Cached by the registry's identity and the query string while no
@@ -135,13 +138,13 @@ function hub(ctx: EndpointContext, req: BoardReq, channels: ServedChannels): Raw
   const read = channels.list.filter((c) => c.state === 'served' && channelAllowed(g, c.name)).map((c) => c.name);
   const h = hubHealth(channels.list, read);
   const prefix = Buffer.from(`{"index_health":${JSON.stringify(h.overall)},"channel_health":${JSON.stringify(h.each)},`);
-  const version = hubVersion(channels.list, latestSeq, connectionOf);
+  const version = hubVersion(channels.list, versionOf);
   const key = `${channels.id}\n${ctx.search}`;
   // The cache's age is on this machine's clock; it decides only how long an answer is kept.
   const now = Date.now();
   const hit = cache.peek(key, version, now);
   if (hit) return withPrefix(prefix, hit);
-  const body = req.lane ? hubLanePage(channels.list, req.lane, req.terms, req.hubAfter, req.limit ?? PAGE_SIZE) : hubBoard(channels.list, req.terms, !ctx.readOnly);
+  const body = req.lane ? hubLanePage(channels.list, req.lane, req.terms, req.hubAfter, req.limit ?? PAGE_SIZE) : hubBoard(channels.list, req.terms, !ctx.readOnly, versionOf);
   return withPrefix(prefix, cache.put(key, version, now, JSON.stringify(body)));
 }
 

@@ -15,7 +15,7 @@ import { LANES, type Lane } from '../ledger/derive';
 import { channelAllowed, groupQuery, type QueryTerm } from '../query/query';
 import { ClaimboardError } from '../errors';
 import type { ChannelView } from './channels';
-import type { BoardCard, HubBoardResponse, HubChannelSummary, HubLanePage, IndexHealth, IndexProgress, LanePage } from './types';
+import type { BoardCard, BoardResponse, HubBoardResponse, HubChannelSummary, HubLanePage, IndexHealth, IndexProgress, LanePage } from './types';
 
 /** Where a hub's lane page ends: the last card's sort key, channel and order id. */
 export type HubCursor = readonly [sortMs: number, channel: string, orderId: string];
@@ -115,13 +115,12 @@ export function hubLanePage(channels: readonly ChannelView[], lane: Lane, terms:
  * A version of what the hub's board reads: each channel read and its index's change feed. An
  * answer computed at one version is the answer while it holds (with the registry's identity).
  */
-export function hubVersion(channels: readonly ChannelView[], seqOf: (db: DB) => number, idOf: (db: DB) => number): string {
+export function hubVersion(channels: readonly ChannelView[], versionOf: (db: DB) => string): string {
   const parts: string[] = [];
   for (const c of channels) {
     if (c.state !== 'served') continue;
     try {
-      const db = c.db();
-      parts.push(`${c.name}:${idOf(db)}:${seqOf(db)}`);
+      parts.push(`${c.name}:${versionOf(c.db())}`);
     } catch {
       parts.push(`${c.name}:-`);
     }
@@ -129,10 +128,44 @@ export function hubVersion(channels: readonly ChannelView[], seqOf: (db: DB) => 
   return parts.join(' ');
 }
 
-/** Every lane's first page across the channels the query reads, each channel's summary (the gone ones too, with why). */
-export function hubBoard(channels: readonly ChannelView[], terms: readonly QueryTerm[], actionsEnabled: boolean): HubBoardResponse {
+/** How long a channel's board is used again while its index has not changed, ms: as long as the board's answers are (board-get.ts). */
+const CHANNEL_BOARD_MS = 1000;
+
+/** A channel's board as hubBoard computed it: at which change position and when (ms, this machine's clock). */
+interface ChannelBoard {
+  readonly version: string;
+  readonly at: number;
+  readonly board: BoardResponse;
+}
+
+/**
+ * Each channel's board, by its index connection, the query and whether acts are taken: used again
+ * while the channel's change position holds, for CHANNEL_BOARD_MS at most (its ages move with
+ * the clock). A write into one channel then has the hub compute that channel's board again, not
+ * every channel's. Boards older than that go at each put: the map holds what was asked within
+ * the last second.
+ */
+const channelBoards = new Map<string, ChannelBoard>();
+
+function channelBoard(db: DB, terms: readonly QueryTerm[], actionsEnabled: boolean, key: string, version: string): BoardResponse {
+  const now = Date.now();
+  const hit = channelBoards.get(key);
+  if (hit && hit.version === version && now - hit.at <= CHANNEL_BOARD_MS) return hit.board;
+  const board = boardOf(db, terms, indexNowMs(db), actionsEnabled);
+  for (const [k, b] of channelBoards) if (now - b.at > CHANNEL_BOARD_MS) channelBoards.delete(k);
+  channelBoards.set(key, { version, at: now, board });
+  return board;
+}
+
+/**
+ * Every lane's first page across the channels the query reads, each channel's summary (the gone
+ * ones too, with why). `version` names a channel's index connection and change position
+ * (hubVersion's parts): each channel's board is computed again only when its own changed.
+ */
+export function hubBoard(channels: readonly ChannelView[], terms: readonly QueryTerm[], actionsEnabled: boolean, version: (db: DB) => string): HubBoardResponse {
   const { reads, unavailable } = readable(channels, terms);
-  const boards = new Map(reads.map((r) => [r.name, boardOf(r.db, terms, indexNowMs(r.db), actionsEnabled)]));
+  const query = JSON.stringify([terms, actionsEnabled]);
+  const boards = new Map(reads.map((r) => [r.name, channelBoard(r.db, terms, actionsEnabled, `${r.name}\n${query}`, version(r.db))]));
   const summaries = channels.map((c): HubChannelSummary => {
     const b = boards.get(c.name);
     return {
