@@ -18,7 +18,7 @@
 #   package               packed, installed into an empty folder, used from there (in the
 #                         background once the build is done)
 #   unit tests            vitest's unit and isolated projects (vitest.config.ts), four files at
-#                         once, after the type check and lint
+#                         once (in the background from the start)
 #   end-to-end tests      Playwright driving Debian's Chromium against the production build,
 #                         three workers at once, after the unit tests
 #
@@ -177,30 +177,30 @@ if [ "$SHARED_ONLY" = 1 ]; then
   shared_steps
   wait_bg "fresh ferry channels"
 else
-  # Both cores are kept busy: steps that mostly wait run beside one that works. Only the serve
-  # and end-to-end tests need the build: everything else runs beside it. The vectors wait a
-  # minute of real time for their files' arrivals; the type check and lint use one core. The
-  # end-to-end tests run last, alone with what is left of the serve tests and the package
-  # (beside the unit tests too, their servers' and pages' periodic work would stretch).
-  # The CLI bundle (dist/), once, before the steps that start the CLI at once: each start that
-  # finds it missing builds it (in a fresh clone the vectors' and the ferry channels' first calls
-  # built it side by side, ~20 CPU-s of esbuild).
+  # Both cores are kept busy from the start: only the serve and end-to-end tests need the build,
+  # so everything else runs beside it at once (the vectors and the ferry channels mostly wait,
+  # the type check and lint use one core, the unit tests fill what the others leave). The
+  # end-to-end tests run last, alone with what is left of the serve tests and the package.
+  # The CLI bundle (dist/) first, once: each start of the CLI that finds it missing builds it
+  # (in a fresh clone the vectors' and the ferry channels' first calls built it side by side,
+  # ~20 CPU-s of esbuild).
   step "CLI bundle" node scripts/build-cli.mjs
   step_bg "next build" npm run build --silent
   step_bg "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
   step_bg "ferry channels" node scripts/check-ferry.mjs .
+  step_bg "unit tests" vitest_step --project unit --project isolated
   step "type check and lint" node scripts/check-types-and-lint.mjs
   wait_bg "next build"
   built=1
   [[ " ${failed[*]-} " == *" next build ("* ]] && built=0
   # The serve tests and the package spend most of their time waiting (a fleet's pace, timers,
-  # npm): beside the unit tests and then the end-to-end tests.
+  # npm): beside the rest of the unit tests and then the end-to-end tests.
   if [ "$built" = 1 ]; then
     # --no-cache: vitest's results cache is the unit run's (two runs writing it at once could leave it unreadable).
     step_bg "serve tests" vitest_step --project serve --no-cache
     step_bg "package" bash scripts/check-package.sh
   fi
-  step "unit tests" vitest_step --project unit --project isolated
+  wait_bg "unit tests"
   wait_bg "conformance vectors"
   wait_bg "ferry channels"
   if [ "$built" = 0 ]; then
