@@ -6,7 +6,7 @@
 #   next build            the production build, in the background from the start: the serve
 #                         tests and the end-to-end tests need it
 #   type check and lint   meanwhile: tsc --noEmit and eslint on one TypeScript program
-#                         (scripts/check-types-and-lint.mjs; in the background from the start)
+#                         (scripts/check-types-and-lint.mjs)
 #   conformance vectors   conformance/vectors through the real CLI and the real filesystem
 #                         (a minute of real waits for arrivals: in the background from the start)
 #   ferry channels        channels the real ferry wrote (conformance/ferry): ferry's verdict (in
@@ -20,7 +20,7 @@
 #   unit tests            vitest's unit and isolated projects (vitest.config.ts), four files at
 #                         once (in the background from the start)
 #   end-to-end tests      Playwright driving Debian's Chromium against the production build,
-#                         three workers at once, after the build and the unit tests
+#                         three workers at once, after the unit tests
 #
 # `scripts/test.sh --shared` runs only the steps that need the workshop checkout beside the repo
 # (../shared: its vectors, its ferry channels, fresh channels from its real ferry, the unit tests
@@ -180,8 +180,7 @@ else
   # Both cores are kept busy from the start: only the serve and end-to-end tests need the build,
   # so everything else runs beside it at once (the vectors and the ferry channels mostly wait,
   # the type check and lint use one core, the unit tests fill what the others leave). The
-  # end-to-end tests start once the build and the unit tests are done, beside what is left of
-  # the others.
+  # end-to-end tests run last, alone with what is left of the serve tests and the package.
   # The CLI bundle (dist/) first, once: each start of the CLI that finds it missing builds it
   # (in a fresh clone the vectors' and the ferry channels' first calls built it side by side,
   # ~20 CPU-s of esbuild).
@@ -190,7 +189,7 @@ else
   step_bg "conformance vectors" node scripts/check-vectors.mjs . conformance/vectors
   step_bg "ferry channels" node scripts/check-ferry.mjs .
   step_bg "unit tests" vitest_step --project unit --project isolated
-  step_bg "type check and lint" node scripts/check-types-and-lint.mjs
+  step "type check and lint" node scripts/check-types-and-lint.mjs
   wait_bg "next build"
   built=1
   [[ " ${failed[*]-} " == *" next build ("* ]] && built=0
@@ -202,16 +201,13 @@ else
     step_bg "package" bash scripts/check-package.sh
   fi
   wait_bg "unit tests"
+  wait_bg "conformance vectors"
+  wait_bg "ferry channels"
   if [ "$built" = 0 ]; then
     skip "serve tests, end-to-end tests, package" "they need the production build, which failed"
     failed+=("serve tests, end-to-end tests, package (not run: no build)")
   else
     step "end-to-end tests" e2e_step
-  fi
-  wait_bg "type check and lint"
-  wait_bg "conformance vectors"
-  wait_bg "ferry channels"
-  if [ "$built" = 1 ]; then
     wait_bg "serve tests"
     wait_bg "package"
   fi
