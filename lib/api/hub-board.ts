@@ -5,6 +5,8 @@ import 'server-only';
  * order (sort key, order id)); the pages are merged in the order (sort key, channel, order id),
  * so two channels' orders of one id never mix and a page boundary falls in one place whatever
  * the channels hold. The cursor carries the channel. Lane counts come per channel and summed.
+ * A channel's board is kept while its index has not changed (a second at most): a change in one
+ * channel has the hub's board compute that channel's again, not every channel's.
  */
 import { board as boardOf, lanePage, PAGE_SIZE } from '../index/read/queries';
 import { currentHealth, HEALTH_OK } from '../index/health';
@@ -138,15 +140,17 @@ interface ChannelBoard {
   readonly board: BoardResponse;
 }
 
-/**
- * Each channel's board, by its index connection, the query and whether acts are taken: used again
- * while the channel's change position holds, for CHANNEL_BOARD_MS at most (its ages move with
- * the clock). A write into one channel then has the hub compute that channel's board again, not
- * every channel's. Boards older than that go at each put: the map holds what was asked within
- * the last second.
- */
+/** Each channel's board as channelBoard last computed it, by channel and query. */
 const channelBoards = new Map<string, ChannelBoard>();
 
+/**
+ * A channel's board for the hub's: the one computed before while the channel's version (its
+ * index connection and change position) is the same and it is at most CHANNEL_BOARD_MS old on
+ * this machine's clock (Date.now: the age only decides how long a board is kept; its cards' ages
+ * move with time), else computed now. A write into one channel then has the hub compute that
+ * channel's board again, not every channel's. Boards older than that go at each computation: the
+ * map holds what was asked within the last second.
+ */
 function channelBoard(db: DB, terms: readonly QueryTerm[], actionsEnabled: boolean, key: string, version: string): BoardResponse {
   const now = Date.now();
   const hit = channelBoards.get(key);
