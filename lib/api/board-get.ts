@@ -12,7 +12,7 @@ import { indexNowMs } from '../index/steady-clock';
 import type { DB } from '../index/db';
 import { ClaimboardError } from '../errors';
 import { onlyChannel, type ChannelView, type ServedChannels } from './channels';
-import { decodeHubCursor, hubBoard, hubHealth, hubLanePage, hubVersion } from './hub-board';
+import { channelVersions, decodeHubCursor, hubBoard, hubHealth, hubLanePage, hubVersion } from './hub-board';
 import type { EndpointContext } from './endpoint';
 import { AnswerCache } from './answer-cache';
 import { serverOverlay } from '../index/read/local-overlay';
@@ -138,13 +138,14 @@ function hub(ctx: EndpointContext, req: BoardReq, channels: ServedChannels): Raw
   const read = channels.list.filter((c) => c.state === 'served' && channelAllowed(g, c.name)).map((c) => c.name);
   const h = hubHealth(channels.list, read);
   const prefix = Buffer.from(`{"index_health":${JSON.stringify(h.overall)},"channel_health":${JSON.stringify(h.each)},`);
-  const version = hubVersion(channels.list, versionOf);
+  const versions = channelVersions(channels.list, versionOf);
+  const version = hubVersion(versions);
   const key = `${channels.id}\n${ctx.search}`;
   // The cache's age is on this machine's clock; it decides only how long an answer is kept.
   const now = Date.now();
   const hit = cache.peek(key, version, now);
   if (hit) return withPrefix(prefix, hit);
-  const body = req.lane ? hubLanePage(channels.list, req.lane, req.terms, req.hubAfter, req.limit ?? PAGE_SIZE) : hubBoard(channels.list, req.terms, !ctx.readOnly, versionOf);
+  const body = req.lane ? hubLanePage(channels.list, req.lane, req.terms, req.hubAfter, req.limit ?? PAGE_SIZE) : hubBoard(channels.list, req.terms, !ctx.readOnly, versions);
   return withPrefix(prefix, cache.put(key, version, now, JSON.stringify(body)));
 }
 

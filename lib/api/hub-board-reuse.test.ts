@@ -5,7 +5,6 @@
  * names each index's version. The proof of reuse: a channel whose index changed while its
  * version is held still shows its earlier board, until its version moves or a second passes.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { nodeVerify } from '../index/disk/node-verify';
@@ -13,9 +12,7 @@ import { openMemory, type DB } from '../index/db';
 import { Indexer } from '../index/indexer';
 import type { ChannelView } from './channels';
 import { hubBoard } from './hub-board';
-import { copyVectorChannel, removeFolder, tempFolder } from '../../test/support/hub';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { copyVectorChannel, copyVectorOrder, removeFolder, tempFolder } from '../../test/support/hub';
 
 const STALE_AFTER_MS = 300_000;
 const t = tempFolder('cb-hub-reuse-');
@@ -37,29 +34,29 @@ describe("a hub's board of channels, each computed again only when it changed", 
     const dbs = { a: openMemory(), b: openMemory() };
     await index(a, dbs.a);
     await index(b, dbs.b);
-    const versions = new Map<DB, string>([
-      [dbs.a, 'a1'],
-      [dbs.b, 'b1'],
+    const versions = new Map([
+      ['a', 'a1'],
+      ['b', 'b1'],
     ]);
     const channels: ChannelView[] = (['a', 'b'] as const).map((name) => ({ name, state: 'served', why: null, dbFile: null, db: () => dbs[name] }));
-    const ids = () => hubBoard(channels, [], true, (db) => versions.get(db) ?? '').lanes.flatMap((l) => l.cards.map((c) => `${c.channel}/${c.order_id}:${l.lane}`)).sort();
+    const ids = () => hubBoard(channels, [], true, versions).lanes.flatMap((l) => l.cards.map((c) => `${c.channel}/${c.order_id}:${l.lane}`)).sort();
     expect(ids()).toEqual(['a/t-open:queue', 'b/t1:running']);
 
     // An order arrives in b (vector 02's, offered to fang): b's index has it, its version is held.
-    fs.cpSync(path.join(ROOT, 'conformance/vectors/02-offered/channel/tasks/t-off'), path.join(b, 'tasks', 't-off'), { recursive: true });
+    copyVectorOrder('02-offered', 't-off', b);
     await index(b, dbs.b);
     vi.advanceTimersByTime(500);
     expect(ids()).toEqual(['a/t-open:queue', 'b/t1:running']); // b's board as computed before
 
     // b's version moves: its board is computed again.
-    versions.set(dbs.b, 'b2');
+    versions.set('b', 'b2');
     expect(ids()).toEqual(['a/t-open:queue', 'b/t-off:queue', 'b/t1:running']);
 
     // a's version moves (its board computed now); then an order arrives in a, its version held:
     // a's board is used again for a second after it was computed, then computed again.
-    versions.set(dbs.a, 'a2');
+    versions.set('a', 'a2');
     expect(ids()).toEqual(['a/t-open:queue', 'b/t-off:queue', 'b/t1:running']);
-    fs.cpSync(path.join(ROOT, 'conformance/vectors/02-offered/channel/tasks/t-off'), path.join(a, 'tasks', 't-off'), { recursive: true });
+    copyVectorOrder('02-offered', 't-off', a);
     await index(a, dbs.a);
     vi.advanceTimersByTime(1000);
     expect(ids()).toEqual(['a/t-open:queue', 'b/t-off:queue', 'b/t1:running']);

@@ -114,20 +114,28 @@ export function hubLanePage(channels: readonly ChannelView[], lane: Lane, terms:
 }
 
 /**
- * A version of what the hub's board reads: each channel read and its index's change feed. An
- * answer computed at one version is the answer while it holds (with the registry's identity).
+ * The version of each channel the hub's board reads, by name: its index's connection and change
+ * position (`versionOf`), `-` when its index cannot be opened. Read once per request.
  */
-export function hubVersion(channels: readonly ChannelView[], versionOf: (db: DB) => string): string {
-  const parts: string[] = [];
+export function channelVersions(channels: readonly ChannelView[], versionOf: (db: DB) => string): Map<string, string> {
+  const versions = new Map<string, string>();
   for (const c of channels) {
     if (c.state !== 'served') continue;
     try {
-      parts.push(`${c.name}:${versionOf(c.db())}`);
+      versions.set(c.name, versionOf(c.db()));
     } catch {
-      parts.push(`${c.name}:-`);
+      versions.set(c.name, '-');
     }
   }
-  return parts.join(' ');
+  return versions;
+}
+
+/**
+ * A version of what the hub's board reads: every channel's (channelVersions). An answer computed
+ * at one version is the answer while it holds (with the registry's identity).
+ */
+export function hubVersion(versions: ReadonlyMap<string, string>): string {
+  return [...versions].map(([name, v]) => `${name}:${v}`).join(' ');
 }
 
 /** How long a channel's board is used again while its index has not changed, ms: as long as the board's answers are (board-get.ts). */
@@ -163,13 +171,13 @@ function channelBoard(db: DB, terms: readonly QueryTerm[], actionsEnabled: boole
 
 /**
  * Every lane's first page across the channels the query reads, each channel's summary (the gone
- * ones too, with why). `version` names a channel's index connection and change position
- * (hubVersion's parts): each channel's board is computed again only when its own changed.
+ * ones too, with why). `versions` names each channel's index connection and change position
+ * (channelVersions): each channel's board is computed again only when its own changed.
  */
-export function hubBoard(channels: readonly ChannelView[], terms: readonly QueryTerm[], actionsEnabled: boolean, version: (db: DB) => string): HubBoardResponse {
+export function hubBoard(channels: readonly ChannelView[], terms: readonly QueryTerm[], actionsEnabled: boolean, versions: ReadonlyMap<string, string>): HubBoardResponse {
   const { reads, unavailable } = readable(channels, terms);
   const query = JSON.stringify([terms, actionsEnabled]);
-  const boards = new Map(reads.map((r) => [r.name, channelBoard(r.db, terms, actionsEnabled, `${r.name}\n${query}`, version(r.db))]));
+  const boards = new Map(reads.map((r) => [r.name, channelBoard(r.db, terms, actionsEnabled, `${r.name}\n${query}`, versions.get(r.name) ?? '-')]));
   const summaries = channels.map((c): HubChannelSummary => {
     const b = boards.get(c.name);
     return {

@@ -48,6 +48,12 @@ export function copyVectorChannel(vector: string, dest: string): string {
   return dest;
 }
 
+/** Copies order `id` of conformance vector `vector`'s channel into the channel at `root` (its tasks/ folder); returns `root`. */
+export function copyVectorOrder(vector: string, id: string, root: string): string {
+  fs.cpSync(path.join(VECTORS_DIR, vector, 'channel', 'tasks', id), path.join(root, 'tasks', id), { recursive: true });
+  return root;
+}
+
 /** Copies the channel of the real-ferry conformance case `name` (conformance/ferry/<name>/channel) to `dest`; returns `dest`. */
 export function copyFerryChannel(name: string, dest: string): string {
   fs.cpSync(path.join(VECTORS_DIR, '..', 'ferry', name, 'channel'), dest, { recursive: true });
