@@ -33,3 +33,23 @@ test('dark mode follows the system and keeps readable contrast', async ({ page }
   await page.screenshot({ path: shot, fullPage: true });
   await testInfo.attach('home-dark', { path: shot, contentType: 'image/png' });
 });
+
+test("the navigation's pages are fetched ahead only when a pointer rests on their link, not for being in view", async ({ page }) => {
+  // Next.js's prefetches carry `Next-Router-Prefetch: 1`; each names the page it fetches ahead.
+  const ahead = new Set<string>();
+  page.on('request', (r) => {
+    if (r.headers()['next-router-prefetch'] === '1') ahead.add(new URL(r.url()).pathname);
+  });
+  await page.goto('/');
+  await expect(page.locator('fieldset[data-hydrated="yes"]')).toBeVisible();
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  for (const [name, path] of [
+    ['Agents', '/agents'],
+    ['Activity', '/activity'],
+  ] as const) {
+    await nav.getByRole('link', { name, exact: true }).hover();
+    await expect.poll(() => ahead.has(path)).toBe(true);
+  }
+  // Threshold, History and Problems were in view since the page hydrated, before either hover.
+  expect([...ahead].sort()).toEqual(['/activity', '/agents']);
+});

@@ -1,5 +1,4 @@
 'use client';
-import Link from 'next/link';
 import { usePathname, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { BoardResponse, HubBoardResponse, Lane as LaneName } from '@/lib/api/types';
@@ -14,7 +13,7 @@ import { ChannelHealth } from './ChannelHealth';
 import { Filters } from './Filters';
 import { Lane } from './Lane';
 import { LaneTabs, laneTabId } from './LaneTabs';
-import { ItemLink } from '@/components/ui/links';
+import { ItemLink, PageLink } from '@/components/ui/links';
 import type { WhyContext } from '@/lib/ui/why';
 
 /** The board the page was rendered with on the server, for the filters whose query string is `key`. */
@@ -209,9 +208,9 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
             {data.problem_count > 0 ? (
               <>
                 {' · '}
-                <Link href="/problems" className="text-red-700 underline underline-offset-2 dark:text-red-300">
+                <PageLink href="/problems" className="text-red-700 underline underline-offset-2 dark:text-red-300">
                   {data.problem_count} {data.problem_count === 1 ? 'problem' : 'problems'} in the folder
-                </Link>
+                </PageLink>
               </>
             ) : null}
             {board.isError ? <span className="text-red-700 dark:text-red-300"> · refresh failed, showing the last board</span> : null}

@@ -1,5 +1,5 @@
 'use client';
-import Link from 'next/link';
+import { PageLink } from '@/components/ui/links';
 import { usePathname } from 'next/navigation';
 import { useBoard } from '@/lib/client/api';
 import { useLiveStatus } from '@/lib/client/live';
@@ -20,7 +20,7 @@ export function Nav() {
   const hub = (board.data as Partial<HubBoardResponse> | undefined)?.hub === true ? (board.data as HubBoardResponse) : null;
 
   const item = (href: string, label: React.ReactNode, active: boolean) => (
-    <Link
+    <PageLink
       href={href}
       aria-current={active ? 'page' : undefined}
       className={`inline-flex shrink-0 items-center rounded-md px-2 py-1 text-sm font-medium pointer-coarse:min-h-11 pointer-coarse:px-1.5 sm:pointer-coarse:px-3 ${
@@ -30,15 +30,15 @@ export function Nav() {
       }`}
     >
       {label}
-    </Link>
+    </PageLink>
   );
 
   return (
     <header className="sticky top-0 z-20 border-b border-zinc-200 bg-white/95 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/95">
       <nav aria-label="Main" className="flex flex-wrap items-center gap-x-4 px-4 max-md:py-1 md:h-12 md:flex-nowrap">
-        <Link href="/" className="font-semibold tracking-tight text-zinc-950 dark:text-white">
+        <PageLink href="/" className="font-semibold tracking-tight text-zinc-950 dark:text-white">
           claimboard
-        </Link>
+        </PageLink>
         {/* Six links, Problems with its count: on a 390 px phone the first five fill a row (about 355 px of 358) and the rest wrap to a second rather than scroll sideways. */}
         <div className="flex items-center gap-1 max-md:order-last max-md:-ml-2 max-md:basis-full max-md:flex-wrap">
           {item('/', 'Board', pathname === '/' || pathname.startsWith('/orders'))}

@@ -4,7 +4,7 @@
  * heartbeat gaps with the threshold line(s) and its run durations, side by side, each with its
  * figures in one sentence; the whole channel's report is on /tuning.
  */
-import Link from 'next/link';
+import { PageLink } from '@/components/ui/links';
 import type { Distribution, TuningReport } from '@/lib/ledger/tuning-types';
 import { useTuning } from '@/lib/client/tuning';
 import { QueryError, Section } from '@/components/ui/page';
@@ -23,9 +23,9 @@ export function AgentTuning({ name }: { name: string }) {
       title="Heartbeat gaps and run durations"
       id="tuning"
       aside={
-        <Link href={inChannel('/tuning', channel)} className="underline underline-offset-2">
+        <PageLink href={inChannel('/tuning', channel)} className="underline underline-offset-2">
           the whole channel
-        </Link>
+        </PageLink>
       }
     >
       {q.isPending ? (

@@ -4,7 +4,7 @@
  * (ChannelScope), every inner link (components/ui/links.tsx) names it, so a click never lands on
  * a page that must ask which channel. With one channel served no page names one.
  */
-import Link from 'next/link';
+import { PageLink } from './links';
 import { createContext, useContext, type ReactNode } from 'react';
 
 const PageChannel = createContext<string | undefined>(undefined);
@@ -35,9 +35,9 @@ export function ChannelPicker({ channels, what, hrefOf }: { channels: readonly s
       <ul className="mt-3 flex flex-wrap gap-2">
         {channels.map((c) => (
           <li key={c}>
-            <Link href={hrefOf(c)} className="inline-block rounded-md border border-zinc-300 px-3 py-1.5 font-mono text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800">
+            <PageLink href={hrefOf(c)} className="inline-block rounded-md border border-zinc-300 px-3 py-1.5 font-mono text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800">
               {c}
-            </Link>
+            </PageLink>
           </li>
         ))}
       </ul>

@@ -1,4 +1,6 @@
+'use client';
 import Link from 'next/link';
+import { useRouter } from 'next/navigation';
 import { inChannel } from '@/lib/ui/card-channel';
 import { usePageChannel } from './channel';
 
@@ -14,10 +16,22 @@ export const agentHref = (name: string, channel?: string | null) => inChannel(`/
  * A link to one item (an order, an agent, a filtered board), of which a page may show hundreds:
  * not prefetched. Next.js prefetches every link in view, and every page here is rendered on
  * demand: a board of a hundred cards would have the server render a hundred order pages nobody
- * opens, and a phone fetch them, on each load. The navigation's few links are still prefetched.
+ * opens, and a phone fetch them, on each load. A page's own links are fetched on intent (PageLink).
  */
 export function ItemLink(props: React.ComponentProps<typeof Link>) {
   return <Link prefetch={false} {...props} />;
+}
+
+/**
+ * A link to one of the app's pages (the navigation's, a breadcrumb's): fetched ahead once a
+ * pointer rests on it, a finger touches it or the keyboard reaches it, not whenever it is in
+ * view. Every page here is rendered on demand: in view, each load of any page would have the
+ * server render all six navigation targets (two requests each) for the one an operator opens.
+ */
+export function PageLink({ href, ...rest }: Omit<React.ComponentProps<typeof Link>, 'href' | 'prefetch'> & { href: string }) {
+  const router = useRouter();
+  const ahead = () => router.prefetch(href);
+  return <Link prefetch={false} href={href} onMouseEnter={ahead} onTouchStart={ahead} onFocus={ahead} {...rest} />;
 }
 
 /** The links below name the channel given, else the page's (ChannelScope), else none. */

@@ -1,10 +1,9 @@
 'use client';
-import Link from 'next/link';
 import { useState, type ReactNode } from 'react';
 import { ApiError } from '@/lib/client/api';
 import { whichChannelsOf } from '@/lib/ui/card-channel';
 import { ChannelPicker, usePageChannel } from './channel';
-import { boardHref } from './links';
+import { boardHref, PageLink } from './links';
 
 /** A titled block of a detail page. */
 export function Section({ title, id, children, aside }: { title: string; id: string; children: ReactNode; aside?: ReactNode }) {
@@ -108,9 +107,9 @@ export const tdClass = 'border-b border-zinc-100 px-2 py-1.5 align-top dark:bord
 export function Crumb({ href, label, here }: { href: string; label: string; here: string }) {
   return (
     <p className="text-xs text-zinc-500 dark:text-zinc-400">
-      <Link href={href} className="underline underline-offset-2">
+      <PageLink href={href} className="underline underline-offset-2">
         {label}
-      </Link>{' '}
+      </PageLink>{' '}
       / {here}
     </p>
   );
