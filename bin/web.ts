@@ -1,12 +1,15 @@
 /**
  * The web process `claimboard serve` starts (`claimboard web`, hidden): Next.js's production
  * server for everything, behind Node's own HTTP server whose fast path answers the two polled
- * read endpoints itself (lib/api/fast-path.ts). It reads the index only (CLAIMBOARD_DB, opened
+ * read endpoints itself (lib/api/fast-path.ts), and the build's static files from memory
+ * (lib/api/static-files.ts). It reads the index only (CLAIMBOARD_DB, opened
  * read-only by the handlers); serve, its parent, owns the index and passes everything else in
  * the environment, as it did for `next start`.
  */
 import http from 'node:http';
+import path from 'node:path';
 import { answerFast, fastHandler } from '../lib/api/fast-path';
+import { staticFiles } from '../lib/api/static-files';
 import { PROJECT_DIR } from './project-dir';
 import { CLIENT_ADDRESS_HEADER, refusedAtDoor } from '../lib/security';
 import { settings } from '../lib/config';
@@ -28,6 +31,7 @@ export async function webServer(opts: { host: string; port: number; exitWithStdi
   const { default: next } = await import('next');
   const app = next({ dev: false, dir: PROJECT_DIR, hostname: opts.host, port: opts.port });
   const handle = app.getRequestHandler();
+  const assets = staticFiles(path.join(PROJECT_DIR, '.next', 'static'));
   await app.prepare();
   let stopping = false;
   // The event streams open now: cut WEB_DRAIN_MS after a stop should they still be open.
@@ -55,7 +59,7 @@ export async function webServer(opts: { host: string; port: number; exitWithStdi
     }
     const fast = fastHandler(req.method, req.url);
     if (fast) answerFast(req, res, fast);
-    else void handle(req, res);
+    else if (!assets(req, res)) void handle(req, res);
   });
   const listening = await new Promise<boolean>((resolve) => {
     server.once('error', (e) => {

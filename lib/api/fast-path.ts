@@ -27,7 +27,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** Bodies at least this long are gzipped for a client that accepts it (Next.js's own threshold, 1 KB). */
-const GZIP_MIN_BYTES = 1024;
+export const GZIP_MIN_BYTES = 1024;
 
 /** A handler of the fast path: the request's URL and headers in, an Answer out (answer.ts). */
 export type FastHandler = (req: ReadRequest) => Answer;
