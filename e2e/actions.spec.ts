@@ -59,13 +59,13 @@ function writeChannelFile(rel: string, content: unknown) {
   fs.renameSync(tmp, abs);
 }
 
-/** Keeps `agent`'s heartbeat on `order` arriving (as a live run would) until stopped. */
-function heartbeatLoop(order: string, agent: string): () => void {
-  const beat = () =>
-    writeChannelFile(`tasks/${order}/heartbeat.${agent}.json`, { order_id: order, agent, run: 'e2e-run-0001', pid: 4242, at: new Date().toISOString() });
-  beat();
-  const t = setInterval(beat, 300);
-  return () => clearInterval(t);
+/**
+ * A heartbeat of `agent` on `order` arriving now, as a live run's does: its claim is fresh for the
+ * fixture's stale threshold on the server's clock (an hour: longer than any run), unless the test
+ * lets time pass.
+ */
+function heartbeat(order: string, agent: string): void {
+  writeChannelFile(`tasks/${order}/heartbeat.${agent}.json`, { order_id: order, agent, run: 'e2e-run-0001', pid: 4242, at: new Date().toISOString() });
 }
 
 test('the operator key: paste, key file, demo key, remember, forget; a bad seed is refused', async ({ page }) => {
@@ -261,31 +261,26 @@ test('reopen the closed g2 (its target is the give-up): it leaves Done', async (
 });
 
 test('retire nebra from its agent page while it looks alive: two confirmations; g3 is released to Queue', async ({ page }, testInfo) => {
-  const stop = heartbeatLoop('g3', 'nebra');
-  try {
-    await page.goto('/agents/nebra');
-    await signInAsOps(page);
-    await expect(page.locator('[data-agent-actions]')).toContainText('It looks alive');
-    await page.getByRole('button', { name: 'Retire nebra…' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Retire nebra' });
-    await expect(dialog.locator('[data-retire-order]')).toHaveCount(1);
-    await expect(dialog.locator('[data-retire-order="g3"]')).toContainText('g3: nebra holds it');
-    await expect(dialog.locator('[data-path]')).toHaveText(['retirements/nebra.ops.json', 'tasks/g3/release.ops.nebra.json', 'ledger.ops.jsonl']);
-    await dialog.getByLabel(/Why retire nebra/).fill('machine rebuilt as nebra-2');
-    const sign = dialog.getByRole('button', { name: 'Sign and retire nebra anyway' });
-    await expect(sign).toBeDisabled();
-    await dialog.getByLabel('it looks alive: its heartbeat arrived within the stale window — retire anyway').check();
-    await expect(sign).toBeDisabled();
-    await dialog.getByLabel(/Second confirmation: type nebra/).fill('nebra');
-    await expect(sign).toBeEnabled();
-    await shot(page, testInfo, 'actions-retire');
-    stop();
-    await sign.click();
-    await expect(dialog).toBeHidden();
-    await expect(page.locator('[data-toast="ok"]')).toContainText('written: retirements/nebra.ops.json, tasks/g3/release.ops.nebra.json, ledger.ops.jsonl');
-  } finally {
-    stop();
-  }
+  heartbeat('g3', 'nebra');
+  await page.goto('/agents/nebra');
+  await signInAsOps(page);
+  await expect(page.locator('[data-agent-actions]')).toContainText('It looks alive');
+  await page.getByRole('button', { name: 'Retire nebra…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Retire nebra' });
+  await expect(dialog.locator('[data-retire-order]')).toHaveCount(1);
+  await expect(dialog.locator('[data-retire-order="g3"]')).toContainText('g3: nebra holds it');
+  await expect(dialog.locator('[data-path]')).toHaveText(['retirements/nebra.ops.json', 'tasks/g3/release.ops.nebra.json', 'ledger.ops.jsonl']);
+  await dialog.getByLabel(/Why retire nebra/).fill('machine rebuilt as nebra-2');
+  const sign = dialog.getByRole('button', { name: 'Sign and retire nebra anyway' });
+  await expect(sign).toBeDisabled();
+  await dialog.getByLabel('it looks alive: its heartbeat arrived within the stale window — retire anyway').check();
+  await expect(sign).toBeDisabled();
+  await dialog.getByLabel(/Second confirmation: type nebra/).fill('nebra');
+  await expect(sign).toBeEnabled();
+  await shot(page, testInfo, 'actions-retire');
+  await sign.click();
+  await expect(dialog).toBeHidden();
+  await expect(page.locator('[data-toast="ok"]')).toContainText('written: retirements/nebra.ops.json, tasks/g3/release.ops.nebra.json, ledger.ops.jsonl');
   await expect(page.getByRole('main').locator('header').getByText('retired', { exact: true })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Retire nebra…' })).toHaveCount(0);
   await page.goto('/');
@@ -315,30 +310,26 @@ test('bulk re-queue over a selection: a refusal stops the chain, "retry the ones
   await expect(stale.locator('[data-selection-bar]')).toContainText('3 selected');
 
   // bulk-1's run comes back to life after the selection: the server refuses it, the rest wait.
-  const stop = heartbeatLoop('bulk-1', 'fang');
-  try {
-    await expect(lane(page, 'running').locator('[data-order="bulk-1"]')).toBeVisible();
-    await stale.getByRole('button', { name: 'Re-queue 3 selected' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Re-queue 3 selected orders' });
-    await expect(dialog.locator('[data-path]')).toHaveText([
-      'tasks/bulk-1/release.ops.fang.json',
-      'tasks/bulk-2/release.ops.fang.json',
-      'tasks/bulk-3/release.ops.fang.json',
-      'ledger.ops.jsonl',
-    ]);
-    await dialog.getByLabel(/Why re-queue them/).fill('fang is being rebuilt');
-    await dialog.getByRole('button', { name: 'Sign and re-queue 3' }).click();
-    await expect(dialog.getByRole('status')).toHaveText('0 written · 1 refused · 2 not applied');
-    await expect(dialog.locator('[data-order-result="bulk-1"]')).toContainText('refused: bulk-1 is now claimed held by fang; you saw stale held by fang');
-    await expect(dialog.locator('[data-order-result="bulk-2"]')).toContainText('not applied: the ledger chain stopped at bulk-1; sign again');
-    await shot(page, testInfo, 'actions-bulk');
-    await dialog.getByRole('button', { name: 'Retry the 2 not applied' }).click();
-    await expect(dialog.getByRole('status')).toHaveText('2 written · 1 refused · 0 not applied');
-    await expect(dialog.locator('[data-order-result="bulk-3"]')).toContainText('written: tasks/bulk-3/release.ops.fang.json, ledger.ops.jsonl');
-    await page.keyboard.press('Escape');
-  } finally {
-    stop();
-  }
+  heartbeat('bulk-1', 'fang');
+  await expect(lane(page, 'running').locator('[data-order="bulk-1"]')).toBeVisible();
+  await stale.getByRole('button', { name: 'Re-queue 3 selected' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Re-queue 3 selected orders' });
+  await expect(dialog.locator('[data-path]')).toHaveText([
+    'tasks/bulk-1/release.ops.fang.json',
+    'tasks/bulk-2/release.ops.fang.json',
+    'tasks/bulk-3/release.ops.fang.json',
+    'ledger.ops.jsonl',
+  ]);
+  await dialog.getByLabel(/Why re-queue them/).fill('fang is being rebuilt');
+  await dialog.getByRole('button', { name: 'Sign and re-queue 3' }).click();
+  await expect(dialog.getByRole('status')).toHaveText('0 written · 1 refused · 2 not applied');
+  await expect(dialog.locator('[data-order-result="bulk-1"]')).toContainText('refused: bulk-1 is now claimed held by fang; you saw stale held by fang');
+  await expect(dialog.locator('[data-order-result="bulk-2"]')).toContainText('not applied: the ledger chain stopped at bulk-1; sign again');
+  await shot(page, testInfo, 'actions-bulk');
+  await dialog.getByRole('button', { name: 'Retry the 2 not applied' }).click();
+  await expect(dialog.getByRole('status')).toHaveText('2 written · 1 refused · 0 not applied');
+  await expect(dialog.locator('[data-order-result="bulk-3"]')).toContainText('written: tasks/bulk-3/release.ops.fang.json, ledger.ops.jsonl');
+  await page.keyboard.press('Escape');
   for (const id of ['bulk-2', 'bulk-3']) await expect(lane(page, 'queue').locator(`[data-order="${id}"]`)).toBeVisible();
   expect(fs.existsSync(path.join(server.channel, 'tasks/bulk-1/release.ops.fang.json'))).toBe(false);
 });
