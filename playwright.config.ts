@@ -5,8 +5,10 @@ import { defineConfig, devices } from '@playwright/test';
  * driven by Debian's Chromium. Playwright's own browser download is never used. Each spec file
  * starts its own `claimboard serve` on a port the kernel picks (e2e/fixture-server.ts), so spec
  * files share nothing and run on three workers at once (a test spends much of its time waiting
- * for the page and the server, not on a core); the longest files also spread their own tests over
- * the workers (`mode: 'parallel'`). No test is retried: a test that fails once has failed.
+ * for the page and the server, not on a core). A file's tests run in order on its one server:
+ * spread over the workers, each worker started a server of its own, which cost more CPU than the
+ * spreading gained (the three longest files: 57, 46 and 43 s alone in order, 66, 59 and 44 s
+ * spread, with a third more CPU). No test is retried: a test that fails once has failed.
  */
 export default defineConfig({
   testDir: 'e2e',

@@ -21,9 +21,6 @@ const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa']
 const SCHEMES = ['light', 'dark'] as const;
 
 let server: OwnServer | null = null;
-// Its tests run on several workers at once, each worker with a server of its own (beforeAll).
-test.describe.configure({ mode: 'parallel' });
-
 let seed = '';
 
 test.beforeAll(async () => {
@@ -120,9 +117,9 @@ async function newPage(browser: Browser, width: number, height: number, o: { pho
 }
 
 /**
- * Every page, in four groups that run as tests of their own (on several workers at once): the
- * board, activity and the history; agents, two agents that hold orders and the retired moth; the
- * first order of each lane; problems and the threshold.
+ * Every page, in four groups that run as tests of their own: the board, activity and the
+ * history; agents, two agents that hold orders and the retired moth; the first order of each
+ * lane; problems and the threshold.
  */
 const PAGE_GROUPS: Record<string, (b: BoardResponse) => string[]> = {
   'the board, activity and the history': () => ['/', '/activity', '/history'],

@@ -17,9 +17,8 @@ import { serveThisFile } from './fixture-server';
 
 const server = actionsServer();
 serveThisFile(server);
-// Its tests run on several workers at once, each worker with a server of its own: no test
-// depends on another's writes.
-test.describe.configure({ mode: 'parallel' });
+// Its tests run in order on the one server; each acts on its own orders, so none depends on
+// another's writes.
 
 const lane = (page: Page, name: string) => page.locator(`section[data-lane="${name}"]`);
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });

@@ -25,9 +25,7 @@ const W = 390;
 const H = 844;
 const server = actionsServer();
 serveThisFile(server);
-// Its tests run on several workers at once, each worker with a server of its own: each test
-// writes its own orders.
-test.describe.configure({ mode: 'parallel' });
+// Its tests run in order on the one server; each writes its own orders.
 test.use({ viewport: { width: W, height: H }, deviceScaleFactor: 2, hasTouch: true, isMobile: true });
 
 const SCHEMES = ['light', 'dark'] as const;
