@@ -20,28 +20,32 @@ import { acceptsGzip, GZIP_MIN_BYTES, SECURITY_HEADERS } from './fast-path';
 /** Where the build's static files are asked for. */
 const PREFIX = '/_next/static/';
 
-/** The content type of each kind of file the build writes there. */
-const TYPES: Readonly<Record<string, string>> = {
-  '.js': 'application/javascript; charset=UTF-8',
-  '.css': 'text/css; charset=UTF-8',
-  '.json': 'application/json; charset=UTF-8',
-  '.map': 'application/json; charset=UTF-8',
-  '.svg': 'image/svg+xml',
-  '.txt': 'text/plain; charset=UTF-8',
-  '.woff2': 'font/woff2',
-  '.woff': 'font/woff',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
+/**
+ * Each kind of file the build writes there: its content type, and whether it is worth gzipping
+ * (the fonts and images are compressed already).
+ */
+const KINDS: Readonly<Record<string, { readonly type: string; readonly compress: boolean }>> = {
+  '.js': { type: 'application/javascript; charset=UTF-8', compress: true },
+  '.css': { type: 'text/css; charset=UTF-8', compress: true },
+  '.json': { type: 'application/json; charset=UTF-8', compress: true },
+  '.map': { type: 'application/json; charset=UTF-8', compress: true },
+  '.svg': { type: 'image/svg+xml', compress: true },
+  '.txt': { type: 'text/plain; charset=UTF-8', compress: true },
+  '.woff2': { type: 'font/woff2', compress: false },
+  '.woff': { type: 'font/woff', compress: false },
+  '.png': { type: 'image/png', compress: false },
+  '.ico': { type: 'image/x-icon', compress: false },
 };
-/** The types worth compressing (the fonts and images are compressed already). */
-const COMPRESSIBLE = new Set(['.js', '.css', '.json', '.map', '.svg', '.txt']);
 
-/** One static file as it is answered: its bytes, gzipped too when worth it, and its entity tag. */
+/**
+ * One static file as it is answered: its bytes, gzipped too when worth it, and its entity tag
+ * (the quoted tag; the header sends it weak, `W/` before it).
+ */
 interface StaticFile {
   readonly type: string;
   readonly body: Buffer;
   readonly gzip: Buffer | null;
-  readonly etag: string;
+  readonly tag: string;
 }
 
 /** Answers a request for one of `dir`'s files (the build's `.next/static`): true when it did. */
@@ -59,9 +63,9 @@ export function staticFiles(dir: string): StaticFiles {
   const fileOf = (rel: string): StaticFile | null => {
     const known = kept.get(rel);
     if (known) return known;
-    const type = TYPES[path.extname(rel)];
+    const kind = KINDS[path.extname(rel)];
     const file = path.resolve(root, rel);
-    if (type === undefined || !file.startsWith(root + path.sep)) return null;
+    if (kind === undefined || !file.startsWith(root + path.sep)) return null;
     let body: Buffer;
     try {
       if (!fs.lstatSync(file).isFile()) return null;
@@ -69,8 +73,8 @@ export function staticFiles(dir: string): StaticFiles {
     } catch {
       return null;
     }
-    const gzip = COMPRESSIBLE.has(path.extname(rel)) && body.length >= GZIP_MIN_BYTES ? gzipSync(body) : null;
-    const f = { type, body, gzip, etag: `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+    const gzip = kind.compress && body.length >= GZIP_MIN_BYTES ? gzipSync(body) : null;
+    const f = { type: kind.type, body, gzip, tag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
     kept.set(rel, f);
     return f;
   };
@@ -86,9 +90,9 @@ export function staticFiles(dir: string): StaticFiles {
     if (rel.includes('\0') || rel.includes('\\') || rel.split('/').some((s) => s === '' || s === '.' || s === '..')) return false;
     const f = fileOf(rel);
     if (!f) return false;
-    const headers: Record<string, string> = { ...SECURITY_HEADERS, 'Cache-Control': 'public, max-age=31536000, immutable', 'Content-Type': f.type, ETag: f.etag };
+    const headers: Record<string, string> = { ...SECURITY_HEADERS, 'Cache-Control': 'public, max-age=31536000, immutable', 'Content-Type': f.type, ETag: `W/${f.tag}` };
     if (f.gzip) headers.Vary = 'Accept-Encoding';
-    if (req.headers['if-none-match']?.split(',').some((t) => t.trim().replace(/^W\//, '') === f.etag.slice(2))) {
+    if (req.headers['if-none-match']?.split(',').some((t) => t.trim().replace(/^W\//, '') === f.tag)) {
       res.writeHead(304, headers).end();
       return true;
     }
