@@ -13,39 +13,35 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { AxeResults, RunOptions } from 'axe-core';
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import type { BoardResponse } from '../lib/api/types';
-import { ROOT, startOwnServer, type OwnServer } from './own-server';
+import { fixtureServer, serveThisFile } from './fixture-server';
+import { ROOT } from './own-server';
 
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa'];
 const SCHEMES = ['light', 'dark'] as const;
 
-let server: OwnServer | null = null;
+const server = fixtureServer({
+  prefix: 'cb-e2e-a11y-',
+  vectors: [],
+  prepare: (channel) => {
+    execFileSync(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'demo', channel], { cwd: ROOT, stdio: 'ignore' });
+  },
+});
+serveThisFile(server);
 let seed = '';
 
 test.beforeAll(async () => {
-  test.setTimeout(420_000); // the server may take 5 minutes to start on a loaded machine (own-server.ts)
-  server = await startOwnServer({
-    prefix: 'cb-e2e-a11y-',
-    vectors: [],
-    prepare: (channel) => {
-      execFileSync(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'demo', channel], { cwd: ROOT, stdio: 'ignore' });
-    },
-  });
   seed = fs.readFileSync(path.join(server.dir, 'keys', 'ops.key'), 'utf8').trim();
   // Every claim of the demo goes stale once stale_after (300 s) has passed on the server's clock.
   await server.letTimePass(400_000);
   await expect
-    .poll(async () => ((await (await fetch(`${server!.url}/api/board`)).json()) as BoardResponse).lanes.find((l) => l.lane === 'stale')?.count ?? 0)
+    .poll(async () => ((await (await fetch(`${server.url}/api/board`)).json()) as BoardResponse).lanes.find((l) => l.lane === 'stale')?.count ?? 0)
     .toBeGreaterThan(0);
 });
 
-test.afterAll(async () => {
-  await server?.stop();
-});
-
 async function board(): Promise<BoardResponse> {
-  return (await (await fetch(`${server!.url}/api/board`)).json()) as BoardResponse;
+  return (await (await fetch(`${server.url}/api/board`)).json()) as BoardResponse;
 }
 
 async function signIn(page: Page) {
@@ -66,7 +62,7 @@ async function signIn(page: Page) {
  */
 const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 
-/** axe-core itself, put into every page of the checking contexts before the page's own scripts. */
+/** axe-core itself, put into each page checked once it has loaded. */
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
@@ -83,6 +79,7 @@ async function violations(page: Page, where: string): Promise<string[]> {
   // The board's controls are disabled until it has hydrated (Board.tsx); axe counts the links in
   // that fieldset as unfocusable too, so a check before then would judge a page nobody uses.
   await expect(page.locator('fieldset[data-hydrated="no"]')).toHaveCount(0);
+  await page.evaluate(AXE_SOURCE);
   return check(page, where);
 }
 
@@ -109,13 +106,6 @@ async function check(page: Page, where: string): Promise<string[]> {
   return found;
 }
 
-/** A page in a context of its own; with `axe`, axe-core is in each of its pages. */
-async function newPage(browser: Browser, width: number, height: number, o: { phone?: boolean; axe?: boolean } = {}): Promise<Page> {
-  const ctx = await browser.newContext({ baseURL: server!.url, viewport: { width, height }, ...(o.phone ? { hasTouch: true, isMobile: true } : {}) });
-  if (o.axe) await ctx.addInitScript({ content: AXE_SOURCE });
-  return ctx.newPage();
-}
-
 /**
  * Every page, in four groups that run as tests of their own: the board, activity and the
  * history; agents, two agents that hold orders and the retired moth; the first order of each
@@ -131,66 +121,64 @@ const PAGE_GROUPS: Record<string, (b: BoardResponse) => string[]> = {
   'problems and the threshold': () => ['/problems', '/tuning'],
 };
 
+test.use({ viewport: { width: 1440, height: 900 } });
+
 for (const [group, pathsOf] of Object.entries(PAGE_GROUPS)) {
-  test(`axe finds no violation on ${group} at 1440, light and dark`, async ({ browser }) => {
+  test(`axe finds no violation on ${group} at 1440, light and dark`, async ({ page }) => {
     test.setTimeout(600_000); // up to 6 pages, each two axe runs of up to a minute on a loaded 2-core machine
     const paths = pathsOf(await board());
     expect(paths.length).toBeGreaterThan(0);
-    const page = await newPage(browser, 1440, 900, { axe: true });
     await page.goto('/');
     await signIn(page);
     const found: string[] = [];
     for (const p of paths) found.push(...(await violations(page, p)));
-    await page.context().close();
     expect(found).toEqual([]);
   });
 }
 
-test('axe finds no violation on the board and the history at 390, light and dark', async ({ browser }) => {
-  test.setTimeout(600_000); // 3 pages, each two axe runs of up to a minute on a loaded 2-core machine
-  const page = await newPage(browser, 390, 844, { phone: true, axe: true });
-  await page.goto('/');
-  await signIn(page);
-  const found: string[] = [];
-  for (const p of ['/', '/?lane=stale', '/history']) found.push(...(await violations(page, p)));
-  await page.context().close();
-  expect(found).toEqual([]);
-});
-
-test('the check finds what it looks for: an image without a text alternative, light; text too faint on dark', async ({ browser }) => {
-  const page = await newPage(browser, 1440, 900);
+test('the check finds what it looks for: an image without a text alternative, light; text too faint on dark', async ({ page }) => {
   await page.setContent(`<html lang="en"><head><title>t</title><style>
     @media (prefers-color-scheme: dark) { body { background: rgb(9, 9, 11); } p { color: rgb(40, 40, 44); } }
   </style></head><body><main><h1>A page</h1><p>faint on dark</p><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></main></body></html>`);
   await page.evaluate(AXE_SOURCE);
   const found = await check(page, 'synthetic');
   expect(found.map((l) => l.replace(/ \(.*$/, ''))).toEqual(['synthetic light 1440: image-alt', 'synthetic dark 1440: color-contrast']);
-  await page.context().close();
 });
 
-test('phone: j, l, j, Enter opens the first card of the next lane', async ({ browser }) => {
-  const page = await newPage(browser, 390, 844, { phone: true });
-  await page.goto('/');
-  await expect(page.locator('fieldset[data-hydrated="yes"]')).toBeVisible();
-  const lanes = (await board()).lanes.filter((l) => l.count > 0);
-  const [first, next] = [lanes[0]!, lanes[1]!];
+test.describe('on a phone', () => {
+  test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
-  await page.keyboard.press('j');
-  await expect(page.locator(`section[data-lane="${first.lane}"] [data-card-index="0"] [data-card-link]`)).toBeFocused();
-  await page.keyboard.press('l');
-  const tab = page.locator(`[data-lane-tab="${next.lane}"]`);
-  await expect(tab).toHaveAttribute('aria-selected', 'true');
-  await expect(tab).toBeFocused();
-  await page.keyboard.press('j');
-  const card = page.locator(`section[data-lane="${next.lane}"] [data-card-index="0"]`);
-  const id = await card.locator('[data-order]').getAttribute('data-order');
-  await expect(card.locator('[data-card-link]')).toBeFocused();
-  await page.keyboard.press('Enter');
-  await expect(page).toHaveURL(new RegExp(`/orders/${encodeURIComponent(id!)}$`));
-  await page.context().close();
+  test('axe finds no violation on the board and the history at 390, light and dark', async ({ page }) => {
+    test.setTimeout(600_000); // 3 pages, each two axe runs of up to a minute on a loaded 2-core machine
+    await page.goto('/');
+    await signIn(page);
+    const found: string[] = [];
+    for (const p of ['/', '/?lane=stale', '/history']) found.push(...(await violations(page, p)));
+    expect(found).toEqual([]);
+  });
+
+  test('j, l, j, Enter opens the first card of the next lane', async ({ page }) => {
+    await page.goto('/');
+    await expect(page.locator('fieldset[data-hydrated="yes"]')).toBeVisible();
+    const lanes = (await board()).lanes.filter((l) => l.count > 0);
+    const [first, next] = [lanes[0]!, lanes[1]!];
+
+    await page.keyboard.press('j');
+    await expect(page.locator(`section[data-lane="${first.lane}"] [data-card-index="0"] [data-card-link]`)).toBeFocused();
+    await page.keyboard.press('l');
+    const tab = page.locator(`[data-lane-tab="${next.lane}"]`);
+    await expect(tab).toHaveAttribute('aria-selected', 'true');
+    await expect(tab).toBeFocused();
+    await page.keyboard.press('j');
+    const card = page.locator(`section[data-lane="${next.lane}"] [data-card-index="0"]`);
+    const id = await card.locator('[data-order]').getAttribute('data-order');
+    await expect(card.locator('[data-card-link]')).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(page).toHaveURL(new RegExp(`/orders/${encodeURIComponent(id!)}$`));
+  });
 });
 
 test('/favicon.ico is served', async () => {
-  const r = await fetch(`${server!.url}/favicon.ico`);
+  const r = await fetch(`${server.url}/favicon.ico`);
   expect(r.status).toBe(200);
 });

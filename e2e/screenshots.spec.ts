@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import type { BoardResponse } from '../lib/api/types';
 import { ROOT, startOwnServer, type OwnServer } from './own-server';
 
@@ -64,17 +64,6 @@ test.afterAll(async () => {
   await server?.stop();
 });
 
-async function open(browser: Browser, opts: { width: number; height: number; dark: boolean; phone: boolean }): Promise<Page> {
-  const context = await browser.newContext({
-    viewport: { width: opts.width, height: opts.height },
-    deviceScaleFactor: opts.phone ? 2 : 1,
-    isMobile: opts.phone,
-    hasTouch: opts.phone,
-    colorScheme: opts.dark ? 'dark' : 'light',
-  });
-  return context.newPage();
-}
-
 async function shot(page: Page, name: string, outputDir: string): Promise<void> {
   const file = path.join(OUT ?? outputDir, name);
   await page.screenshot({ path: file });
@@ -87,29 +76,35 @@ async function board(page: Page): Promise<void> {
   await expect(page.locator('[data-lane] article[data-order]').first()).toBeVisible();
 }
 
-test('the board at 1440 px, light', async ({ browser }, testInfo) => {
+test.describe(() => {
   // 760 px high: the header and the first cards of every lane, within the size the docs keep (< 300 KB).
-  const page = await open(browser, { width: 1440, height: 760, dark: false, phone: false });
-  await board(page);
-  for (const lane of ['attention', 'stale', 'running']) await expect(page.locator(`section[data-lane="${lane}"] article[data-order]`).first()).toBeVisible();
-  await shot(page, 'board.png', testInfo.outputDir);
-  await page.context().close();
+  test.use({ viewport: { width: 1440, height: 760 } });
+
+  test('the board at 1440 px, light', async ({ page }, testInfo) => {
+    await board(page);
+    for (const lane of ['attention', 'stale', 'running']) await expect(page.locator(`section[data-lane="${lane}"] article[data-order]`).first()).toBeVisible();
+    await shot(page, 'board.png', testInfo.outputDir);
+  });
 });
 
-test('the board on a phone, dark', async ({ browser }, testInfo) => {
-  const page = await open(browser, { width: 390, height: 844, dark: true, phone: true });
-  await board(page);
-  await expect(page.getByRole('tab', { name: /^Needs attention,/ })).toBeVisible();
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await shot(page, 'board-phone-dark.png', testInfo.outputDir);
-  await page.context().close();
+test.describe(() => {
+  test.use({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, colorScheme: 'dark' });
+
+  test('the board on a phone, dark', async ({ page }, testInfo) => {
+    await board(page);
+    await expect(page.getByRole('tab', { name: /^Needs attention,/ })).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot(page, 'board-phone-dark.png', testInfo.outputDir);
+  });
 });
 
-test('an order page', async ({ browser }, testInfo) => {
-  const page = await open(browser, { width: 1440, height: 900, dark: false, phone: false });
-  await page.goto(`${server.url}/orders/${ORDER}`);
-  await expect(page.getByText(ORDER).first()).toBeVisible();
-  await expect(page.getByText('gave up').first()).toBeVisible();
-  await shot(page, 'order.png', testInfo.outputDir);
-  await page.context().close();
+test.describe(() => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+
+  test('an order page', async ({ page }, testInfo) => {
+    await page.goto(`${server.url}/orders/${ORDER}`);
+    await expect(page.getByText(ORDER).first()).toBeVisible();
+    await expect(page.getByText('gave up').first()).toBeVisible();
+    await shot(page, 'order.png', testInfo.outputDir);
+  });
 });
