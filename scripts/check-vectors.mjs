@@ -68,9 +68,13 @@ async function runCase(name) {
   const all = listFiles(ch);
   const tEnd = t0 + maxAge * scale * 1000 + 300;
   const listed = Object.entries(ages).sort((a, b) => b[1] - a[1]);
+  // When each aged file did arrive (its ctime once touched): a loaded machine wakes a timer late,
+  // so a file may arrive a second or more after its moment.
+  const arrived = new Map();
   for (const [rel, age] of listed) {
     await sleep(tEnd - age * scale * 1000 - Date.now());
     touch(path.join(ch, rel));
+    try { arrived.set(rel, fs.lstatSync(path.join(ch, rel)).ctimeMs); } catch { /* gone: no arrival */ }
   }
   await sleep(tEnd - 150 - Date.now());
   for (const rel of all) if (!(rel in ages)) touch(path.join(ch, rel));
@@ -97,11 +101,13 @@ async function runCase(name) {
     if (want.reason !== undefined && c.reason !== want.reason) errs.push(`${id}.reason: got ${c.reason} want ${want.reason}`);
     if (want.since_age_s !== undefined) {
       const since = Date.parse(c.since);
-      // Arrivals were placed around tEnd, the intended `now`; a loaded machine wakes the timer
-      // late, so the evaluation at evalAt sees every moment `lag` further in the past.
-      const lag = (evalAt - tEnd) / 1000;
-      const gotAge = (evalAt - since) / 1000, wantAge = want.since_age_s * scale + lag;
-      if (!(Math.abs(gotAge - wantAge) <= Math.max(0.35, 0.1 * window))) errs.push(`${id}.since: ${gotAge.toFixed(2)}s ago, want ${wantAge.toFixed(2)}s (scaled, evaluated ${lag.toFixed(2)}s late)`);
+      const gotAge = (evalAt - since) / 1000;
+      // It became stale a window after the arrival of the file whose age is since_age_s plus the
+      // window (the claim or heartbeat it went silent after): that file's real arrival, however
+      // late its timer woke, plus the scaled window.
+      const decider = Object.keys(ages).find((rel) => ages[rel] === want.since_age_s + expect.stale_after_s && arrived.has(rel));
+      const wantAge = decider !== undefined ? (evalAt - arrived.get(decider) - window * 1000) / 1000 : want.since_age_s * scale + (evalAt - tEnd) / 1000;
+      if (!(Math.abs(gotAge - wantAge) <= Math.max(0.35, 0.1 * window))) errs.push(`${id}.since: ${gotAge.toFixed(2)}s ago, want ${wantAge.toFixed(2)}s (scaled${decider !== undefined ? `, from ${decider}'s arrival` : ''}, evaluated ${((evalAt - tEnd) / 1000).toFixed(2)}s late)`);
     }
   }
   for (const p of expect.problems || []) {
