@@ -17,6 +17,7 @@ import { expect, test, type Page } from '@playwright/test';
 import type { BoardResponse } from '../lib/api/types';
 import { fixtureServer, serveThisFile } from './fixture-server';
 import { ROOT } from './own-server';
+import { get } from './http';
 
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa'];
 const SCHEMES = ['light', 'dark'] as const;
@@ -36,12 +37,12 @@ test.beforeAll(async () => {
   // Every claim of the demo goes stale once stale_after (300 s) has passed on the server's clock.
   await server.letTimePass(400_000);
   await expect
-    .poll(async () => ((await (await fetch(`${server.url}/api/board`)).json()) as BoardResponse).lanes.find((l) => l.lane === 'stale')?.count ?? 0)
+    .poll(async () => ((await (await get(`${server.url}/api/board`)).json()) as BoardResponse).lanes.find((l) => l.lane === 'stale')?.count ?? 0)
     .toBeGreaterThan(0);
 });
 
 async function board(): Promise<BoardResponse> {
-  return (await (await fetch(`${server.url}/api/board`)).json()) as BoardResponse;
+  return (await (await get(`${server.url}/api/board`)).json()) as BoardResponse;
 }
 
 async function signIn(page: Page) {
@@ -179,6 +180,6 @@ test.describe('on a phone', () => {
 });
 
 test('/favicon.ico is served', async () => {
-  const r = await fetch(`${server.url}/favicon.ico`);
+  const r = await get(`${server.url}/favicon.ico`);
   expect(r.status).toBe(200);
 });

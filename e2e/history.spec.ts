@@ -16,6 +16,7 @@ import { naclSign } from '../lib/ledger/nacl-verify';
 import { signFields } from '../lib/ledger/sign';
 import { fixtureServer, serveThisFile } from './fixture-server';
 import { ROOT } from './own-server';
+import { get } from './http';
 
 const KEYS = JSON.parse(fs.readFileSync(path.join(ROOT, 'conformance/vectors/keys.json'), 'utf8')) as Record<'ops', { seed: string }>;
 
@@ -27,7 +28,7 @@ test.beforeAll(async () => {
 });
 
 async function holds(): Promise<HoldsResponse['holds']> {
-  return ((await (await fetch(`${server.url}/api/holds?range=24h`)).json()) as HoldsResponse).holds;
+  return ((await (await get(`${server.url}/api/holds?range=24h`)).json()) as HoldsResponse).holds;
 }
 
 /** The history page, opened in `scheme`. */
@@ -47,7 +48,7 @@ test.use({ viewport: { width: 1440, height: 900 } });
 
 test('the window nobody asked for is fitted to the holds: the last hour, its bars spanning a real part of the plot', async ({ page }) => {
   // The claims arrived with the copy, half an hour and the server's start before now: within the last hour.
-  const a = (await (await fetch(`${server.url}/api/history`)).json()) as HistoryResponse;
+  const a = (await (await get(`${server.url}/api/history`)).json()) as HistoryResponse;
   expect([a.range, a.fitted, a.to_ms - a.from_ms, a.total]).toEqual(['1h', true, 3_600_000, 5]);
   await open(page);
   await expect(page.getByRole('button', { name: 'Last hour' })).toHaveAttribute('aria-pressed', 'true');

@@ -14,13 +14,14 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { BoardResponse } from '../lib/api/types';
 import { startOwnServer, type OwnServer } from './own-server';
+import { get } from './http';
 
 let server: OwnServer | null = null;
 let url = '';
 let channel = '';
 
 async function board(): Promise<BoardResponse> {
-  const r = await fetch(`${url}/api/board`);
+  const r = await get(`${url}/api/board`);
   expect(r.status).toBe(200);
   return (await r.json()) as BoardResponse;
 }

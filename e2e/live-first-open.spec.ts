@@ -26,6 +26,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { BoardResponse } from '../lib/api/types';
 import { startOwnServer, type OwnServer } from './own-server';
+import { get } from './http';
 
 const STALE_AFTER_MS = 3_600_000;
 let server: OwnServer | null = null;
@@ -48,7 +49,7 @@ test.afterAll(async () => {
 
 /** Whether the server's own board (not the page's) has order `id` in the Stale lane. */
 async function staleOnServer(id: string): Promise<boolean> {
-  const r = await fetch(`${URL}/api/board`);
+  const r = await get(`${URL}/api/board`);
   const body = (await r.json()) as BoardResponse;
   return body.lanes.some((l) => l.lane === 'stale' && l.cards.some((c) => c.order_id === id));
 }

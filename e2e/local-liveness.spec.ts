@@ -25,6 +25,7 @@ import path from 'node:path';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import type { BoardResponse } from '../lib/api/types';
 import { startOwnServer, type OwnServer } from './own-server';
+import { get } from './http';
 
 const STALE_AFTER_S = 3600;
 let URL = '';
@@ -173,7 +174,7 @@ test('a hold recorded by the reaper on this machine: t2 moves to Needs attention
     await expect
       .poll(
         async () => {
-          const b = (await (await fetch(`${URL}/api/board`)).json()) as BoardResponse;
+          const b = (await (await get(`${URL}/api/board`)).json()) as BoardResponse;
           return b.lanes.find((l) => l.lane === 'attention')?.cards.some((c) => c.order_id === 't2') ?? false;
         },
         { timeout: 60_000 },
@@ -194,7 +195,7 @@ test('a hold recorded by the reaper on this machine: t2 moves to Needs attention
   await expect(page.locator('section[data-lane="stale"] [data-lane-count]')).toHaveAttribute('data-lane-count', '2');
   await shot(page, testInfo, 'held');
 
-  const r = await fetch(`${URL}/api/board?q=${encodeURIComponent('flag:dead_run_held')}`);
+  const r = await get(`${URL}/api/board?q=${encodeURIComponent('flag:dead_run_held')}`);
   const b = (await r.json()) as BoardResponse;
   expect(b.lanes.filter((l) => l.count > 0).map((l) => [l.lane, l.cards.map((c) => c.order_id)])).toEqual([['attention', ['t2']]]);
 });

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { BoardResponse } from '../lib/api/types';
 import { freePort } from '../test/support/soak/proc';
 import { letTimePass } from './test-clock';
+import { get } from './http';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -77,7 +78,7 @@ export async function startOwnServer(o: OwnServerOptions): Promise<OwnServer> {
       throw new Error(`claimboard serve exited ${child.exitCode}: ${stderr.join('')}`);
     }
     try {
-      const r = await fetch(`${url}/api/board`, { headers: { ...o.headers } });
+      const r = await get(`${url}/api/board`, o.headers);
       if (r.status === 200 && ((await r.json()) as BoardResponse).progress.phase === 'ready') break;
     } catch {
       /* not listening yet */

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { BoardResponse } from '../lib/api/types';
 import { ROOT, startOwnServer, type OwnServer } from './own-server';
+import { get } from './http';
 
 const OUT = process.env.CLAIMBOARD_REFRESH_SCREENSHOTS === '1' ? path.join(ROOT, 'docs') : null;
 const STALE_AFTER_S = 300;
@@ -51,7 +52,7 @@ test.beforeAll(async () => {
   await expect
     .poll(
       async () => {
-        const b = (await (await fetch(`${server.url}/api/board`)).json()) as BoardResponse;
+        const b = (await (await get(`${server.url}/api/board`)).json()) as BoardResponse;
         const count = (lane: string) => b.lanes.find((l) => l.lane === lane)?.count ?? 0;
         return count('running') > 0 && count('stale') > 0 && count('attention') > 0;
       },

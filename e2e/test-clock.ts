@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BoardResponse } from '../lib/api/types';
+import { get } from './http';
 
 export interface TestClock {
   /** The server's base URL (http://127.0.0.1:<port>). */
@@ -21,7 +22,7 @@ export interface TestClock {
 }
 
 async function serverNow(c: TestClock): Promise<number> {
-  const r = await fetch(`${c.url}/api/board`, { headers: { ...c.headers } });
+  const r = await get(`${c.url}/api/board`, c.headers);
   return ((await r.json()) as BoardResponse).now_ms;
 }
 

@@ -20,6 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { startOwnServer, type OwnServer } from './own-server';
+import { get } from './http';
 
 const STALE_AFTER_S = 2000;
 const PAUSES_S = [1400, 1400, 4400, 1400, 1400, 4400];
@@ -40,7 +41,7 @@ async function shot(page: Page, testInfo: TestInfo, name: string) {
 
 /** When t1's heartbeat arrived, on the server's clock (null before the first). */
 async function heartbeatArrival(): Promise<number | null> {
-  const r = await fetch(`${URL}/api/orders/t1`);
+  const r = await get(`${URL}/api/orders/t1`);
   const body = (await r.json()) as { card: { heartbeat: { arrival_ms: number } | null } };
   return body.card.heartbeat?.arrival_ms ?? null;
 }
