@@ -9,6 +9,7 @@ import { PHONE_QUERY, useMediaQuery } from '@/lib/client/media';
 import { LANES } from '@/lib/ledger/derive';
 import { DEFAULT_STALE_AFTER_MS } from '@/lib/ledger/stale-after';
 import { laneFromParams, withLane } from '@/lib/ui/lane-param';
+import { waitingWords } from '@/lib/ui/labels';
 import { ChannelHealth } from './ChannelHealth';
 import { Filters } from './Filters';
 import { Lane } from './Lane';
@@ -263,9 +264,8 @@ export function Board({ initial }: { initial?: BoardInitial } = {}) {
 }
 
 function summary(attention: number, stale: number, total: number, filtered: boolean): string {
-  const parts: string[] = [];
-  parts.push(attention === 0 ? 'nothing needs attention' : `${attention} ${attention === 1 ? 'needs' : 'need'} attention`);
-  if (stale > 0) parts.push(`${stale} stale`);
+  const parts = waitingWords(attention, stale);
+  if (attention === 0) parts.unshift('nothing needs attention');
   parts.push(`${total.toLocaleString('en')} ${total === 1 ? 'order' : 'orders'}${filtered ? ' match the filters' : ''}`);
   return parts.join(' · ');
 }

@@ -4,6 +4,7 @@
  * header). Pure; every word comes from the answer.
  */
 import type { HealthCode, HubChannelSummary, IndexHealth } from '../api/types';
+import { waitingWords } from './labels';
 
 /** What the operator reads for each reason a board may not be current. */
 export function healthSentence(code: HealthCode): { title: string; detail: string } {
@@ -30,7 +31,8 @@ export interface ChannelLine {
 /**
  * Each channel of a hub's board, in the answer's order: gone with the serve's reason; served but
  * not readable now (its index waiting to start) with the server's reason; left out by the query's
- * `channel:` terms; not current by its writer's health; indexing; else up to date, with its
+ * `channel:` terms; not current by its writer's health; indexing; else up to date; with what in
+ * it waits for a person (its Needs attention and Stale lanes, as the query reads them) and its
  * problems counted.
  */
 export function channelLines(channels: readonly HubChannelSummary[], health: Readonly<Record<string, IndexHealth>> | undefined): ChannelLine[] {
@@ -39,9 +41,10 @@ export function channelLines(channels: readonly HubChannelSummary[], health: Rea
     if (!c.read) return c.why ? { name: c.name, tone: 'warn', words: `not readable now: ${c.why}` } : { name: c.name, tone: 'off', words: 'not shown by this query' };
     const h = health?.[c.name];
     if (h && h.state === 'degraded') return { name: c.name, tone: 'warn', words: `${healthSentence(h.code).title.toLowerCase()} (${h.reason})` };
-    const problems = c.problem_count > 0 ? ` · ${c.problem_count} ${c.problem_count === 1 ? 'problem' : 'problems'}` : '';
-    if (c.progress && c.progress.phase !== 'ready') return { name: c.name, tone: 'busy', words: `indexing (${c.progress.phase})${problems}` };
-    return { name: c.name, tone: 'ok', words: `up to date${problems}` };
+    const counted = [...waitingWords(c.counts.attention ?? 0, c.counts.stale ?? 0), ...(c.problem_count > 0 ? [`${c.problem_count} ${c.problem_count === 1 ? 'problem' : 'problems'}`] : [])];
+    const rest = counted.map((w) => ` · ${w}`).join('');
+    if (c.progress && c.progress.phase !== 'ready') return { name: c.name, tone: 'busy', words: `indexing (${c.progress.phase})${rest}` };
+    return { name: c.name, tone: 'ok', words: `up to date${rest}` };
   });
 }
 

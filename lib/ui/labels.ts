@@ -18,6 +18,17 @@ export const LANE_TITLE: Record<Lane, string> = {
   done: 'Done',
 };
 
+/**
+ * What waits for a person, counted in words: "2 need attention", "1 stale"; a count of 0 says
+ * nothing (the board's summary and each channel of a hub's line).
+ */
+export function waitingWords(attention: number, stale: number): string[] {
+  const words: string[] = [];
+  if (attention > 0) words.push(`${attention.toLocaleString('en')} ${attention === 1 ? 'needs' : 'need'} attention`);
+  if (stale > 0) words.push(`${stale.toLocaleString('en')} stale`);
+  return words;
+}
+
 /** What each lane holds, one line (lane header tooltip and empty lane). */
 export const LANE_HINT: Record<Lane, string> = {
   attention: 'flagged orders: a human should look',
