@@ -6,6 +6,9 @@ import type { Ed25519Verify } from '../ledger/verify';
 import type { FleetAgent } from './ferryman-state';
 import type { LookBudget } from './writer/look-budget';
 
+/** How long a file that vanished is still believed by default, ms (IndexerOptions.vanishGraceMs). */
+export const DEFAULT_VANISH_GRACE_MS = 1000;
+
 export interface IndexerOptions {
   /** The channel root. */
   readonly root: string;
@@ -52,9 +55,9 @@ export interface IndexerOptions {
   /** Worker threads for a cold index, besides this thread (default: one per other core when more than 2,000 folders are dirty; 0 = none: this thread alone). */
   readonly workers?: number;
   /**
-   * How long a file that vanished is still believed, ms (default 1 000): Syncthing replaces a
-   * received file by unlinking it and then renaming its temp file into place, and a pass in
-   * between must not see the heartbeat (or roster entry) gone.
+   * How long a file that vanished is still believed, ms (default DEFAULT_VANISH_GRACE_MS):
+   * Syncthing replaces a received file by unlinking it and then renaming its temp file into
+   * place, and a look or a pass in between must not see the heartbeat (or roster entry) gone.
    */
   readonly vanishGraceMs?: number;
   /**

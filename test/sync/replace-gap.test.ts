@@ -16,12 +16,18 @@
  * triggers a pass inside it (@parcel/watcher batches ~50 ms, the indexer debounces 30 ms). The
  * indexer believes a file that vanished for a grace (IndexerOptions.vanishGraceMs, 1 s) and looks
  * again, so no sample may show the order stale.
+ *
+ * The second test catches the other order of the two steps: the look lists the file, and the
+ * pass's read finds it gone (a card with `heartbeat: null` and a bad_record "unreadable", seen
+ * by the Syncthing test on a loaded machine). The unlink is made to land exactly there, so the
+ * test does not depend on timing; with no grace the same pass shows the gap (the control).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openMemory } from '../../lib/index/db';
+import { listOrderFolder } from '../../lib/index/disk/read-channel';
 import { Indexer } from '../../lib/index/indexer';
 import { publicKeyOf } from '../../lib/demo/identity';
 import { writeAgent, writeClaim, writeHeartbeat, writeOrder } from '../../lib/demo/write';
@@ -91,5 +97,88 @@ describe('a file replaced as Syncthing replaces it on the receiving side (unlink
     expect(card()).toMatchObject({ state: 'claimed', holder_fresh: true });
     expect(states.filter((s) => s.startsWith('stale'))).toEqual([]);
     expect(states.filter((s) => s.includes('no heartbeat'))).toEqual([]);
+  });
+  /** A channel of one claimed order with a heartbeat, indexed (no watching: passes run on pump()), and the heartbeat's paths. */
+  async function claimedWithHeartbeat(vanishGraceMs: number) {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-gap-'));
+    cleanup.push(() => fs.rmSync(root, { recursive: true, force: true }));
+    const ops = { name: 'ops', seedHex: seedOf('ops') };
+    const fang = { name: 'fang', seedHex: seedOf('fang') };
+    writeAgent(root, { name: 'ops', role: 'operator', publicKey: publicKeyOf(ops) });
+    writeAgent(root, { name: 'fang', role: 'worker', publicKey: publicKeyOf(fang) });
+    writeOrder(root, ops, { id: 'live', project_id: 'sync', payload: {} });
+    writeClaim(root, fang, 'live');
+    writeHeartbeat(root, fang, 'live', { run: 'r1', pid: 4242 });
+    const db = openMemory();
+    // An hour's stale window: the claim is fresh throughout; what is checked is the heartbeat the card shows.
+    const ix = new Indexer({ root, db, staleAfterMs: 3_600_000, watch: false, vanishGraceMs });
+    await ix.start({ watchLater: true });
+    cleanup.push(() => ix.stop());
+    const card = () => JSON.parse((db.prepare("SELECT card FROM cards WHERE order_id = 'live'").get() as { card: string }).card) as Card;
+    const target = path.join(root, 'tasks/live/heartbeat.fang.json');
+    const tmp = path.join(root, 'tasks/live/.syncthing.heartbeat.fang.json.tmp');
+    /** Syncthing's replace with a pass between its unlink and its rename: the look lists the file, the pass's read finds it gone. */
+    const passBetweenUnlinkAndRename = () => {
+      fs.writeFileSync(tmp, JSON.stringify({ order_id: 'live', agent: 'fang', run: 'r1', pid: 4242, at: '2026-12-06T12:00:00Z' }, null, 2));
+      const open = fs.openSync;
+      const spy = vi.spyOn(fs, 'openSync').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
+        if (p === target && fs.existsSync(target)) fs.unlinkSync(target);
+        return (open as (...a: unknown[]) => number)(p, ...rest);
+      }));
+      try {
+        ix.request('tasks/live');
+        ix.pump();
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    return { ix, card, target, tmp, passBetweenUnlinkAndRename };
+  }
+
+  it('holds back a pass whose read finds a listed file gone, and stores the folder once the file is back', async () => {
+    const { ix, card, target, tmp, passBetweenUnlinkAndRename } = await claimedWithHeartbeat(60_000);
+    const before = card();
+    expect(before).toMatchObject({ state: 'claimed', holder_fresh: true, flags: [] });
+    expect(before.heartbeat).not.toBeNull();
+    passBetweenUnlinkAndRename();
+    expect(fs.existsSync(target)).toBe(false);
+    // The pass was held back: the card is the one stored before, heartbeat and all.
+    expect(card()).toEqual(before);
+    fs.renameSync(tmp, target);
+    ix.request('tasks/live');
+    ix.pump();
+    const after = card();
+    expect(after).toMatchObject({ state: 'claimed', holder_fresh: true, flags: [] });
+    expect(after.heartbeat?.at).toBe('2026-12-06T12:00:00Z');
+  });
+
+  it('with no grace, the same pass stores the gap: no heartbeat, and the file said unreadable (the control)', async () => {
+    const { card, passBetweenUnlinkAndRename } = await claimedWithHeartbeat(0);
+    passBetweenUnlinkAndRename();
+    const c = card();
+    expect(c.heartbeat).toBeNull();
+    expect(c.flags).toEqual(['bad_record']);
+    expect(c.alerts).toEqual([{ flag: 'bad_record', text: 'heartbeat.fang.json: unreadable' }]);
+  });
+
+  it('says a folder listing whose named file was gone by its lstat vanished, and lists the rest', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-gap-'));
+    cleanup.push(() => fs.rmSync(root, { recursive: true, force: true }));
+    fs.mkdirSync(path.join(root, 'tasks/live'), { recursive: true });
+    for (const f of ['order.json', 'claim.fang.json', 'heartbeat.fang.json']) fs.writeFileSync(path.join(root, 'tasks/live', f), '{}');
+    const target = path.join(root, 'tasks/live/heartbeat.fang.json');
+    expect(listOrderFolder(root, 'live')?.vanished).toBeUndefined();
+    const lstat = fs.lstatSync;
+    const spy = vi.spyOn(fs, 'lstatSync').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
+      if (p === target && fs.existsSync(target)) fs.unlinkSync(target);
+      return (lstat as (...a: unknown[]) => fs.Stats)(p, ...rest);
+    }));
+    try {
+      const l = listOrderFolder(root, 'live');
+      expect(l?.vanished).toBe(true);
+      expect(l?.entries.map((e) => e.rel)).toEqual(['tasks/live/claim.fang.json', 'tasks/live/order.json']);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

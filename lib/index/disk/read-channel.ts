@@ -160,6 +160,16 @@ export function readChannelFile(abs: string): { readonly bytes: Uint8Array } | {
   return { bytes };
 }
 
+/** Whether nothing is at `abs` now (lstat: ENOENT): a file listed, then gone before it was read. */
+export function goneNow(abs: string): boolean {
+  try {
+    fs.lstatSync(abs);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
 /** Lists one path (lstat) as a ChannelEntry, reading content for small regular files; null when it is gone. */
 export function statEntry(root: string, rel: string): ChannelEntry | null {
   try {
@@ -277,6 +287,8 @@ export interface FolderListing {
   readonly entries: readonly { readonly rel: string; readonly abs: string; readonly st: fs.Stats }[];
   /** Why its entries are not read (not listable, over MAX_FOLDER_ENTRIES), when so: the folder is one problem row. */
   readonly refused?: string;
+  /** A name the folder listed was gone by its lstat (a file replaced by unlink, then rename, caught between the two). */
+  readonly vanished?: true;
 }
 
 /**
@@ -304,6 +316,7 @@ export function listOrderFolder(root: string, dir: string): FolderListing | null
   if ('refused' in listed) return { self, entries: [], refused: listed.refused };
   const names = listed.names;
   const entries: { rel: string; abs: string; st: fs.Stats }[] = [];
+  let vanished = false;
   for (const name of names) {
     if (name.startsWith('.')) continue;
     const rel = `${relDir}/${name}`;
@@ -312,15 +325,18 @@ export function listOrderFolder(root: string, dir: string): FolderListing | null
     let st: fs.Stats;
     try {
       st = fs.lstatSync(abs);
-    } catch {
+    } catch (e) {
       // Vanished, or a name that is not valid UTF-8: listed by its bytes, read as unreadable.
       const undecodable = name.includes('\uFFFD') ? lstatUndecodable(absDir, name) : null;
-      if (!undecodable) continue;
+      if (!undecodable) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') vanished = true;
+        continue;
+      }
       st = undecodable;
     }
     entries.push({ rel, abs, st });
   }
-  return { self, entries };
+  return vanished ? { self, entries, vanished } : { self, entries };
 }
 
 /**

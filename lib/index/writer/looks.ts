@@ -99,6 +99,8 @@ export class FolderLooks {
   private channelLostNow: Map<string, string> | null = null;
   /** Folders (and '' for the channel level) whose vanished files are believed until a deadline (performance.now() ms). */
   private readonly deferred = new Map<string, number>();
+  /** Folders whose pass found a file vanished mid-read, and the end of their grace (performance.now() ms): holdVanished. */
+  private readonly vanishedUntil = new Map<string, number>();
   /** Where the running sweep is in the store's order of folders ('' : at the start), or null between sweeps. */
   private sweepAfter: string | null = null;
   /** The running sweep's busy time so far, ms. */
@@ -530,6 +532,32 @@ export class FolderLooks {
       }
     } else if (channelDirty) this.deferred.delete('');
     return channelDirty;
+  }
+
+  /**
+   * The vanish grace over a pass (`graceMs`; 0: none). Rule: a pass of `dir` that found a file
+   * vanished while it read it (order-pass.ts `vanished`: listed, then gone by its lstat or read,
+   * Syncthing's unlink-then-rename caught between the two) is held back, what is stored believed,
+   * until the grace ends; a look at the folder is due then (graceEnded). A pass after the grace
+   * ended is stored whatever it found; a pass that found nothing vanished ends the grace. Clock:
+   * performance.now(), as the look's grace: it is about the filesystem's timing.
+   * Returns whether to hold this pass's result back.
+   */
+  holdVanished(dir: string, vanished: boolean, graceMs: number): boolean {
+    if (!vanished || graceMs <= 0) {
+      this.vanishedUntil.delete(dir);
+      return false;
+    }
+    const now = performance.now();
+    const until = this.vanishedUntil.get(dir);
+    if (until === undefined) {
+      this.vanishedUntil.set(dir, now + graceMs);
+      if (!this.deferred.has(dir)) this.deferred.set(dir, now + graceMs);
+      return true;
+    }
+    if (until > now) return true;
+    this.vanishedUntil.delete(dir);
+    return false;
   }
 
   /** The earliest end of a grace (performance.now() ms), or null when nothing is deferred. */

@@ -10,7 +10,8 @@ import { deriveOrder, type Card, type DeriveContext } from '../../ledger/derive'
 import { orderHolds, runDuration, type Hold } from '../../ledger/holds';
 import { retireReleases } from '../../ledger/actions';
 import type { Ed25519Verify, Roster, SignatureMemo } from '../../ledger/verify';
-import { entryFromStat, listOrderFolder } from '../disk/read-channel';
+import { entryFromStat, goneNow, listOrderFolder } from '../disk/read-channel';
+import { MAX_RECORD_BYTES } from '../../ledger/names';
 import type { Stats } from 'node:fs';
 import type { ArrivalOf } from '../../ledger/clock-steps';
 
@@ -92,6 +93,12 @@ export interface OrderPassResult {
    * is shown unverified until a checking pass confirms them. 0 when every signature was checked.
    */
   readonly deferred: number;
+  /**
+   * A file of the folder vanished while this pass read it (listed, then gone by its lstat or its
+   * read): Syncthing's replace (unlink, then rename) caught between its two steps. The result
+   * lacks that file; the pipeline believes what it stored a moment longer (the vanish grace).
+   */
+  readonly vanished?: true;
 }
 
 /** Everything a pass needs from the channel. */
@@ -144,10 +151,14 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
   }
   const outcomes: FileOutcome[] = [];
   const stats = new Map<string, string>();
+  let vanished = listing.vanished === true;
   for (const { rel, abs, st } of listing.entries) {
     const key = statKey(st);
     stats.set(rel, key);
-    outcomes.push(readEntry(entryFromStat(ctx.root, rel, st, arrivalOf(rel, key, st), abs)));
+    const entry = entryFromStat(ctx.root, rel, st, arrivalOf(rel, key, st), abs);
+    // A regular file lstat saw but whose read failed: unreadable, or gone in between.
+    if (entry.type === 'file' && entry.bytes === null && st.size <= MAX_RECORD_BYTES && goneNow(abs)) vanished = true;
+    outcomes.push(readEntry(entry));
   }
   const seen = new Map<string, { key: string; ok: boolean }>();
   let deferred = 0;
@@ -186,7 +197,7 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
     });
   }
   if ('invalid' in assembled) {
-    return { dir, files, card: null, problems: [assembled.invalid], holds: [], beats: [], next_ms: null, deferred, view: null };
+    return { dir, files, card: null, problems: [assembled.invalid], holds: [], beats: [], next_ms: null, deferred, view: null, ...(vanished ? { vanished: true as const } : {}) };
   }
   const a = assembled.order;
   const card = deriveOrder(a.folder, ctx.derive, () => true);
@@ -205,7 +216,7 @@ export function passOrder(dir: string, ctx: PassContext): OrderPassResult & { re
     at_ms: h.record.at.epochMs,
     arrival_ms: h.arrivalMs,
   }));
-  return { dir, files, card, problems: a.problems, holds: holdsOf(view, card), beats, next_ms: next, deferred, view };
+  return { dir, files, card, problems: a.problems, holds: holdsOf(view, card), beats, next_ms: next, deferred, view, ...(vanished ? { vanished: true as const } : {}) };
 }
 
 /** The order's holds, each with its run's duration and the retire rule for its agent (orderHolds lists the folder's claims in order). */

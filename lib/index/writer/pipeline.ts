@@ -22,6 +22,8 @@ import { MAX_SETTLE_ROUNDS } from './facts';
 import { Scheduler } from './scheduler';
 import { OrderWatches } from './watches';
 import { foldCaseVariants, passFolder, siblingChunks } from './passes';
+import type { OrderPassResult } from './order-pass';
+import { canonicalName } from '../../ledger/names';
 import { UpdateGuard } from './guard';
 import { bootClockMs } from '../steady-clock';
 import { arrivalsFor, type ArrivalOf } from '../../ledger/clock-steps';
@@ -29,7 +31,7 @@ import { openWriter } from '../db';
 import { LocalHolds } from './local-holds';
 import { LocalDeaths } from './local-deaths';
 import { openParts, reloadParts, type IndexParts } from './index-parts';
-import type { IndexerOptions } from '../indexer-options';
+import { DEFAULT_VANISH_GRACE_MS, type IndexerOptions } from '../indexer-options';
 
 /** The progress of an index not yet started. */
 const STARTING: IndexProgress = { phase: 'starting', files_seen: 0, files_read: 0, files_verified: 0, ready_at_ms: null };
@@ -204,7 +206,7 @@ export class Pipeline {
       channelDirty = channelDirty || look.channelDirty;
       if (look.more) this.timers.quickTurn();
     }
-    channelDirty = looks.applyGrace(dirty, channelDirty, this.opts.vanishGraceMs ?? 1000);
+    channelDirty = looks.applyGrace(dirty, channelDirty, this.opts.vanishGraceMs ?? DEFAULT_VANISH_GRACE_MS);
     this.timers.graceChanged();
     // An operator re-pinned a key (claimboard repin): the roster must be rebuilt.
     channelDirty = channelDirty || level.pinsChanged();
@@ -301,14 +303,29 @@ export class Pipeline {
     const { facts, looks, level, store, writer } = this.parts;
     for (const part of siblingChunks(facts.withCaseSiblings(dirs, (d) => looks.knows(d)))) {
       const ctx = level.passContext(store.rememberedSigsIn(part), facts.ferryRetired, this.arrivals(part));
-      const results = part.map((d) => passFolder(d, ctx));
+      const passed = part.map((d) => passFolder(d, ctx));
       // A folder found gone is stored as deleted only while the channel folder is still there:
       // renamed away or unmounted during the reads, it throws (the guard says folder_missing).
-      if (results.some((r) => r.files.length === 0)) assertChannelRoot(this.opts.root);
+      if (passed.some((r) => r.files.length === 0)) assertChannelRoot(this.opts.root);
+      const results = cold ? passed : this.holdVanished(passed);
       writer.storeResults(foldCaseVariants(results), cold);
       if (cold) this.setProgress({ files_read: this.progress.files_read + results.reduce((n, r) => n + r.files.length, 0), files_verified: this.verified });
     }
     this.settle(cold);
+  }
+
+  /**
+   * A live pass's results without those the vanish grace holds back (looks.ts holdVanished: a
+   * file gone mid-read), each with its case siblings, which are stored together; the grace's
+   * timer re-armed when one is held.
+   */
+  private holdVanished(results: OrderPassResult[]): OrderPassResult[] {
+    const grace = this.opts.vanishGraceMs ?? DEFAULT_VANISH_GRACE_MS;
+    const held = new Set<string>();
+    for (const r of results) if (this.parts.looks.holdVanished(r.dir, r.vanished === true, grace)) held.add(canonicalName(r.dir));
+    if (held.size === 0) return results;
+    this.timers.graceChanged();
+    return results.filter((r) => !held.has(canonicalName(r.dir)));
   }
 
   /**
