@@ -75,7 +75,7 @@ export class Indexer {
    */
   get finishedPending(): boolean {
     const looks = this.p.parts.looks;
-    return looks.finishedPending || this.p.timers.hasPaths || looks.nextGraceEnd() !== null;
+    return looks.finishedPending || this.p.timers.hasPaths || looks.grace.nextEnd() !== null;
   }
 
   /** Signatures verified (by this process) since start. */

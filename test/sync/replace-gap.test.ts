@@ -132,7 +132,25 @@ describe('a file replaced as Syncthing replaces it on the receiving side (unlink
         spy.mockRestore();
       }
     };
-    return { ix, card, target, tmp, passBetweenUnlinkAndRename };
+    /** The same with the unlink just after the look listed the folder: the pass's own listing (the folder's second) lacks the file. Returns how many times the folder was listed. */
+    const passAfterUnlink = () => {
+      fs.writeFileSync(tmp, JSON.stringify({ order_id: 'live', agent: 'fang', run: 'r1', pid: 4242, at: '2026-12-06T12:00:00Z' }, null, 2));
+      const folder = path.dirname(target);
+      const opendir = fs.opendirSync;
+      let listed = 0;
+      const spy = vi.spyOn(fs, 'opendirSync').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
+        if (p === folder && ++listed === 2) fs.unlinkSync(target);
+        return (opendir as (...a: unknown[]) => fs.Dir)(p, ...rest);
+      }));
+      try {
+        ix.request('tasks/live');
+        ix.pump();
+      } finally {
+        spy.mockRestore();
+      }
+      return listed;
+    };
+    return { ix, card, target, tmp, passBetweenUnlinkAndRename, passAfterUnlink };
   }
 
   it('holds back a pass whose read finds a listed file gone, and stores the folder once the file is back', async () => {
@@ -150,6 +168,26 @@ describe('a file replaced as Syncthing replaces it on the receiving side (unlink
     const after = card();
     expect(after).toMatchObject({ state: 'claimed', holder_fresh: true, flags: [] });
     expect(after.heartbeat?.at).toBe('2026-12-06T12:00:00Z');
+  });
+
+  it('holds back a pass whose listing lacks a file stored before, the look having listed it a moment earlier', async () => {
+    const { ix, card, target, tmp, passAfterUnlink } = await claimedWithHeartbeat(60_000);
+    const before = card();
+    expect(before.heartbeat).not.toBeNull();
+    // Listed twice: by the look (the file there), then by the pass (gone).
+    expect(passAfterUnlink()).toBe(2);
+    expect(card()).toEqual(before);
+    fs.renameSync(tmp, target);
+    ix.request('tasks/live');
+    ix.pump();
+    expect(card()).toMatchObject({ state: 'claimed', holder_fresh: true, flags: [] });
+    expect(card().heartbeat?.at).toBe('2026-12-06T12:00:00Z');
+  });
+
+  it('with no grace, the pass after the unlink stores the claim without its heartbeat (the control)', async () => {
+    const { card, passAfterUnlink } = await claimedWithHeartbeat(0);
+    expect(passAfterUnlink()).toBe(2);
+    expect(card()).toMatchObject({ state: 'claimed', heartbeat: null, flags: [] });
   });
 
   it('with no grace, the same pass stores the gap: no heartbeat, and the file said unreadable (the control)', async () => {

@@ -11,9 +11,8 @@ import 'server-only';
  * - The full look (`request(null)`): every entry of every folder.
  * - The sweep: every entry of every folder, a slice at a time, for an in-place rewrite whose
  *   event was lost (no folder's own identity changes then).
- * - The vanish grace: a file that just vanished is believed a moment longer (Syncthing replaces
- *   a file by unlinking it, then renaming its temp file into place); the grace is about the
- *   filesystem's timing, so it runs on a monotonic clock (performance.now()).
+ * - The vanish grace (vanish-grace.ts): a file that just vanished is believed a moment longer
+ *   (Syncthing replaces a file by unlinking it, then renaming its temp file into place).
  * A look never changes what is remembered of a folder; storing a pass does (`remember`).
  *
  * Memory keeps the fingerprints of the folders whose order is not finished (or that hold none);
@@ -26,6 +25,7 @@ import path from 'node:path';
 import type { Stats } from 'node:fs';
 import { assertChannelRoot, isRealDir, listOrderFolder, walkChannelLevel } from '../disk/read-channel';
 import { cyrb53, listingFingerprint, statKey } from './order-pass';
+import { VanishGrace } from './vanish-grace';
 
 /** What a look found: the folders whose listing changed or that are gone, and whether the channel level changed. */
 export interface LookResult {
@@ -97,10 +97,8 @@ export class FolderLooks {
   private lostNow = new Set<string>();
   /** Channel-level listing from before, when a channel-level file vanished in this look. */
   private channelLostNow: Map<string, string> | null = null;
-  /** Folders (and '' for the channel level) whose vanished files are believed until a deadline (performance.now() ms). */
-  private readonly deferred = new Map<string, number>();
-  /** Folders whose pass found a file vanished mid-read, and the end of their grace (performance.now() ms): holdVanished. */
-  private readonly vanishedUntil = new Map<string, number>();
+  /** The vanish grace (vanish-grace.ts): what just vanished, believed a moment longer, over looks and passes. */
+  readonly grace = new VanishGrace();
   /** Where the running sweep is in the store's order of folders ('' : at the start), or null between sweeps. */
   private sweepAfter: string | null = null;
   /** The running sweep's busy time so far, ms. */
@@ -203,6 +201,7 @@ export class FolderLooks {
   begin(): void {
     this.lostNow = new Set();
     this.channelLostNow = null;
+    this.grace.begin();
   }
 
   /** Records the channel-level entries' identities (at start); returns how many there are. */
@@ -376,7 +375,7 @@ export class FolderLooks {
       }
       else if (parts.length <= 2) channelDirty = true;
     }
-    // Which of them lost a file since their last pass (the grace, applyGrace).
+    // Which of them lost a file since their last pass (the vanish grace, applyGrace).
     for (const d of dirty) {
       if (!this.knows(d)) continue;
       const l = listOrderFolder(this.root, d);
@@ -503,73 +502,13 @@ export class FolderLooks {
   }
 
   /**
-   * The vanish grace over a look's result (`graceMs`; 0: none): a folder that lost a file is
-   * taken out of `dirty` (changed in place) until its grace ends, and its remembered listing,
-   * untouched by looks, makes the next look see it again; the channel level likewise, its
-   * previous listing restored. Returns whether the channel level is still to be read.
+   * The vanish grace over this look's result (vanish-grace.ts overLook; `graceMs` 0: none): the
+   * folders that lost a file leave `dirty` while their grace runs; a held channel level keeps its
+   * previous listing. Returns whether the channel level is still to be read.
    */
   applyGrace(dirty: Set<string>, channelDirty: boolean, graceMs: number): boolean {
-    const now = performance.now();
-    if (graceMs <= 0) this.lostNow.clear();
-    for (const d of this.lostNow) {
-      if (!dirty.has(d)) continue;
-      const until = this.deferred.get(d);
-      if (until !== undefined && until <= now) {
-        this.deferred.delete(d);
-        continue;
-      }
-      if (until === undefined) this.deferred.set(d, now + graceMs);
-      dirty.delete(d);
-    }
-    for (const d of dirty) this.deferred.delete(d);
-    if (this.channelLostNow && channelDirty && graceMs > 0) {
-      const until = this.deferred.get('');
-      if (until !== undefined && until <= now) this.deferred.delete('');
-      else {
-        if (until === undefined) this.deferred.set('', now + graceMs);
-        channelDirty = false;
-        this.channelStats = this.channelLostNow;
-      }
-    } else if (channelDirty) this.deferred.delete('');
-    return channelDirty;
-  }
-
-  /**
-   * The vanish grace over a pass (`graceMs`; 0: none). Rule: a pass of `dir` that found a file
-   * vanished while it read it (order-pass.ts `vanished`: listed, then gone by its lstat or read,
-   * Syncthing's unlink-then-rename caught between the two) is held back, what is stored believed,
-   * until the grace ends; a look at the folder is due then (graceEnded). A pass after the grace
-   * ended is stored whatever it found; a pass that found nothing vanished ends the grace. Clock:
-   * performance.now(), as the look's grace: it is about the filesystem's timing.
-   * Returns whether to hold this pass's result back.
-   */
-  holdVanished(dir: string, vanished: boolean, graceMs: number): boolean {
-    if (!vanished || graceMs <= 0) {
-      this.vanishedUntil.delete(dir);
-      return false;
-    }
-    const now = performance.now();
-    const until = this.vanishedUntil.get(dir);
-    if (until === undefined) {
-      this.vanishedUntil.set(dir, now + graceMs);
-      if (!this.deferred.has(dir)) this.deferred.set(dir, now + graceMs);
-      return true;
-    }
-    if (until > now) return true;
-    this.vanishedUntil.delete(dir);
-    return false;
-  }
-
-  /** The earliest end of a grace (performance.now() ms), or null when nothing is deferred. */
-  nextGraceEnd(): number | null {
-    return this.deferred.size === 0 ? null : Math.min(...this.deferred.values());
-  }
-
-  /** The paths to look at again because their grace ended (`agents` stands for the channel level). */
-  graceEnded(): string[] {
-    const now = performance.now();
-    const out: string[] = [];
-    for (const [d, until] of this.deferred) if (until <= now) out.push(d === '' ? 'agents' : `tasks/${d}`);
-    return out;
+    const r = this.grace.overLook(this.lostNow, dirty, this.channelLostNow !== null, channelDirty, graceMs);
+    if (r.channelHeld && this.channelLostNow) this.channelStats = this.channelLostNow;
+    return r.channelDirty;
   }
 }

@@ -315,14 +315,21 @@ export class Pipeline {
   }
 
   /**
-   * A live pass's results without those the vanish grace holds back (looks.ts holdVanished: a
-   * file gone mid-read), each with its case siblings, which are stored together; the grace's
-   * timer re-armed when one is held.
+   * A live pass's results without those the vanish grace holds back (vanish-grace.ts overPass: a
+   * file stored before and not there now, or one gone mid-read; a folder gone whole is not
+   * held), each with its case siblings,
+   * which are stored together; the grace's timer re-armed when one is held.
    */
   private holdVanished(results: OrderPassResult[]): OrderPassResult[] {
     const grace = this.opts.vanishGraceMs ?? DEFAULT_VANISH_GRACE_MS;
+    if (grace <= 0) return results;
+    const { looks, store } = this.parts;
     const held = new Set<string>();
-    for (const r of results) if (this.parts.looks.holdVanished(r.dir, r.vanished === true, grace)) held.add(canonicalName(r.dir));
+    for (const r of results) {
+      // A folder gone whole is no replace: it is stored gone at once.
+      const vanished = r.vanished === true || (r.files.length > 0 && lostSinceStored(store.pathsIn(r.dir), r.files));
+      if (looks.grace.overPass(r.dir, vanished, grace)) held.add(canonicalName(r.dir));
+    }
     if (held.size === 0) return results;
     this.timers.graceChanged();
     return results.filter((r) => !held.has(canonicalName(r.dir)));
@@ -397,4 +404,14 @@ export class Pipeline {
     const rows = level.agentRows(facts.holdingCounts(), facts.lastArrival, (a) => store.medianOffset(a));
     if (rows) store.replaceAgents(rows);
   }
+}
+
+/** Whether a path stored at a folder's last pass is missing from this pass's files. */
+function lostSinceStored(stored: Iterable<string>, files: OrderPassResult['files']): boolean {
+  let present: Set<string> | null = null;
+  for (const p of stored) {
+    present ??= new Set(files.map((f) => f.path));
+    if (!present.has(p)) return true;
+  }
+  return false;
 }

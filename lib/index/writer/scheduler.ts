@@ -256,10 +256,10 @@ export class Scheduler {
   /** Re-arms the grace timer for the earliest end of a vanish grace (5 ms after it), or disarms it. */
   graceChanged(): void {
     this.clear('grace');
-    const next = this.p.parts.looks.nextGraceEnd();
+    const next = this.p.parts.looks.grace.nextEnd();
     if (next === null) return;
     this.arm('grace', Math.max(5, next - performance.now() + 5), () => {
-      for (const rel of this.p.parts.looks.graceEnded()) this.addPath(rel);
+      for (const rel of this.p.parts.looks.grace.ended()) this.addPath(rel);
       this.schedule(0);
     });
   }
