@@ -45,19 +45,33 @@ export interface OwnServerOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Runs after the channel is copied and before the server starts (e.g. writes more files). */
   readonly prepare?: (channel: string, dir: string) => void;
+  /**
+   * A hub: more channels served beside `vectors`' (named `channel`), each named and copied from
+   * its conformance vectors into `<dir>/<name>`; the index files in `<dir>/.claimboard/index/`
+   * (a hub takes no --db). Ready once every channel is read.
+   */
+  readonly hub?: Readonly<Record<string, readonly string[]>>;
+  /** In a hub, the name `vectors`' channel is served by (default: its folder's, `channel`). */
+  readonly name?: string;
 }
 
 /** Starts the server and waits until its first index is ready. Throws with its stderr when it exits or does not answer within 300 s. */
 export async function startOwnServer(o: OwnServerOptions): Promise<OwnServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), o.prefix));
   const channel = path.join(dir, 'channel');
-  for (const v of o.vectors) fs.cpSync(path.join(ROOT, 'conformance/vectors', v, 'channel'), channel, { recursive: true, force: true });
+  const copy = (vectors: readonly string[], to: string) => {
+    for (const v of vectors) fs.cpSync(path.join(ROOT, 'conformance/vectors', v, 'channel'), to, { recursive: true, force: true });
+  };
+  copy(o.vectors, channel);
+  const more = Object.entries(o.hub ?? {});
+  for (const [name, vectors] of more) copy(vectors, path.join(dir, name));
   o.prepare?.(channel, dir);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const stderr: string[] = [];
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'serve', channel, '--port', String(port), '--host', '127.0.0.1', '--db', path.join(dir, 'index.sqlite'), ...(typeof o.args === 'function' ? o.args(dir) : (o.args ?? []))], {
-    cwd: ROOT,
+  const served = more.length === 0 ? [channel, '--db', path.join(dir, 'index.sqlite')] : [o.name ? `${o.name}=${channel}` : channel, ...more.map(([name]) => `${name}=${path.join(dir, name)}`)];
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/claimboard.mjs'), 'serve', ...served, '--port', String(port), '--host', '127.0.0.1', ...(typeof o.args === 'function' ? o.args(dir) : (o.args ?? []))], {
+    cwd: more.length === 0 ? ROOT : dir,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', CLAIMBOARD_TEST_CLOCK_FILE: path.join(dir, 'clock'), ...(typeof o.env === 'function' ? o.env(dir) : o.env) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -79,7 +93,8 @@ export async function startOwnServer(o: OwnServerOptions): Promise<OwnServer> {
     }
     try {
       const r = await get(`${url}/api/board`, o.headers);
-      if (r.status === 200 && ((await r.json()) as BoardResponse).progress.phase === 'ready') break;
+      const b = r.status === 200 ? ((await r.json()) as BoardResponse & { channels?: { read: boolean }[] }) : null;
+      if (b && b.progress.phase === 'ready' && (b.channels ?? []).filter((c) => c.read).length === (more.length === 0 ? 0 : more.length + 1)) break;
     } catch {
       /* not listening yet */
     }

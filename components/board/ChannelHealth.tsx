@@ -17,7 +17,7 @@ export function ChannelHealth({ channels, health }: { channels: readonly HubChan
       {lines.map((l) => (
         <li key={l.name} data-channel-health={l.tone} className="flex items-center gap-1.5">
           <span aria-hidden="true" className={`inline-block size-2 shrink-0 rounded-full ${DOT[l.tone]}`} />
-          <span className="font-mono font-medium text-zinc-800 dark:text-zinc-200">{l.name}</span>
+          <span className="font-mono font-medium text-zinc-800 dark:text-zinc-200">{l.name}</span>{' '}
           <span className={l.tone === 'gone' || l.tone === 'warn' ? 'text-amber-800 dark:text-amber-300' : ''}>{l.words}</span>
         </li>
       ))}
