@@ -316,9 +316,9 @@ export class Pipeline {
 
   /**
    * A live pass's results without those the vanish grace holds back (vanish-grace.ts overPass: a
-   * file stored before and not there now, or one gone mid-read; a folder gone whole is not
-   * held), each with its case siblings,
-   * which are stored together; the grace's timer re-armed when one is held.
+   * file stored before and not there now, or one gone mid-read; a folder gone whole is not held),
+   * each with its case siblings, which are stored together; the grace's timer re-armed when one
+   * is held.
    */
   private holdVanished(results: OrderPassResult[]): OrderPassResult[] {
     const grace = this.opts.vanishGraceMs ?? DEFAULT_VANISH_GRACE_MS;
