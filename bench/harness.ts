@@ -3,6 +3,7 @@
  * small figures, a bounded GET, the processes it starts (killed by process group, whatever
  * happens), and RSS and CPU read from /proc.
  */
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -166,6 +167,29 @@ export class RssSampler {
       atPeak: { indexerMb: this.atPeakKb.indexer / 1024, webMb: this.atPeakKb.web / 1024 },
     };
   }
+}
+
+/**
+ * Watches a started `claimboard serve` (`pid`, its process group's leader): each line of its
+ * output to `onLine`; at its exit, its code to `onExit`, its RSS sampled a last time and the
+ * sampling stopped, and anything left of its process group killed. Resolves then.
+ */
+export function watchServe(proc: ChildProcess, pid: number, rss: RssSampler, onLine: (line: string) => void, onExit: (code: number) => void): Promise<void> {
+  const onData = (buf: Buffer) => {
+    for (const line of buf.toString('utf8').split('\n')) if (line.trim()) onLine(line);
+  };
+  proc.stdout?.on('data', onData);
+  proc.stderr?.on('data', onData);
+  return new Promise((resolve) => {
+    proc.on('exit', (code, signal) => {
+      onExit(code ?? (signal ? 128 : 1));
+      rss.sample();
+      rss.stop();
+      started.delete(pid);
+      killGroup(pid, 'SIGKILL'); // anything left in its group
+      resolve();
+    });
+  });
 }
 
 

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { generateChannel, LEDGER_CAP, orderIdOf, readPlan, refreshLiveHeartbeats, writeAtomic, type Generated, type LiveHeartbeat, type Plan } from './generate';
-import { f1, f2, freePort, get, inotifyWatches, killGroup, log, RssSampler, sec, sleep, started, stats } from './harness';
+import { f1, f2, freePort, get, inotifyWatches, killGroup, log, RssSampler, sec, sleep, started, stats, watchServe } from './harness';
 
 /** The hub's targets against the single channel of as many orders (issue: "Scale"). */
 export const HUB_RATIO_TARGET = 1.2;
@@ -75,25 +75,11 @@ class Serve {
     if (!pid) throw new Error('claimboard serve did not start');
     started.add(pid);
     this.rss = new RssSampler(pid);
-    const onData = (buf: Buffer) => {
-      for (const line of buf.toString('utf8').split('\n')) {
-        if (!line.trim()) continue;
-        this.tailLines = [...this.tailLines.slice(-30), line];
-        if (/index: ready in/.test(line)) this.readyAt.push(performance.now());
-      }
+    const onLine = (line: string) => {
+      this.tailLines = [...this.tailLines.slice(-30), line];
+      if (/index: ready in/.test(line)) this.readyAt.push(performance.now());
     };
-    this.proc.stdout?.on('data', onData);
-    this.proc.stderr?.on('data', onData);
-    this.exitP = new Promise((resolve) => {
-      this.proc.on('exit', (code, signal) => {
-        this.exited = code ?? (signal ? 128 : 1);
-        this.rss.sample();
-        this.rss.stop();
-        started.delete(pid);
-        killGroup(pid, 'SIGKILL');
-        resolve();
-      });
-    });
+    this.exitP = watchServe(this.proc, pid, this.rss, onLine, (code) => (this.exited = code));
   }
 
   /** Spawn to the n-th "index: ready in" line (each channel says it once its first index, cold or warm, is complete), ms. */

@@ -11,7 +11,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { f1, get, inotifyWatches, killGroup, log, RssSampler, sec, sleep, started } from './harness';
+import { f1, get, inotifyWatches, killGroup, log, RssSampler, sec, sleep, started, watchServe } from './harness';
 
 export const PROJECT_DIR = path.resolve(import.meta.dirname, '..');
 
@@ -64,27 +64,13 @@ export class Server {
     if (!pid) throw new Error('claimboard serve did not start');
     started.add(pid);
     this.rss = new RssSampler(pid);
-    const onData = (buf: Buffer) => {
-      for (const line of buf.toString('utf8').split('\n')) {
-        if (!line.trim()) continue;
-        this.lines.push(line);
-        if (this.lines.length > 200) this.lines.shift();
-        if (!this.readyLine && /index: ready in/.test(line)) this.readyLine = { at: performance.now(), text: line };
-        if (!this.boardLine && /index: board visible in/.test(line)) this.boardLine = { at: performance.now(), text: line };
-      }
+    const onLine = (line: string) => {
+      this.lines.push(line);
+      if (this.lines.length > 200) this.lines.shift();
+      if (!this.readyLine && /index: ready in/.test(line)) this.readyLine = { at: performance.now(), text: line };
+      if (!this.boardLine && /index: board visible in/.test(line)) this.boardLine = { at: performance.now(), text: line };
     };
-    this.proc.stdout?.on('data', onData);
-    this.proc.stderr?.on('data', onData);
-    this.exitP = new Promise((resolve) => {
-      this.proc.on('exit', (code, signal) => {
-        this.exited = code ?? (signal ? 128 : 1);
-        this.rss.sample();
-        this.rss.stop();
-        started.delete(pid);
-        killGroup(pid, 'SIGKILL'); // anything left in its group
-        resolve();
-      });
-    });
+    this.exitP = watchServe(this.proc, pid, this.rss, onLine, (code) => (this.exited = code));
   }
 
   tail(n = 15): string {

@@ -41,18 +41,24 @@ afterEach(async () => {
   cleanup = [];
 });
 
+/** A channel in a temp folder (removed after the test): order `live`, claimed by fang, whose run r1 has written a heartbeat. */
+function oneClaimWithHeartbeat() {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-gap-'));
+  cleanup.push(() => fs.rmSync(root, { recursive: true, force: true }));
+  const ops = { name: 'ops', seedHex: seedOf('ops') };
+  const fang = { name: 'fang', seedHex: seedOf('fang') };
+  writeAgent(root, { name: 'ops', role: 'operator', publicKey: publicKeyOf(ops) });
+  writeAgent(root, { name: 'fang', role: 'worker', publicKey: publicKeyOf(fang) });
+  writeOrder(root, ops, { id: 'live', project_id: 'sync', payload: {} });
+  writeClaim(root, fang, 'live');
+  const run = { run: 'r1', pid: 4242 };
+  writeHeartbeat(root, fang, 'live', run);
+  return { root, fang, run };
+}
+
 describe('a file replaced as Syncthing replaces it on the receiving side (unlink, then rename)', () => {
   it('never shows a heartbeating claim as stale while its heartbeat file is briefly gone', async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-gap-'));
-    cleanup.push(() => fs.rmSync(root, { recursive: true, force: true }));
-    const ops = { name: 'ops', seedHex: seedOf('ops') };
-    const fang = { name: 'fang', seedHex: seedOf('fang') };
-    writeAgent(root, { name: 'ops', role: 'operator', publicKey: publicKeyOf(ops) });
-    writeAgent(root, { name: 'fang', role: 'worker', publicKey: publicKeyOf(fang) });
-    writeOrder(root, ops, { id: 'live', project_id: 'sync', payload: {} });
-    writeClaim(root, fang, 'live');
-    const run = { run: 'r1', pid: 4242 };
-    writeHeartbeat(root, fang, 'live', run);
+    const { root, fang, run } = oneClaimWithHeartbeat();
 
     const staleAfterMs = 1500;
     const db = openMemory();
@@ -98,17 +104,10 @@ describe('a file replaced as Syncthing replaces it on the receiving side (unlink
     expect(states.filter((s) => s.startsWith('stale'))).toEqual([]);
     expect(states.filter((s) => s.includes('no heartbeat'))).toEqual([]);
   });
+
   /** A channel of one claimed order with a heartbeat, indexed (no watching: passes run on pump()), and the heartbeat's paths. */
   async function claimedWithHeartbeat(vanishGraceMs: number) {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cb-gap-'));
-    cleanup.push(() => fs.rmSync(root, { recursive: true, force: true }));
-    const ops = { name: 'ops', seedHex: seedOf('ops') };
-    const fang = { name: 'fang', seedHex: seedOf('fang') };
-    writeAgent(root, { name: 'ops', role: 'operator', publicKey: publicKeyOf(ops) });
-    writeAgent(root, { name: 'fang', role: 'worker', publicKey: publicKeyOf(fang) });
-    writeOrder(root, ops, { id: 'live', project_id: 'sync', payload: {} });
-    writeClaim(root, fang, 'live');
-    writeHeartbeat(root, fang, 'live', { run: 'r1', pid: 4242 });
+    const { root } = oneClaimWithHeartbeat();
     const db = openMemory();
     // An hour's stale window: the claim is fresh throughout; what is checked is the heartbeat the card shows.
     const ix = new Indexer({ root, db, staleAfterMs: 3_600_000, watch: false, vanishGraceMs });
