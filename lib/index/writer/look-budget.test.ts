@@ -62,7 +62,9 @@ describe('LookBudget.turn', () => {
       expect(ran).toEqual(['a3', 'b2']);
       await vi.advanceTimersByTimeAsync(10);
       expect(ran).toEqual(['a3', 'b2', 'a2', 'b1', 'a1']);
-      expect(vi.getTimerCount()).toBe(0); // nothing left armed once the line is empty
+      // Nothing left armed once the line is empty (the budget's own timer: the worker's timer count
+      // also counts what other files' code left running, e.g. under load).
+      expect(b.armed).toBe(false);
     } finally {
       vi.useRealTimers();
     }

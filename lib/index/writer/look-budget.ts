@@ -127,6 +127,11 @@ export class LookBudget {
     return true;
   }
 
+  /** Whether a turn is armed (a timer waiting to run the next in line): never once the line is empty. */
+  get armed(): boolean {
+    return this.ticking !== null;
+  }
+
   private tick(delayMs = 1): void {
     if (this.ticking || this.turns.length === 0 || this.holds > 0) return;
     this.ticking = setTimeout(() => {
