@@ -10,7 +10,7 @@
  * heartbeat, and a fresh claim whose own arrival is older than stale_after shows `stale`
  * (`no_heartbeat`, `heartbeat: null`) until the rename's event brings it back. docs/channel-format.md
  * says a fresh claim must not show stale; the same gap would briefly drop a rewritten roster
- * entry (agents/<name>.json), making that agent's signed records unknown_signer.
+ * entry (agents/<name>.json) from the agents the board knows (the last describe).
  *
  * This test imitates the receiving side with a gap long enough that the unlink's own event
  * triggers a pass inside it (@parcel/watcher batches ~50 ms, the indexer debounces 30 ms). The
@@ -217,5 +217,94 @@ describe('a file replaced as Syncthing replaces it on the receiving side (unlink
     } finally {
       spy.mockRestore();
     }
+  });
+});
+
+describe('a channel-level file replaced as Syncthing replaces it (the roster entry agents/fang.json)', () => {
+  /** The one-claim channel, indexed (no watching: reads run on pump()), with the roster entry's paths and the replace's two halves. */
+  async function indexed(vanishGraceMs: number) {
+    const { root, fang } = oneClaimWithHeartbeat();
+    const db = openMemory();
+    const ix = new Indexer({ root, db, staleAfterMs: 3_600_000, watch: false, vanishGraceMs });
+    await ix.start({ watchLater: true });
+    cleanup.push(() => ix.stop());
+    const card = () => JSON.parse((db.prepare("SELECT card FROM cards WHERE order_id = 'live'").get() as { card: string }).card) as Card;
+    const agents = () => (db.prepare('SELECT name FROM agents ORDER BY name').all() as { name: string }[]).map((r) => r.name);
+    const target = path.join(root, 'agents/fang.json');
+    const tmp = path.join(root, 'agents/.syncthing.fang.json.tmp');
+    // The same entry again, a new file (Syncthing's temp file holds the new version).
+    fs.copyFileSync(target, tmp);
+    /** Runs a look and a read of the channel level with `unlink` spied in where it lands. */
+    const readWith = (spyOn: 'openSync' | 'opendirSync', when: (p: fs.PathLike, n: number) => boolean) => {
+      const real = fs[spyOn] as (...a: unknown[]) => unknown;
+      let n = 0;
+      const spy = vi.spyOn(fs, spyOn).mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
+        if (when(p, ++n) && fs.existsSync(target)) fs.unlinkSync(target);
+        return real(p, ...rest);
+      }) as never);
+      try {
+        ix.request('agents/fang.json');
+        ix.pump();
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    /** The read's open of the entry finds it gone (the look listed it). */
+    const readBetweenUnlinkAndRename = () => readWith('openSync', (p) => p === target);
+    let agentsListed = 0;
+    /** The read's own listing of agents/ (after the look's) lacks the entry. */
+    const readAfterUnlink = () => readWith('opendirSync', (p) => p === path.dirname(target) && ++agentsListed === 2);
+    return { ix, fang, card, agents, target, tmp, readBetweenUnlinkAndRename, readAfterUnlink, listedAgents: () => agentsListed };
+  }
+
+  it('holds back a read whose open finds the entry gone, and reads it once the entry is back', async () => {
+    const { ix, card, agents, target, tmp, readBetweenUnlinkAndRename } = await indexed(60_000);
+    const before = card();
+    expect(before).toMatchObject({ state: 'claimed', holder: 'fang', flags: [] });
+    expect(agents()).toEqual(['fang', 'ops']);
+    readBetweenUnlinkAndRename();
+    expect(fs.existsSync(target)).toBe(false);
+    expect(card()).toEqual(before);
+    expect(agents()).toEqual(['fang', 'ops']);
+    fs.renameSync(tmp, target);
+    ix.request('agents/fang.json');
+    ix.pump();
+    expect(card()).toEqual(before);
+    expect(agents()).toEqual(['fang', 'ops']);
+  });
+
+  it('holds back a read whose listing lacks an entry the last read found', async () => {
+    const { ix, card, agents, target, tmp, readAfterUnlink, listedAgents } = await indexed(60_000);
+    const before = card();
+    readAfterUnlink();
+    // Listed by the look (the entry there), then by the read (gone).
+    expect(listedAgents()).toBeGreaterThanOrEqual(2);
+    expect(fs.existsSync(target)).toBe(false);
+    expect(card()).toEqual(before);
+    expect(agents()).toEqual(['fang', 'ops']);
+    fs.renameSync(tmp, target);
+    ix.request('agents/fang.json');
+    ix.pump();
+    expect(card()).toEqual(before);
+  });
+
+  it('stores an entry removed for good once the grace has ended', async () => {
+    const { ix, card, agents, target, readBetweenUnlinkAndRename } = await indexed(50);
+    const before = card();
+    readBetweenUnlinkAndRename();
+    expect(card()).toEqual(before);
+    expect(agents()).toEqual(['fang', 'ops']);
+    expect(fs.existsSync(target)).toBe(false);
+    // Past the grace (50 ms; waiting longer changes nothing), the channel level is read as it is.
+    await sleep(200);
+    ix.request('agents');
+    ix.pump();
+    expect(agents()).toEqual(['ops']);
+  });
+
+  it('with no grace, the read stores the roster without the entry: fang leaves the agents page (the control)', async () => {
+    const { agents, readBetweenUnlinkAndRename } = await indexed(0);
+    readBetweenUnlinkAndRename();
+    expect(agents()).toEqual(['ops']);
   });
 });

@@ -8,7 +8,10 @@ import 'server-only';
  * passed in. Reads the folder; writes through the store.
  */
 import type { Stats } from 'node:fs';
-import { assertChannelRoot, entryFromStat, walkChannelLevel } from '../disk/read-channel';
+import path from 'node:path';
+import { assertChannelRoot, entryFromStat, goneNow, walkChannelLevel } from '../disk/read-channel';
+import { MAX_RECORD_BYTES } from '../../ledger/names';
+import { DEFAULT_VANISH_GRACE_MS } from '../indexer-options';
 import { channelContext, isTrustPath, ledgerReportOf, readEntry, workersOf, knownNames, type ChannelContext, type DeriveOptions, type FileOutcome, type Problem } from '../../ledger/channel';
 import type { LedgerFileReport } from '../../ledger/ledger-file';
 import type { IndexStore } from '../store/store';
@@ -22,6 +25,8 @@ type LedgerOutcome = Extract<FileOutcome, { status: 'ledger' }>;
 
 /** What reading the channel level changed. */
 export interface ChannelLevelRead {
+  /** A file vanished mid-read and the vanish grace holds the read back: nothing was read or stored (vanish-grace.ts overPass). */
+  readonly held: boolean;
   /** The roster's keys, operators or authorities changed: every folder must be derived again. */
   readonly rosterChanged: boolean;
   /** Names whose retirement appeared or went away. */
@@ -82,10 +87,15 @@ export class ChannelLevel {
    * Reads the channel-level files and rebuilds the roster, retirements and channel problems;
    * stores the problems, new pins, the roster's signature and the ledger files as files of
    * their signers. The ledger files' reports are readLedgers'.
+   *
+   * With `mayHold` (a live index that has read the channel level before), a read that finds a
+   * file vanished (one the last read found not there now, or one it listed gone by its read: a
+   * roster entry or a ledger replaced by Syncthing, caught between its unlink and its rename) is
+   * held back by the vanish grace (vanish-grace.ts overPass, key ''): nothing changes, and the
+   * channel level is read again when the grace ends.
    */
-  read(): ChannelLevelRead {
+  read(mayHold = false): ChannelLevelRead {
     const s = this.store;
-    this.files.clear();
     const entries: { rel: string; st: Stats }[] = [];
     const unread: Problem[] = [];
     walkChannelLevel(
@@ -97,12 +107,23 @@ export class ChannelLevel {
     assertChannelRoot(this.p.opts.root);
     const arrival = arrivalsFor(this.p.guard.steps, (rel) => this.arrivals.get(rel));
     const seen = new Map<string, { stat: string; arrival_ms: number }>();
+    const read = new Map<string, FileOutcome>();
+    let vanished = false;
     for (const { rel, st } of entries) {
       const stat = statKey(st);
       const arrivalMs = arrival ? arrival(rel, stat, st.ctimeMs) : st.ctimeMs;
       seen.set(rel, { stat, arrival_ms: arrivalMs });
-      this.files.set(rel, readEntry(entryFromStat(this.p.opts.root, rel, st, arrivalMs)));
+      const entry = entryFromStat(this.p.opts.root, rel, st, arrivalMs);
+      // A regular file the walk saw whose read failed: unreadable, or gone in between.
+      if (entry.type === 'file' && entry.bytes === null && st.size <= MAX_RECORD_BYTES && goneNow(path.join(this.p.opts.root, rel))) vanished = true;
+      read.set(rel, readEntry(entry));
     }
+    if (this.ctx !== null && mayHold) {
+      for (const rel of this.files.keys()) if (!read.has(rel)) vanished = true;
+      if (this.p.parts.looks.grace.overPass('', vanished, this.p.opts.vanishGraceMs ?? DEFAULT_VANISH_GRACE_MS)) return { held: true, rosterChanged: false, retiredChanged: [], ledgerSigners: [] };
+    }
+    this.files.clear();
+    for (const [rel, o] of read) this.files.set(rel, o);
     this.arrivals.clear();
     for (const [rel, a] of seen) this.arrivals.set(rel, a);
     const outcomes = [...this.files.values()];
@@ -146,7 +167,7 @@ export class ChannelLevel {
       }
       for (const p of s.channelFilePaths()) if (!this.files.has(p)) s.deleteFile(p);
     });
-    return { rosterChanged: changed, retiredChanged, ledgerSigners };
+    return { held: false, rosterChanged: changed, retiredChanged, ledgerSigners };
   }
 
   /** Verifies the ledger files and stores their reports and problems. */

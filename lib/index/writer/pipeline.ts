@@ -276,11 +276,16 @@ export class Pipeline {
   /**
    * Reads the channel level again (channel-level.ts); a retirement appearing or going away
    * re-derives the orders that agent holds and the open ones. Returns true when the roster's
-   * keys or operators changed (then every folder must be re-derived).
+   * keys or operators changed (then every folder must be re-derived). A live read the vanish
+   * grace holds back changes nothing (the grace's timer re-armed).
    */
   readChannelLevel(withLedgers = true): boolean {
     const { level, facts } = this.parts;
-    const r = level.read();
+    const r = level.read(this.live);
+    if (r.held) {
+      this.timers.graceChanged();
+      return false;
+    }
     for (const w of r.ledgerSigners) facts.touchWriter(w);
     if (!r.rosterChanged && r.retiredChanged.length > 0 && this.live) this.passDirs(facts.dirsHeldByOrOpen(new Set(r.retiredChanged)));
     if (withLedgers) {

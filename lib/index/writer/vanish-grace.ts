@@ -49,8 +49,10 @@ export class VanishGrace {
     for (const d of dirty) this.until.delete(d);
     if (channelLost && channelDirty && graceMs > 0) {
       const until = this.until.get('');
-      if (until !== undefined && until <= now) this.until.delete('');
-      else {
+      if (until !== undefined && until <= now) {
+        this.until.delete('');
+        this.over.add('');
+      } else {
         if (until === undefined) this.until.set('', now + graceMs);
         return { channelDirty: false, channelHeld: true };
       }
@@ -59,12 +61,12 @@ export class VanishGrace {
   }
 
   /**
-   * Over a pass (`graceMs`; 0: none). Rule: a pass of `dir` that found a file vanished (a file
-   * stored at its last pass not there now, or one it listed gone by its lstat or its read: the
-   * replace caught between its two steps after the look listed the folder) is held back, what is
-   * stored believed, until the grace ends; a look at the folder is due then. A pass after the
-   * grace ended, the look's or its own, is stored whatever it found; a pass that found nothing
-   * vanished ends the grace. Returns whether to hold this pass's result back.
+   * Over a pass (`graceMs`; 0: none). Rule: a pass of `dir` ('' : a read of the channel level)
+   * that found a file vanished (a file stored at its last pass not there now, or one it listed
+   * gone by its lstat or its read: the replace caught between its two steps after the look
+   * listed it) is held back, what is stored believed, until the grace ends; a look at it is due
+   * then. A pass after the grace ended, the look's or its own, is stored whatever it found; a
+   * pass that found nothing vanished ends the grace. Returns whether to hold this pass back.
    */
   overPass(dir: string, vanished: boolean, graceMs: number): boolean {
     if (!vanished || graceMs <= 0 || this.over.has(dir)) {
@@ -78,7 +80,11 @@ export class VanishGrace {
       if (!this.until.has(dir)) this.until.set(dir, now + graceMs);
       return true;
     }
-    if (until > now) return true;
+    if (until > now) {
+      // A look since may have ended the look's wait: the look at the grace's end is still due.
+      if (!this.until.has(dir)) this.until.set(dir, until);
+      return true;
+    }
     this.passUntil.delete(dir);
     return false;
   }
