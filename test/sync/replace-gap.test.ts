@@ -254,38 +254,34 @@ describe('a channel-level file replaced as Syncthing replaces it (the roster ent
     let agentsListed = 0;
     /** The read's own listing of agents/ (after the look's) lacks the entry. */
     const readAfterUnlink = () => readWith('opendirSync', (p) => p === path.dirname(target) && ++agentsListed === 2);
-    return { ix, fang, card, agents, target, tmp, readBetweenUnlinkAndRename, readAfterUnlink, listedAgents: () => agentsListed };
+    /** Runs `read`, then Syncthing's rename: the read was held back (the card and the agents as before), and nothing changes once the entry is back and read. */
+    const heldUntilBack = (read: () => void) => {
+      const before = card();
+      expect(before).toMatchObject({ state: 'claimed', holder: 'fang', flags: [] });
+      expect(agents()).toEqual(['fang', 'ops']);
+      read();
+      expect(fs.existsSync(target)).toBe(false);
+      expect(card()).toEqual(before);
+      expect(agents()).toEqual(['fang', 'ops']);
+      fs.renameSync(tmp, target);
+      ix.request('agents/fang.json');
+      ix.pump();
+      expect(card()).toEqual(before);
+      expect(agents()).toEqual(['fang', 'ops']);
+    };
+    return { ix, fang, card, agents, target, readBetweenUnlinkAndRename, readAfterUnlink, heldUntilBack, listedAgents: () => agentsListed };
   }
 
   it('holds back a read whose open finds the entry gone, and reads it once the entry is back', async () => {
-    const { ix, card, agents, target, tmp, readBetweenUnlinkAndRename } = await indexed(60_000);
-    const before = card();
-    expect(before).toMatchObject({ state: 'claimed', holder: 'fang', flags: [] });
-    expect(agents()).toEqual(['fang', 'ops']);
-    readBetweenUnlinkAndRename();
-    expect(fs.existsSync(target)).toBe(false);
-    expect(card()).toEqual(before);
-    expect(agents()).toEqual(['fang', 'ops']);
-    fs.renameSync(tmp, target);
-    ix.request('agents/fang.json');
-    ix.pump();
-    expect(card()).toEqual(before);
-    expect(agents()).toEqual(['fang', 'ops']);
+    const { readBetweenUnlinkAndRename, heldUntilBack } = await indexed(60_000);
+    heldUntilBack(readBetweenUnlinkAndRename);
   });
 
   it('holds back a read whose listing lacks an entry the last read found', async () => {
-    const { ix, card, agents, target, tmp, readAfterUnlink, listedAgents } = await indexed(60_000);
-    const before = card();
-    readAfterUnlink();
+    const { readAfterUnlink, heldUntilBack, listedAgents } = await indexed(60_000);
+    heldUntilBack(readAfterUnlink);
     // Listed by the look (the entry there), then by the read (gone).
     expect(listedAgents()).toBeGreaterThanOrEqual(2);
-    expect(fs.existsSync(target)).toBe(false);
-    expect(card()).toEqual(before);
-    expect(agents()).toEqual(['fang', 'ops']);
-    fs.renameSync(tmp, target);
-    ix.request('agents/fang.json');
-    ix.pump();
-    expect(card()).toEqual(before);
   });
 
   it('stores an entry removed for good once the grace has ended', async () => {
