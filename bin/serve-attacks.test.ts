@@ -21,6 +21,7 @@ import { nodeVerify } from '../lib/index/disk/node-verify';
 import { nameChannel } from '../test/support/channel';
 import { naclSign } from '../lib/ledger/nacl-verify';
 import { MAX_POST_BODY_BYTES } from '../lib/security';
+import { until } from '../test/support/until';
 
 const built = dashboardBuilt();
 if (!built) console.warn('serve-attacks.test.ts: skipped: no production build (.next/BUILD_ID); run `npm run build` first');
@@ -249,7 +250,7 @@ describe.skipIf(!built)('serve and its web process', () => {
       expect(web.length).toBeGreaterThan(0);
       process.kill(pid, 'SIGKILL');
       await exited;
-      for (const t = Date.now(); web.some(alive) && Date.now() - t < 60_000; ) await sleep(100);
+      await until(() => !web.some(alive), 60_000);
       expect(web.filter(alive)).toEqual([]);
     } finally {
       try {
@@ -298,7 +299,7 @@ describe.skipIf(!built)('folders the served board cannot list', () => {
     });
     const board = async () => JSON.parse((await req('GET', '/api/board')).body) as { index_health: { state: string; code?: string; reason?: string }; lanes: { count: number }[] };
     const problems = async () => (JSON.parse((await req('GET', '/api/problems')).body) as { problems: { path: string; detail: string }[] }).problems;
-    const until = async (what: string, ok: () => Promise<boolean>) => {
+    const reaches = async (what: string, ok: () => Promise<boolean>) => {
       for (let i = 0; i < 300; i++) {
         if (await ok().catch(() => false)) return;
         if (s.exited !== null) throw new Error(`serve exited:\n${s.tail()}`);
@@ -308,18 +309,18 @@ describe.skipIf(!built)('folders the served board cannot list', () => {
     };
     try {
       await s.waitReady(120);
-      await until('g1 unreadable', async () => (await board()).index_health.code === 'folder_unreadable');
+      await reaches('g1 unreadable', async () => (await board()).index_health.code === 'folder_unreadable');
       expect((await board()).index_health.reason).toBe('tasks/g1 cannot be listed: the board lacks what is in them');
       expect((await problems()).filter((p) => p.path.startsWith('tasks/g1'))).toEqual([{ path: 'tasks/g1', problem: 'invalid', detail: 'cannot list it: EACCES; nothing in it is read' }]);
 
       fs.chmodSync(path.join(channel, 'tasks', 'g1'), 0o755);
       fs.chmodSync(path.join(channel, 'tasks'), 0o000);
-      await until('tasks unreadable', async () => (await board()).index_health.reason === 'tasks cannot be listed: the board lacks what is in them');
+      await reaches('tasks unreadable', async () => (await board()).index_health.reason === 'tasks cannot be listed: the board lacks what is in them');
       expect((await problems()).filter((p) => p.path.startsWith('tasks'))).toEqual([{ path: 'tasks', problem: 'invalid', detail: 'cannot list it: EACCES; nothing in it is read' }]);
 
       fs.chmodSync(path.join(channel, 'tasks'), 0o755);
-      await until('listable again', async () => (await board()).index_health.state === 'ok');
-      await until('the orders back', async () => (await board()).lanes.reduce((n, l) => n + l.count, 0) === 3);
+      await reaches('listable again', async () => (await board()).index_health.state === 'ok');
+      await reaches('the orders back', async () => (await board()).lanes.reduce((n, l) => n + l.count, 0) === 3);
       expect((await problems()).filter((p) => p.path.startsWith('tasks'))).toEqual([]);
     } finally {
       await s.stop();

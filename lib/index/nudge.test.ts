@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isNudgePath, listenForNudges, nudgeIndexer } from './nudge';
+import { until } from '../../test/support/until';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('nudges', () => {
   it('accepts channel-relative paths of one to three names, none hidden, none empty', () => {
@@ -22,7 +22,7 @@ describe('nudges', () => {
       // Another local process writing junk: dropped line by line.
       const c = net.createConnection(sock);
       c.end('../../etc/passwd\ntasks/a/b/c/d\ntasks/t1\n');
-      for (const t = Date.now(); got.length < 3 && Date.now() - t < 60_000; ) await sleep(10);
+      await until(() => got.length >= 3, 60_000);
       expect(got.sort()).toEqual(['ledger.ops.jsonl', 'tasks/g2/reopen.ops.json', 'tasks/t1']);
     } finally {
       stop();
@@ -37,7 +37,7 @@ describe('nudges', () => {
       nudgeIndexer(['tasks/g2/reopen.ops.json'], sock, 'alpha');
       const c = net.createConnection(sock);
       c.end('a b\ttasks/t1\nBeta\ttasks/t2\nbeta\t../x\ntasks/t3\n');
-      for (const t = Date.now(); got.length < 3 && Date.now() - t < 60_000; ) await sleep(10);
+      await until(() => got.length >= 3, 60_000);
       expect(got.sort()).toEqual(['- tasks/t3', 'alpha tasks/g2/reopen.ops.json', 'beta tasks/t2']);
     } finally {
       stop();

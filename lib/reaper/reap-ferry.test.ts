@@ -16,6 +16,7 @@ import { readAgentToml } from '../local/ferry-config';
 import { processFacts } from '../local/proc';
 import { reapOnce, type ReapConfig } from './reap';
 import { FERRY_KIT } from '../../test/support/ferry-kit';
+import { until } from '../../test/support/until';
 
 const KIT = FERRY_KIT ?? '(CLAIMBOARD_FERRY_KIT unset)';
 const FERRY = path.join(KIT, 'bin', 'ferry');
@@ -54,7 +55,7 @@ describe.runIf(have)("the reaper and ferry's own worker", () => {
     const worker = spawn(FERRY, ['agent', 'run', '--workspace', ws('fang'), '--once'], { env: env('fang'), cwd: ws('fang'), stdio: 'ignore' });
     children.push(worker);
     const hbFile = path.join(CH, 'tasks', 'r-1', 'heartbeat.fang.json');
-    for (const t = Date.now(); !fs.existsSync(hbFile) && Date.now() - t < 120_000; ) await sleep(50);
+    await until(() => fs.existsSync(hbFile), 120_000);
     const pid = (JSON.parse(fs.readFileSync(hbFile, 'utf8')) as { pid: number }).pid;
     // ferry records the engine's pid: bash running fake-engine, a child of the worker.
     const facts = processFacts(pid);
@@ -85,7 +86,7 @@ describe.runIf(have)("the reaper and ferry's own worker", () => {
     worker.kill('SIGKILL');
     process.kill(pid, 'SIGKILL');
     await gone;
-    for (const t = Date.now(); processFacts(pid).kind === 'running' && (processFacts(pid) as { state: string | null }).state !== 'Z' && Date.now() - t < 60_000; ) await sleep(20);
+    await until(() => processFacts(pid).kind !== 'running' || (processFacts(pid) as { state: string | null }).state === 'Z', 60_000);
     const pass = reapOnce(cfg());
     expect(pass.outcomes.map((o) => o.done)).toEqual(['released']);
     expect(pass.outcomes[0]?.why).toMatch(new RegExp(`; dead: pid ${pid} (is gone on this machine|has exited on this machine \\(a zombie left to pid 1: its worker is gone too\\))$`));

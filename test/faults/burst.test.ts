@@ -23,6 +23,7 @@ import { failuresOf, SoakHarness } from '../support/soak/harness';
 import { dashboardBuilt, get, sleep } from '../support/soak/proc';
 import type { SoakWrite } from '../support/soak/types';
 import { percentiles } from '../support/soak/verdict';
+import { until } from '../support/until';
 
 const built = dashboardBuilt();
 if (!built) console.warn('burst.test.ts: skipped: no production build (.next/BUILD_ID); run `npm run build` first');
@@ -108,7 +109,7 @@ describe.skipIf(!built)('a burst of thousands of files at once', () => {
     })();
     // Before the burst its view is empty: the first answer shows no order, however long a loaded
     // machine takes to give it (waited for, not timed: the bound only ends a server that hangs).
-    for (const t = Date.now(); probe.length === 0 && Date.now() - t < 120_000; ) await sleep(50);
+    await until(() => probe.length > 0, 120_000);
     expect(probe.at(-1)?.count).toBe(0);
 
     const fleet = hh.fleet;

@@ -21,6 +21,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { dashboardBuilt, freePort, killAll, ServeProcess, sleep } from '../support/soak/proc';
 import { VECTORS_DIR } from '../support/vectors';
 import { readMeta } from '../../lib/index/store/meta';
+import { until } from '../support/until';
 
 const built = dashboardBuilt();
 if (!built) console.warn('sigterm.test.ts: skipped: no production build (.next/BUILD_ID); run `npm run build` first');
@@ -94,7 +95,7 @@ describe.skipIf(!built)('SIGTERM with board tabs open', () => {
     const tab = browserTab(port);
     // The stream is open (its hello came) before the stop: waited for, however long a loaded
     // machine takes (the bound only ends a server that hangs).
-    for (const t = Date.now(); tab.outcomes.length === 0 && Date.now() - t < 120_000; ) await sleep(50);
+    await until(() => tab.outcomes.length > 0, 120_000);
     expect(tab.outcomes).toEqual(['200']);
     process.kill(serve.pid, 'SIGTERM');
     const exited = await Promise.race([serve.exitP.then(() => true), sleep(60_000).then(() => false)]);

@@ -33,6 +33,7 @@ import { publicKeyOf } from '../../lib/demo/identity';
 import { writeAgent, writeClaim, writeHeartbeat, writeOrder } from '../../lib/demo/write';
 import { seedOf } from '../support/channel-builder';
 import type { Card } from '../../lib/ledger/derive';
+import { until } from '../support/until';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 let cleanup: (() => Promise<void> | void)[] = [];
@@ -74,7 +75,7 @@ describe('a file replaced as Syncthing replaces it on the receiving side (unlink
       writeHeartbeat(root, fang, 'live', run);
       await sleep(250);
     }
-    for (const t = Date.now(); Date.now() - t < 60_000 && card().holder_fresh !== true; ) await sleep(20);
+    await until(() => card().holder_fresh === true, 60_000);
     expect(card()).toMatchObject({ state: 'claimed', holder_fresh: true });
 
     // Now as Syncthing's puller does it: the new content aside, unlink, (a gap), rename.
@@ -99,7 +100,7 @@ describe('a file replaced as Syncthing replaces it on the receiving side (unlink
     }
     expect(states.length).toBeGreaterThan(100);
     // Back to fresh once the rename's event is seen.
-    for (const t = Date.now(); Date.now() - t < 60_000 && card().state !== 'claimed'; ) await sleep(20);
+    await until(() => card().state === 'claimed', 60_000);
     expect(card()).toMatchObject({ state: 'claimed', holder_fresh: true });
     expect(states.filter((s) => s.startsWith('stale'))).toEqual([]);
     expect(states.filter((s) => s.includes('no heartbeat'))).toEqual([]);
